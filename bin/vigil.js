@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// The `vigil` binary: loads the TypeScript sources through tsx, so the checkout runs without a build step.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../src/cli.ts');
+process.exitCode = await main(process.argv.slice(2));

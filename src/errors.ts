@@ -1,0 +1,95 @@
+/** Vigil's one error type: a stable `AREA_REASON` code, a sentence naming the offending value, and how it renders on the wire. */
+
+/** Every error code Vigil raises, one line each on what it means. */
+export const ERROR_CODES = {
+  /** A configuration variable or flag has a value outside what is allowed. */
+  CONFIG_INVALID: 'CONFIG_INVALID',
+  /** The command line could not be understood (unknown command, missing argument). */
+  CLI_USAGE: 'CLI_USAGE',
+  /** Another daemon holds the data dir's LevelDB lock. */
+  STORE_LOCKED: 'STORE_LOCKED',
+  /** The store could not be opened or written (disk full, read-only, damaged files). */
+  STORE_IO: 'STORE_IO',
+  /** No checkpoint with that id exists. */
+  CHECKPOINT_NOT_FOUND: 'CHECKPOINT_NOT_FOUND',
+  /** A stored checkpoint failed to decompress, parse, validate or migrate. */
+  CHECKPOINT_CORRUPT: 'CHECKPOINT_CORRUPT',
+  /** A checkpoint was written by a newer Vigil whose format this one cannot read. */
+  CHECKPOINT_FORMAT_UNSUPPORTED: 'CHECKPOINT_FORMAT_UNSUPPORTED',
+  /** A restore needs `confirm: true` before it replaces the running state. */
+  CHECKPOINT_CONFIRMATION_REQUIRED: 'CHECKPOINT_CONFIRMATION_REQUIRED',
+  /** A restore is already running; only one at a time. */
+  CHECKPOINT_RESTORE_BUSY: 'CHECKPOINT_RESTORE_BUSY',
+  /** Saving a checkpoint failed; the beat goes on. */
+  CHECKPOINT_SAVE_FAILED: 'CHECKPOINT_SAVE_FAILED',
+  /** No goal with that id exists. */
+  GOAL_NOT_FOUND: 'GOAL_NOT_FOUND',
+  /** The daily budget is spent; no think may run until a reset or top-up. */
+  BUDGET_EXHAUSTED: 'BUDGET_EXHAUSTED',
+  /** The thinker failed after its retries. */
+  THINK_FAILED: 'THINK_FAILED',
+  /** The think was aborted (preempted by a user message or stopped by the budget). */
+  THINK_ABORTED: 'THINK_ABORTED',
+  /** The runtime is stopping or stopped and takes no more work. */
+  RUNTIME_STOPPED: 'RUNTIME_STOPPED',
+  /** A JSON-RPC request's params did not match the method's schema. */
+  RPC_INVALID_PARAMS: 'RPC_INVALID_PARAMS',
+  /** No subscription with that id exists on this connection. */
+  SUBSCRIPTION_NOT_FOUND: 'SUBSCRIPTION_NOT_FOUND',
+  /** Something that should not happen did; the message says what. */
+  INTERNAL: 'INTERNAL',
+} as const;
+
+/** One of Vigil's error codes. */
+export type VigilErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+
+/** JSON-RPC error code for each Vigil code (CONTRACT §4); unlisted codes map to -32603. */
+export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
+  RPC_INVALID_PARAMS: -32602,
+  CHECKPOINT_CONFIRMATION_REQUIRED: -32001,
+  CHECKPOINT_NOT_FOUND: -32004,
+  GOAL_NOT_FOUND: -32004,
+  SUBSCRIPTION_NOT_FOUND: -32004,
+  CHECKPOINT_CORRUPT: -32005,
+  CHECKPOINT_FORMAT_UNSUPPORTED: -32005,
+  CHECKPOINT_RESTORE_BUSY: -32009,
+};
+
+/** A JSON-RPC 2.0 error object. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** Vigil's error: `code` is stable and tested; `message` is for people; `data` travels to RPC clients. */
+export class VigilError extends Error {
+  override readonly name = 'VigilError';
+  readonly code: VigilErrorCode;
+  readonly data: unknown;
+
+  constructor(code: VigilErrorCode, message: string, options: { cause?: unknown; data?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.data = options.data;
+  }
+
+  /** The JSON-RPC error this error becomes on the wire. */
+  toJsonRpc(): JsonRpcErrorObject {
+    const code = JSON_RPC_CODE_BY_ERROR[this.code] ?? -32603;
+    const base: JsonRpcErrorObject = { code, message: this.message };
+    const data = this.data === undefined ? { vigilCode: this.code } : this.data;
+    return { ...base, data };
+  }
+}
+
+/** True when `err` is a VigilError, optionally with the given code. */
+export function isVigilError(err: unknown, code?: VigilErrorCode): err is VigilError {
+  return err instanceof VigilError && (code === undefined || err.code === code);
+}
+
+/** A readable one-line reason for any thrown value. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,42 @@
+/** The one clock every delay, timestamp and midnight goes through, so tests can run in simulated time. */
+import { SimulatedClock } from 'xstate';
+
+/** A clock: XState's `Clock` (setTimeout/clearTimeout) plus the current time in epoch milliseconds. */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The real clock: wall time and Node's timers. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** A simulated clock for tests, starting at `startMs` (epoch ms); advance it with `increment(ms)`. */
+export function createSimulatedClock(startMs: number = Date.parse('2026-01-01T00:00:00Z')): SimulatedClock & Clock {
+  const clock = new SimulatedClock();
+  clock.set(startMs);
+  return clock;
+}
+
+/** Resolves after `ms` on the given clock. */
+export function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const handle = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clock.clearTimeout(handle);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,93 @@
+/** One zod schema per event type (CONTRACT §5 plus Vigil's own), and the discriminated union of them all. */
+import { z } from 'zod';
+
+/** The fields every event carries: a seq that only grows (also across restarts), its type, when, and at which beat. */
+export const EventEnvelopeSchema = z.object({
+  seq: z.number().int().nonnegative(),
+  at: z.string().datetime({ offset: true }),
+  beat: z.number().int().nonnegative(),
+});
+
+const usd = z.number().nonnegative();
+
+/** Payload schemas by event type; the single source of every event's shape. */
+export const EVENT_PAYLOADS = {
+  'heartbeat.beat': z.object({
+    beatCount: z.number().int().nonnegative(),
+    intervalMs: z.number().nonnegative(),
+    phaseMs: z.object({ sense: z.number(), think: z.number(), integrate: z.number() }),
+  }),
+  'heartbeat.started': z.object({ restoredFrom: z.string().nullable(), beatCount: z.number().int() }),
+  'heartbeat.stopped': z.object({ beatCount: z.number().int(), reason: z.string() }),
+  'heartbeat.circuit_open': z.object({ consecutiveFailures: z.number().int(), intervalMs: z.number() }),
+  'heartbeat.circuit_closed': z.object({ afterFailures: z.number().int() }),
+  'checkpoint.created': z.object({ checkpointId: z.string(), beatCount: z.number().int(), sizeBytes: z.number().int() }),
+  'checkpoint.restored': z.object({
+    checkpointId: z.string(),
+    beatsRecovered: z.number().int(),
+    ageSeconds: z.number(),
+  }),
+  'checkpoint.failed': z.object({ reason: z.string() }),
+  'checkpoint.corrupt': z.object({ checkpointId: z.string(), reason: z.string() }),
+  'agent.budget_updated': z.object({ budgetPct: z.number(), spentTodayUsd: usd, dailyCapUsd: usd }),
+  'agent.sleeping': z.object({ reason: z.string(), wakeAt: z.string().nullable() }),
+  'agent.waking': z.object({ reason: z.enum(['top_up', 'daily_reset', 'manual']) }),
+  'agent.budget_exceeded': z.object({ spentTodayUsd: usd, dailyCapUsd: usd }),
+  'agent.preempted': z.object({ reason: z.string() }),
+  'agent.ack': z.object({ turnId: z.string(), text: z.string() }),
+  'agent.reply': z.object({ turnId: z.string(), text: z.string() }),
+  'agent.debrief': z.object({ turnId: z.string() }),
+  'agent.message': z.object({ turnId: z.string(), text: z.string(), from: z.string() }),
+  'think.completed': z.object({
+    model: z.string(),
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+    cacheReadTokens: z.number().int().nonnegative(),
+    cacheWriteTokens: z.number().int().nonnegative(),
+    costUsd: usd,
+  }),
+  'think.failed': z.object({ reason: z.string(), code: z.string() }),
+  'goal.added': z.object({ goalId: z.string(), title: z.string(), priority: z.number() }),
+  'goal.updated': z.object({ goalId: z.string(), progress: z.number(), status: z.string() }),
+  'memory.admitted': z.object({ itemId: z.string(), salience: z.number(), evictedId: z.string().nullable() }),
+  'swarm.task_spawned': z.object({ taskId: z.string(), turnId: z.string() }),
+  'swarm.task_finished': z.object({ taskId: z.string(), status: z.enum(['done', 'failed']) }),
+  'actor.crashed': z.object({ actor: z.string(), error: z.string().optional() }),
+  'actor.restarted': z.object({ actor: z.string(), error: z.string().optional() }),
+} as const;
+
+/** Every event type Vigil emits. */
+export type EventType = keyof typeof EVENT_PAYLOADS;
+
+/** The payload of event type `T`. */
+export type EventPayload<T extends EventType> = z.infer<(typeof EVENT_PAYLOADS)[T]>;
+
+/** The full schema (envelope + type + payload) of one event type. */
+function eventSchema<T extends EventType>(type: T) {
+  return EventEnvelopeSchema.extend({ type: z.literal(type) }).extend(EVENT_PAYLOADS[type].shape);
+}
+
+const EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as EventType[];
+
+/** Every event on the bus, the WebSocket feed and SSE: `{seq, type, at, beat, …payload}`. */
+export const VigilEventSchema = z.discriminatedUnion(
+  'type',
+  EVENT_TYPES.map((type) => eventSchema(type)) as unknown as [
+    ReturnType<typeof eventSchema<EventType>>,
+    ...ReturnType<typeof eventSchema<EventType>>[],
+  ],
+);
+
+/** An event of type `T`, fully typed. */
+export type VigilEventOf<T extends EventType> = z.infer<typeof EventEnvelopeSchema> & { type: T } & EventPayload<T>;
+
+/** Any Vigil event. */
+export type VigilEvent = { [T in EventType]: VigilEventOf<T> }[EventType];
+
+/** True when `type` is a known event type. */
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(EVENT_PAYLOADS, type);
+}
+
+/** All known event types, for filters, docs and the dashboard. */
+export const ALL_EVENT_TYPES: readonly EventType[] = EVENT_TYPES;

@@ -1,0 +1,99 @@
+/** The think phase's input and output: what the agent sees, and the actions and token usage it returns. */
+import { z } from 'zod';
+import { AffectDeltaSchema, AffectDimensionsSchema } from '../../actors/affect/affect.schema.js';
+import { GoalPrioritySchema, GoalSchema } from '../../actors/goals/goals.schema.js';
+import { MemoryItemSchema } from '../../actors/working-memory/working-memory.schema.js';
+
+/** A user message waiting for an answer. */
+export const PendingMessageSchema = z.object({
+  turnId: z.string(),
+  text: z.string(),
+  from: z.string(),
+  /** Epoch ms. */
+  at: z.number(),
+});
+export type PendingMessage = z.infer<typeof PendingMessageSchema>;
+
+/** A finished swarm task's outcome, fed to the next think. */
+export const SwarmResultSchema = z.object({
+  taskId: z.string(),
+  turnId: z.string(),
+  prompt: z.string(),
+  status: z.enum(['done', 'failed']),
+  text: z.string(),
+});
+export type SwarmResult = z.infer<typeof SwarmResultSchema>;
+
+/** Why this think runs: a user turn, autonomous work on a goal, swarm results, or a debrief. */
+export const ThinkReasonSchema = z.enum(['user_message', 'goal_work', 'swarm_results', 'debrief']);
+export type ThinkReason = z.infer<typeof ThinkReasonSchema>;
+
+/** Everything the thinker sees for one think. */
+export const ThinkInputSchema = z.object({
+  identity: z.string(),
+  reason: ThinkReasonSchema,
+  /** The turn this think belongs to (a user turn's id, or an autonomous turn's). */
+  turnId: z.string(),
+  /** Epoch ms. */
+  now: z.number(),
+  affect: AffectDimensionsSchema,
+  workingMemory: z.array(MemoryItemSchema),
+  goals: z.array(GoalSchema),
+  /** The goal chosen for autonomous work, if any. */
+  focusGoalId: z.string().optional(),
+  pendingMessages: z.array(PendingMessageSchema),
+  swarmResults: z.array(SwarmResultSchema),
+  /** Extra standing lines for this think (e.g. the wind-down notice or the debrief prompt). */
+  notices: z.array(z.string()),
+});
+export type ThinkInput = z.infer<typeof ThinkInputSchema>;
+
+/** One thing the thinker decided to do; the integrate phase applies them in order. */
+export const ThinkActionSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('reply'), turnId: z.string(), text: z.string() }),
+  z.object({ type: z.literal('remember'), content: z.string(), salience: z.number().min(0).max(1) }),
+  z.object({ type: z.literal('feel'), delta: AffectDeltaSchema, intensity: z.number().min(0).max(1).optional() }),
+  z.object({
+    type: z.literal('goal_add'),
+    title: z.string().min(1),
+    priority: GoalPrioritySchema.optional(),
+    dueAt: z.number().optional(),
+  }),
+  z.object({ type: z.literal('goal_progress'), goalId: z.string(), delta: z.number() }),
+  z.object({ type: z.literal('goal_complete'), goalId: z.string() }),
+  z.object({ type: z.literal('spawn_task'), prompt: z.string().min(1) }),
+]);
+export type ThinkAction = z.infer<typeof ThinkActionSchema>;
+
+/** Token usage of one think (summed over its API calls). */
+export const TokenUsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheWriteTokens: z.number().int().nonnegative(),
+});
+export type TokenUsage = z.infer<typeof TokenUsageSchema>;
+
+/** The thinker's answer. */
+export const ThinkResultSchema = z.object({
+  model: z.string(),
+  actions: z.array(ThinkActionSchema),
+  usage: TokenUsageSchema,
+  /** Integer micro-dollars this think cost. */
+  costMicroUsd: z.number().int().nonnegative(),
+});
+export type ThinkResult = z.infer<typeof ThinkResultSchema>;
+
+/** Zero usage, for thinkers that call no model. */
+export const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+/** What a swarm sub-agent task gets and returns. */
+export const SwarmTaskInputSchema = z.object({ taskId: z.string(), prompt: z.string(), identity: z.string() });
+export type SwarmTaskInput = z.infer<typeof SwarmTaskInputSchema>;
+export const SwarmTaskOutputSchema = z.object({
+  text: z.string(),
+  usage: TokenUsageSchema,
+  costMicroUsd: z.number().int().nonnegative(),
+  model: z.string(),
+});
+export type SwarmTaskOutput = z.infer<typeof SwarmTaskOutputSchema>;
