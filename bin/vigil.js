@@ -4,4 +4,5 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../src/cli.ts');
-process.exitCode = await main(process.argv.slice(2));
+// Exit explicitly: a stopped daemon must not linger on a stray handle.
+process.exit(await main(process.argv.slice(2)));

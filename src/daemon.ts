@@ -1,0 +1,84 @@
+/** `vigil run`: validate config, open the store, restore, beat, serve the gateway; stop cleanly on SIGTERM/SIGINT. */
+import { loadConfig, parseRunArgs, type VigilConfig } from './config.js';
+import { describeError, isVigilError } from './errors.js';
+import { startGateway } from './gateway/http-server.js';
+import { createRuntime } from './runtime/create-runtime.js';
+import { createLogger } from './shared/logger.js';
+import { repairVigilDb } from './subsystems/store/vigil-db.js';
+
+/** Where the daemon writes what is not a log line (usage and configuration errors). */
+export interface DaemonIo {
+  env: Record<string, string | undefined>;
+  stderr: (line: string) => void;
+}
+
+/** Runs the daemon until a signal stops it; resolves to the exit code (CONTRACT §2). */
+export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
+  let config: VigilConfig;
+  let repair: boolean;
+  try {
+    const args = parseRunArgs(argv);
+    repair = args.repair;
+    config = loadConfig(io.env, args.flags);
+  } catch (err) {
+    io.stderr(`vigil: ${describeError(err)}`);
+    return isVigilError(err) ? 2 : 1;
+  }
+  const log = createLogger(config.logLevel);
+
+  if (repair) {
+    try {
+      await repairVigilDb(config.dataDir);
+      log.info({ dataDir: config.dataDir }, 'store repaired');
+    } catch (err) {
+      log.error({ err: describeError(err) }, 'store repair failed');
+      io.stderr(`vigil: ${describeError(err)}`);
+      return 1;
+    }
+  }
+
+  let runtime;
+  try {
+    runtime = await createRuntime({ config, logger: log });
+  } catch (err) {
+    const code = isVigilError(err) ? err.code : 'INTERNAL';
+    log.error({ code, err: describeError(err) }, 'cannot start');
+    io.stderr(`vigil: ${describeError(err)}`);
+    return code === 'CONFIG_INVALID' ? 2 : 1;
+  }
+  runtime.start();
+  const status = runtime.status();
+  log.info(
+    {
+      restoredFrom: status.restoredFrom,
+      beatCount: status.beatCount,
+      goals: runtime.listGoals().length,
+      memoryItems: runtime.listMemory().length,
+      affect: runtime.getAffect(),
+      thinker: status.thinker,
+      version: status.version,
+    },
+    'runtime started',
+  );
+
+  let gateway;
+  try {
+    gateway = await startGateway({ host: config.host, port: config.port, runtime });
+  } catch (err) {
+    log.error({ err: describeError(err) }, 'gateway failed to listen');
+    io.stderr(`vigil: the gateway cannot listen on ${config.host}:${config.port}: ${describeError(err)}`);
+    await runtime.stop('gateway_failed');
+    return 1;
+  }
+  log.info({ url: gateway.url }, 'gateway listening');
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  log.info({ signal }, 'stopping: finishing the current beat and writing a final checkpoint');
+  await gateway.close();
+  await runtime.stop(signal);
+  log.info({ beatCount: runtime.status().beatCount }, 'stopped');
+  return 0;
+}

@@ -1,0 +1,120 @@
+/** The heartbeat machine's context, events and dependencies. */
+import type { ActorRefFrom } from 'xstate';
+import type { affectLogic } from '../actors/affect/affect.actor.js';
+import type { goalsLogic } from '../actors/goals/goals.actor.js';
+import type { swarmsLogic } from '../actors/swarms/swarms.actor.js';
+import type { workingMemoryLogic } from '../actors/working-memory/working-memory.actor.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdFactory } from '../shared/ids.js';
+import type { VigilLogger } from '../shared/logger.js';
+import type { ActorStates, CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
+import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
+import type { EventBus } from '../subsystems/events/event-bus.js';
+import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
+import type { Thinker } from '../subsystems/thinking/thinker.js';
+import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
+import type { BeatPlan } from './beat-plan.js';
+
+/** The supervised domain actors, by the name their state has in a checkpoint. */
+export type DomainActorName = keyof ActorStates;
+export const DOMAIN_ACTOR_NAMES: readonly DomainActorName[] = ['affect', 'goals', 'workingMemory', 'swarms'];
+
+/** Live references to the domain actors. */
+export interface DomainActorRefs {
+  affect: ActorRefFrom<typeof affectLogic>;
+  goals: ActorRefFrom<typeof goalsLogic>;
+  workingMemory: ActorRefFrom<typeof workingMemoryLogic>;
+  swarms: ActorRefFrom<typeof swarmsLogic>;
+}
+
+/** Tunables of the beat loop. */
+export interface HeartbeatOptions {
+  beatMs: number;
+  beatMinMs: number;
+  beatMaxMs: number;
+  /** Beats between autonomous thinks on a goal that is not yet due. */
+  goalWorkEveryBeats: number;
+}
+
+/** Takes a checkpoint of a state the machine hands it, in the background; the beat never waits for the write. */
+export interface CheckpointSink {
+  /** True when a checkpoint should be taken at the end of this beat (interval reached or one requested). */
+  isDue(beatCount: number): boolean;
+  /** Stores `checkpoint` (id already assigned) without blocking the caller. */
+  saveInBackground(checkpoint: CognitiveCheckpoint): void;
+  /** A fresh checkpoint id. */
+  newId(): string;
+}
+
+/** Everything the heartbeat needs from outside, injected once. */
+export interface HeartbeatDeps {
+  clock: Clock;
+  bus: EventBus;
+  log: VigilLogger;
+  thinker: Thinker;
+  identity: string;
+  conversation: ConversationLog;
+  swarmResults: SwarmResultLog;
+  checkpoints: CheckpointSink;
+  ids: IdFactory;
+  runtimeVersion: string;
+  options: HeartbeatOptions;
+  /** Called each time the machine has paused at a beat boundary. */
+  onPaused: () => void;
+}
+
+/** The conversation's turn state kept by the heartbeat (messages themselves are in the log). */
+export interface TurnState {
+  pending: PendingMessage[];
+  unreadReplies: number;
+  lastMessageAt: number | null;
+}
+
+/** The state the heartbeat starts or resumes from: a cold start or a decoded checkpoint. */
+export interface HeartbeatSeed {
+  actors: ActorStates;
+  beatCount: number;
+  intervalMs: number;
+  consecutiveFailures: number;
+  lastUserActivityAt: number | null;
+  turns: TurnState;
+  restoredFrom: string | null;
+}
+
+/** Timings and outcome of the beat in progress. */
+export interface BeatProgress {
+  startedAtPerf: number;
+  senseMs: number;
+  thinkMs: number;
+  integrateMs: number;
+  failed: boolean;
+  plan: BeatPlan | null;
+  turnId: string | null;
+  result: ThinkResult | null;
+}
+
+/** The machine's context. */
+export interface HeartbeatContext {
+  deps: HeartbeatDeps;
+  refs: DomainActorRefs;
+  /** Each actor's last state known good, for restarts after a crash. */
+  lastGood: ActorStates;
+  beatCount: number;
+  intervalMs: number;
+  consecutiveFailures: number;
+  lastUserActivityAt: number | null;
+  lastGoalWorkBeat: number;
+  startedAt: number;
+  restoredFrom: string | null;
+  turns: TurnState;
+  beat: BeatProgress;
+  pauseRequested: boolean;
+}
+
+/** Events the heartbeat accepts from the runtime. */
+export type HeartbeatEvent =
+  | { type: 'USER_MESSAGE'; message: PendingMessage }
+  | { type: 'PAUSE' }
+  | { type: 'RESUME' }
+  | { type: 'APPLY_SEED'; seed: HeartbeatSeed }
+  | { type: 'CHECKPOINT_NOW' };

@@ -1,0 +1,45 @@
+/** Builds what the thinker sees for one think from the actors' current states. */
+import { activeGoals } from '../actors/goals/goals.reducer.js';
+import type { SwarmResult, ThinkInput } from '../subsystems/thinking/thinker.schema.js';
+import type { BeatPlan } from './beat-plan.js';
+import type { DomainActorRefs, TurnState } from './heartbeat.types.js';
+
+/** The think input for `plan`, reading each actor's snapshot once. */
+export function buildThinkInput(args: {
+  plan: BeatPlan;
+  turnId: string;
+  refs: DomainActorRefs;
+  turns: TurnState;
+  identity: string;
+  now: number;
+  notices?: string[];
+}): ThinkInput {
+  const { plan, refs } = args;
+  const affect = refs.affect.getSnapshot().context;
+  const memory = refs.workingMemory.getSnapshot().context;
+  const goals = refs.goals.getSnapshot().context;
+  const swarms = refs.swarms.getSnapshot().context;
+  const wanted = new Set(plan.swarmTaskIds);
+  const swarmResults: SwarmResult[] = swarms.tasks
+    .filter((task) => wanted.has(task.id) && (task.status === 'done' || task.status === 'failed'))
+    .map((task) => ({
+      taskId: task.id,
+      turnId: task.turnId,
+      prompt: task.prompt,
+      status: task.status === 'done' ? 'done' : 'failed',
+      text: task.status === 'done' ? (task.result ?? '') : (task.error ?? 'failed'),
+    }));
+  return {
+    identity: args.identity,
+    reason: plan.reason,
+    turnId: args.turnId,
+    now: args.now,
+    affect: affect.dimensions,
+    workingMemory: memory.items,
+    goals: activeGoals(goals),
+    ...(plan.focusGoalId === undefined ? {} : { focusGoalId: plan.focusGoalId }),
+    pendingMessages: plan.reason === 'user_message' ? args.turns.pending.filter((m) => m.turnId === plan.turnId) : [],
+    swarmResults,
+    notices: args.notices ?? [],
+  };
+}

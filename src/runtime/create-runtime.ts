@@ -1,0 +1,139 @@
+/** `createRuntime(options)`: wires store, bus, actors and heartbeat into a `Runtime`, restored from its newest valid checkpoint. */
+import { readFile } from 'node:fs/promises';
+import { configFromDefaults, type VigilConfig } from '../config.js';
+import { VigilError } from '../errors.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+import { createIdFactory } from '../shared/ids.js';
+import { silentLogger, type VigilLogger } from '../shared/logger.js';
+import { VIGIL_VERSION } from '../shared/version.js';
+import { CheckpointManager } from '../subsystems/checkpoint/checkpoint.manager.js';
+import { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
+import { ConversationLog } from '../subsystems/conversation/conversation-log.js';
+import { EventBus } from '../subsystems/events/event-bus.js';
+import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
+import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
+import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
+import { OfflineThinker } from '../subsystems/thinking/offline-thinker.js';
+import type { Thinker } from '../subsystems/thinking/thinker.js';
+import { logWarningEvents } from './event-log.js';
+import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
+import { Runtime } from './runtime.js';
+
+/** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
+export interface RuntimeOptions {
+  /** Settings; missing fields take CONTRACT §3 defaults. */
+  config?: Partial<VigilConfig>;
+  /** An open database to use instead of `<dataDir>/db` (e.g. memory-level); the runtime does not close it. */
+  db?: VigilDb;
+  clock?: Clock;
+  thinker?: Thinker;
+  logger?: VigilLogger;
+  /** The identity text; default: the file `config.identityFile`, else the packaged default. */
+  identity?: string;
+  /** Beats between autonomous thinks on a goal that is not yet due (default 5). */
+  goalWorkEveryBeats?: number;
+}
+
+const DEFAULT_IDENTITY_FILE = new URL('../../identity/default.md', import.meta.url);
+
+/** Builds a runtime restored from the newest valid checkpoint (or cold); call `start()` to beat, `stop()` to end. */
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const config = configFromDefaults(options.config ?? {});
+  const clock = options.clock ?? systemClock;
+  const log = options.logger ?? silentLogger;
+  const ownsDb = options.db === undefined;
+  const db = options.db ?? (await openVigilDb(config.dataDir));
+  try {
+    let runtime: Runtime | undefined;
+    const bus = new EventBus({
+      clock,
+      currentBeat: () => runtime?.beatCount ?? 0,
+      onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on'),
+    });
+    logWarningEvents(bus, log);
+    bus.useSeq(await PersistedSeq.open(db));
+
+    const store = new CheckpointStore(db, clock);
+    await store.open();
+    const conversation = new ConversationLog(db);
+    await conversation.open();
+    const swarmResults = new SwarmResultLog(db);
+    const checkpoints = new CheckpointManager(store, bus, {
+      enabled: config.checkpointEnabled,
+      intervalBeats: config.checkpointIntervalBeats,
+      maxCount: config.checkpointMaxCount,
+    });
+
+    const restored = await checkpoints.loadNewestValid();
+    const now = clock.now();
+    const seed =
+      restored === null
+        ? coldSeed({ now, beatMs: config.beatMs, wmCapacity: config.wmCapacity, swarmConcurrency: config.swarmConcurrency })
+        : seedFromCheckpoint(restored, now, {
+            messagesAfter: await conversation.readAfter(restored.conversation.watermark),
+            finishedTasks: await swarmResults.find(
+              restored.actors.swarms.tasks
+                .filter((task) => task.status === 'queued' || task.status === 'running')
+                .map((task) => task.id),
+            ),
+          });
+
+    const thinker = options.thinker ?? createThinker(config);
+    const identity = options.identity ?? (await readIdentity(config.identityFile));
+    const ids = createIdFactory(clock);
+    runtime = new Runtime({
+      clock,
+      bus,
+      log,
+      store,
+      checkpoints,
+      conversation,
+      swarmResults,
+      ids,
+      seed,
+      restored,
+      deps: {
+        clock,
+        bus,
+        log,
+        thinker,
+        identity,
+        conversation,
+        swarmResults,
+        checkpoints,
+        ids,
+        runtimeVersion: VIGIL_VERSION,
+        options: {
+          beatMs: config.beatMs,
+          beatMinMs: config.beatMinMs,
+          beatMaxMs: config.beatMaxMs,
+          goalWorkEveryBeats: options.goalWorkEveryBeats ?? 5,
+        },
+      },
+      close: async () => {
+        bus.close();
+        if (ownsDb) await db.close();
+      },
+    });
+    return runtime;
+  } catch (err) {
+    if (ownsDb) await db.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The thinker the configuration asks for. */
+export function createThinker(config: VigilConfig): Thinker {
+  if (config.thinker === 'offline') {
+    return new OfflineThinker({ model: 'offline', costPerThinkMicroUsd: Math.round(config.offlineCostUsd * 1_000_000) });
+  }
+  throw new VigilError(
+    'CONFIG_INVALID',
+    `VIGIL_THINKER="${config.thinker}" is not available in this build yet: expected "offline".`,
+    { data: { variable: 'VIGIL_THINKER', value: config.thinker, allowed: ['offline'] } },
+  );
+}
+
+async function readIdentity(file: string | undefined): Promise<string> {
+  return (await readFile(file ?? DEFAULT_IDENTITY_FILE, 'utf8')).trim();
+}

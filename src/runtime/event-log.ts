@@ -1,0 +1,27 @@
+/** Mirrors warning events into the log, so an operator reading only logs sees every corrupt checkpoint, crash and failed think. */
+import type { Subscription } from 'rxjs';
+import type { VigilLogger } from '../shared/logger.js';
+import type { EventBus } from '../subsystems/events/event-bus.js';
+import type { EventType } from '../subsystems/events/event.schema.js';
+
+/** Event types logged, and at which level (CONTRACT §2). */
+export const LOGGED_EVENT_LEVELS: Partial<Record<EventType, 'warn' | 'error' | 'info'>> = {
+  'checkpoint.corrupt': 'warn',
+  'checkpoint.failed': 'error',
+  'actor.crashed': 'warn',
+  'actor.restarted': 'info',
+  'think.failed': 'warn',
+  'heartbeat.circuit_open': 'error',
+  'heartbeat.circuit_closed': 'info',
+  'checkpoint.restored': 'info',
+};
+
+/** Logs each listed event with its type and payload; returns the subscription. */
+export function logWarningEvents(bus: EventBus, log: VigilLogger): Subscription {
+  return bus.events$.subscribe((event) => {
+    const level = LOGGED_EVENT_LEVELS[event.type];
+    if (level === undefined) return;
+    const { seq: _seq, at: _at, ...fields } = event;
+    log[level](fields, event.type);
+  });
+}

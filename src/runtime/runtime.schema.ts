@@ -1,0 +1,101 @@
+/** The runtime facade's results as zod schemas: the single source of the RPC wire types (CONTRACT §4). */
+import { z } from 'zod';
+import { GoalPrioritySchema, GoalStatusSchema } from '../actors/goals/goals.schema.js';
+
+const isoTime = z.string().datetime({ offset: true });
+
+/** `heartbeat.status`. */
+export const HeartbeatStatusSchema = z.object({
+  beatCount: z.number().int().nonnegative(),
+  phase: z.enum(['sense', 'think', 'integrate', 'sleep', 'paused', 'stopped']),
+  state: z.enum(['awake', 'dormant']),
+  intervalMs: z.number().nonnegative(),
+  startedAt: isoTime,
+  restoredFrom: z.string().nullable(),
+  unreadReplies: z.number().int().nonnegative(),
+  /** User messages waiting for an answer. */
+  pendingMessages: z.number().int().nonnegative(),
+  consecutiveFailures: z.number().int().nonnegative(),
+  thinker: z.string(),
+  version: z.string(),
+});
+export type HeartbeatStatus = z.infer<typeof HeartbeatStatusSchema>;
+
+/** One entry of `checkpoint.list`. */
+export const CheckpointSummarySchema = z.object({
+  id: z.string(),
+  createdAt: isoTime,
+  beatCount: z.number().int().nonnegative(),
+  sizeBytes: z.number().int().nonnegative(),
+  formatVersion: z.number().int().positive(),
+});
+export type CheckpointSummary = z.infer<typeof CheckpointSummarySchema>;
+
+/** `checkpoint.create`. */
+export const CheckpointCreatedSchema = z.object({
+  id: z.string(),
+  beatCount: z.number().int().nonnegative(),
+  sizeBytes: z.number().int().nonnegative(),
+});
+export type CheckpointCreated = z.infer<typeof CheckpointCreatedSchema>;
+
+/** `checkpoint.restore` once done. */
+export const CheckpointRestoredSchema = z.object({ restored: z.string(), beatCount: z.number().int().nonnegative() });
+export type CheckpointRestored = z.infer<typeof CheckpointRestoredSchema>;
+
+/** A goal on the wire (`dueAt` as ISO time). */
+export const GoalViewSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  priority: GoalPrioritySchema,
+  progress: z.number().min(0).max(1),
+  status: GoalStatusSchema,
+  dueAt: isoTime.optional(),
+});
+export type GoalView = z.infer<typeof GoalViewSchema>;
+
+/** `goals.add` params. */
+export const AddGoalParamsSchema = z.object({
+  title: z.string().trim().min(1).max(500),
+  priority: GoalPrioritySchema.optional(),
+  dueAt: isoTime.optional(),
+});
+export type AddGoalParams = z.infer<typeof AddGoalParamsSchema>;
+
+/** A working-memory item on the wire. */
+export const MemoryItemViewSchema = z.object({
+  id: z.string(),
+  content: z.string(),
+  salience: z.number().min(0).max(1),
+  createdAt: isoTime,
+});
+export type MemoryItemView = z.infer<typeof MemoryItemViewSchema>;
+
+/** `affect.get`: the five dimensions, the derived emotion and the baseline. */
+export const AffectViewSchema = z.object({
+  valence: z.number(),
+  arousal: z.number(),
+  dominance: z.number(),
+  certainty: z.number(),
+  goalCongruence: z.number(),
+  emotion: z.string(),
+  baseline: z.object({
+    valence: z.number(),
+    arousal: z.number(),
+    dominance: z.number(),
+    certainty: z.number(),
+    goalCongruence: z.number(),
+  }),
+});
+export type AffectView = z.infer<typeof AffectViewSchema>;
+
+/** `agent.send` params. */
+export const SendParamsSchema = z.object({
+  text: z.string().min(1).max(100_000),
+  from: z.string().min(1).max(200).optional(),
+});
+export type SendParams = z.infer<typeof SendParamsSchema>;
+
+/** `agent.send` result. */
+export const SendResultSchema = z.object({ turnId: z.string() });
+export type SendResult = z.infer<typeof SendResultSchema>;

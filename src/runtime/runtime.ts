@@ -1,0 +1,314 @@
+/** The `Runtime` facade: the one object the daemon, the gateway and tests drive. */
+import type { Observable } from 'rxjs';
+import { createActor, type Actor } from 'xstate';
+import { emotionLabel } from '../actors/affect/affect.reducer.js';
+import { findGoal } from '../actors/goals/goals.reducer.js';
+import { VigilError } from '../errors.js';
+import { readActorStates, snapshotCheckpoint } from '../heartbeat/checkpoint-snapshot.js';
+import { heartbeatMachine } from '../heartbeat/heartbeat.machine.js';
+import type { HeartbeatDeps, HeartbeatSeed } from '../heartbeat/heartbeat.types.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdFactory } from '../shared/ids.js';
+import type { VigilLogger } from '../shared/logger.js';
+import { createMutex } from '../shared/mutex.js';
+import type { CheckpointManager } from '../subsystems/checkpoint/checkpoint.manager.js';
+import type { CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
+import type { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
+import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
+import type { EventBus } from '../subsystems/events/event-bus.js';
+import type { VigilEvent } from '../subsystems/events/event.schema.js';
+import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
+import { seedFromCheckpoint } from './heartbeat-seed.js';
+import type {
+  AddGoalParams,
+  AffectView,
+  CheckpointCreated,
+  CheckpointRestored,
+  CheckpointSummary,
+  GoalView,
+  HeartbeatStatus,
+  MemoryItemView,
+  SendParams,
+  SendResult,
+} from './runtime.schema.js';
+
+/** The parts a runtime is made of; `createRuntime` builds them. */
+export interface RuntimeParts {
+  clock: Clock;
+  bus: EventBus;
+  log: VigilLogger;
+  store: CheckpointStore;
+  checkpoints: CheckpointManager;
+  conversation: ConversationLog;
+  swarmResults: SwarmResultLog;
+  ids: IdFactory;
+  deps: Omit<HeartbeatDeps, 'onPaused'>;
+  /** The seed to start from (a restored checkpoint or a cold start). */
+  seed: HeartbeatSeed;
+  /** The checkpoint the seed came from, for `checkpoint.restored` at start. */
+  restored: CognitiveCheckpoint | null;
+  /** Closes what the runtime owns (the database) after it stops. */
+  close: () => Promise<void>;
+}
+
+type HeartbeatActor = Actor<typeof heartbeatMachine>;
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A running agent: status, checkpoints, goals, memory, affect, messages, and the event feed. */
+export class Runtime {
+  /** Every event, as it happens. */
+  readonly events$: Observable<VigilEvent>;
+  private readonly parts: RuntimeParts;
+  private readonly actor: HeartbeatActor;
+  private readonly exclusive = createMutex();
+  private pauseWaiters: Array<() => void> = [];
+  private restoring = false;
+  private stopped = false;
+  private readonly startedAt: number;
+
+  constructor(parts: RuntimeParts) {
+    this.parts = parts;
+    this.events$ = parts.bus.events$;
+    this.startedAt = parts.clock.now();
+    const deps: HeartbeatDeps = { ...parts.deps, onPaused: () => this.releasePauseWaiters() };
+    this.actor = createActor(heartbeatMachine, { input: { deps, seed: parts.seed }, clock: parts.clock });
+  }
+
+  /** The current beat number. */
+  get beatCount(): number {
+    return this.actor.getSnapshot().context.beatCount;
+  }
+
+  /** Starts beating; emits `checkpoint.restored` first when resuming from a checkpoint. */
+  start(): void {
+    const { restored, bus, clock, seed } = this.parts;
+    if (restored !== null) {
+      bus.emit('checkpoint.restored', {
+        checkpointId: restored.id,
+        beatsRecovered: restored.beatCount,
+        ageSeconds: Math.max(0, (clock.now() - restored.createdAt) / 1000),
+      });
+    }
+    bus.emit('heartbeat.started', { restoredFrom: seed.restoredFrom, beatCount: seed.beatCount });
+    this.actor.start();
+  }
+
+  /** `heartbeat.status`. */
+  status(): HeartbeatStatus {
+    const snapshot = this.actor.getSnapshot();
+    const { context } = snapshot;
+    return {
+      beatCount: context.beatCount,
+      phase: this.stopped ? 'stopped' : phaseOf(snapshot.value),
+      state: 'awake',
+      intervalMs: context.intervalMs,
+      startedAt: iso(this.startedAt),
+      restoredFrom: context.restoredFrom,
+      unreadReplies: context.turns.unreadReplies,
+      pendingMessages: context.turns.pending.length,
+      consecutiveFailures: context.consecutiveFailures,
+      thinker: this.parts.deps.thinker.kind,
+      version: this.parts.deps.runtimeVersion,
+    };
+  }
+
+  /** `checkpoint.list`: newest first, from the index only. */
+  async listCheckpoints(options: { limit?: number } = {}): Promise<CheckpointSummary[]> {
+    const metas = await this.parts.store.list(options.limit === undefined ? {} : { limit: options.limit });
+    return metas.map((meta) => ({ ...meta, createdAt: iso(meta.createdAt) }));
+  }
+
+  /** `checkpoint.create`: taken at the next beat boundary, resolved once stored. */
+  createCheckpoint(): Promise<CheckpointCreated> {
+    this.assertRunning();
+    const saved = this.parts.checkpoints.request();
+    this.actor.send({ type: 'CHECKPOINT_NOW' });
+    return saved;
+  }
+
+  /** `checkpoint.get`: the whole decoded checkpoint. */
+  getCheckpoint(id: string): Promise<CognitiveCheckpoint> {
+    return this.parts.store.load(id);
+  }
+
+  /**
+   * `checkpoint.restore`: without `confirm`, fails with CHECKPOINT_CONFIRMATION_REQUIRED describing the checkpoint;
+   * with it, swaps the running state at a beat boundary. Messages logged after the checkpoint are archived, not lost.
+   */
+  async restoreCheckpoint(id: string, options: { confirm?: boolean } = {}): Promise<CheckpointRestored> {
+    this.assertRunning();
+    const checkpoint = await this.parts.store.load(id);
+    if (options.confirm !== true) {
+      throw new VigilError(
+        'CHECKPOINT_CONFIRMATION_REQUIRED',
+        `Restoring checkpoint ${id} replaces the running state; call again with confirm: true.`,
+        { data: { id, beatCount: checkpoint.beatCount, createdAt: iso(checkpoint.createdAt) } },
+      );
+    }
+    if (this.restoring) {
+      throw new VigilError('CHECKPOINT_RESTORE_BUSY', `A restore is already running; checkpoint ${id} was not restored.`);
+    }
+    this.restoring = true;
+    try {
+      return await this.exclusive.run(async () => {
+        await this.pause();
+        try {
+          const { conversation, swarmResults, clock, bus } = this.parts;
+          await conversation.archiveAfter(checkpoint.conversation.watermark, `restore-${checkpoint.id}-${clock.now()}`);
+          const inFlight = checkpoint.actors.swarms.tasks
+            .filter((task) => task.status === 'queued' || task.status === 'running')
+            .map((task) => task.id);
+          const finishedTasks = await swarmResults.find(inFlight);
+          const seed = seedFromCheckpoint(checkpoint, clock.now(), { messagesAfter: [], finishedTasks });
+          this.actor.send({ type: 'APPLY_SEED', seed });
+          bus.emit('checkpoint.restored', {
+            checkpointId: checkpoint.id,
+            beatsRecovered: checkpoint.beatCount,
+            ageSeconds: Math.max(0, (clock.now() - checkpoint.createdAt) / 1000),
+          });
+          return { restored: checkpoint.id, beatCount: checkpoint.beatCount };
+        } finally {
+          this.actor.send({ type: 'RESUME' });
+        }
+      });
+    } finally {
+      this.restoring = false;
+    }
+  }
+
+  /** `goals.list`: every goal, active first. */
+  listGoals(): GoalView[] {
+    const { goals } = this.actor.getSnapshot().context.refs.goals.getSnapshot().context;
+    const order = { active: 0, completed: 1, abandoned: 2 } as const;
+    return [...goals].sort((a, b) => order[a.status] - order[b.status]).map(goalView);
+  }
+
+  /** `goals.add`: the new goal. */
+  addGoal(params: AddGoalParams): GoalView {
+    this.assertRunning();
+    const { refs } = this.actor.getSnapshot().context;
+    const { clock, ids, bus } = this.parts;
+    const id = `g-${ids.next()}`;
+    refs.goals.send({
+      type: 'goal.add',
+      at: clock.now(),
+      goal: {
+        id,
+        title: params.title,
+        ...(params.priority === undefined ? {} : { priority: params.priority }),
+        ...(params.dueAt === undefined ? {} : { dueAt: Date.parse(params.dueAt) }),
+      },
+    });
+    const goal = findGoal(refs.goals.getSnapshot().context, id);
+    if (goal === undefined) throw new VigilError('INTERNAL', `Goal ${id} was not added (the goals actor is restarting).`);
+    bus.emit('goal.added', { goalId: id, title: goal.title, priority: goal.priority });
+    return goalView(goal);
+  }
+
+  /** `goals.complete`: the completed goal; GOAL_NOT_FOUND for an unknown id. */
+  completeGoal(id: string): GoalView {
+    this.assertRunning();
+    const { refs } = this.actor.getSnapshot().context;
+    if (findGoal(refs.goals.getSnapshot().context, id) === undefined) {
+      throw new VigilError('GOAL_NOT_FOUND', `No goal with id ${JSON.stringify(id)}.`, { data: { id } });
+    }
+    refs.goals.send({ type: 'goal.complete', at: this.parts.clock.now(), id });
+    const goal = findGoal(refs.goals.getSnapshot().context, id)!;
+    this.parts.bus.emit('goal.updated', { goalId: id, progress: goal.progress, status: goal.status });
+    return goalView(goal);
+  }
+
+  /** `memory.list`: working-memory items, most salient first. */
+  listMemory(): MemoryItemView[] {
+    const { items } = this.actor.getSnapshot().context.refs.workingMemory.getSnapshot().context;
+    return [...items]
+      .sort((a, b) => b.salience - a.salience)
+      .map((item) => ({ id: item.id, content: item.content, salience: item.salience, createdAt: iso(item.createdAt) }));
+  }
+
+  /** `affect.get`: dimensions, emotion label and baseline. */
+  getAffect(): AffectView {
+    const { dimensions, baseline } = this.actor.getSnapshot().context.refs.affect.getSnapshot().context;
+    return { ...dimensions, emotion: emotionLabel(dimensions), baseline };
+  }
+
+  /** Every actor's state now (for tests and export). */
+  actorStates(): ReturnType<typeof readActorStates> {
+    return readActorStates(this.actor.getSnapshot().context.refs);
+  }
+
+  /** `agent.send`: logs the message durably, then hands it to the heartbeat; the answer comes as `agent.reply`. */
+  async send(params: SendParams): Promise<SendResult> {
+    this.assertRunning();
+    const { conversation, clock, ids, bus } = this.parts;
+    const turnId = `t-${ids.next()}`;
+    const from = params.from ?? 'user';
+    return this.exclusive.run(async () => {
+      const at = clock.now();
+      await conversation.append({ turnId, role: 'user', text: params.text, from, at });
+      bus.emit('agent.message', { turnId, text: params.text, from });
+      this.actor.send({ type: 'USER_MESSAGE', message: { turnId, text: params.text, from, at } });
+      return { turnId };
+    });
+  }
+
+  /** Stops at a beat boundary, writes a final checkpoint, and closes the store. Safe to call twice. */
+  async stop(reason = 'stopped'): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.exclusive.run(async () => {
+      await this.pause();
+      const { checkpoints, bus, log } = this.parts;
+      const context = this.actor.getSnapshot().context;
+      try {
+        await checkpoints.flush();
+        await checkpoints.saveNow(snapshotCheckpoint(context, checkpoints.newId(), 'sleep'));
+      } catch (err) {
+        log.error({ err }, 'final checkpoint failed');
+      }
+      bus.emit('heartbeat.stopped', { beatCount: context.beatCount, reason });
+      this.actor.stop();
+      await checkpoints.flush();
+    });
+    await this.parts.close();
+  }
+
+  private pause(): Promise<void> {
+    return new Promise((resolve) => {
+      this.pauseWaiters.push(resolve);
+      this.actor.send({ type: 'PAUSE' });
+    });
+  }
+
+  private releasePauseWaiters(): void {
+    const waiters = this.pauseWaiters;
+    this.pauseWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private assertRunning(): void {
+    if (this.stopped) throw new VigilError('RUNTIME_STOPPED', 'The runtime is stopping and takes no more work.');
+  }
+}
+
+function goalView(goal: { id: string; title: string; priority: number; progress: number; status: GoalView['status']; dueAt?: number | undefined }): GoalView {
+  return {
+    id: goal.id,
+    title: goal.title,
+    priority: goal.priority,
+    progress: goal.progress,
+    status: goal.status,
+    ...(goal.dueAt === undefined ? {} : { dueAt: iso(goal.dueAt) }),
+  };
+}
+
+function phaseOf(value: unknown): HeartbeatStatus['phase'] {
+  if (value === 'paused') return 'paused';
+  if (typeof value === 'object' && value !== null && 'running' in value) {
+    const running = (value as { running: unknown }).running;
+    const phase = typeof running === 'string' ? running : Object.keys(running as object)[0];
+    if (phase === 'sense' || phase === 'think' || phase === 'integrate' || phase === 'sleep') return phase;
+  }
+  return 'sleep';
+}

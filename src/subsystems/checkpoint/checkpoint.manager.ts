@@ -1,0 +1,110 @@
+/** The checkpoint manager: periodic and requested checkpoints saved off the beat, and the newest valid one at boot. */
+import { describeError, VigilError } from '../../errors.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { CognitiveCheckpoint } from './checkpoint.schema.js';
+import type { CheckpointStore } from './checkpoint.store.js';
+
+/** Checkpoint settings (CONTRACT §3). */
+export interface CheckpointPolicy {
+  enabled: boolean;
+  intervalBeats: number;
+  maxCount: number;
+}
+
+/** What a stored checkpoint reports back. */
+export interface SavedCheckpoint {
+  id: string;
+  beatCount: number;
+  sizeBytes: number;
+}
+
+interface PendingRequest {
+  resolve: (saved: SavedCheckpoint) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Decides when to checkpoint and saves in the background, one save at a time, in order. */
+export class CheckpointManager {
+  private requests: PendingRequest[] = [];
+  private chain: Promise<void> = Promise.resolve();
+  private inFlight = 0;
+
+  constructor(
+    private readonly store: CheckpointStore,
+    private readonly bus: EventBus,
+    private readonly policy: CheckpointPolicy,
+  ) {}
+
+  /** True when a checkpoint is requested, or periodic checkpoints are on and `beatCount` is on the interval. */
+  isDue(beatCount: number): boolean {
+    if (this.requests.length > 0) return true;
+    return this.policy.enabled && beatCount > 0 && beatCount % this.policy.intervalBeats === 0;
+  }
+
+  /** A fresh, time-sortable checkpoint id. */
+  newId(): string {
+    return this.store.newId();
+  }
+
+  /** Asks for a checkpoint at the next beat boundary; resolves once it is stored. */
+  request(): Promise<SavedCheckpoint> {
+    return new Promise((resolve, reject) => this.requests.push({ resolve, reject }));
+  }
+
+  /** Saves `checkpoint` after any save already running; the caller (the beat) does not wait. */
+  saveInBackground(checkpoint: CognitiveCheckpoint): void {
+    const waiting = this.requests;
+    this.requests = [];
+    this.enqueue(checkpoint).then(
+      (saved) => waiting.forEach((request) => request.resolve(saved)),
+      (err: unknown) => waiting.forEach((request) => request.reject(err)),
+    );
+  }
+
+  /** Saves `checkpoint` after any save already running, and waits for it (the final checkpoint at shutdown). */
+  saveNow(checkpoint: CognitiveCheckpoint): Promise<SavedCheckpoint> {
+    return this.enqueue(checkpoint);
+  }
+
+  /** Resolves once every save started so far has finished (stored or failed). */
+  async flush(): Promise<void> {
+    await this.chain;
+  }
+
+  /** Number of saves queued or running. */
+  get pendingSaves(): number {
+    return this.inFlight;
+  }
+
+  /** The newest checkpoint that decodes and validates; each bad one on the way is evented and logged. */
+  async loadNewestValid(): Promise<CognitiveCheckpoint | null> {
+    return this.store.loadNewestValid((checkpointId, reason) => {
+      this.bus.emit('checkpoint.corrupt', { checkpointId, reason });
+    });
+  }
+
+  private enqueue(checkpoint: CognitiveCheckpoint): Promise<SavedCheckpoint> {
+    this.inFlight += 1;
+    const saved = this.chain.then(() => this.save(checkpoint));
+    // The chain only orders saves; a failed save must not stop the next one.
+    this.chain = saved.then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      this.inFlight -= 1;
+    });
+    return saved;
+  }
+
+  private async save(checkpoint: CognitiveCheckpoint): Promise<SavedCheckpoint> {
+    try {
+      const { id, sizeBytes } = await this.store.save(checkpoint, this.policy.maxCount);
+      this.bus.emit('checkpoint.created', { checkpointId: id, beatCount: checkpoint.beatCount, sizeBytes });
+      return { id, beatCount: checkpoint.beatCount, sizeBytes };
+    } catch (err) {
+      const reason = describeError(err);
+      this.bus.emit('checkpoint.failed', { reason });
+      throw new VigilError('CHECKPOINT_SAVE_FAILED', `Saving checkpoint ${checkpoint.id} failed: ${reason}`, { cause: err });
+    }
+  }
+}
