@@ -1,0 +1,159 @@
+/** The configuration's schema and its table of environment variables (CONTRACT §3): names, defaults, meanings. */
+import { z } from 'zod';
+
+/** Node's timers overflow past 2^31-1 ms and then fire after 1 ms, so no interval may exceed it. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** pino's level names, lowest noise last. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The thinker implementations `VIGIL_THINKER` can pick. */
+export const THINKER_KINDS = ['offline', 'anthropic'] as const;
+
+/** True when `zone` is a time zone this Node's Intl knows (IANA names, `UTC`, `Etc/…`). */
+export function isValidTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    // Intl throws RangeError for unknown zones: that is the whole check.
+    return false;
+  }
+}
+
+// What each variable allows, phrased to end the sentence `VIGIL_X="v" is invalid: <allowed>.`
+const ALLOWED_PORT = 'expected an integer from 0 to 65535';
+const ALLOWED_MS = `expected an integer number of milliseconds from 1 to ${MAX_TIMER_MS}`;
+const ALLOWED_COUNT = 'expected a positive integer';
+const ALLOWED_BOOL = 'expected one of true, false, 1, 0, yes, no';
+const ALLOWED_PCT = 'expected a positive number (a percentage of the daily budget)';
+const ALLOWED_PRICE =
+  'expected a JSON object like {"<model>": {"inputPerMTok": 3, "outputPerMTok": 15, "cacheWritePerMTok": 3.75, "cacheReadPerMTok": 0.3}} with prices in USD per million tokens, 0 or more';
+
+const nonEmpty = (allowed: string) => z.string({ error: allowed }).trim().min(1, { error: allowed });
+const intIn = (min: number, max: number, allowed: string) =>
+  z.number({ error: allowed }).int({ error: allowed }).min(min, { error: allowed }).max(max, { error: allowed });
+const positive = (allowed: string) => z.number({ error: allowed }).positive({ error: allowed });
+const price = z.number({ error: ALLOWED_PRICE }).nonnegative({ error: ALLOWED_PRICE });
+
+/** Per-model prices in USD per million tokens, overriding the built-in table. */
+export const ModelPriceSchema = z.strictObject(
+  { inputPerMTok: price, outputPerMTok: price, cacheWritePerMTok: price, cacheReadPerMTok: price },
+  { error: ALLOWED_PRICE },
+);
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+
+/** The whole validated configuration; `VigilConfig` is inferred from it, cross-variable rules included. */
+export const VigilConfigSchema = z
+  .object({
+    dataDir: nonEmpty('expected a non-empty directory path'),
+    host: nonEmpty('expected a host name or IP address'),
+    port: intIn(0, 65535, ALLOWED_PORT),
+    token: nonEmpty('expected a non-empty token').optional(),
+    thinker: z.enum(THINKER_KINDS, { error: 'expected "offline" or "anthropic"' }),
+    model: nonEmpty('expected a model id such as claude-sonnet-4-5'),
+    identityFile: nonEmpty('expected a path to a readable file').optional(),
+    beatMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    beatMinMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    beatMaxMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    checkpointEnabled: z.boolean({ error: ALLOWED_BOOL }),
+    checkpointIntervalBeats: intIn(1, Number.MAX_SAFE_INTEGER, ALLOWED_COUNT),
+    checkpointMaxCount: intIn(1, Number.MAX_SAFE_INTEGER, ALLOWED_COUNT),
+    dailyBudgetUsd: positive('expected a positive number of US dollars such as 5.00'),
+    timezone: z
+      .string({ error: 'expected an IANA time zone such as UTC or Europe/Berlin' })
+      .refine(isValidTimeZone, { error: 'expected an IANA time zone such as UTC or Europe/Berlin' }),
+    windDownPct: positive(ALLOWED_PCT),
+    hardStopPct: positive(ALLOWED_PCT),
+    // 0 is allowed on purpose: it means "debrief after every turn", handy in demos and tests.
+    debriefAfterS: intIn(0, Number.MAX_SAFE_INTEGER, 'expected a whole number of seconds, 0 or more'),
+    logLevel: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }),
+    wmCapacity: intIn(1, 1000, 'expected an integer from 1 to 1000'),
+    swarmConcurrency: intIn(1, 1000, 'expected an integer from 1 to 1000'),
+    offlineCostUsd: z
+      .number({ error: 'expected a number of US dollars, 0 or more' })
+      .nonnegative({ error: 'expected a number of US dollars, 0 or more' }),
+    pricingOverrides: z.record(z.string().min(1, { error: ALLOWED_PRICE }), ModelPriceSchema, {
+      error: ALLOWED_PRICE,
+    }),
+    anthropicApiKey: nonEmpty('expected a non-empty API key').optional(),
+    anthropicBaseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  })
+  .superRefine((c, ctx) => {
+    // A broken relation between two variables blames the first; `alternative` blames the other instead, which
+    // loadConfig uses when only the other one was set by the user (so the message points at what they typed).
+    const relation = (key: keyof VigilConfig, message: string, alternative: { key: keyof VigilConfig; message: string }) =>
+      ctx.addIssue({ code: 'custom', path: [key], message, params: { alternative } });
+    if (c.beatMinMs > c.beatMaxMs) {
+      relation('beatMinMs', `expected at most VIGIL_BEAT_MAX_MS (${c.beatMaxMs})`, {
+        key: 'beatMaxMs',
+        message: `expected at least VIGIL_BEAT_MIN_MS (${c.beatMinMs})`,
+      });
+    } else if (c.beatMs < c.beatMinMs) {
+      relation('beatMs', `expected at least VIGIL_BEAT_MIN_MS (${c.beatMinMs})`, {
+        key: 'beatMinMs',
+        message: `expected at most VIGIL_BEAT_MS (${c.beatMs})`,
+      });
+    } else if (c.beatMs > c.beatMaxMs) {
+      relation('beatMs', `expected at most VIGIL_BEAT_MAX_MS (${c.beatMaxMs})`, {
+        key: 'beatMaxMs',
+        message: `expected at least VIGIL_BEAT_MS (${c.beatMs})`,
+      });
+    }
+    if (c.windDownPct >= c.hardStopPct) {
+      relation('windDownPct', `expected less than VIGIL_HARD_STOP_PCT (${c.hardStopPct})`, {
+        key: 'hardStopPct',
+        message: `expected more than VIGIL_WIND_DOWN_PCT (${c.windDownPct})`,
+      });
+    }
+    if (c.thinker === 'anthropic' && c.anthropicApiKey === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['anthropicApiKey'], message: 'required when VIGIL_THINKER is "anthropic"' });
+    }
+  });
+
+/** Vigil's configuration, camelCase, every value typed and checked. */
+export type VigilConfig = z.infer<typeof VigilConfigSchema>;
+
+/** How an environment string becomes the value the schema checks. */
+export type ConfigValueKind = 'string' | 'number' | 'boolean' | 'json';
+
+/** One environment variable: its config field, how its text is read, its default text, and what it means. */
+export interface ConfigVariable {
+  readonly name: string;
+  readonly key: keyof VigilConfig;
+  readonly kind: ConfigValueKind;
+  /** The default as it would be written in the environment; undefined: unset (see the description). */
+  readonly default: string | undefined;
+  readonly description: string;
+  /** The `vigil run` flag that overrides it, if any. */
+  readonly flag?: '--data-dir' | '--host' | '--port' | '--thinker';
+}
+
+/** Every variable Vigil reads, in `.env.example` order. */
+export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
+  { name: 'VIGIL_DATA_DIR', key: 'dataDir', kind: 'string', default: './data', flag: '--data-dir', description: 'Directory for LevelDB and the token file.' },
+  { name: 'VIGIL_HOST', key: 'host', kind: 'string', default: '127.0.0.1', flag: '--host', description: 'Gateway host to listen on.' },
+  { name: 'VIGIL_PORT', key: 'port', kind: 'number', default: '7420', flag: '--port', description: 'Gateway port, 0 to 65535 (0 = any free port; the "gateway listening" log line tells which).' },
+  { name: 'VIGIL_TOKEN', key: 'token', kind: 'string', default: undefined, description: 'Gateway token; unset: a random one is created once in DATA_DIR/token (mode 0600) and reused.' },
+  { name: 'VIGIL_THINKER', key: 'thinker', kind: 'string', default: 'offline', flag: '--thinker', description: 'offline (deterministic, no network) or anthropic (needs ANTHROPIC_API_KEY).' },
+  { name: 'ANTHROPIC_API_KEY', key: 'anthropicApiKey', kind: 'string', default: undefined, description: 'API key for the anthropic thinker; required when VIGIL_THINKER=anthropic.' },
+  { name: 'ANTHROPIC_BASE_URL', key: 'anthropicBaseUrl', kind: 'string', default: undefined, description: 'Alternative http(s) base URL for the Anthropic API; unset: the SDK default.' },
+  { name: 'VIGIL_IDENTITY_FILE', key: 'identityFile', kind: 'string', default: undefined, description: 'File with the agent persona and standing instructions; unset: the default shipped in the package.' },
+  { name: 'VIGIL_MODEL', key: 'model', kind: 'string', default: 'claude-sonnet-4-5', description: 'Model id for the think phase.' },
+  { name: 'VIGIL_BEAT_MS', key: 'beatMs', kind: 'number', default: '1000', description: 'Base interval between beats in ms; must lie between VIGIL_BEAT_MIN_MS and VIGIL_BEAT_MAX_MS.' },
+  { name: 'VIGIL_BEAT_MIN_MS', key: 'beatMinMs', kind: 'number', default: '100', description: 'Shortest interval the adaptive heartbeat may use, in ms.' },
+  { name: 'VIGIL_BEAT_MAX_MS', key: 'beatMaxMs', kind: 'number', default: '60000', description: 'Longest interval the adaptive heartbeat may use, in ms.' },
+  { name: 'VIGIL_CHECKPOINT_ENABLED', key: 'checkpointEnabled', kind: 'boolean', default: 'true', description: 'Periodic checkpoints on or off (true/false/1/0/yes/no).' },
+  { name: 'VIGIL_CHECKPOINT_INTERVAL_BEATS', key: 'checkpointIntervalBeats', kind: 'number', default: '50', description: 'Take a checkpoint every N beats.' },
+  { name: 'VIGIL_CHECKPOINT_MAX_COUNT', key: 'checkpointMaxCount', kind: 'number', default: '10', description: 'Keep the newest N checkpoints; older ones are pruned.' },
+  { name: 'VIGIL_DAILY_BUDGET_USD', key: 'dailyBudgetUsd', kind: 'number', default: '5.00', description: 'Daily spending cap for the think phase, in USD.' },
+  { name: 'VIGIL_TIMEZONE', key: 'timezone', kind: 'string', default: 'UTC', description: 'IANA time zone whose midnight resets the daily budget.' },
+  { name: 'VIGIL_WIND_DOWN_PCT', key: 'windDownPct', kind: 'number', default: '90', description: 'Budget percent at which the agent finishes its turn, then sleeps; below VIGIL_HARD_STOP_PCT.' },
+  { name: 'VIGIL_HARD_STOP_PCT', key: 'hardStopPct', kind: 'number', default: '110', description: 'Budget percent at which the agent stops at once.' },
+  { name: 'VIGIL_DEBRIEF_AFTER_S', key: 'debriefAfterS', kind: 'number', default: '30', description: 'Minimum turn length in seconds before a debrief is injected (0 = after every turn).' },
+  { name: 'VIGIL_LOG_LEVEL', key: 'logLevel', kind: 'string', default: 'info', description: `pino log level: ${LOG_LEVELS.join(', ')}.` },
+  { name: 'VIGIL_WM_CAPACITY', key: 'wmCapacity', kind: 'number', default: '7', description: 'Working-memory capacity in items.' },
+  { name: 'VIGIL_SWARM_CONCURRENCY', key: 'swarmConcurrency', kind: 'number', default: '3', description: 'Swarm sub-agent tasks run at the same time.' },
+  { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
+  { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
+];

@@ -1,0 +1,278 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  CONFIG_VARIABLES,
+  DEFAULT_CONFIG_ENV,
+  VigilConfigSchema,
+  configFromDefaults,
+  loadConfig,
+  parseRunArgs,
+  renderEnvExample,
+  type VigilConfig,
+} from '../src/config.js';
+import { VigilError } from '../src/errors.js';
+
+/** Runs `fn`, expecting it to throw a VigilError, and returns that error. */
+function caught(fn: () => unknown): VigilError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(VigilError);
+    return err as VigilError;
+  }
+  throw new Error('expected a VigilError, nothing was thrown');
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'vigil-config-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('loadConfig', () => {
+  it.each<[keyof VigilConfig, unknown]>([
+    ['dataDir', './data'],
+    ['host', '127.0.0.1'],
+    ['port', 7420],
+    ['token', undefined],
+    ['thinker', 'offline'],
+    ['model', 'claude-sonnet-4-5'],
+    ['identityFile', undefined],
+    ['beatMs', 1000],
+    ['beatMinMs', 100],
+    ['beatMaxMs', 60000],
+    ['checkpointEnabled', true],
+    ['checkpointIntervalBeats', 50],
+    ['checkpointMaxCount', 10],
+    ['dailyBudgetUsd', 5],
+    ['timezone', 'UTC'],
+    ['windDownPct', 90],
+    ['hardStopPct', 110],
+    ['debriefAfterS', 30],
+    ['logLevel', 'info'],
+    ['wmCapacity', 7],
+    ['swarmConcurrency', 3],
+    ['offlineCostUsd', 0],
+    ['pricingOverrides', {}],
+    ['anthropicApiKey', undefined],
+    ['anthropicBaseUrl', undefined],
+  ])('defaults %s when its variable is unset', (key, expected) => {
+    expect(loadConfig({})[key]).toEqual(expected);
+  });
+
+  it('has a default test for every field of the schema', () => {
+    expect(Object.keys(VigilConfigSchema.shape)).toHaveLength(25);
+  });
+
+  it('reads every kind of value from the environment', () => {
+    const config = loadConfig({
+      VIGIL_DATA_DIR: '/var/lib/vigil',
+      VIGIL_PORT: '0',
+      VIGIL_TOKEN: 'secret',
+      VIGIL_CHECKPOINT_ENABLED: 'No',
+      VIGIL_DAILY_BUDGET_USD: '0.25',
+      VIGIL_TIMEZONE: 'Europe/Berlin',
+      VIGIL_LOG_LEVEL: 'silent',
+      VIGIL_OFFLINE_COST_USD: '0.01',
+      VIGIL_PRICING_JSON: '{"m":{"inputPerMTok":1,"outputPerMTok":2,"cacheWritePerMTok":1.25,"cacheReadPerMTok":0.1}}',
+      ANTHROPIC_BASE_URL: 'http://localhost:8080',
+    });
+    expect(config).toMatchObject({
+      dataDir: '/var/lib/vigil',
+      port: 0,
+      token: 'secret',
+      checkpointEnabled: false,
+      dailyBudgetUsd: 0.25,
+      timezone: 'Europe/Berlin',
+      logLevel: 'silent',
+      offlineCostUsd: 0.01,
+      pricingOverrides: { m: { inputPerMTok: 1, outputPerMTok: 2, cacheWritePerMTok: 1.25, cacheReadPerMTok: 0.1 } },
+      anthropicBaseUrl: 'http://localhost:8080',
+    });
+  });
+
+  it.each(['true', '1', 'yes', 'YES', ' True '])('reads boolean %j as true', (text) => {
+    expect(loadConfig({ VIGIL_CHECKPOINT_ENABLED: text }).checkpointEnabled).toBe(true);
+  });
+
+  it.each(['false', '0', 'no', 'FALSE'])('reads boolean %j as false', (text) => {
+    expect(loadConfig({ VIGIL_CHECKPOINT_ENABLED: text }).checkpointEnabled).toBe(false);
+  });
+
+  it('treats an empty variable as unset', () => {
+    const config = loadConfig({ VIGIL_PORT: '', VIGIL_TOKEN: '  ' });
+    expect(config.port).toBe(7420);
+    expect(config.token).toBeUndefined();
+  });
+
+  it.each<[string, string]>([
+    ['VIGIL_PORT', '70000'],
+    ['VIGIL_PORT', '-1'],
+    ['VIGIL_PORT', '80.5'],
+    ['VIGIL_PORT', 'http'],
+    ['VIGIL_PORT', '1e3'],
+    ['VIGIL_THINKER', 'gpt'],
+    ['VIGIL_BEAT_MS', '0'],
+    ['VIGIL_BEAT_MS', '50'],
+    ['VIGIL_BEAT_MS', '70000'],
+    ['VIGIL_BEAT_MIN_MS', '-5'],
+    ['VIGIL_BEAT_MIN_MS', '70000'],
+    ['VIGIL_BEAT_MAX_MS', '3000000000'],
+    ['VIGIL_BEAT_MAX_MS', '500'],
+    ['VIGIL_CHECKPOINT_ENABLED', 'maybe'],
+    ['VIGIL_CHECKPOINT_INTERVAL_BEATS', '0'],
+    ['VIGIL_CHECKPOINT_INTERVAL_BEATS', '2.5'],
+    ['VIGIL_CHECKPOINT_MAX_COUNT', '0'],
+    ['VIGIL_DAILY_BUDGET_USD', '0'],
+    ['VIGIL_DAILY_BUDGET_USD', 'five'],
+    ['VIGIL_TIMEZONE', 'Mars/Olympus'],
+    ['VIGIL_WIND_DOWN_PCT', '0'],
+    ['VIGIL_WIND_DOWN_PCT', '110'],
+    ['VIGIL_HARD_STOP_PCT', '-10'],
+    ['VIGIL_HARD_STOP_PCT', '80'],
+    ['VIGIL_DEBRIEF_AFTER_S', '-1'],
+    ['VIGIL_LOG_LEVEL', 'verbose'],
+    ['VIGIL_WM_CAPACITY', '0'],
+    ['VIGIL_SWARM_CONCURRENCY', 'many'],
+    ['VIGIL_OFFLINE_COST_USD', '-0.01'],
+    ['VIGIL_PRICING_JSON', 'not json'],
+    ['VIGIL_PRICING_JSON', '[]'],
+    ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":1}}'],
+    ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":-1,"outputPerMTok":2,"cacheWritePerMTok":1,"cacheReadPerMTok":1}}'],
+    ['ANTHROPIC_BASE_URL', 'ftp://example.com'],
+  ])('rejects %s=%j with CONFIG_INVALID naming the variable and the value', (variable, value) => {
+    const err = caught(() => loadConfig({ [variable]: value }));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toContain(`${variable}=${JSON.stringify(value)} is invalid: expected`);
+    expect(err.data).toMatchObject({ variable, value, allowed: expect.stringMatching(/^expected /) });
+  });
+
+  it('phrases the message as a sentence saying what is allowed', () => {
+    const err = caught(() => loadConfig({ VIGIL_PORT: '70000' }));
+    expect(err.message).toBe('VIGIL_PORT="70000" is invalid: expected an integer from 0 to 65535.');
+  });
+
+  it('lists every invalid variable, one per line', () => {
+    const err = caught(() => loadConfig({ VIGIL_PORT: 'x', VIGIL_LOG_LEVEL: 'loud' }));
+    expect(err.message.split('\n')).toEqual([
+      'VIGIL_PORT="x" is invalid: expected an integer from 0 to 65535.',
+      'VIGIL_LOG_LEVEL="loud" is invalid: expected one of fatal, error, warn, info, debug, trace, silent.',
+    ]);
+    expect(err.data).toMatchObject({ variable: 'VIGIL_PORT', problems: [{ variable: 'VIGIL_PORT' }, { variable: 'VIGIL_LOG_LEVEL' }] });
+  });
+
+  it('accepts a real IANA zone and rejects a bogus one', () => {
+    expect(loadConfig({ VIGIL_TIMEZONE: 'Europe/Berlin' }).timezone).toBe('Europe/Berlin');
+    expect(caught(() => loadConfig({ VIGIL_TIMEZONE: 'Mars/Olympus' })).data).toMatchObject({ variable: 'VIGIL_TIMEZONE' });
+  });
+
+  it.each<[Record<string, string>, string]>([
+    [{ VIGIL_BEAT_MAX_MS: '500' }, 'VIGIL_BEAT_MAX_MS="500" is invalid: expected at least VIGIL_BEAT_MS (1000).'],
+    [{ VIGIL_BEAT_MIN_MS: '2000' }, 'VIGIL_BEAT_MIN_MS="2000" is invalid: expected at most VIGIL_BEAT_MS (1000).'],
+    [{ VIGIL_BEAT_MS: '50' }, 'VIGIL_BEAT_MS="50" is invalid: expected at least VIGIL_BEAT_MIN_MS (100).'],
+    [{ VIGIL_BEAT_MS: '50', VIGIL_BEAT_MIN_MS: '60' }, 'VIGIL_BEAT_MS="50" is invalid: expected at least VIGIL_BEAT_MIN_MS (60).'],
+    [{ VIGIL_HARD_STOP_PCT: '80' }, 'VIGIL_HARD_STOP_PCT="80" is invalid: expected more than VIGIL_WIND_DOWN_PCT (90).'],
+    [{ VIGIL_WIND_DOWN_PCT: '120' }, 'VIGIL_WIND_DOWN_PCT="120" is invalid: expected less than VIGIL_HARD_STOP_PCT (110).'],
+  ])('blames the variable that was set when %j breaks a relation', (env, message) => {
+    expect(caught(() => loadConfig(env)).message).toBe(message);
+  });
+
+  it('accepts beat bounds in order and a wind-down below the hard stop', () => {
+    const config = loadConfig({ VIGIL_BEAT_MIN_MS: '10', VIGIL_BEAT_MS: '10', VIGIL_BEAT_MAX_MS: '10', VIGIL_WIND_DOWN_PCT: '50', VIGIL_HARD_STOP_PCT: '50.5' });
+    expect(config).toMatchObject({ beatMinMs: 10, beatMs: 10, beatMaxMs: 10, windDownPct: 50, hardStopPct: 50.5 });
+  });
+
+  it('requires ANTHROPIC_API_KEY for the anthropic thinker, naming it', () => {
+    const err = caught(() => loadConfig({ VIGIL_THINKER: 'anthropic' }));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toContain('ANTHROPIC_API_KEY');
+    expect(err.data).toMatchObject({ variable: 'ANTHROPIC_API_KEY', value: undefined });
+    expect(loadConfig({ VIGIL_THINKER: 'anthropic', ANTHROPIC_API_KEY: 'sk-test' })).toMatchObject({
+      thinker: 'anthropic',
+      anthropicApiKey: 'sk-test',
+    });
+  });
+
+  it('lets flags override the environment', () => {
+    const env = { VIGIL_DATA_DIR: '/env', VIGIL_HOST: '0.0.0.0', VIGIL_PORT: '1', VIGIL_THINKER: 'anthropic' };
+    const config = loadConfig(env, { dataDir: '/flag', host: 'localhost', port: '2', thinker: 'offline' });
+    expect(config).toMatchObject({ dataDir: '/flag', host: 'localhost', port: 2, thinker: 'offline' });
+  });
+
+  it('names both the flag and the variable when a flag is invalid', () => {
+    const err = caught(() => loadConfig({ VIGIL_PORT: '1' }, { port: '99999' }));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toBe('--port (VIGIL_PORT)="99999" is invalid: expected an integer from 0 to 65535.');
+    expect(err.data).toMatchObject({ variable: 'VIGIL_PORT', flag: '--port', value: '99999' });
+  });
+
+  it('checks that VIGIL_IDENTITY_FILE exists', () => {
+    const path = join(tmp, 'identity.md');
+    writeFileSync(path, 'You are Vigil.');
+    expect(loadConfig({ VIGIL_IDENTITY_FILE: path }).identityFile).toBe(path);
+    const missing = caught(() => loadConfig({ VIGIL_IDENTITY_FILE: join(tmp, 'missing.md') }));
+    expect(missing.code).toBe('CONFIG_INVALID');
+    expect(missing.data).toMatchObject({ variable: 'VIGIL_IDENTITY_FILE' });
+    expect(caught(() => loadConfig({ VIGIL_IDENTITY_FILE: tmp })).code).toBe('CONFIG_INVALID');
+  });
+
+  it.skipIf(process.platform === 'win32' || process.getuid?.() === 0)('rejects an unreadable VIGIL_IDENTITY_FILE', () => {
+    const path = join(tmp, 'locked.md');
+    writeFileSync(path, 'secret');
+    chmodSync(path, 0o000);
+    expect(caught(() => loadConfig({ VIGIL_IDENTITY_FILE: path })).code).toBe('CONFIG_INVALID');
+  });
+});
+
+describe('configFromDefaults', () => {
+  it('equals the configuration of an empty environment', () => {
+    expect(configFromDefaults()).toEqual(loadConfig({}));
+  });
+
+  it('applies and validates overrides', () => {
+    expect(configFromDefaults({ port: 0, beatMs: 100, token: undefined })).toMatchObject({ port: 0, beatMs: 100 });
+    const err = caught(() => configFromDefaults({ port: 70000 }));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.data).toMatchObject({ variable: 'VIGIL_PORT', value: 70000 });
+    expect(caught(() => configFromDefaults({ windDownPct: 120 })).code).toBe('CONFIG_INVALID');
+  });
+});
+
+describe('parseRunArgs', () => {
+  it('reads every flag of vigil run', () => {
+    const args = parseRunArgs(['--data-dir', 'd', '--host=h', '--port', '0', '--thinker', 'offline', '--repair']);
+    expect(args).toEqual({ flags: { dataDir: 'd', host: 'h', port: '0', thinker: 'offline' }, repair: true });
+  });
+
+  it('returns no flags and no repair for no arguments', () => {
+    expect(parseRunArgs([])).toEqual({ flags: {}, repair: false });
+  });
+
+  it.each([[['--bogus']], [['--port']], [['--port', '--host', 'h']], [['--host=']], [['extra']], [['--repair=yes']]])(
+    'rejects %j with CLI_USAGE',
+    (argv) => {
+      expect(caught(() => parseRunArgs(argv)).code).toBe('CLI_USAGE');
+    },
+  );
+});
+
+describe('.env.example', () => {
+  const text = readFileSync(fileURLToPath(new URL('../.env.example', import.meta.url)), 'utf8');
+  const listed = new Map(
+    [...text.matchAll(/^(?:# )?([A-Z][A-Z0-9_]*)=(.*)$/gm)].map((m) => [m[1] ?? '', m[2] === '' ? undefined : m[2]]),
+  );
+
+  it('lists exactly the variables the schema knows, with their defaults', () => {
+    expect(new Set(CONFIG_VARIABLES.map((v) => v.key))).toEqual(new Set(Object.keys(VigilConfigSchema.shape)));
+    expect(Object.fromEntries(listed)).toEqual({ ...DEFAULT_CONFIG_ENV });
+  });
+
+  it('is what renderEnvExample() writes', () => {
+    expect(text).toBe(renderEnvExample());
+  });
+
+  it('has defaults that pass validation', () => {
+    const env = Object.fromEntries([...listed].filter(([, v]) => v !== undefined));
+    expect(loadConfig(env)).toEqual(loadConfig({}));
+  });
+});
