@@ -1,0 +1,89 @@
+/** The offline thinker: deterministic answers from simple patterns, no network, so Vigil runs without an API key. */
+import { VigilError, describeError } from '../../errors.js';
+import { answerMessage, offlineContext } from './offline-replies.js';
+import { keyTerms, excerpt } from './offline-text.js';
+import { debrief, digestSwarmResult, workOnGoal } from './offline-work.js';
+import type { Thinker } from './thinker.js';
+import {
+  ZERO_USAGE,
+  type SwarmTaskInput,
+  type SwarmTaskOutput,
+  type ThinkAction,
+  type ThinkInput,
+  type ThinkResult,
+} from './thinker.schema.js';
+
+/** Options of the offline thinker. */
+export interface OfflineThinkerOptions {
+  /** Model name reported in results (default `offline`). */
+  model?: string;
+  /** Simulated cost of each think and task in integer micro-dollars (default 0), so budgets can be exercised offline. */
+  costPerThinkMicroUsd?: number;
+}
+
+/** Rejects with THINK_ABORTED if `signal` has aborted. */
+function checkAborted(signal: AbortSignal, what: string): void {
+  if (signal.aborted) {
+    throw new VigilError('THINK_ABORTED', `The offline ${what} was aborted: ${describeError(signal.reason)}.`, {
+      cause: signal.reason,
+    });
+  }
+}
+
+/** Same input, same output: no clock but `input.now`, no randomness, no I/O. Steps yield to the event loop so an abort is seen between them. */
+export class OfflineThinker implements Thinker {
+  readonly kind = 'offline';
+  readonly model: string;
+  readonly costPerThinkMicroUsd: number;
+
+  constructor(options: OfflineThinkerOptions = {}) {
+    const cost = options.costPerThinkMicroUsd ?? 0;
+    if (!Number.isSafeInteger(cost) || cost < 0) {
+      throw new VigilError('CONFIG_INVALID', `costPerThinkMicroUsd=${cost} is invalid: expected a whole number of micro-dollars, 0 or more.`, {
+        data: { variable: 'VIGIL_OFFLINE_COST_USD', value: cost, allowed: 'a whole number of micro-dollars, 0 or more' },
+      });
+    }
+    this.model = options.model ?? 'offline';
+    this.costPerThinkMicroUsd = cost;
+  }
+
+  /** Answers pending messages, digests swarm results, then does the reason's own work (a goal step or a debrief). */
+  async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
+    const what = `think for turn ${input.turnId}`;
+    const step = async (): Promise<void> => {
+      await Promise.resolve();
+      checkAborted(signal, what);
+    };
+    checkAborted(signal, what);
+    const ctx = offlineContext(input);
+    const actions: ThinkAction[] = [];
+    for (const message of input.pendingMessages) {
+      actions.push(...answerMessage(message, ctx));
+      await step();
+    }
+    for (const result of input.swarmResults) {
+      actions.push(...digestSwarmResult(result));
+      await step();
+    }
+    if (input.reason === 'goal_work') actions.push(...workOnGoal(ctx));
+    if (input.reason === 'debrief') actions.push(...debrief(input, ctx));
+    // Always one last yield, so even an empty think notices an abort that came after it started.
+    await step();
+    return { model: this.model, actions, usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd };
+  }
+
+  /** A deterministic stand-in for research: restates the prompt's key terms as findings. */
+  async runTask(input: SwarmTaskInput, signal: AbortSignal): Promise<SwarmTaskOutput> {
+    const what = `task ${input.taskId}`;
+    checkAborted(signal, what);
+    await Promise.resolve();
+    checkAborted(signal, what);
+    const terms = keyTerms(input.prompt);
+    const body =
+      terms.length === 0
+        ? 'the prompt has no key terms to go on, so there is nothing to report.'
+        : `working offline, I could only reason from the question. Key terms: ${terms.join(', ')}. Next step: consult sources on ${terms[0]}.`;
+    const text = `Findings on "${excerpt(input.prompt, 80)}": ${body}`;
+    return { text, usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd, model: this.model };
+  }
+}
