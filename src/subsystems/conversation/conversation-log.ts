@@ -1,0 +1,222 @@
+/** The append-only conversation log: each message is written durably as it happens, keyed by a seq that is never reused. */
+import type { ZodError } from 'zod';
+import { VigilError } from '../../errors.js';
+import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
+import {
+  ConversationArchiveSchema,
+  ConversationMessageSchema,
+  NewConversationMessageSchema,
+  type ConversationArchive,
+  type ConversationMessage,
+  type NewConversationMessage,
+} from './conversation.schema.js';
+
+// Number.MAX_SAFE_INTEGER has 16 digits, so zero-padding to 16 makes string order numeric order for every safe seq.
+const SEQ_WIDTH = 16;
+const HIGHEST_SEQ_KEY = 'highestSeq';
+// Archive entries are keyed `<archiveId>!<seq>`; '!' sorts before every character an archive id may hold.
+const ARCHIVE_SEPARATOR = '!';
+const ARCHIVE_ID_PATTERN = /^[\x22-\x7e]+$/;
+
+/** The log's key for `seq`: zero-padded so keys sort numerically. */
+export function conversationSeqKey(seq: number): string {
+  return String(Math.max(0, Math.floor(seq))).padStart(SEQ_WIDTH, '0');
+}
+
+/**
+ * The conversation log. Seqs continue from the highest ever issued (kept across `archiveAfter` and restarts), so
+ * after archiving everything past a watermark the live log may jump, e.g. 1..5 then 11: a seq names one message forever.
+ */
+export class ConversationLog {
+  private readonly log;
+  private readonly archive;
+  private readonly archives;
+  private readonly meta;
+  private lastLive = 0;
+  private highest = 0;
+  private opened = false;
+  private writes: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly db: VigilDb) {
+    this.log = db.sublevel<string, ConversationMessage>(SUBLEVELS.conversation, { valueEncoding: 'json' });
+    this.archive = db.sublevel<string, ConversationMessage>(SUBLEVELS.conversationArchive, { valueEncoding: 'json' });
+    this.archives = db.sublevel<string, ConversationArchive>(SUBLEVELS.conversationArchives, { valueEncoding: 'json' });
+    this.meta = db.sublevel<string, number>(SUBLEVELS.conversationMeta, { valueEncoding: 'json' });
+  }
+
+  /** Reads the last live seq and the highest seq ever issued. */
+  async open(): Promise<void> {
+    try {
+      this.lastLive = await this.lastLiveSeq();
+      const stored = await this.meta.get(HIGHEST_SEQ_KEY);
+      this.highest = Math.max(this.lastLive, typeof stored === 'number' ? stored : 0);
+    } catch (err) {
+      throw toStoreError(err, 'open the conversation log');
+    }
+    this.opened = true;
+  }
+
+  /** Numbers `msg` with the next seq and writes it durably (one sync write); resolves with the stored message. */
+  async append(msg: NewConversationMessage): Promise<ConversationMessage> {
+    this.assertOpen('append');
+    const input = NewConversationMessageSchema.safeParse(msg);
+    if (!input.success) {
+      throw new VigilError('INTERNAL', `A conversation message does not match its schema: ${firstIssue(input.error)}.`);
+    }
+    // Numbered at the call, so concurrent appends keep call order; a failed write burns its seq, never reuses it.
+    this.highest += 1;
+    const message: ConversationMessage = { seq: this.highest, ...input.data };
+    return this.exclusive(async () => {
+      try {
+        await writeSyncBatch(this.db, [{ type: 'put', sublevel: this.log, key: conversationSeqKey(message.seq), value: message }]);
+      } catch (err) {
+        throw toStoreError(err, `append conversation message ${message.seq}`);
+      }
+      this.lastLive = Math.max(this.lastLive, message.seq);
+      return message;
+    });
+  }
+
+  /** The seq of the last live entry; 0 when the live log is empty. */
+  watermark(): number {
+    return this.lastLive;
+  }
+
+  /** Entries after `seq`, ascending, at most `limit`. */
+  readAfter(seq: number, limit?: number): Promise<ConversationMessage[]> {
+    return this.read({ gt: conversationSeqKey(seq), ...(limit !== undefined && { limit: nonNegative(limit) }) });
+  }
+
+  /** Entries with `fromExclusive < seq <= toInclusive`, ascending. */
+  readRange(fromExclusive: number, toInclusive: number): Promise<ConversationMessage[]> {
+    if (toInclusive <= fromExclusive) return Promise.resolve([]);
+    return this.read({ gt: conversationSeqKey(fromExclusive), lte: conversationSeqKey(toInclusive) });
+  }
+
+  /** The last `limit` entries, ascending. */
+  async readLast(limit: number): Promise<ConversationMessage[]> {
+    return (await this.read({ reverse: true, limit: nonNegative(limit) })).reverse();
+  }
+
+  /** How many live entries the log holds. */
+  async count(): Promise<number> {
+    try {
+      return (await this.log.keys().all()).length;
+    } catch (err) {
+      throw toStoreError(err, 'count conversation messages');
+    }
+  }
+
+  /**
+   * Moves every live entry with seq > `watermark` under `archiveId` in one sync batch (never deleting one) and
+   * returns how many moved. Afterwards `watermark()` is the last seq at or below `watermark`; new seqs continue
+   * above the highest ever issued. Archiving twice under one id adds to that archive.
+   */
+  async archiveAfter(watermark: number, archiveId: string): Promise<number> {
+    this.assertOpen('archiveAfter');
+    if (!ARCHIVE_ID_PATTERN.test(archiveId)) {
+      throw new VigilError('INTERNAL', `The archive id ${JSON.stringify(archiveId)} must be printable ASCII without spaces or '!'.`);
+    }
+    return this.exclusive(async () => {
+      try {
+        const moved = await this.log.iterator({ gt: conversationSeqKey(watermark) }).all();
+        if (moved.length === 0) return 0;
+        const messages = moved.map(([key, value]) => parseMessage(key, value));
+        const previous = await this.archives.get(archiveId);
+        const summary = mergeSummary(previous, archiveId, watermark, messages);
+        const ops: VigilBatchOp[] = messages.flatMap((m): VigilBatchOp[] => [
+          { type: 'del', sublevel: this.log, key: conversationSeqKey(m.seq) },
+          { type: 'put', sublevel: this.archive, key: archiveKey(archiveId, m.seq), value: m },
+        ]);
+        ops.push({ type: 'put', sublevel: this.archives, key: archiveId, value: summary });
+        // Persisted with the move: the live log no longer shows the highest seq, and it must never be issued again.
+        ops.push({ type: 'put', sublevel: this.meta, key: HIGHEST_SEQ_KEY, value: this.highest });
+        await writeSyncBatch(this.db, ops);
+        this.lastLive = await this.lastLiveSeq();
+        return messages.length;
+      } catch (err) {
+        throw toStoreError(err, `archive the conversation after seq ${watermark}`);
+      }
+    });
+  }
+
+  /** Every archive's summary, ordered by archive id. */
+  async listArchives(): Promise<ConversationArchive[]> {
+    try {
+      const values = await this.archives.values().all();
+      return values.map((value) => ConversationArchiveSchema.parse(value));
+    } catch (err) {
+      throw toStoreError(err, 'list conversation archives');
+    }
+  }
+
+  /** The messages archived under `archiveId`, ascending; empty for an unknown id. */
+  async readArchive(archiveId: string): Promise<ConversationMessage[]> {
+    try {
+      const entries = await this.archive
+        .iterator({ gt: archiveId + ARCHIVE_SEPARATOR, lt: archiveId + String.fromCharCode(ARCHIVE_SEPARATOR.charCodeAt(0) + 1) })
+        .all();
+      return entries.map(([key, value]) => parseMessage(key, value));
+    } catch (err) {
+      throw toStoreError(err, `read conversation archive ${archiveId}`);
+    }
+  }
+
+  private async read(range: { gt?: string; lte?: string; reverse?: boolean; limit?: number }): Promise<ConversationMessage[]> {
+    try {
+      const entries = await this.log.iterator(range).all();
+      return entries.map(([key, value]) => parseMessage(key, value));
+    } catch (err) {
+      throw toStoreError(err, 'read the conversation log');
+    }
+  }
+
+  private async lastLiveSeq(): Promise<number> {
+    const [last] = await this.log.keys({ reverse: true, limit: 1 }).all();
+    return last === undefined ? 0 : Number(last);
+  }
+
+  private assertOpen(method: string): void {
+    if (!this.opened) throw new VigilError('INTERNAL', `ConversationLog.${method}() was called before open().`);
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(fn, fn);
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function archiveKey(archiveId: string, seq: number): string {
+  return `${archiveId}${ARCHIVE_SEPARATOR}${conversationSeqKey(seq)}`;
+}
+
+function mergeSummary(
+  previous: ConversationArchive | undefined,
+  archiveId: string,
+  afterSeq: number,
+  messages: ConversationMessage[],
+): ConversationArchive {
+  const seqs = messages.map((m) => m.seq);
+  const firstSeq = Math.min(...seqs, previous?.firstSeq ?? Infinity);
+  const lastSeq = Math.max(...seqs, previous?.lastSeq ?? 0);
+  const count = messages.length + (previous?.count ?? 0);
+  return { archiveId, afterSeq: Math.min(afterSeq, previous?.afterSeq ?? Infinity), count, firstSeq, lastSeq };
+}
+
+function parseMessage(key: string, value: unknown): ConversationMessage {
+  const parsed = ConversationMessageSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new VigilError('STORE_IO', `Conversation entry ${key} is unreadable: ${firstIssue(parsed.error)}.`);
+  }
+  return parsed.data;
+}
+
+function firstIssue(error: ZodError): string {
+  const issue = error.issues[0];
+  return issue === undefined ? 'invalid' : `${issue.path.join('.') || '(root)'}: ${issue.message}`;
+}
+
+function nonNegative(n: number): number {
+  return Math.max(0, Math.floor(n));
+}

@@ -1,0 +1,134 @@
+/** PersistedSeq: a synchronous counter whose numbers only grow, across clean restarts and crashes alike. */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Level } from 'level';
+import { MemoryLevel } from 'memory-level';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PersistedSeq } from '../../../src/subsystems/store/persisted-seq.js';
+import { SUBLEVELS, type VigilDb } from '../../../src/subsystems/store/vigil-db.js';
+
+const CHILD = fileURLToPath(new URL('../../fixtures/seq-crash.child.ts', import.meta.url));
+
+/** Runs the crash child: it prints the numbers it issued, then is killed with SIGKILL before any clean shutdown. */
+function runCrashingChild(dataDir: string, count: number): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', CHILD, dataDir, String(count)], (err, stdout, stderr) => {
+      if (err !== null && err.signal !== 'SIGKILL') reject(new Error(`child failed: ${stderr}`));
+      else resolve(JSON.parse(stdout) as number[]);
+    });
+  });
+}
+
+function storedCeiling(db: VigilDb, name = 'events'): Promise<number | undefined> {
+  return db.sublevel<string, number>(SUBLEVELS.seq, { valueEncoding: 'json' }).get(name);
+}
+
+function take(seq: PersistedSeq, n: number): number[] {
+  return Array.from({ length: n }, () => seq.next());
+}
+
+describe('PersistedSeq', () => {
+  let db: VigilDb | undefined;
+  const dirs: string[] = [];
+
+  afterEach(async () => {
+    if (db?.status === 'open') await db.close();
+    db = undefined;
+    await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  it('counts from 1 on an empty store, with the first block durable before open resolves', async () => {
+    db = new MemoryLevel<string, string>();
+    const seq = await PersistedSeq.open(db, { blockSize: 100 });
+    expect(await storedCeiling(db)).toBe(100);
+    expect(take(seq, 3)).toEqual([1, 2, 3]);
+    expect(seq.current()).toBe(3);
+  });
+
+  it('reserves the next block in the background once half the current one is used', async () => {
+    db = new MemoryLevel<string, string>();
+    const seq = await PersistedSeq.open(db, { blockSize: 10 });
+    take(seq, 4);
+    await seq.flush();
+    expect(await storedCeiling(db)).toBe(10);
+    take(seq, 1);
+    await seq.flush();
+    expect(await storedCeiling(db)).toBe(20);
+    expect(take(seq, 10)).toEqual([6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+  });
+
+  it('starts above the stored ceiling after a clean reopen', async () => {
+    db = new MemoryLevel<string, string>();
+    const first = await PersistedSeq.open(db, { blockSize: 100 });
+    const issued = take(first, 5);
+    await first.flush();
+    await db.close();
+    await db.open();
+    const second = await PersistedSeq.open(db, { blockSize: 100 });
+    expect(second.next()).toBeGreaterThan(Math.max(...issued));
+  });
+
+  it('never repeats a number after a crash mid-reservation', async () => {
+    db = new MemoryLevel<string, string>();
+    const crashed = await PersistedSeq.open(db, { blockSize: 10 });
+    // Use enough to start a reservation, then "crash": drop the instance without waiting for it.
+    const issued = take(crashed, 8);
+    const next = await PersistedSeq.open(db, { blockSize: 10 });
+    const after = take(next, 5);
+    expect(Math.min(...after)).toBeGreaterThan(Math.max(...issued));
+  });
+
+  it('never repeats a number across many crashes of a real on-disk database', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vigil-seq-'));
+    dirs.push(dir);
+    let highest = 0;
+    for (let run = 0; run < 5; run += 1) {
+      db = new Level<string, string>(dir);
+      await db.open();
+      const seq = await PersistedSeq.open(db, { blockSize: 8 });
+      const issued = take(seq, 3 + run);
+      expect(Math.min(...issued)).toBeGreaterThan(highest);
+      highest = Math.max(...issued);
+      // No flush: the process dies here; only what was fsynced counts.
+      await db.close();
+    }
+  });
+
+  it('never repeats a number across processes killed with SIGKILL', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vigil-seq-kill-'));
+    dirs.push(dir);
+    let highest = 0;
+    for (const count of [3, 6, 9]) {
+      const issued = await runCrashingChild(dir, count);
+      expect(issued).toHaveLength(count);
+      expect(issued[0]!).toBeGreaterThan(highest);
+      highest = issued.at(-1)!;
+    }
+  });
+
+  it('throws STORE_IO rather than issue an unreserved number when a burst outruns the reservation', async () => {
+    db = new MemoryLevel<string, string>();
+    const seq = await PersistedSeq.open(db, { blockSize: 4 });
+    expect(take(seq, 4)).toEqual([1, 2, 3, 4]);
+    expect(() => seq.next()).toThrow(expect.objectContaining({ code: 'STORE_IO' }));
+    await seq.flush();
+    expect(seq.next()).toBe(5);
+  });
+
+  it('keeps separate counters by name', async () => {
+    db = new MemoryLevel<string, string>();
+    const events = await PersistedSeq.open(db, { blockSize: 10 });
+    const other = await PersistedSeq.open(db, { name: 'other', blockSize: 50 });
+    expect([events.next(), other.next()]).toEqual([1, 1]);
+    expect(await storedCeiling(db, 'other')).toBe(50);
+  });
+
+  it('refuses a corrupt stored ceiling with STORE_IO', async () => {
+    db = new MemoryLevel<string, string>();
+    await db.sublevel<string, unknown>(SUBLEVELS.seq, { valueEncoding: 'json' }).put('events', 'lots');
+    await expect(PersistedSeq.open(db)).rejects.toMatchObject({ code: 'STORE_IO' });
+  });
+});
