@@ -145,7 +145,8 @@ export const heartbeatMachine = setup({
   },
   states: {
     running: {
-      initial: 'sense',
+      // The first beat comes one interval after start, so a fresh or restored agent is observable as it was.
+      initial: 'sleep',
       on: {
         PAUSE: { actions: assign({ pauseRequested: true }) },
       },

@@ -51,7 +51,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on'),
     });
     logWarningEvents(bus, log);
-    bus.useSeq(await PersistedSeq.open(db));
+    const seq = await PersistedSeq.open(db);
+    bus.useSeq(seq);
 
     const store = new CheckpointStore(db, clock);
     await store.open();
@@ -112,6 +113,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       },
       close: async () => {
         bus.close();
+        await seq.flush().catch(() => undefined);
         if (ownsDb) await db.close();
       },
     });

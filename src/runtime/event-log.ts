@@ -14,6 +14,7 @@ export const LOGGED_EVENT_LEVELS: Partial<Record<EventType, 'warn' | 'error' | '
   'heartbeat.circuit_open': 'error',
   'heartbeat.circuit_closed': 'info',
   'checkpoint.restored': 'info',
+  'checkpoint.created': 'info',
 };
 
 /** Logs each listed event with its type and payload; returns the subscription. */

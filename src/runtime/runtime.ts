@@ -138,19 +138,21 @@ export class Runtime {
    */
   async restoreCheckpoint(id: string, options: { confirm?: boolean } = {}): Promise<CheckpointRestored> {
     this.assertRunning();
-    const checkpoint = await this.parts.store.load(id);
     if (options.confirm !== true) {
+      const checkpoint = await this.parts.store.load(id);
       throw new VigilError(
         'CHECKPOINT_CONFIRMATION_REQUIRED',
         `Restoring checkpoint ${id} replaces the running state; call again with confirm: true.`,
         { data: { id, beatCount: checkpoint.beatCount, createdAt: iso(checkpoint.createdAt) } },
       );
     }
+    // Checked and set before any await, so two concurrent restores can never both pass.
     if (this.restoring) {
       throw new VigilError('CHECKPOINT_RESTORE_BUSY', `A restore is already running; checkpoint ${id} was not restored.`);
     }
     this.restoring = true;
     try {
+      const checkpoint = await this.parts.store.load(id);
       return await this.exclusive.run(async () => {
         await this.pause();
         try {
@@ -251,6 +253,11 @@ export class Runtime {
       this.actor.send({ type: 'USER_MESSAGE', message: { turnId, text: params.text, from, at } });
       return { turnId };
     });
+  }
+
+  /** Resolves once every checkpoint save started so far has finished (stored or failed). */
+  async flush(): Promise<void> {
+    await this.parts.checkpoints.flush();
   }
 
   /** Stops at a beat boundary, writes a final checkpoint, and closes the store. Safe to call twice. */
