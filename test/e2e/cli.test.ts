@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { startDaemon } from './daemon-process.js';
+
+describe('vigil command line', () => {
+  it.each([
+    ['VIGIL_PORT', 'seventy', /VIGIL_PORT="seventy" is invalid: expected an integer from 0 to 65535/],
+    ['VIGIL_TIMEZONE', 'Mars/Olympus_Mons', /VIGIL_TIMEZONE="Mars\/Olympus_Mons" is invalid/],
+    ['VIGIL_CHECKPOINT_INTERVAL_BEATS', '0', /VIGIL_CHECKPOINT_INTERVAL_BEATS="0" is invalid/],
+  ])('exits 2 naming %s when it is invalid', async (variable, value, message) => {
+    const daemon = startDaemon(['run', '--data-dir', '/tmp/vigil-never-created'], { [variable]: value });
+    expect(await daemon.exited).toBe(2);
+    expect(daemon.stderr()).toMatch(message);
+  });
+
+  it('exits 2 with the usage for an unknown command or flag', async () => {
+    const unknown = startDaemon(['frobnicate']);
+    expect(await unknown.exited).toBe(2);
+    expect(unknown.stderr()).toMatch(/unknown command "frobnicate"/);
+    const badFlag = startDaemon(['run', '--colour', 'blue']);
+    expect(await badFlag.exited).toBe(2);
+    expect(badFlag.stderr()).toMatch(/usage: vigil run/);
+  });
+
+  it('exits 2 for the anthropic thinker without ANTHROPIC_API_KEY', async () => {
+    const daemon = startDaemon(['run', '--thinker', 'anthropic', '--data-dir', '/tmp/vigil-never-created']);
+    expect(await daemon.exited).toBe(2);
+    expect(daemon.stderr()).toMatch(/ANTHROPIC_API_KEY/);
+  });
+});
