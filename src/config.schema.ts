@@ -70,6 +70,7 @@ export const VigilConfigSchema = z
     logLevel: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }),
     wmCapacity: intIn(1, 1000, 'expected an integer from 1 to 1000'),
     swarmConcurrency: intIn(1, 1000, 'expected an integer from 1 to 1000'),
+    eventJournalSize: intIn(100, 10_000_000, 'expected an integer from 100 to 10000000'),
     offlineCostUsd: z
       .number({ error: 'expected a number of US dollars, 0 or more' })
       .nonnegative({ error: 'expected a number of US dollars, 0 or more' }),
@@ -154,6 +155,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_LOG_LEVEL', key: 'logLevel', kind: 'string', default: 'info', description: `pino log level: ${LOG_LEVELS.join(', ')}.` },
   { name: 'VIGIL_WM_CAPACITY', key: 'wmCapacity', kind: 'number', default: '7', description: 'Working-memory capacity in items.' },
   { name: 'VIGIL_SWARM_CONCURRENCY', key: 'swarmConcurrency', kind: 'number', default: '3', description: 'Swarm sub-agent tasks run at the same time.' },
+  { name: 'VIGIL_EVENT_JOURNAL_SIZE', key: 'eventJournalSize', kind: 'number', default: '10000', description: 'How many of the newest events the persisted journal keeps, for resuming subscribers and events.history.' },
   { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
 ];

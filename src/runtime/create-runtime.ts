@@ -10,6 +10,7 @@ import { CheckpointManager } from '../subsystems/checkpoint/checkpoint.manager.j
 import { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
 import { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 import { EventBus } from '../subsystems/events/event-bus.js';
+import { EventJournal } from '../subsystems/events/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
@@ -53,6 +54,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logWarningEvents(bus, log);
     const seq = await PersistedSeq.open(db);
     bus.useSeq(seq);
+    // Attached before restore, so even the boot's checkpoint.corrupt events are in the history.
+    const journal = new EventJournal(db, {
+      maxEvents: config.eventJournalSize,
+      onWriteError: (err) => log.error({ err }, 'event journal write failed; those events are missing from history'),
+    });
+    journal.attach(bus);
 
     const store = new CheckpointStore(db, clock);
     await store.open();
@@ -90,6 +97,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       checkpoints,
       conversation,
       swarmResults,
+      journal,
+      db,
       ids,
       seed,
       restored,
@@ -112,6 +121,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         },
       },
       close: async () => {
+        await journal.detach();
         bus.close();
         await seq.flush().catch(() => undefined);
         if (ownsDb) await db.close();

@@ -18,6 +18,8 @@ import type { ConversationLog } from '../subsystems/conversation/conversation-lo
 import type { EventBus } from '../subsystems/events/event-bus.js';
 import type { VigilEvent } from '../subsystems/events/event.schema.js';
 import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
+import type { EventJournal, JournalQuery } from '../subsystems/events/event-journal.js';
+import type { VigilDb } from '../subsystems/store/vigil-db.js';
 import { seedFromCheckpoint } from './heartbeat-seed.js';
 import type {
   AddGoalParams,
@@ -41,6 +43,9 @@ export interface RuntimeParts {
   checkpoints: CheckpointManager;
   conversation: ConversationLog;
   swarmResults: SwarmResultLog;
+  journal: EventJournal;
+  /** The database everything above lives in. */
+  db: VigilDb;
   ids: IdFactory;
   deps: Omit<HeartbeatDeps, 'onPaused'>;
   /** The seed to start from (a restored checkpoint or a cold start). */
@@ -111,6 +116,17 @@ export class Runtime {
       thinker: this.parts.deps.thinker.kind,
       version: this.parts.deps.runtimeVersion,
     };
+  }
+
+  /** `events.history`: past events from the persisted journal, oldest first (see `JournalQuery`). */
+  history(query: JournalQuery = {}): Promise<VigilEvent[]> {
+    return this.parts.journal.query(query);
+  }
+
+  /** The stores behind this runtime, for modules that extend it (export/import, the gateway's journal reads). */
+  get services(): Pick<RuntimeParts, 'store' | 'conversation' | 'journal' | 'db' | 'clock' | 'bus' | 'log'> {
+    const { store, conversation, journal, db, clock, bus, log } = this.parts;
+    return { store, conversation, journal, db, clock, bus, log };
   }
 
   /** `checkpoint.list`: newest first, from the index only. */

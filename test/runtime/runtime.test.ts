@@ -115,6 +115,12 @@ describe('Runtime', () => {
     expect(h.runtime.listGoals().map((g) => g.id)).toEqual([kept.id]);
     expect(h.runtime.status()).toMatchObject({ beatCount: first!.beatCount, restoredFrom: first!.id });
     expect(h.ofType('checkpoint.restored').at(-1)).toMatchObject({ checkpointId: first!.id, beatsRecovered: first!.beatCount });
+    // The message and its reply, logged after the checkpoint, are archived with the restore, not deleted.
+    const { conversation } = h.runtime.services;
+    const [archive] = await conversation.listArchives();
+    expect(archive).toMatchObject({ count: 2 });
+    expect((await conversation.readArchive(archive!.archiveId)).map((m) => m.text)).toEqual(['after the checkpoint', 're: after the checkpoint']);
+    expect(conversation.watermark()).toBe(0);
     await h.advance(1000);
     expect(h.runtime.status().beatCount).toBe(first!.beatCount + 1);
   });

@@ -21,6 +21,7 @@ export const SUBLEVELS = {
   conversationArchives: 'conversation-archives',
   conversationMeta: 'conversation-meta',
   swarmResults: 'swarm-results',
+  eventJournal: 'event-journal',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

@@ -1,0 +1,132 @@
+/** The persisted event journal: the newest N events in LevelDB, so a subscriber can resume after a seq, across restarts. */
+import type { Subscription } from 'rxjs';
+import { SUBLEVELS, type VigilDb } from '../store/vigil-db.js';
+import type { EventBus } from './event-bus.js';
+import { typeMatcher } from './event-filter.js';
+import type { VigilEvent } from './event.schema.js';
+
+// Seqs are safe integers: 16 digits zero-padded sort numerically as strings.
+const SEQ_WIDTH = 16;
+const seqKey = (seq: number): string => String(Math.max(0, Math.floor(seq))).padStart(SEQ_WIDTH, '0');
+
+/** Journal settings. */
+export interface EventJournalOptions {
+  /** How many of the newest events are kept (default 10,000). */
+  maxEvents?: number;
+  /** Called when a batch write fails; the journal drops that batch and goes on. */
+  onWriteError?: (err: unknown) => void;
+}
+
+/** A query over the journal. */
+export interface JournalQuery {
+  /** Only events whose type matches (exact or `prefix.*`). */
+  types?: readonly string[];
+  /** Only events with a seq greater than this (paging forward, oldest first). */
+  after?: number;
+  /** At most this many (default 100). */
+  limit?: number;
+}
+
+/**
+ * Writes every bus event to LevelDB in batches (one per tick, not synced: it survives a killed process, and the
+ * heartbeat never waits on it), prunes to the newest `maxEvents`, and answers history queries.
+ */
+export class EventJournal {
+  private readonly events;
+  private readonly maxEvents: number;
+  private readonly onWriteError: (err: unknown) => void;
+  private queue: VigilEvent[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private scheduled = false;
+  private subscription: Subscription | undefined;
+  private sincePrune = 0;
+
+  constructor(db: VigilDb, options: EventJournalOptions = {}) {
+    this.events = db.sublevel<string, VigilEvent>(SUBLEVELS.eventJournal, { valueEncoding: 'json' });
+    this.maxEvents = options.maxEvents ?? 10_000;
+    this.onWriteError = options.onWriteError ?? (() => {});
+  }
+
+  /** Starts journaling every event `bus` emits. */
+  attach(bus: EventBus): void {
+    this.subscription = bus.events$.subscribe((event) => this.enqueue(event));
+  }
+
+  /** Stops journaling and writes what is queued. */
+  async detach(): Promise<void> {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    await this.flush();
+  }
+
+  /** Resolves once every event received so far is written. */
+  async flush(): Promise<void> {
+    if (this.queue.length > 0) this.startFlush();
+    await this.flushing;
+  }
+
+  /**
+   * Events matching `query`, oldest first: with `after`, the first `limit` events after that seq; without it, the
+   * newest `limit`. Events still queued for writing are included, so a caller never misses one.
+   */
+  async query(query: JournalQuery = {}): Promise<VigilEvent[]> {
+    await this.flush();
+    const limit = Math.max(0, Math.min(query.limit ?? 100, this.maxEvents));
+    if (limit === 0) return [];
+    const matches = typeMatcher(query.types);
+    const found: VigilEvent[] = [];
+    if (query.after !== undefined) {
+      for await (const event of this.events.values({ gt: seqKey(query.after) })) {
+        if (!matches(event.type)) continue;
+        found.push(event);
+        if (found.length >= limit) break;
+      }
+      return found;
+    }
+    for await (const event of this.events.values({ reverse: true })) {
+      if (!matches(event.type)) continue;
+      found.push(event);
+      if (found.length >= limit) break;
+    }
+    return found.reverse();
+  }
+
+  /** The newest journaled seq, or 0. */
+  async lastSeq(): Promise<number> {
+    await this.flush();
+    for await (const key of this.events.keys({ reverse: true, limit: 1 })) return Number(key);
+    return 0;
+  }
+
+  private enqueue(event: VigilEvent): void {
+    this.queue.push(event);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.startFlush();
+    });
+  }
+
+  private startFlush(): void {
+    const batch = this.queue;
+    if (batch.length === 0) return;
+    this.queue = [];
+    this.flushing = this.flushing.then(() => this.write(batch));
+  }
+
+  private async write(batch: VigilEvent[]): Promise<void> {
+    try {
+      await this.events.batch(batch.map((event) => ({ type: 'put' as const, key: seqKey(event.seq), value: event })));
+      this.sincePrune += batch.length;
+      // Prune in steps of a tenth of the capacity, so the journal never holds more than 1.1 × maxEvents.
+      if (this.sincePrune >= Math.max(1, Math.floor(this.maxEvents / 10))) {
+        this.sincePrune = 0;
+        const newest = batch[batch.length - 1]!.seq;
+        await this.events.clear({ lte: seqKey(newest - this.maxEvents) });
+      }
+    } catch (err) {
+      this.onWriteError(err);
+    }
+  }
+}

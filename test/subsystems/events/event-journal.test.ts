@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Level } from 'level';
+import { MemoryLevel } from 'memory-level';
+import { describe, expect, it } from 'vitest';
+import { createSimulatedClock } from '../../../src/shared/clock.js';
+import { counterSeq, EventBus } from '../../../src/subsystems/events/event-bus.js';
+import { EventJournal } from '../../../src/subsystems/events/event-journal.js';
+import type { VigilDb } from '../../../src/subsystems/store/vigil-db.js';
+
+function setup(db: VigilDb, maxEvents = 1000, startSeq = 0) {
+  const bus = new EventBus({ clock: createSimulatedClock(), currentBeat: () => 0, seq: counterSeq(startSeq) });
+  const journal = new EventJournal(db, { maxEvents });
+  journal.attach(bus);
+  return { bus, journal };
+}
+
+describe('EventJournal', () => {
+  it('pages forward after a seq, oldest first, and returns the newest N without one', async () => {
+    const { bus, journal } = setup(new MemoryLevel() as unknown as VigilDb);
+    for (let i = 0; i < 10; i += 1) bus.emit('checkpoint.failed', { reason: `r${i}` });
+    expect((await journal.query({ after: 3, limit: 2 })).map((e) => e.seq)).toEqual([4, 5]);
+    expect((await journal.query({ limit: 3 })).map((e) => e.seq)).toEqual([8, 9, 10]);
+    expect(await journal.lastSeq()).toBe(10);
+  });
+
+  it('filters by type patterns before applying the limit', async () => {
+    const { bus, journal } = setup(new MemoryLevel() as unknown as VigilDb);
+    bus.emit('agent.reply', { turnId: 't', text: 'a' });
+    bus.emit('checkpoint.created', { checkpointId: 'c1', beatCount: 1, sizeBytes: 1 });
+    bus.emit('agent.reply', { turnId: 't', text: 'b' });
+    bus.emit('checkpoint.corrupt', { checkpointId: 'c0', reason: 'x' });
+    const found = await journal.query({ types: ['checkpoint.*'], after: 0, limit: 10 });
+    expect(found.map((e) => e.type)).toEqual(['checkpoint.created', 'checkpoint.corrupt']);
+  });
+
+  it('keeps only about the newest maxEvents', async () => {
+    const { bus, journal } = setup(new MemoryLevel() as unknown as VigilDb, 100);
+    for (let i = 0; i < 1000; i += 1) {
+      bus.emit('checkpoint.failed', { reason: 'x' });
+      if (i % 50 === 0) await journal.flush();
+    }
+    const oldest = (await journal.query({ after: 0, limit: 1 }))[0]!;
+    expect(oldest.seq).toBeGreaterThan(1000 - 111);
+    expect((await journal.query({ limit: 100 }))).toHaveLength(100);
+  });
+
+  it('survives a reopen of the on-disk database', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vigil-journal-'));
+    try {
+      const first = new Level(dir) as unknown as VigilDb;
+      const a = setup(first);
+      a.bus.emit('agent.reply', { turnId: 't', text: 'before' });
+      await a.journal.detach();
+      await first.close();
+      const second = new Level(dir) as unknown as VigilDb;
+      const b = setup(second, 1000, 1);
+      b.bus.emit('agent.reply', { turnId: 't', text: 'after' });
+      expect((await b.journal.query({ after: 0 })).map((e) => (e as { text: string }).text)).toEqual(['before', 'after']);
+      await b.journal.detach();
+      await second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
