@@ -71,6 +71,11 @@ export const VigilConfigSchema = z
     wmCapacity: intIn(1, 1000, 'expected an integer from 1 to 1000'),
     swarmConcurrency: intIn(1, 1000, 'expected an integer from 1 to 1000'),
     eventJournalSize: intIn(100, 10_000_000, 'expected an integer from 100 to 10000000'),
+    maxSubscriptions: intIn(1, 1000, 'expected an integer from 1 to 1000'),
+    subscriberBuffer: intIn(10, 1_000_000, 'expected an integer from 10 to 1000000'),
+    busyStrategy: z.enum(['interrupt', 'enqueue', 'reject'], { error: 'expected "interrupt", "enqueue" or "reject"' }),
+    maxToolIterations: intIn(1, 100, 'expected an integer from 1 to 100'),
+    stuckTurnS: intIn(1, 86_400, 'expected a whole number of seconds from 1 to 86400'),
     offlineCostUsd: z
       .number({ error: 'expected a number of US dollars, 0 or more' })
       .nonnegative({ error: 'expected a number of US dollars, 0 or more' }),
@@ -156,6 +161,11 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_WM_CAPACITY', key: 'wmCapacity', kind: 'number', default: '7', description: 'Working-memory capacity in items.' },
   { name: 'VIGIL_SWARM_CONCURRENCY', key: 'swarmConcurrency', kind: 'number', default: '3', description: 'Swarm sub-agent tasks run at the same time.' },
   { name: 'VIGIL_EVENT_JOURNAL_SIZE', key: 'eventJournalSize', kind: 'number', default: '10000', description: 'How many of the newest events the persisted journal keeps, for resuming subscribers and events.history.' },
+  { name: 'VIGIL_MAX_SUBSCRIPTIONS', key: 'maxSubscriptions', kind: 'number', default: '16', description: 'Event subscriptions one gateway connection may hold at once.' },
+  { name: 'VIGIL_SUBSCRIBER_BUFFER', key: 'subscriberBuffer', kind: 'number', default: '1000', description: 'Events buffered for one slow subscriber before its events are dropped (with an events.dropped notice).' },
+  { name: 'VIGIL_BUSY_STRATEGY', key: 'busyStrategy', kind: 'string', default: 'interrupt', description: 'A message arriving during a user turn: interrupt (answer it next), enqueue (after the current turn) or reject.' },
+  { name: 'VIGIL_MAX_TOOL_ITERATIONS', key: 'maxToolIterations', kind: 'number', default: '8', description: 'Iteration guard: the most model calls one think may make in its tool loop.' },
+  { name: 'VIGIL_STUCK_TURN_S', key: 'stuckTurnS', kind: 'number', default: '600', description: 'A turn working longer than this many seconds is reset as stuck.' },
   { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
 ];

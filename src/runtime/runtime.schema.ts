@@ -99,3 +99,24 @@ export type SendParams = z.infer<typeof SendParamsSchema>;
 /** `agent.send` result. */
 export const SendResultSchema = z.object({ turnId: z.string() });
 export type SendResult = z.infer<typeof SendResultSchema>;
+
+/** `budget.status`: the day's cap, spend and state (CONTRACT §4). Money in USD on the wire, micro-dollars inside. */
+export const BudgetStatusSchema = z.object({
+  dailyCapUsd: z.number().nonnegative(),
+  spentTodayUsd: z.number().nonnegative(),
+  remainingUsd: z.number(),
+  pct: z.number().nonnegative(),
+  state: z.enum(['ok', 'winding_down', 'sleeping', 'exceeded']),
+  timezone: z.string(),
+  /** The next local midnight in `timezone`, when the daily spend resets. */
+  resetsAt: isoTime,
+});
+export type BudgetStatus = z.infer<typeof BudgetStatusSchema>;
+
+/** `budget.topUp` params: extra allowance for today. */
+export const TopUpParamsSchema = z.object({ amountUsd: z.number().positive().max(1_000_000) });
+export type TopUpParams = z.infer<typeof TopUpParamsSchema>;
+
+/** `budget.setCap` params: the new daily cap. */
+export const SetCapParamsSchema = z.object({ dailyCapUsd: z.number().positive().max(1_000_000) });
+export type SetCapParams = z.infer<typeof SetCapParamsSchema>;
