@@ -45,6 +45,10 @@ export const ThinkInputSchema = z.object({
   swarmResults: z.array(SwarmResultSchema),
   /** Extra standing lines for this think (e.g. the wind-down notice or the debrief prompt). */
   notices: z.array(z.string()),
+  /** Today's spend against the cap, for the prompt's budget line (absent when no budget applies). */
+  budget: z
+    .object({ spentTodayUsd: z.number().nonnegative(), dailyCapUsd: z.number().nonnegative(), pct: z.number().nonnegative() })
+    .optional(),
 });
 export type ThinkInput = z.infer<typeof ThinkInputSchema>;
 
