@@ -22,6 +22,7 @@ export const SUBLEVELS = {
   conversationMeta: 'conversation-meta',
   swarmResults: 'swarm-results',
   eventJournal: 'event-journal',
+  budgetLedger: 'budget-ledger',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

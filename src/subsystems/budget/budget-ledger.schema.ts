@@ -1,0 +1,42 @@
+/** What the budget ledger stores: each charge, each day's totals, the cap override, the wake signal and turn times. */
+import { z } from 'zod';
+import { TokenUsageSchema } from '../thinking/thinker.schema.js';
+
+const microUsd = z.number().int().nonnegative();
+
+/** One think's or task's cost, appended before its result is applied. */
+export const LedgerChargeSchema = z.object({
+  at: z.number(),
+  dayKey: z.string(),
+  kind: z.enum(['think', 'task']),
+  model: z.string(),
+  costMicroUsd: microUsd,
+  usage: TokenUsageSchema,
+});
+export type LedgerCharge = z.infer<typeof LedgerChargeSchema>;
+
+/** A day's running totals, rewritten in the same batch as each charge or top-up. */
+export const LedgerDaySchema = z.object({
+  dayKey: z.string(),
+  spentMicroUsd: microUsd,
+  topUpMicroUsd: microUsd,
+  charges: z.number().int().nonnegative(),
+});
+export type LedgerDay = z.infer<typeof LedgerDaySchema>;
+
+/** A cap set at run time, and the configured cap it replaced (a changed configuration wins again). */
+export const LedgerCapSchema = z.object({ capMicroUsd: microUsd, configuredCapMicroUsd: microUsd });
+export type LedgerCap = z.infer<typeof LedgerCapSchema>;
+
+/** A pending wake (a top-up while asleep), kept until the agent has woken. */
+export const WakeSignalSchema = z.object({ requestedAt: z.number(), reason: z.enum(['top_up', 'manual']) });
+export type WakeSignal = z.infer<typeof WakeSignalSchema>;
+
+/** The debrief timers and whether a turn was running, so a restart knows what it cut short. Times are epoch ms. */
+export const TurnRecordSchema = z.object({
+  lastMessageAt: z.number().nullable(),
+  lastDebriefAt: z.number().nullable(),
+  turnStartedAt: z.number().nullable(),
+  turnInProgress: z.boolean(),
+});
+export type TurnRecord = z.infer<typeof TurnRecordSchema>;
