@@ -1,0 +1,51 @@
+/** Turns Anthropic SDK failures into Vigil's THINK_FAILED / THINK_ABORTED errors, carrying what was already spent. */
+import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { VigilError, describeError } from '../../errors.js';
+
+/** What a failed call tells the caller: the HTTP status if any, and whether trying again later could succeed. */
+export interface ThinkFailureData<P> {
+  status: number | undefined;
+  retryable: boolean;
+  /** The usage and cost of the calls that completed before the failure (the failed call charges nothing). */
+  partial: P;
+}
+
+/** A 2xx response that is not a Message (no content array); its usage cannot be trusted, so it charges nothing. */
+export class MalformedResponseError extends Error {
+  override readonly name = 'MalformedResponseError';
+}
+
+/** Statuses the SDK retries itself (timeouts, lock timeouts, rate limits, server errors and 529 overloaded). */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** THINK_ABORTED for `what`, with the partial result of the calls that completed. */
+export function abortedError<P>(what: string, partial: P, reason: unknown): VigilError {
+  return new VigilError('THINK_ABORTED', `The Anthropic ${what} was aborted: ${describeError(reason)}.`, {
+    cause: reason,
+    data: { partial },
+  });
+}
+
+/** The Vigil error for an SDK call that threw after its retries: THINK_ABORTED when aborted, THINK_FAILED otherwise. */
+export function callError<P>(err: unknown, what: string, signal: AbortSignal, partial: P): VigilError {
+  if (err instanceof APIUserAbortError || signal.aborted) return abortedError(what, partial, signal.reason ?? err);
+  if (err instanceof APIError && err.status !== undefined) {
+    const type = err.type ?? 'unknown_error';
+    const detail = err.apiMessage ?? err.message;
+    const retryable = isRetryableStatus(err.status);
+    const data: ThinkFailureData<P> = { status: err.status, retryable, partial };
+    const after = retryable ? ' after its retries' : ' (not retried)';
+    return new VigilError('THINK_FAILED', `The Anthropic ${what} failed${after}: HTTP ${err.status} ${type}: ${detail}`, {
+      cause: err,
+      data,
+    });
+  }
+  // Timeouts, dropped connections and garbled bodies have no status; like 5xx they may pass, so a later try may work.
+  const unreachable = err instanceof APIConnectionError;
+  const malformed = err instanceof SyntaxError || err instanceof MalformedResponseError;
+  const data: ThinkFailureData<P> = { status: undefined, retryable: unreachable || malformed, partial };
+  const kind = unreachable ? 'could not reach the API' : malformed ? 'got a malformed response' : 'failed';
+  return new VigilError('THINK_FAILED', `The Anthropic ${what} ${kind}: ${describeError(err)}`, { cause: err, data });
+}
