@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   CHECKPOINT_SAVE_FAILED: 'CHECKPOINT_SAVE_FAILED',
   /** No goal with that id exists. */
   GOAL_NOT_FOUND: 'GOAL_NOT_FOUND',
+  /** The agent is answering another message and the busy strategy is `reject`. */
+  AGENT_BUSY: 'AGENT_BUSY',
   /** The daily budget is spent; no think may run until a reset or top-up. */
   BUDGET_EXHAUSTED: 'BUDGET_EXHAUSTED',
   /** The thinker failed after its retries. */
@@ -36,6 +38,22 @@ export const ERROR_CODES = {
   RPC_INVALID_PARAMS: 'RPC_INVALID_PARAMS',
   /** No subscription with that id exists on this connection. */
   SUBSCRIPTION_NOT_FOUND: 'SUBSCRIPTION_NOT_FOUND',
+  /** A connection asked for more event subscriptions than `VIGIL_MAX_SUBSCRIPTIONS` allows. */
+  SUBSCRIPTION_LIMIT: 'SUBSCRIPTION_LIMIT',
+  /** A JSON-RPC frame was not valid JSON. */
+  RPC_PARSE_ERROR: 'RPC_PARSE_ERROR',
+  /** A JSON-RPC frame was JSON but not a valid request object (or an empty or oversized batch). */
+  RPC_INVALID_REQUEST: 'RPC_INVALID_REQUEST',
+  /** A JSON-RPC request named a method the gateway does not have. */
+  RPC_METHOD_NOT_FOUND: 'RPC_METHOD_NOT_FOUND',
+  /** A gateway request came without a valid token (HTTP 401). */
+  GATEWAY_UNAUTHORIZED: 'GATEWAY_UNAUTHORIZED',
+  /** A client's request got no answer within its timeout. */
+  CLIENT_TIMEOUT: 'CLIENT_TIMEOUT',
+  /** A client's connection closed (or could not be opened) before the answer came. */
+  CLIENT_DISCONNECTED: 'CLIENT_DISCONNECTED',
+  /** A checkpoint export file is not valid (wrong kind, version or content). */
+  CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /** Something that should not happen did; the message says what. */
   INTERNAL: 'INTERNAL',
 } as const;
@@ -45,7 +63,11 @@ export type VigilErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
 /** JSON-RPC error code for each Vigil code (CONTRACT §4); unlisted codes map to -32603. */
 export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
+  RPC_PARSE_ERROR: -32700,
+  RPC_INVALID_REQUEST: -32600,
+  RPC_METHOD_NOT_FOUND: -32601,
   RPC_INVALID_PARAMS: -32602,
+  CHECKPOINT_EXPORT_INVALID: -32602,
   CHECKPOINT_CONFIRMATION_REQUIRED: -32001,
   CHECKPOINT_NOT_FOUND: -32004,
   GOAL_NOT_FOUND: -32004,
@@ -53,6 +75,7 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   CHECKPOINT_CORRUPT: -32005,
   CHECKPOINT_FORMAT_UNSUPPORTED: -32005,
   CHECKPOINT_RESTORE_BUSY: -32009,
+  SUBSCRIPTION_LIMIT: -32009,
 };
 
 /** A JSON-RPC 2.0 error object. */

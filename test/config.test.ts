@@ -35,7 +35,7 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['port', 7420],
     ['token', undefined],
     ['thinker', 'offline'],
-    ['model', 'claude-sonnet-4-5'],
+    ['model', 'claude-sonnet-5-5'],
     ['identityFile', undefined],
     ['beatMs', 1000],
     ['beatMinMs', 100],

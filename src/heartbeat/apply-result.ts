@@ -17,10 +17,12 @@ export interface ApplyInput {
   plan: BeatPlan;
   turnId: string;
   result: ThinkResult;
+  /** The user turns whose messages this think was given. */
+  handledTurnIds: string[];
 }
 
 /** Applies the actions in order. Replies are appended to the conversation log (sync) before they are announced. */
-export async function applyThinkResult({ deps, refs, plan, turnId, result }: ApplyInput): Promise<ApplyOutcome> {
+export async function applyThinkResult({ deps, refs, plan, turnId, result, handledTurnIds }: ApplyInput): Promise<ApplyOutcome> {
   const { clock, bus, ids } = deps;
   const answered = new Set<string>();
   let replies = 0;
@@ -91,7 +93,7 @@ export async function applyThinkResult({ deps, refs, plan, turnId, result }: App
   if (plan.swarmTaskIds.length > 0) {
     refs.swarms.send({ type: 'swarm.consumed', at: clock.now(), ids: plan.swarmTaskIds });
   }
-  // The user's turn is over once this think handled it, whether or not the thinker chose to reply.
-  if (plan.reason === 'user_message' && plan.turnId !== null) answered.add(plan.turnId);
+  // Every message this think saw is handled, whether or not the thinker chose to reply to each.
+  for (const turn of handledTurnIds) answered.add(turn);
   return { answeredTurnIds: [...answered], replies };
 }

@@ -25,9 +25,16 @@ export interface PlanInputs {
   lastGoalWorkBeat: number;
   /** Beats between autonomous goal thinks, so steady goal work doesn't think on every beat. */
   goalWorkEveryBeats: number;
+  /** A debrief is owed and may run now. */
+  debriefReady: boolean;
+  /** False while winding down: finish what is pending, start nothing new. */
+  autonomyAllowed: boolean;
 }
 
-/** User messages first, then swarm results, then a due goal, then (paced) the most urgent goal; else null: an idle beat. */
+/**
+ * User messages first (all pending ones in one think), then swarm results, then an owed debrief, then a due goal,
+ * then (paced) the most urgent goal; else null: an idle beat, which calls no thinker.
+ */
 export function planBeat(inputs: PlanInputs): BeatPlan | null {
   const firstPending = inputs.pending[0];
   if (firstPending !== undefined) {
@@ -37,6 +44,8 @@ export function planBeat(inputs: PlanInputs): BeatPlan | null {
   if (results.length > 0) {
     return { reason: 'swarm_results', turnId: null, swarmTaskIds: results.map((task) => task.id) };
   }
+  if (!inputs.autonomyAllowed) return null;
+  if (inputs.debriefReady) return { reason: 'debrief', turnId: null, swarmTaskIds: [] };
   const due = dueGoals(inputs.goals, inputs.now)[0];
   if (due !== undefined) {
     return { reason: 'goal_work', turnId: null, focusGoalId: due.id, swarmTaskIds: [] };

@@ -13,6 +13,7 @@ export function readActorStates(refs: DomainActorRefs): ActorStates {
     goals: refs.goals.getSnapshot().context,
     workingMemory: refs.workingMemory.getSnapshot().context,
     swarms: refs.swarms.getSnapshot().context,
+    budget: refs.budget.getSnapshot().context,
   };
 }
 
@@ -37,6 +38,9 @@ export function snapshotCheckpoint(context: HeartbeatContext, id: string, phase:
       unreadReplies: context.turns.unreadReplies,
       lastMessageAt: context.turns.lastMessageAt,
       pending: context.turns.pending,
+      lastDebriefAt: context.turns.lastDebriefAt,
+      turnStartedAt: context.turns.turnStartedAt,
+      turnInProgress: context.turns.turnInProgress,
     },
   };
 }

@@ -1,20 +1,35 @@
-/** The heartbeat: an XState machine beating sense → think → integrate → sleep and supervising the domain actors. */
+/** The heartbeat: an XState machine beating sense → think → integrate → sleep, dormant while the budget sleeps, supervising the domain actors. */
 import { assign, enqueueActions, setup } from 'xstate';
 import { affectLogic } from '../actors/affect/affect.actor.js';
+import { budgetLogic } from '../actors/budget/budget.actor.js';
+import { spendLevel } from '../actors/budget/budget.reducer.js';
 import { goalsLogic } from '../actors/goals/goals.actor.js';
-import { startableTasks } from '../actors/swarms/swarms.reducer.js';
 import { swarmsLogic } from '../actors/swarms/swarms.actor.js';
 import { workingMemoryLogic } from '../actors/working-memory/working-memory.actor.js';
+import type { ActorStates } from '../subsystems/checkpoint/checkpoint.schema.js';
 import { describeError } from '../errors.js';
 import type { SwarmTaskOutput } from '../subsystems/thinking/thinker.schema.js';
-import { adaptiveIntervalMs } from './adaptive-interval.js';
-import { planBeat } from './beat-plan.js';
-import { readActorStates, snapshotCheckpoint } from './checkpoint-snapshot.js';
-import { backedOffIntervalMs, CIRCUIT_FAILURE_THRESHOLD } from './circuit-breaker.js';
+import { hardStopReached, sleepAfterBeat, wakeReason } from './budget-gate.js';
+import { snapshotCheckpoint } from './checkpoint-snapshot.js';
+import { backedOffIntervalMs } from './circuit-breaker.js';
+import {
+  dormantBeat,
+  dormantDelayMs,
+  fallAsleep,
+  finishBeat,
+  hasPendingWork,
+  idleBeat,
+  persistTurn,
+  phaseElapsed,
+  sense,
+  thinkExtras,
+  wakeUp,
+} from './heartbeat.actions.js';
 import type { HeartbeatContext, HeartbeatDeps, HeartbeatEvent, HeartbeatSeed } from './heartbeat.types.js';
 import { applyLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
 import { crashedActorName, lastGoodStateOf, SWARM_TASK_PREFIX } from './supervision.js';
 import { buildThinkInput } from './think-input.js';
+import { onUserMessage } from './turn-tracker.js';
 
 const ERROR_PREFIX = 'xstate.error.actor.';
 const DONE_PREFIX = 'xstate.done.actor.';
@@ -24,17 +39,6 @@ export interface HeartbeatInput {
   deps: HeartbeatDeps;
   seed: HeartbeatSeed;
 }
-
-const idleBeat = (startedAtPerf: number): HeartbeatContext['beat'] => ({
-  startedAtPerf,
-  senseMs: 0,
-  thinkMs: 0,
-  integrateMs: 0,
-  failed: false,
-  plan: null,
-  turnId: null,
-  result: null,
-});
 
 /** The heartbeat machine; create it with `createActor(heartbeatMachine, { input, clock })`. */
 export const heartbeatMachine = setup({
@@ -48,38 +52,58 @@ export const heartbeatMachine = setup({
     goals: goalsLogic,
     workingMemory: workingMemoryLogic,
     swarms: swarmsLogic,
+    budget: budgetLogic,
     think: thinkLogic,
     apply: applyLogic,
     swarmTask: swarmTaskLogic,
   },
   delays: {
     beatDelay: ({ context }) => backedOffIntervalMs(context.intervalMs, context.consecutiveFailures),
+    dormantDelay: ({ context }) => dormantDelayMs(context),
+    stuckDelay: ({ context }) => context.deps.options.stuckTurnMs,
   },
   actions: {
-    checkpointAtBoundary: ({ context }) => {
+    finishBeat: enqueueActions(({ context, enqueue }) => {
+      const patch = finishBeat(context, (taskId, prompt) =>
+        enqueue.spawnChild('swarmTask', { id: `${SWARM_TASK_PREFIX}${taskId}`, input: { deps: context.deps, taskId, prompt } }),
+      );
+      enqueue.assign(patch);
+    }),
+    checkpointAtBoundary: ({ context }, params: { phase: 'sleep' | 'dormant' }) => {
       const { checkpoints } = context.deps;
-      checkpoints.saveInBackground(snapshotCheckpoint(context, checkpoints.newId(), 'sleep'));
+      checkpoints.saveInBackground(snapshotCheckpoint(context, checkpoints.newId(), params.phase));
     },
   },
   guards: {
     hasPlan: ({ context }) => context.beat.plan !== null,
     hasResult: ({ context }) => context.beat.result !== null,
     pauseRequested: ({ context }) => context.pauseRequested,
+    sleepAfterBeat: ({ context }) =>
+      sleepAfterBeat(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, {
+        pendingWork: hasPendingWork(context),
+      }) !== null,
+    hardStopReached: ({ context }) => hardStopReached(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits),
+    wakeDue: ({ context }) =>
+      wakeReason(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, context.deps.clock.now()) !== null,
+    roomToWake: ({ context }) => spendLevel(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits) === 'ok',
+    /** At start: asleep, or spent past wind-down with no wake owed. */
+    asleepAtBoot: ({ context }) => {
+      const budget = context.refs.budget.getSnapshot().context;
+      const { budgetLimits } = context.deps.options;
+      if (wakeReason(budget, budgetLimits, context.deps.clock.now()) !== null) return false;
+      return budget.sleeping || budget.exceeded || spendLevel(budget, budgetLimits) !== 'ok';
+    },
+    /** At start: it was asleep, and a new day or a top-up since then wakes it. */
+    wakeAtBoot: ({ context }) => {
+      const budget = context.refs.budget.getSnapshot().context;
+      return (budget.sleeping || budget.exceeded) && wakeReason(budget, context.deps.options.budgetLimits, context.deps.clock.now()) !== null;
+    },
   },
 }).createMachine({
   id: 'heartbeat',
   context: ({ input, spawn }) => ({
     deps: input.deps,
-    refs: {
-      affect: spawn('affect', { id: 'affect', systemId: 'affect', input: input.seed.actors.affect }),
-      goals: spawn('goals', { id: 'goals', systemId: 'goals', input: input.seed.actors.goals }),
-      workingMemory: spawn('workingMemory', {
-        id: 'workingMemory',
-        systemId: 'workingMemory',
-        input: input.seed.actors.workingMemory,
-      }),
-      swarms: spawn('swarms', { id: 'swarms', systemId: 'swarms', input: input.seed.actors.swarms }),
-    },
+    refs: spawnDomainActors(spawn, input.seed.actors),
     lastGood: input.seed.actors,
     beatCount: input.seed.beatCount,
     intervalMs: input.seed.intervalMs,
@@ -92,17 +116,19 @@ export const heartbeatMachine = setup({
     beat: idleBeat(performance.now()),
     pauseRequested: false,
   }),
-  initial: 'running',
+  initial: 'boot',
   on: {
     USER_MESSAGE: {
-      actions: assign(({ context, event }) => ({
-        turns: {
+      actions: assign(({ context, event }) => {
+        const turns = {
+          ...context.turns,
+          ...onUserMessage(context.turns, event.message.at),
           pending: [...context.turns.pending, event.message],
           unreadReplies: 0,
-          lastMessageAt: event.message.at,
-        },
-        lastUserActivityAt: event.message.at,
-      })),
+        };
+        persistTurn(context.deps, turns);
+        return { turns, lastUserActivityAt: event.message.at };
+      }),
     },
     // Supervision: a domain actor that crashed restarts from its last good state; a failed swarm task is recorded.
     'xstate.error.actor.*': {
@@ -122,13 +148,11 @@ export const heartbeatMachine = setup({
         const restartFrom = lastGoodStateOf(name, context.refs[name].getSnapshot().context, context.lastGood);
         enqueue.stopChild(context.refs[name]);
         enqueue.assign(({ context: current, spawn }) => ({
-          refs: { ...current.refs, [name]: spawn(name, { id: name, systemId: name, input: restartFrom }) },
+          refs: { ...current.refs, [name]: spawn(name, { id: name, systemId: name, input: restartFrom as never }) },
           lastGood: { ...current.lastGood, [name]: restartFrom },
           beat: { ...current.beat, failed: true },
         }));
-        enqueue(() => {
-          bus.emit('actor.restarted', { actor: name, error });
-        });
+        enqueue(() => bus.emit('actor.restarted', { actor: name, error }));
       }),
     },
     'xstate.done.actor.*': {
@@ -137,48 +161,57 @@ export const heartbeatMachine = setup({
         if (!childId.startsWith(SWARM_TASK_PREFIX)) return;
         const taskId = childId.slice(SWARM_TASK_PREFIX.length);
         const output = (event as { output?: SwarmTaskOutput }).output;
-        const at = context.deps.clock.now();
-        context.refs.swarms.send({ type: 'swarm.succeeded', at, id: taskId, result: output?.text ?? '' });
+        context.refs.swarms.send({ type: 'swarm.succeeded', at: context.deps.clock.now(), id: taskId, result: output?.text ?? '' });
         context.deps.bus.emit('swarm.task_finished', { taskId, status: 'done' });
       },
     },
   },
   states: {
+    // Decides, from the budget, whether the agent starts (or resumes) awake or asleep.
+    boot: {
+      always: [
+        {
+          guard: 'wakeAtBoot',
+          target: 'running',
+          actions: ({ context }) => {
+            const budget = context.refs.budget;
+            const reason = wakeReason(budget.getSnapshot().context, context.deps.options.budgetLimits, context.deps.clock.now());
+            wakeUp(context.deps, budget, reason ?? 'manual');
+          },
+        },
+        {
+          guard: 'asleepAtBoot',
+          target: 'dormant',
+          actions: ({ context }) => {
+            const budget = context.refs.budget.getSnapshot().context;
+            const exceeded = budget.exceeded || spendLevel(budget, context.deps.options.budgetLimits) === 'exceeded';
+            fallAsleep(context.deps, context.refs.budget, exceeded ? 'budget_exceeded' : 'budget_wind_down');
+          },
+        },
+        { target: 'running' },
+      ],
+    },
     running: {
       // The first beat comes one interval after start, so a fresh or restored agent is observable as it was.
       initial: 'sleep',
       on: {
         PAUSE: { actions: assign({ pauseRequested: true }) },
+        // Spend moved outside this beat's think (a task, a lower cap): at the hard stop, stop at once, think and all.
+        BUDGET_CHECK: {
+          guard: 'hardStopReached',
+          target: 'dormant',
+          actions: enqueueActions(({ context, enqueue, self }) => {
+            for (const childId of Object.keys(self.getSnapshot().children)) {
+              if (childId.startsWith(SWARM_TASK_PREFIX)) enqueue.stopChild(childId);
+            }
+            context.refs.swarms.send({ type: 'swarm.requeue_running', at: context.deps.clock.now() });
+            fallAsleep(context.deps, context.refs.budget, 'budget_exceeded');
+          }),
+        },
       },
       states: {
         sense: {
-          entry: assign(({ context }) => {
-            const startedAtPerf = performance.now();
-            const { clock, ids, options } = context.deps;
-            const now = clock.now();
-            const beatCount = context.beatCount + 1;
-            // Decay is by elapsed time, so one event per beat keeps affect and memory current.
-            context.refs.affect.send({ type: 'affect.decay', at: now });
-            context.refs.workingMemory.send({ type: 'memory.decay', at: now });
-            const plan = planBeat({
-              now,
-              beatCount,
-              pending: context.turns.pending,
-              goals: context.refs.goals.getSnapshot().context,
-              swarms: context.refs.swarms.getSnapshot().context,
-              lastGoalWorkBeat: context.lastGoalWorkBeat,
-              goalWorkEveryBeats: options.goalWorkEveryBeats,
-            });
-            const beat = idleBeat(startedAtPerf);
-            beat.plan = plan;
-            beat.turnId = plan === null ? null : (plan.turnId ?? `auto-${ids.next()}`);
-            beat.senseMs = performance.now() - startedAtPerf;
-            return {
-              beatCount,
-              beat,
-              lastGoalWorkBeat: plan?.reason === 'goal_work' ? beatCount : context.lastGoalWorkBeat,
-            };
-          }),
+          entry: assign(({ context }) => sense(context)),
           always: [{ guard: 'hasPlan', target: 'think' }, { target: 'integrate' }],
         },
         think: {
@@ -194,6 +227,7 @@ export const heartbeatMachine = setup({
                 turns: context.turns,
                 identity: context.deps.identity,
                 now: context.deps.clock.now(),
+                ...thinkExtras(context),
               }),
             }),
             onDone: {
@@ -206,11 +240,39 @@ export const heartbeatMachine = setup({
               target: 'integrate',
               actions: [
                 ({ context, event }) => {
-                  const reason = describeError(event.error);
                   const code = (event.error as { code?: unknown }).code;
-                  context.deps.bus.emit('think.failed', { reason, code: typeof code === 'string' ? code : 'THINK_FAILED' });
+                  context.deps.bus.emit('think.failed', {
+                    reason: describeError(event.error),
+                    code: typeof code === 'string' ? code : 'THINK_FAILED',
+                  });
                 },
                 assign(({ context }) => ({ beat: { ...context.beat, failed: true, thinkMs: phaseElapsed(context) } })),
+              ],
+            },
+          },
+          on: {
+            // A user message preempts this think at once (leaving the state aborts its signal); nothing is applied.
+            PREEMPT: {
+              target: 'integrate',
+              actions: [
+                ({ context, event }) => context.deps.bus.emit('agent.preempted', { reason: event.reason }),
+                assign(({ context }) => ({ beat: { ...context.beat, preempted: true, thinkMs: phaseElapsed(context) } })),
+              ],
+            },
+          },
+          after: {
+            stuckDelay: {
+              target: 'integrate',
+              actions: [
+                ({ context }) =>
+                  context.deps.bus.emit('think.failed', {
+                    reason: `The turn was still thinking after ${context.deps.options.stuckTurnMs} ms and was reset as stuck.`,
+                    code: 'THINK_STUCK',
+                  }),
+                assign(({ context }) => ({
+                  beat: { ...context.beat, failed: true, thinkMs: phaseElapsed(context) },
+                  turns: { ...context.turns, turnInProgress: false },
+                })),
               ],
             },
           },
@@ -229,6 +291,8 @@ export const heartbeatMachine = setup({
                   plan: context.beat.plan!,
                   turnId: context.beat.turnId!,
                   result: context.beat.result!,
+                  handledTurnIds:
+                    context.beat.plan?.reason === 'user_message' ? context.turns.pending.map((message) => message.turnId) : [],
                 }),
                 onDone: {
                   target: 'done',
@@ -255,57 +319,61 @@ export const heartbeatMachine = setup({
             },
             done: { type: 'final' },
           },
-          onDone: {
-            target: 'sleep',
-            actions: enqueueActions(({ context, enqueue }) => {
-              const { deps } = context;
-              const now = deps.clock.now();
-              const failed = context.beat.failed;
-              const consecutiveFailures = failed ? context.consecutiveFailures + 1 : 0;
-              if (failed && consecutiveFailures === CIRCUIT_FAILURE_THRESHOLD) {
-                deps.bus.emit('heartbeat.circuit_open', { consecutiveFailures, intervalMs: context.intervalMs });
-              } else if (!failed && context.consecutiveFailures >= CIRCUIT_FAILURE_THRESHOLD) {
-                deps.bus.emit('heartbeat.circuit_closed', { afterFailures: context.consecutiveFailures });
-              }
-              // Start queued sub-agent tasks up to the concurrency limit.
-              for (const task of startableTasks(context.refs.swarms.getSnapshot().context)) {
-                context.refs.swarms.send({ type: 'swarm.started', at: now, id: task.id });
-                enqueue.spawnChild('swarmTask', {
-                  id: `${SWARM_TASK_PREFIX}${task.id}`,
-                  input: { deps, taskId: task.id, prompt: task.prompt },
-                });
-              }
-              const intervalMs = adaptiveIntervalMs({
-                baseMs: deps.options.beatMs,
-                minMs: deps.options.beatMinMs,
-                maxMs: deps.options.beatMaxMs,
-                now,
-                lastUserActivityAt: context.lastUserActivityAt,
-                idleSince: context.startedAt,
-                arousal: context.refs.affect.getSnapshot().context.dimensions.arousal,
-              });
-              const lastGood = failed ? context.lastGood : readActorStates(context.refs);
-              const integrateMs = phaseElapsed(context);
-              const next = { ...context, consecutiveFailures, intervalMs, lastGood };
-              if (deps.checkpoints.isDue(context.beatCount)) {
-                deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'integrate'));
-              }
-              enqueue.assign({ consecutiveFailures, intervalMs, lastGood, beat: { ...context.beat, integrateMs } });
-              deps.bus.emit('heartbeat.beat', {
-                beatCount: context.beatCount,
-                intervalMs: backedOffIntervalMs(intervalMs, consecutiveFailures),
-                phaseMs: { sense: context.beat.senseMs, think: context.beat.thinkMs, integrate: integrateMs },
-              });
-            }),
-          },
+          onDone: [
+            {
+              guard: 'sleepAfterBeat',
+              target: '#heartbeat.dormant',
+              actions: [
+                'finishBeat',
+                ({ context }) => {
+                  const decision = sleepAfterBeat(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, {
+                    pendingWork: hasPendingWork(context),
+                  });
+                  fallAsleep(context.deps, context.refs.budget, decision?.reason ?? 'budget_wind_down');
+                },
+              ],
+            },
+            { target: 'sleep', actions: 'finishBeat' },
+          ],
         },
         sleep: {
           always: { guard: 'pauseRequested', target: '#heartbeat.paused' },
           after: { beatDelay: { target: 'sense' } },
           on: {
             PAUSE: { target: '#heartbeat.paused' },
-            CHECKPOINT_NOW: { actions: 'checkpointAtBoundary' },
+            CHECKPOINT_NOW: { actions: { type: 'checkpointAtBoundary', params: { phase: 'sleep' } } },
           },
+        },
+      },
+    },
+    // Asleep for the budget: beats slow to the longest interval (never past midnight), nothing thinks; events and RPC go on.
+    dormant: {
+      initial: 'resting',
+      on: {
+        PAUSE: { target: '#heartbeat.paused' },
+        CHECKPOINT_NOW: { actions: { type: 'checkpointAtBoundary', params: { phase: 'dormant' } } },
+        WAKE_CHECK: {
+          guard: 'roomToWake',
+          target: 'running',
+          actions: ({ context, event }) => wakeUp(context.deps, context.refs.budget, event.reason),
+        },
+      },
+      states: {
+        resting: { after: { dormantDelay: { target: 'beat' } } },
+        beat: {
+          entry: assign(({ context }) => dormantBeat(context)),
+          always: [
+            {
+              guard: 'wakeDue',
+              target: '#heartbeat.running',
+              actions: ({ context }) => {
+                const budget = context.refs.budget;
+                const reason = wakeReason(budget.getSnapshot().context, context.deps.options.budgetLimits, context.deps.clock.now());
+                wakeUp(context.deps, budget, reason ?? 'manual');
+              },
+            },
+            { target: 'resting' },
+          ],
         },
       },
     },
@@ -313,8 +381,9 @@ export const heartbeatMachine = setup({
       entry: [assign({ pauseRequested: false }), ({ context }) => context.deps.onPaused()],
       on: {
         PAUSE: { actions: ({ context }) => context.deps.onPaused() },
-        RESUME: { target: '#heartbeat.running.sleep' },
-        CHECKPOINT_NOW: { actions: 'checkpointAtBoundary' },
+        // Back through boot: the (possibly restored) budget decides between awake and asleep.
+        RESUME: { target: 'boot' },
+        CHECKPOINT_NOW: { actions: { type: 'checkpointAtBoundary', params: { phase: 'sleep' } } },
         APPLY_SEED: {
           actions: enqueueActions(({ context, event, enqueue, self }) => {
             const { seed } = event;
@@ -323,16 +392,7 @@ export const heartbeatMachine = setup({
             }
             for (const ref of Object.values(context.refs)) enqueue.stopChild(ref);
             enqueue.assign(({ spawn }) => ({
-              refs: {
-                affect: spawn('affect', { id: 'affect', systemId: 'affect', input: seed.actors.affect }),
-                goals: spawn('goals', { id: 'goals', systemId: 'goals', input: seed.actors.goals }),
-                workingMemory: spawn('workingMemory', {
-                  id: 'workingMemory',
-                  systemId: 'workingMemory',
-                  input: seed.actors.workingMemory,
-                }),
-                swarms: spawn('swarms', { id: 'swarms', systemId: 'swarms', input: seed.actors.swarms }),
-              },
+              refs: spawnDomainActors(spawn, seed.actors),
               lastGood: seed.actors,
               beatCount: seed.beatCount,
               intervalMs: seed.intervalMs,
@@ -349,8 +409,17 @@ export const heartbeatMachine = setup({
   },
 });
 
-/** Milliseconds of the beat in progress not yet attributed to an earlier phase. */
-function phaseElapsed(context: HeartbeatContext): number {
-  const { beat } = context;
-  return Math.max(0, performance.now() - beat.startedAtPerf - beat.senseMs - beat.thinkMs);
+type Spawner = (src: 'affect' | 'goals' | 'workingMemory' | 'swarms' | 'budget', options: { id: string; systemId: string; input: never }) => unknown;
+
+/** Spawns the five domain actors from their states, each under its name as id and system id. */
+function spawnDomainActors(spawn: unknown, states: ActorStates): HeartbeatContext['refs'] {
+  const make = spawn as Spawner;
+  const one = <N extends keyof ActorStates>(name: N) => make(name, { id: name, systemId: name, input: states[name] as never });
+  return {
+    affect: one('affect'),
+    goals: one('goals'),
+    workingMemory: one('workingMemory'),
+    swarms: one('swarms'),
+    budget: one('budget'),
+  } as HeartbeatContext['refs'];
 }

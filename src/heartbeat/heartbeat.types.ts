@@ -1,6 +1,8 @@
 /** The heartbeat machine's context, events and dependencies. */
 import type { ActorRefFrom } from 'xstate';
 import type { affectLogic } from '../actors/affect/affect.actor.js';
+import type { budgetLogic } from '../actors/budget/budget.actor.js';
+import type { BudgetLimits } from '../actors/budget/budget.schema.js';
 import type { goalsLogic } from '../actors/goals/goals.actor.js';
 import type { swarmsLogic } from '../actors/swarms/swarms.actor.js';
 import type { workingMemoryLogic } from '../actors/working-memory/working-memory.actor.js';
@@ -11,13 +13,15 @@ import type { ActorStates, CognitiveCheckpoint } from '../subsystems/checkpoint/
 import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 import type { EventBus } from '../subsystems/events/event-bus.js';
 import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
+import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
+import type { TurnTimers } from './turn-tracker.js';
 
 /** The supervised domain actors, by the name their state has in a checkpoint. */
 export type DomainActorName = keyof ActorStates;
-export const DOMAIN_ACTOR_NAMES: readonly DomainActorName[] = ['affect', 'goals', 'workingMemory', 'swarms'];
+export const DOMAIN_ACTOR_NAMES: readonly DomainActorName[] = ['affect', 'goals', 'workingMemory', 'swarms', 'budget'];
 
 /** Live references to the domain actors. */
 export interface DomainActorRefs {
@@ -25,6 +29,7 @@ export interface DomainActorRefs {
   goals: ActorRefFrom<typeof goalsLogic>;
   workingMemory: ActorRefFrom<typeof workingMemoryLogic>;
   swarms: ActorRefFrom<typeof swarmsLogic>;
+  budget: ActorRefFrom<typeof budgetLogic>;
 }
 
 /** Tunables of the beat loop. */
@@ -34,6 +39,14 @@ export interface HeartbeatOptions {
   beatMaxMs: number;
   /** Beats between autonomous thinks on a goal that is not yet due. */
   goalWorkEveryBeats: number;
+  /** Wind-down and hard-stop percentages. */
+  budgetLimits: BudgetLimits;
+  /** A turn at least this long earns a debrief at its end. */
+  debriefAfterMs: number;
+  /** A think running longer than this is reset as stuck. */
+  stuckTurnMs: number;
+  /** What a message arriving during a user turn does. */
+  busyStrategy: 'interrupt' | 'enqueue' | 'reject';
 }
 
 /** Takes a checkpoint of a state the machine hands it, in the background; the beat never waits for the write. */
@@ -59,15 +72,18 @@ export interface HeartbeatDeps {
   ids: IdFactory;
   runtimeVersion: string;
   options: HeartbeatOptions;
+  /** Where every think's and task's cost is recorded before its result is applied. */
+  ledger: BudgetLedger;
   /** Called each time the machine has paused at a beat boundary. */
   onPaused: () => void;
+  /** Sends an event to the heartbeat (phase actors use it to report budget changes). */
+  notify: (event: HeartbeatEvent) => void;
 }
 
-/** The conversation's turn state kept by the heartbeat (messages themselves are in the log). */
-export interface TurnState {
+/** The conversation's turn state kept by the heartbeat (messages themselves are in the log), with the debrief timers. */
+export interface TurnState extends TurnTimers {
   pending: PendingMessage[];
   unreadReplies: number;
-  lastMessageAt: number | null;
 }
 
 /** The state the heartbeat starts or resumes from: a cold start or a decoded checkpoint. */
@@ -88,6 +104,8 @@ export interface BeatProgress {
   thinkMs: number;
   integrateMs: number;
   failed: boolean;
+  /** The think was aborted for a user message; the autonomous work it was doing runs again after. */
+  preempted: boolean;
   plan: BeatPlan | null;
   turnId: string | null;
   result: ThinkResult | null;
@@ -117,4 +135,10 @@ export type HeartbeatEvent =
   | { type: 'PAUSE' }
   | { type: 'RESUME' }
   | { type: 'APPLY_SEED'; seed: HeartbeatSeed }
-  | { type: 'CHECKPOINT_NOW' };
+  | { type: 'CHECKPOINT_NOW' }
+  /** A user message arrived during a think that should yield to it. */
+  | { type: 'PREEMPT'; reason: string }
+  /** Spend changed outside a think (a task, a cap change): stop at once if the hard stop is reached. */
+  | { type: 'BUDGET_CHECK' }
+  /** Allowance grew (top-up, cap raised): a sleeping agent wakes if there is room now. */
+  | { type: 'WAKE_CHECK'; reason: 'top_up' | 'manual' };

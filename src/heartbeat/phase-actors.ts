@@ -3,11 +3,31 @@ import { fromPromise } from 'xstate';
 import { describeError } from '../errors.js';
 import type { SwarmTaskOutput, ThinkInput, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import { applyThinkResult, type ApplyInput, type ApplyOutcome } from './apply-result.js';
+import { budgetRefOf, partialCostOf, recordCost } from './cost-recorder.js';
 import type { HeartbeatDeps } from './heartbeat.types.js';
 
-/** One think; XState aborts `signal` if the invoking state is left (stop, preemption). */
-export const thinkLogic = fromPromise<ThinkResult, { deps: HeartbeatDeps; thinkInput: ThinkInput }>(({ input, signal }) =>
-  input.deps.thinker.think(input.thinkInput, signal),
+/**
+ * One think. Its cost is in the ledger before the result is returned (and so before it is applied). A think that
+ * fails or is aborted (preemption, hard stop) still records what its finished API calls cost; its actions are dropped.
+ */
+export const thinkLogic = fromPromise<ThinkResult, { deps: HeartbeatDeps; thinkInput: ThinkInput }>(
+  async ({ input, signal, system }) => {
+    const { deps } = input;
+    let result: ThinkResult;
+    try {
+      result = await deps.thinker.think(input.thinkInput, signal);
+    } catch (err) {
+      const partial = partialCostOf(err);
+      if (partial !== null) {
+        await recordCost(deps, budgetRefOf(system), 'think', partial).catch((recordErr: unknown) =>
+          deps.log.error({ err: describeError(recordErr) }, 'could not record the cost of a failed think'),
+        );
+      }
+      throw err;
+    }
+    await recordCost(deps, budgetRefOf(system), 'think', result);
+    return result;
+  },
 );
 
 /** Applies a think result to the actors and the conversation log. */
@@ -20,19 +40,22 @@ export interface SwarmTaskActorInput {
   prompt: string;
 }
 
-/** Runs one sub-agent task and records its outcome durably before reporting it, so a restore never reruns it. */
-export const swarmTaskLogic = fromPromise<SwarmTaskOutput, SwarmTaskActorInput>(async ({ input, signal }) => {
+/** Runs one sub-agent task, records its cost and then its outcome durably, so a restore never reruns it. */
+export const swarmTaskLogic = fromPromise<SwarmTaskOutput, SwarmTaskActorInput>(async ({ input, signal, system }) => {
   const { deps, taskId, prompt } = input;
   let output: SwarmTaskOutput;
   try {
     output = await deps.thinker.runTask({ taskId, prompt, identity: deps.identity }, signal);
   } catch (err) {
-    // An aborted task (daemon stopping) is not finished: it is re-queued on restore, so record nothing.
+    // An aborted task (daemon stopping, hard stop) is not finished: it is re-queued, so record no outcome.
     if (!signal.aborted) {
       await deps.swarmResults.record({ taskId, status: 'failed', text: describeError(err), finishedAt: deps.clock.now() });
     }
     throw err;
   }
+  await recordCost(deps, budgetRefOf(system), 'task', output);
+  // Spend moved outside a think: the heartbeat stops at once if this reached the hard stop.
+  deps.notify({ type: 'BUDGET_CHECK' });
   await deps.swarmResults.record({ taskId, status: 'done', text: output.text, finishedAt: deps.clock.now() });
   return output;
 });

@@ -13,6 +13,7 @@ export function buildThinkInput(args: {
   identity: string;
   now: number;
   notices?: string[];
+  budget?: ThinkInput['budget'];
 }): ThinkInput {
   const { plan, refs } = args;
   const affect = refs.affect.getSnapshot().context;
@@ -38,8 +39,10 @@ export function buildThinkInput(args: {
     workingMemory: memory.items,
     goals: activeGoals(goals),
     ...(plan.focusGoalId === undefined ? {} : { focusGoalId: plan.focusGoalId }),
-    pendingMessages: plan.reason === 'user_message' ? args.turns.pending.filter((m) => m.turnId === plan.turnId) : [],
+    // A user turn answers every message waiting, so one interrupted by another answers both.
+    pendingMessages: plan.reason === 'user_message' ? args.turns.pending : [],
     swarmResults,
     notices: args.notices ?? [],
+    ...(args.budget === undefined ? {} : { budget: args.budget }),
   };
 }

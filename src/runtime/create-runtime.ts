@@ -1,12 +1,13 @@
 /** `createRuntime(options)`: wires store, bus, actors and heartbeat into a `Runtime`, restored from its newest valid checkpoint. */
 import { readFile } from 'node:fs/promises';
 import { configFromDefaults, type VigilConfig } from '../config.js';
-import { VigilError } from '../errors.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { createIdFactory } from '../shared/ids.js';
 import { silentLogger, type VigilLogger } from '../shared/logger.js';
 import { VIGIL_VERSION } from '../shared/version.js';
+import { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import { CheckpointManager } from '../subsystems/checkpoint/checkpoint.manager.js';
+import type { CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
 import { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
 import { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 import { EventBus } from '../subsystems/events/event-bus.js';
@@ -14,8 +15,11 @@ import { EventJournal } from '../subsystems/events/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
+import { AnthropicThinker } from '../subsystems/thinking/anthropic-thinker.js';
 import { OfflineThinker } from '../subsystems/thinking/offline-thinker.js';
+import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
+import { readBudgetBasis } from './budget-basis.js';
 import { logWarningEvents } from './event-log.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
 import { Runtime } from './runtime.js';
@@ -72,18 +76,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       maxCount: config.checkpointMaxCount,
     });
 
+    const ledger = new BudgetLedger(db);
+    const configuredCapMicroUsd = usdToMicroUsd(config.dailyBudgetUsd);
     const restored = await checkpoints.loadNewestValid();
     const now = clock.now();
+    // The ledger, not the checkpoint, says what was spent today: a crash loop can never reset the budget.
+    const budget = await readBudgetBasis(ledger, { timezone: config.timezone, configuredCapMicroUsd }, now);
+    const turn = await ledger.readTurn();
     const seed =
       restored === null
-        ? coldSeed({ now, beatMs: config.beatMs, wmCapacity: config.wmCapacity, swarmConcurrency: config.swarmConcurrency })
+        ? coldSeed({ now, beatMs: config.beatMs, wmCapacity: config.wmCapacity, swarmConcurrency: config.swarmConcurrency, budget, turn })
         : seedFromCheckpoint(restored, now, {
             messagesAfter: await conversation.readAfter(restored.conversation.watermark),
-            finishedTasks: await swarmResults.find(
-              restored.actors.swarms.tasks
-                .filter((task) => task.status === 'queued' || task.status === 'running')
-                .map((task) => task.id),
-            ),
+            finishedTasks: await swarmResults.find(inFlightTaskIds(restored)),
+            budget,
+            turn,
           });
 
     const thinker = options.thinker ?? createThinker(config);
@@ -98,9 +105,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       conversation,
       swarmResults,
       journal,
+      ledger,
       db,
       ids,
       seed,
+      configuredCapMicroUsd,
       restored,
       deps: {
         clock,
@@ -111,6 +120,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         conversation,
         swarmResults,
         checkpoints,
+        ledger,
         ids,
         runtimeVersion: VIGIL_VERSION,
         options: {
@@ -118,6 +128,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           beatMinMs: config.beatMinMs,
           beatMaxMs: config.beatMaxMs,
           goalWorkEveryBeats: options.goalWorkEveryBeats ?? 5,
+          budgetLimits: { windDownPct: config.windDownPct, hardStopPct: config.hardStopPct },
+          debriefAfterMs: config.debriefAfterS * 1000,
+          stuckTurnMs: config.stuckTurnS * 1000,
+          busyStrategy: config.busyStrategy,
         },
       },
       close: async () => {
@@ -137,13 +151,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 /** The thinker the configuration asks for. */
 export function createThinker(config: VigilConfig): Thinker {
   if (config.thinker === 'offline') {
-    return new OfflineThinker({ model: 'offline', costPerThinkMicroUsd: Math.round(config.offlineCostUsd * 1_000_000) });
+    return new OfflineThinker({ model: 'offline', costPerThinkMicroUsd: usdToMicroUsd(config.offlineCostUsd) });
   }
-  throw new VigilError(
-    'CONFIG_INVALID',
-    `VIGIL_THINKER="${config.thinker}" is not available in this build yet: expected "offline".`,
-    { data: { variable: 'VIGIL_THINKER', value: config.thinker, allowed: ['offline'] } },
-  );
+  // The config schema already refused "anthropic" without a key; an unknown model's price is refused here, at start.
+  const price = resolvePrice(config.model, config.pricingOverrides);
+  return new AnthropicThinker({
+    apiKey: config.anthropicApiKey ?? '',
+    ...(config.anthropicBaseUrl === undefined ? {} : { baseURL: config.anthropicBaseUrl }),
+    model: config.model,
+    price,
+    maxToolIterations: config.maxToolIterations,
+  });
+}
+
+/** Ids of the tasks a checkpoint saw queued or running: they may have finished after it. */
+export function inFlightTaskIds(checkpoint: CognitiveCheckpoint): string[] {
+  return checkpoint.actors.swarms.tasks.filter((task) => task.status === 'queued' || task.status === 'running').map((task) => task.id);
 }
 
 async function readIdentity(file: string | undefined): Promise<string> {

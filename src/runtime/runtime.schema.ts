@@ -7,8 +7,10 @@ const isoTime = z.string().datetime({ offset: true });
 /** `heartbeat.status`. */
 export const HeartbeatStatusSchema = z.object({
   beatCount: z.number().int().nonnegative(),
-  phase: z.enum(['sense', 'think', 'integrate', 'sleep', 'paused', 'stopped']),
+  phase: z.enum(['sense', 'think', 'integrate', 'sleep', 'dormant', 'paused', 'stopped']),
   state: z.enum(['awake', 'dormant']),
+  /** Seed 002's status: working while a think runs, wrapping up once told to wind down, else idle. */
+  activity: z.enum(['idle', 'working', 'wrapping_up']),
   intervalMs: z.number().nonnegative(),
   startedAt: isoTime,
   restoredFrom: z.string().nullable(),
@@ -110,6 +112,10 @@ export const BudgetStatusSchema = z.object({
   timezone: z.string(),
   /** The next local midnight in `timezone`, when the daily spend resets. */
   resetsAt: isoTime,
+  /** Today's top-ups (already part of the allowance: remaining = cap + top-ups − spent). */
+  topUpUsd: z.number().nonnegative(),
+  /** Spend since the agent last woke. */
+  sessionCostUsd: z.number().nonnegative(),
 });
 export type BudgetStatus = z.infer<typeof BudgetStatusSchema>;
 
@@ -120,3 +126,23 @@ export type TopUpParams = z.infer<typeof TopUpParamsSchema>;
 /** `budget.setCap` params: the new daily cap. */
 export const SetCapParamsSchema = z.object({ dailyCapUsd: z.number().positive().max(1_000_000) });
 export type SetCapParams = z.infer<typeof SetCapParamsSchema>;
+
+/** `checkpoint.list` params. */
+export const ListCheckpointsParamsSchema = z.object({ limit: z.number().int().min(1).max(10_000).optional() });
+export type ListCheckpointsParams = z.infer<typeof ListCheckpointsParamsSchema>;
+
+/** Params naming one checkpoint (`checkpoint.get`, `checkpoint.export`). */
+export const CheckpointIdParamsSchema = z.object({ id: z.string().min(1).max(200) });
+export type CheckpointIdParams = z.infer<typeof CheckpointIdParamsSchema>;
+
+/** `checkpoint.restore` params: without `confirm: true` the answer is the -32001 confirmation error. */
+export const RestoreParamsSchema = z.object({ id: z.string().min(1).max(200), confirm: z.boolean().optional() });
+export type RestoreParams = z.infer<typeof RestoreParamsSchema>;
+
+/** The -32001 error's `data`: what a confirmed restore would bring back. */
+export const RestoreConfirmationSchema = z.object({ id: z.string(), beatCount: z.number().int().nonnegative(), createdAt: isoTime });
+export type RestoreConfirmation = z.infer<typeof RestoreConfirmationSchema>;
+
+/** `goals.complete` params. */
+export const GoalIdParamsSchema = z.object({ id: z.string().min(1).max(200) });
+export type GoalIdParams = z.infer<typeof GoalIdParamsSchema>;

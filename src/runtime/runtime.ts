@@ -21,6 +21,12 @@ import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-lo
 import type { EventJournal, JournalQuery } from '../subsystems/events/event-journal.js';
 import type { VigilDb } from '../subsystems/store/vigil-db.js';
 import { seedFromCheckpoint } from './heartbeat-seed.js';
+import { readBudgetBasis } from './budget-basis.js';
+import { dayKeyIn } from '../actors/budget/budget-calendar.js';
+import { allowanceMicroUsd, budgetPct, budgetStatusState, resetsAt } from '../actors/budget/budget.reducer.js';
+import type { BudgetState } from '../actors/budget/budget.schema.js';
+import { emitBudgetUpdated } from '../heartbeat/cost-recorder.js';
+import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type {
   AddGoalParams,
   AffectView,
@@ -32,6 +38,9 @@ import type {
   MemoryItemView,
   SendParams,
   SendResult,
+  BudgetStatus,
+  TopUpParams,
+  SetCapParams,
 } from './runtime.schema.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
@@ -44,10 +53,13 @@ export interface RuntimeParts {
   conversation: ConversationLog;
   swarmResults: SwarmResultLog;
   journal: EventJournal;
+  ledger: BudgetLedger;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;
-  deps: Omit<HeartbeatDeps, 'onPaused'>;
+  /** VIGIL_DAILY_BUDGET_USD in micro-dollars (a run-time cap is kept only while this is unchanged). */
+  configuredCapMicroUsd: number;
+  deps: Omit<HeartbeatDeps, 'onPaused' | 'notify'>;
   /** The seed to start from (a restored checkpoint or a cold start). */
   seed: HeartbeatSeed;
   /** The checkpoint the seed came from, for `checkpoint.restored` at start. */
@@ -59,6 +71,9 @@ export interface RuntimeParts {
 type HeartbeatActor = Actor<typeof heartbeatMachine>;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The short acknowledgement a preempting message gets at once (seed 002's "one moment"). */
+export const ACK_TEXT = "One moment — I'm finishing something up, then I'll answer you.";
 
 /** A running agent: status, checkpoints, goals, memory, affect, messages, and the event feed. */
 export class Runtime {
@@ -76,7 +91,11 @@ export class Runtime {
     this.parts = parts;
     this.events$ = parts.bus.events$;
     this.startedAt = parts.clock.now();
-    const deps: HeartbeatDeps = { ...parts.deps, onPaused: () => this.releasePauseWaiters() };
+    const deps: HeartbeatDeps = {
+      ...parts.deps,
+      onPaused: () => this.releasePauseWaiters(),
+      notify: (event) => this.actor.send(event),
+    };
     this.actor = createActor(heartbeatMachine, { input: { deps, seed: parts.seed }, clock: parts.clock });
   }
 
@@ -103,10 +122,12 @@ export class Runtime {
   status(): HeartbeatStatus {
     const snapshot = this.actor.getSnapshot();
     const { context } = snapshot;
+    const dormant = snapshot.matches('dormant');
     return {
       beatCount: context.beatCount,
       phase: this.stopped ? 'stopped' : phaseOf(snapshot.value),
-      state: 'awake',
+      state: dormant ? 'dormant' : 'awake',
+      activity: activityOf(snapshot.matches({ running: 'think' }), context.refs.budget.getSnapshot().context, context.beat.plan !== null),
       intervalMs: context.intervalMs,
       startedAt: iso(this.startedAt),
       restoredFrom: context.restoredFrom,
@@ -178,7 +199,9 @@ export class Runtime {
             .filter((task) => task.status === 'queued' || task.status === 'running')
             .map((task) => task.id);
           const finishedTasks = await swarmResults.find(inFlight);
-          const seed = seedFromCheckpoint(checkpoint, clock.now(), { messagesAfter: [], finishedTasks });
+          const now = clock.now();
+          const budget = await readBudgetBasis(this.parts.ledger, this.budgetSettings(), now);
+          const seed = seedFromCheckpoint(checkpoint, now, { messagesAfter: [], finishedTasks, budget, turn: null });
           this.actor.send({ type: 'APPLY_SEED', seed });
           bus.emit('checkpoint.restored', {
             checkpointId: checkpoint.id,
@@ -256,10 +279,22 @@ export class Runtime {
     return readActorStates(this.actor.getSnapshot().context.refs);
   }
 
-  /** `agent.send`: logs the message durably, then hands it to the heartbeat; the answer comes as `agent.reply`. */
+  /**
+   * `agent.send`: logs the message durably, then hands it to the heartbeat; the answer comes as `agent.reply`. A
+   * message arriving during autonomous work preempts it at once (`agent.preempted`, then `agent.ack`); one arriving
+   * during a user turn follows the busy strategy: interrupt (answer both next), enqueue (after this turn) or reject.
+   */
   async send(params: SendParams): Promise<SendResult> {
     this.assertRunning();
     const { conversation, clock, ids, bus } = this.parts;
+    const snapshot = this.actor.getSnapshot();
+    const thinking = snapshot.matches({ running: 'think' });
+    const userTurnRunning = thinking && snapshot.context.beat.plan?.reason === 'user_message';
+    if (userTurnRunning && this.busyStrategy === 'reject') {
+      throw new VigilError('AGENT_BUSY', 'The agent is answering another message; send again when it has replied.', {
+        data: { strategy: 'reject' },
+      });
+    }
     const turnId = `t-${ids.next()}`;
     const from = params.from ?? 'user';
     return this.exclusive.run(async () => {
@@ -267,8 +302,63 @@ export class Runtime {
       await conversation.append({ turnId, role: 'user', text: params.text, from, at });
       bus.emit('agent.message', { turnId, text: params.text, from });
       this.actor.send({ type: 'USER_MESSAGE', message: { turnId, text: params.text, from, at } });
+      const now = this.actor.getSnapshot();
+      if (now.matches({ running: 'think' })) {
+        const autonomous = now.context.beat.plan?.reason !== 'user_message';
+        if (autonomous || this.busyStrategy === 'interrupt') {
+          this.actor.send({ type: 'PREEMPT', reason: autonomous ? `user message ${turnId}` : `another user message ${turnId}` });
+          bus.emit('agent.ack', { turnId, text: ACK_TEXT });
+        }
+      }
       return { turnId };
     });
+  }
+
+  /** `budget.status`: today's cap, spend and state. */
+  budgetStatus(): BudgetStatus {
+    const budget = this.budgetRef().getSnapshot().context;
+    const limits = this.parts.deps.options.budgetLimits;
+    const allowance = allowanceMicroUsd(budget);
+    return {
+      dailyCapUsd: budget.dailyCapMicroUsd / 1_000_000,
+      spentTodayUsd: budget.spentTodayMicroUsd / 1_000_000,
+      remainingUsd: (allowance - budget.spentTodayMicroUsd) / 1_000_000,
+      pct: Math.round(Math.min(budgetPct(budget), 1e9) * 100) / 100,
+      state: budgetStatusState(budget, limits),
+      timezone: budget.timezone,
+      resetsAt: iso(resetsAt(budget)),
+      topUpUsd: budget.topUpMicroUsd / 1_000_000,
+      sessionCostUsd: budget.sessionCostMicroUsd / 1_000_000,
+    };
+  }
+
+  /** `budget.topUp`: more allowance for today, recorded (with its wake signal) before it counts; a sleeper wakes at once. */
+  async topUp(params: TopUpParams): Promise<BudgetStatus> {
+    this.assertRunning();
+    const amountMicroUsd = Math.round(params.amountUsd * 1_000_000);
+    const { ledger, clock, bus } = this.parts;
+    const at = clock.now();
+    const budget = this.budgetRef();
+    await ledger.topUp(dayKeyIn(budget.getSnapshot().context.timezone, at), amountMicroUsd, at);
+    budget.send({ type: 'budget.top_up', at, amountMicroUsd });
+    emitBudgetUpdated(bus, budget.getSnapshot().context);
+    this.actor.send({ type: 'WAKE_CHECK', reason: 'top_up' });
+    return this.budgetStatus();
+  }
+
+  /** `budget.setCap`: a new daily cap, kept across restarts while the configured cap is unchanged. */
+  async setCap(params: SetCapParams): Promise<BudgetStatus> {
+    this.assertRunning();
+    const capMicroUsd = Math.round(params.dailyCapUsd * 1_000_000);
+    const { ledger, clock, bus } = this.parts;
+    await ledger.setCap({ capMicroUsd, configuredCapMicroUsd: this.parts.configuredCapMicroUsd });
+    const budget = this.budgetRef();
+    budget.send({ type: 'budget.set_cap', at: clock.now(), capMicroUsd });
+    emitBudgetUpdated(bus, budget.getSnapshot().context);
+    // A higher cap may wake a sleeper; a lower one may reach the hard stop.
+    this.actor.send({ type: 'WAKE_CHECK', reason: 'manual' });
+    this.actor.send({ type: 'BUDGET_CHECK' });
+    return this.budgetStatus();
   }
 
   /** Resolves once every checkpoint save started so far has finished (stored or failed). */
@@ -310,9 +400,27 @@ export class Runtime {
     for (const resolve of waiters) resolve();
   }
 
+  private budgetRef() {
+    return this.actor.getSnapshot().context.refs.budget;
+  }
+
+  private budgetSettings(): { timezone: string; configuredCapMicroUsd: number } {
+    return { timezone: this.budgetRef().getSnapshot().context.timezone, configuredCapMicroUsd: this.parts.configuredCapMicroUsd };
+  }
+
+  private get busyStrategy(): 'interrupt' | 'enqueue' | 'reject' {
+    return this.parts.deps.options.busyStrategy;
+  }
+
   private assertRunning(): void {
     if (this.stopped) throw new VigilError('RUNTIME_STOPPED', 'The runtime is stopping and takes no more work.');
   }
+}
+
+/** Seed 002's agent status: working while a think runs, wrapping up once told to wind down, else idle. */
+function activityOf(thinking: boolean, budget: BudgetState, _planned: boolean): HeartbeatStatus['activity'] {
+  if (!thinking) return 'idle';
+  return budget.windDownNotified && !budget.sleeping ? 'wrapping_up' : 'working';
 }
 
 function goalView(goal: { id: string; title: string; priority: number; progress: number; status: GoalView['status']; dueAt?: number | undefined }): GoalView {
@@ -328,6 +436,7 @@ function goalView(goal: { id: string; title: string; priority: number; progress:
 
 function phaseOf(value: unknown): HeartbeatStatus['phase'] {
   if (value === 'paused') return 'paused';
+  if (typeof value === 'object' && value !== null && 'dormant' in value) return 'dormant';
   if (typeof value === 'object' && value !== null && 'running' in value) {
     const running = (value as { running: unknown }).running;
     const phase = typeof running === 'string' ? running : Object.keys(running as object)[0];

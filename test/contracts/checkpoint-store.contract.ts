@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import { CheckpointStore } from '../../src/subsystems/checkpoint/checkpoint.store.js';
-import type { CognitiveCheckpoint } from '../../src/subsystems/checkpoint/checkpoint.schema.js';
+import { CHECKPOINT_FORMAT_VERSION, type CognitiveCheckpoint } from '../../src/subsystems/checkpoint/checkpoint.schema.js';
 import { SUBLEVELS, type VigilDb } from '../../src/subsystems/store/vigil-db.js';
 import { makeCheckpoint } from '../fixtures/checkpoint.fixture.js';
 
@@ -147,7 +147,7 @@ export function runCheckpointStoreContract(
       expect(saved).toEqual({ id: cp.id, sizeBytes: expect.any(Number), pruned: [] });
       expect(saved.sizeBytes).toBeGreaterThan(0);
       expect(await store.list()).toEqual([
-        { id: cp.id, createdAt: cp.createdAt, beatCount: 7, sizeBytes: saved.sizeBytes, formatVersion: 1 },
+        { id: cp.id, createdAt: cp.createdAt, beatCount: 7, sizeBytes: saved.sizeBytes, formatVersion: CHECKPOINT_FORMAT_VERSION },
       ]);
       expect(await store.load(cp.id)).toEqual(cp);
       expect(await store.count()).toBe(1);

@@ -12,6 +12,8 @@ const idle: PlanInputs = {
   swarms: initialSwarmsState(),
   lastGoalWorkBeat: Number.NEGATIVE_INFINITY,
   goalWorkEveryBeats: 5,
+  debriefReady: false,
+  autonomyAllowed: true,
 };
 const withGoal = (priority: number, dueAt?: number, id = 'g1') =>
   goalsReducer(idle.goals, { type: 'goal.add', at: 0, goal: { id, title: id, priority, ...(dueAt === undefined ? {} : { dueAt }) } });
@@ -34,6 +36,11 @@ describe('planBeat', () => {
 
   it('works on a due goal on every beat', () => {
     expect(planBeat({ ...idle, goals: withGoal(1, now - 1), lastGoalWorkBeat: 9 })).toMatchObject({ reason: 'goal_work', focusGoalId: 'g1' });
+  });
+
+  it('runs an owed debrief before goal work, and neither while winding down', () => {
+    expect(planBeat({ ...idle, debriefReady: true, goals: withGoal(1, now - 1) })).toMatchObject({ reason: 'debrief' });
+    expect(planBeat({ ...idle, debriefReady: true, goals: withGoal(1, now - 1), autonomyAllowed: false })).toBeNull();
   });
 
   it('paces work on a goal that is not due', () => {

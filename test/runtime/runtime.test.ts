@@ -82,7 +82,7 @@ describe('Runtime', () => {
     const result = await created;
     expect(result).toMatchObject({ beatCount: h.runtime.status().beatCount, sizeBytes: expect.any(Number) });
     const list = await h.runtime.listCheckpoints();
-    expect(list).toEqual([{ id: result.id, createdAt: expect.any(String), beatCount: result.beatCount, sizeBytes: result.sizeBytes, formatVersion: 1 }]);
+    expect(list).toEqual([{ id: result.id, createdAt: expect.any(String), beatCount: result.beatCount, sizeBytes: result.sizeBytes, formatVersion: 2 }]);
     expect(h.ofType('checkpoint.created')).toMatchObject([{ checkpointId: result.id }]);
     expect((await h.runtime.getCheckpoint(result.id)).beatCount).toBe(result.beatCount);
   });

@@ -36,3 +36,22 @@ export function nextMidnightIn(timeZone: string, epochMs: number): number {
   }
   return after;
 }
+
+// Offsets lie within −12 h … +14 h, so local date `dayKey` begins after UTC midnight − 14 h and ends before + 38 h.
+const EARLIEST_OFFSET_MS = 14 * 3_600_000;
+const SEARCH_SPAN_MS = 52 * 3_600_000;
+let lastDayEnd: { timeZone: string; dayKey: string; end: number } | undefined;
+
+/** The first instant after local date `dayKey` in `timeZone` (memoised: asked on every beat, it changes once a day). */
+export function dayEndIn(timeZone: string, dayKey: string): number {
+  if (lastDayEnd !== undefined && lastDayEnd.timeZone === timeZone && lastDayEnd.dayKey === dayKey) return lastDayEnd.end;
+  let before = Date.parse(`${dayKey}T00:00:00Z`) - EARLIEST_OFFSET_MS;
+  let after = before + SEARCH_SPAN_MS;
+  while (after - before > 1) {
+    const middle = Math.floor((before + after) / 2);
+    if (dayKeyIn(timeZone, middle) > dayKey) after = middle;
+    else before = middle;
+  }
+  lastDayEnd = { timeZone, dayKey, end: after };
+  return after;
+}

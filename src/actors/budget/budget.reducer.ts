@@ -1,5 +1,5 @@
 /** The budget reducer: charges, top-ups, caps, day roll-over and sleep/wake, pure and total; and its selectors. */
-import { dayKeyIn } from './budget-calendar.js';
+import { dayEndIn, dayKeyIn } from './budget-calendar.js';
 import type { BudgetEvent, BudgetLimits, BudgetState } from './budget.schema.js';
 
 /** A budget for the day of `at` in `timezone` with nothing spent. */
@@ -48,7 +48,12 @@ export function budgetStatusState(state: BudgetState, limits: BudgetLimits): 'ok
 
 /** True when `at` falls on a later local day than the state's. */
 export function isNewDay(state: BudgetState, at: number): boolean {
-  return dayKeyIn(state.timezone, at) > state.dayKey;
+  return at >= dayEndIn(state.timezone, state.dayKey);
+}
+
+/** When the state's day ends: the next local midnight, when spend resets. */
+export function resetsAt(state: BudgetState): number {
+  return dayEndIn(state.timezone, state.dayKey);
 }
 
 function rollDay(state: BudgetState, at: number): BudgetState {

@@ -1,6 +1,7 @@
 /** Checkpoint format migrations: one step per format version, chained on load to bring an old record up to the current format. */
 import { VigilError, describeError } from '../../errors.js';
 import { CHECKPOINT_FORMAT_VERSION } from './checkpoint.schema.js';
+import { migrateV1ToV2 } from './migrations/v1-to-v2.js';
 
 /** Upgrades a raw record of format N to format N+1 (the migrator stamps `formatVersion` afterwards). */
 export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
@@ -48,8 +49,8 @@ export function createMigrator(registry: MigrationRegistry, currentVersion: numb
   };
 }
 
-/** The production steps. Format 1 is the first, so there are none yet; format 2 adds `1: (raw) => …` here. */
-export const CHECKPOINT_MIGRATIONS: MigrationRegistry = Object.freeze({});
+/** The production steps, keyed by the format they upgrade from. */
+export const CHECKPOINT_MIGRATIONS: MigrationRegistry = Object.freeze({ 1: migrateV1ToV2 });
 
 /** Migrates a raw record to `CHECKPOINT_FORMAT_VERSION` with the production steps. */
 export const migrateCheckpoint: Migrate = createMigrator(CHECKPOINT_MIGRATIONS, CHECKPOINT_FORMAT_VERSION);

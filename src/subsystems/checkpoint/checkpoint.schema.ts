@@ -1,13 +1,14 @@
 /** The `CognitiveCheckpoint`: every actor's state plus heartbeat and conversation fields, versioned for migration. */
 import { z } from 'zod';
 import { AffectStateSchema } from '../../actors/affect/affect.schema.js';
+import { BudgetStateSchema } from '../../actors/budget/budget.schema.js';
 import { GoalsStateSchema } from '../../actors/goals/goals.schema.js';
 import { SwarmsStateSchema } from '../../actors/swarms/swarms.schema.js';
 import { WorkingMemoryStateSchema } from '../../actors/working-memory/working-memory.schema.js';
 import { PendingMessageSchema } from '../thinking/thinker.schema.js';
 
 /** The format this build writes; older ones are migrated on load, newer ones are refused. */
-export const CHECKPOINT_FORMAT_VERSION = 1;
+export const CHECKPOINT_FORMAT_VERSION = 2;
 
 /** The heartbeat's own fields. Times are epoch ms. */
 export const HeartbeatCheckpointSchema = z.object({
@@ -28,6 +29,12 @@ export const ConversationCheckpointSchema = z.object({
   lastMessageAt: z.number().nullable(),
   /** User messages received but not yet answered. */
   pending: z.array(PendingMessageSchema),
+  /** When the last debrief was injected (seed 004's turn timer). */
+  lastDebriefAt: z.number().nullable(),
+  /** When the turn in progress (or the last one) began. */
+  turnStartedAt: z.number().nullable(),
+  /** A turn was running: a restore that cuts it short injects one debrief. */
+  turnInProgress: z.boolean(),
 });
 export type ConversationCheckpoint = z.infer<typeof ConversationCheckpointSchema>;
 
@@ -37,6 +44,7 @@ export const ActorStatesSchema = z.object({
   goals: GoalsStateSchema,
   workingMemory: WorkingMemoryStateSchema,
   swarms: SwarmsStateSchema,
+  budget: BudgetStateSchema,
 });
 export type ActorStates = z.infer<typeof ActorStatesSchema>;
 

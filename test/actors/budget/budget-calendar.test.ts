@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dayKeyIn, nextMidnightIn } from '../../../src/actors/budget/budget-calendar.js';
+import { dayEndIn, dayKeyIn, nextMidnightIn } from '../../../src/actors/budget/budget-calendar.js';
 
 describe('budget calendar', () => {
   it('names the local day in the zone, not in UTC', () => {
@@ -40,6 +40,18 @@ describe('budget calendar', () => {
         expect(next - at).toBeLessThanOrEqual(26 * 3_600_000);
         expect(dayKeyIn(zone, next) > dayKeyIn(zone, at)).toBe(true);
         expect(dayKeyIn(zone, next - 1)).toBe(dayKeyIn(zone, at));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('dayEndIn', () => {
+  it('agrees with nextMidnightIn for any instant of the day, in any zone', () => {
+    const zones = ['UTC', 'Europe/Berlin', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/Santiago', 'Asia/Kathmandu'];
+    fc.assert(
+      fc.property(fc.constantFrom(...zones), fc.integer({ min: Date.parse('2020-01-01'), max: Date.parse('2035-01-01') }), (zone, at) => {
+        expect(dayEndIn(zone, dayKeyIn(zone, at))).toBe(nextMidnightIn(zone, at));
       }),
       { numRuns: 200 },
     );

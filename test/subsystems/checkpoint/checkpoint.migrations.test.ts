@@ -11,9 +11,34 @@ import { CHECKPOINT_FORMAT_VERSION, CognitiveCheckpointSchema } from '../../../s
 import { makeCheckpoint } from '../../fixtures/checkpoint.fixture.js';
 import { gzipSync } from 'node:zlib';
 
+/** A real format-1 record's parts: no budget actor, no debrief timers. */
+function formatOneParts() {
+  const { id, createdAt, beatCount, runtimeVersion, actors, heartbeat, conversation } = makeCheckpoint({ id: 'ck-old' });
+  const { budget: _budget, ...v1Actors } = actors;
+  const { lastDebriefAt: _d, turnStartedAt: _t, turnInProgress: _p, ...v1Conversation } = conversation;
+  return { id, createdAt, beatCount, runtimeVersion, actors: v1Actors, heartbeat, conversation: v1Conversation };
+}
+
+/** What format 2 makes of `formatOneParts`: an empty budget (rebased on restore) and no turn in progress. */
+function expectedFromFormatOne() {
+  const cp = makeCheckpoint({ id: 'ck-old' });
+  return {
+    ...cp,
+    actors: {
+      ...cp.actors,
+      budget: {
+        timezone: 'UTC', dayKey: '1970-01-01', dailyCapMicroUsd: 0, topUpMicroUsd: 0, spentTodayMicroUsd: 0,
+        sessionCostMicroUsd: 0, sleeping: false, exceeded: false, windDownNotified: false, wakeRequested: false,
+        updatedAt: cp.createdAt,
+      },
+    },
+    conversation: { ...cp.conversation, lastDebriefAt: null, turnStartedAt: null, turnInProgress: false },
+  };
+}
+
 /** A made-up format 0: snake_case top-level names and the beat counter under `beats`. */
 function formatZeroRecord(): Record<string, unknown> {
-  const { id, createdAt, beatCount, runtimeVersion, actors, heartbeat, conversation } = makeCheckpoint({ id: 'ck-old' });
+  const { id, createdAt, beatCount, runtimeVersion, actors, heartbeat, conversation } = formatOneParts();
   return {
     formatVersion: 0,
     checkpoint_id: id,
@@ -32,10 +57,10 @@ const zeroToOne: Migration = (raw) => {
 };
 
 describe('createMigrator', () => {
-  it('migrates a format-0 record to format 1 through the registry, and the result validates', () => {
-    const migrate = createMigrator({ 0: zeroToOne }, 1);
+  it('migrates a synthetic format-0 record through every step to the current format, and the result validates', () => {
+    const migrate = createMigrator({ 0: zeroToOne, ...CHECKPOINT_MIGRATIONS }, CHECKPOINT_FORMAT_VERSION);
     const migrated = migrate(formatZeroRecord());
-    expect(CognitiveCheckpointSchema.parse(migrated)).toEqual(makeCheckpoint({ id: 'ck-old' }));
+    expect(CognitiveCheckpointSchema.parse(migrated)).toEqual(expectedFromFormatOne());
   });
 
   it('chains several steps in order', () => {
@@ -76,21 +101,23 @@ describe('createMigrator', () => {
     expect(() => migrate({ formatVersion: 0 })).toThrow(expect.objectContaining({ code: 'CHECKPOINT_CORRUPT' }));
   });
 
-  it('ships no steps for the first format', () => {
-    expect(CHECKPOINT_FORMAT_VERSION).toBe(1);
-    expect(Object.keys(CHECKPOINT_MIGRATIONS)).toEqual([]);
+  it('migrates a real format-1 record to format 2 with an empty budget and no turn in progress', () => {
+    expect(CHECKPOINT_FORMAT_VERSION).toBe(2);
+    expect(Object.keys(CHECKPOINT_MIGRATIONS)).toEqual(['1']);
+    const migrated = migrateCheckpoint({ ...formatOneParts(), formatVersion: 1 });
+    expect(CognitiveCheckpointSchema.parse(migrated)).toEqual(expectedFromFormatOne());
   });
 });
 
 describe('decodeCheckpoint with a migrator', () => {
   it('decodes a stored format-0 body into a current checkpoint', async () => {
     const bytes = gzipSync(Buffer.from(JSON.stringify(formatZeroRecord())));
-    const cp = await decodeCheckpoint(bytes, createMigrator({ 0: zeroToOne }, 1));
-    expect(cp).toEqual(makeCheckpoint({ id: 'ck-old' }));
+    const cp = await decodeCheckpoint(bytes, createMigrator({ 0: zeroToOne, ...CHECKPOINT_MIGRATIONS }, CHECKPOINT_FORMAT_VERSION));
+    expect(cp).toEqual(expectedFromFormatOne());
   });
 
   it('keeps CHECKPOINT_FORMAT_UNSUPPORTED for a too-new body and CHECKPOINT_CORRUPT for a missing step', async () => {
-    const tooNew = await encodeCheckpoint({ ...makeCheckpoint(), formatVersion: 7 as 1 });
+    const tooNew = await encodeCheckpoint({ ...makeCheckpoint(), formatVersion: 7 as 2 });
     await expect(decodeCheckpoint(tooNew)).rejects.toMatchObject({ code: 'CHECKPOINT_FORMAT_UNSUPPORTED' });
     const old = gzipSync(Buffer.from(JSON.stringify(formatZeroRecord())));
     await expect(decodeCheckpoint(old)).rejects.toMatchObject({ code: 'CHECKPOINT_CORRUPT' });

@@ -1,0 +1,221 @@
+/** The heartbeat's larger steps as plain functions of the context: each returns the context patch to assign. */
+import type { ActorRefFrom } from 'xstate';
+import type { budgetLogic } from '../actors/budget/budget.actor.js';
+import { budgetPct, isNewDay, resetsAt, spendLevel } from '../actors/budget/budget.reducer.js';
+import { startableTasks, unconsumedResults } from '../actors/swarms/swarms.reducer.js';
+import { describeError } from '../errors.js';
+import type { TurnRecord } from '../subsystems/budget/budget-ledger.schema.js';
+import { adaptiveIntervalMs } from './adaptive-interval.js';
+import { planBeat } from './beat-plan.js';
+import { wrapUpDue, type SleepReason } from './budget-gate.js';
+import { readActorStates, snapshotCheckpoint } from './checkpoint-snapshot.js';
+import { backedOffIntervalMs, CIRCUIT_FAILURE_THRESHOLD } from './circuit-breaker.js';
+import type { BeatProgress, HeartbeatContext, HeartbeatDeps, TurnState } from './heartbeat.types.js';
+import { beginThink, debriefReady, DEBRIEF_PROMPT, endTurn, injectDebrief, WIND_DOWN_NOTICE } from './turn-tracker.js';
+
+/** A beat with nothing done yet. */
+export function idleBeat(startedAtPerf: number): BeatProgress {
+  return {
+    startedAtPerf,
+    senseMs: 0,
+    thinkMs: 0,
+    integrateMs: 0,
+    failed: false,
+    preempted: false,
+    plan: null,
+    turnId: null,
+    result: null,
+  };
+}
+
+/** Milliseconds of the beat in progress not yet attributed to an earlier phase. */
+export function phaseElapsed(context: HeartbeatContext): number {
+  const { beat } = context;
+  return Math.max(0, performance.now() - beat.startedAtPerf - beat.senseMs - beat.thinkMs);
+}
+
+/** Writes the turn timers to the ledger without holding up the beat (the checkpoint carries them too). */
+export function persistTurn(deps: HeartbeatDeps, turns: TurnState): void {
+  const record: TurnRecord = {
+    lastMessageAt: turns.lastMessageAt,
+    lastDebriefAt: turns.lastDebriefAt,
+    turnStartedAt: turns.turnStartedAt,
+    turnInProgress: turns.turnInProgress,
+  };
+  deps.ledger.recordTurn(record).catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'could not record the turn timers'));
+}
+
+/** Sense: decay, roll the budget day, decide what (if anything) to think about, and open the turn it belongs to. */
+export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
+  const startedAtPerf = performance.now();
+  const { deps, refs } = context;
+  const { clock, ids, options, bus } = deps;
+  const now = clock.now();
+  const beatCount = context.beatCount + 1;
+  // Decay is by elapsed time, so one event per beat keeps affect and memory current.
+  refs.affect.send({ type: 'affect.decay', at: now });
+  refs.workingMemory.send({ type: 'memory.decay', at: now });
+  let budget = refs.budget.getSnapshot().context;
+  if (isNewDay(budget, now)) {
+    refs.budget.send({ type: 'budget.roll_day', at: now });
+    budget = refs.budget.getSnapshot().context;
+  }
+  const plan = planBeat({
+    now,
+    beatCount,
+    pending: context.turns.pending,
+    goals: refs.goals.getSnapshot().context,
+    swarms: refs.swarms.getSnapshot().context,
+    lastGoalWorkBeat: context.lastGoalWorkBeat,
+    goalWorkEveryBeats: options.goalWorkEveryBeats,
+    debriefReady: debriefReady(context.turns, now),
+    autonomyAllowed: spendLevel(budget, options.budgetLimits) === 'ok',
+  });
+  const beat = idleBeat(startedAtPerf);
+  let turns = context.turns;
+  if (plan !== null) {
+    beat.plan = plan;
+    beat.turnId = plan.turnId ?? `auto-${ids.next()}`;
+    if (plan.reason === 'debrief') {
+      turns = { ...turns, ...injectDebrief(turns, now) };
+      bus.emit('agent.debrief', { turnId: beat.turnId });
+    } else {
+      // A user turn began when its first message arrived; autonomous work begins now.
+      const firstMessageAt = plan.reason === 'user_message' ? (turns.pending[0]?.at ?? now) : now;
+      turns = { ...turns, ...beginThink(turns, firstMessageAt) };
+    }
+    if (turns !== context.turns) persistTurn(deps, turns);
+  }
+  beat.senseMs = performance.now() - startedAtPerf;
+  return {
+    beatCount,
+    beat,
+    turns,
+    lastGoalWorkBeat: plan?.reason === 'goal_work' ? beatCount : context.lastGoalWorkBeat,
+  };
+}
+
+/** The notices and budget line for this beat's think; telling the agent to wrap up marks that it was told. */
+export function thinkExtras(context: HeartbeatContext): { notices: string[]; budget: { spentTodayUsd: number; dailyCapUsd: number; pct: number } } {
+  const { refs, deps } = context;
+  const budget = refs.budget.getSnapshot().context;
+  const notices: string[] = [];
+  if (context.beat.plan?.reason === 'debrief') notices.push(DEBRIEF_PROMPT);
+  if (wrapUpDue(budget, deps.options.budgetLimits)) {
+    notices.push(WIND_DOWN_NOTICE);
+    refs.budget.send({ type: 'budget.wind_down_notified', at: deps.clock.now() });
+  }
+  return {
+    notices,
+    budget: {
+      spentTodayUsd: budget.spentTodayMicroUsd / 1_000_000,
+      dailyCapUsd: (budget.dailyCapMicroUsd + budget.topUpMicroUsd) / 1_000_000,
+      pct: Math.min(budgetPct(budget), 1e9),
+    },
+  };
+}
+
+/** True while there is work the current turn still has to do (messages to answer, results to digest). */
+export function hasPendingWork(context: HeartbeatContext): boolean {
+  return context.turns.pending.length > 0 || unconsumedResults(context.refs.swarms.getSnapshot().context).length > 0;
+}
+
+/**
+ * The end of a beat: circuit breaker, swarm tasks to start, turn end and debrief, the next interval, a checkpoint
+ * when due, and `heartbeat.beat`. `startTask` spawns a swarm task actor (the machine's own spawn).
+ */
+export function finishBeat(context: HeartbeatContext, startTask: (taskId: string, prompt: string) => void): Partial<HeartbeatContext> {
+  const { deps, refs, beat } = context;
+  const now = deps.clock.now();
+  const failed = beat.failed;
+  const consecutiveFailures = failed ? context.consecutiveFailures + 1 : 0;
+  if (failed && consecutiveFailures === CIRCUIT_FAILURE_THRESHOLD) {
+    deps.bus.emit('heartbeat.circuit_open', { consecutiveFailures, intervalMs: context.intervalMs });
+  } else if (!failed && context.consecutiveFailures >= CIRCUIT_FAILURE_THRESHOLD) {
+    deps.bus.emit('heartbeat.circuit_closed', { afterFailures: context.consecutiveFailures });
+  }
+  for (const task of startableTasks(refs.swarms.getSnapshot().context)) {
+    refs.swarms.send({ type: 'swarm.started', at: now, id: task.id });
+    startTask(task.id, task.prompt);
+  }
+  let turns = context.turns;
+  // A turn ends at a completed think that leaves nothing to do; a failed or preempted one goes on.
+  if (beat.result !== null && !failed && !beat.preempted && !hasPendingWork(context)) {
+    turns = { ...turns, ...endTurn(turns, now, deps.options.debriefAfterMs) };
+    persistTurn(deps, turns);
+  }
+  const intervalMs = adaptiveIntervalMs({
+    baseMs: deps.options.beatMs,
+    minMs: deps.options.beatMinMs,
+    maxMs: deps.options.beatMaxMs,
+    now,
+    lastUserActivityAt: context.lastUserActivityAt,
+    idleSince: context.startedAt,
+    arousal: refs.affect.getSnapshot().context.dimensions.arousal,
+  });
+  const lastGood = failed ? context.lastGood : readActorStates(refs);
+  const integrateMs = phaseElapsed(context);
+  const next = { ...context, consecutiveFailures, intervalMs, lastGood, turns };
+  if (deps.checkpoints.isDue(context.beatCount)) {
+    deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'integrate'));
+  }
+  deps.bus.emit('heartbeat.beat', {
+    beatCount: context.beatCount,
+    intervalMs: backedOffIntervalMs(intervalMs, consecutiveFailures),
+    phaseMs: { sense: beat.senseMs, think: beat.thinkMs, integrate: integrateMs },
+  });
+  return {
+    consecutiveFailures,
+    intervalMs,
+    lastGood,
+    turns,
+    beat: { ...beat, integrateMs },
+    ...(beat.preempted ? { lastGoalWorkBeat: Number.NEGATIVE_INFINITY } : {}),
+  };
+}
+
+type BudgetRef = ActorRefFrom<typeof budgetLogic>;
+
+/** Puts the budget to sleep and announces it: `agent.budget_exceeded` first at the hard stop, then `agent.sleeping`. */
+export function fallAsleep(deps: HeartbeatDeps, budget: BudgetRef, reason: SleepReason): void {
+  const now = deps.clock.now();
+  const exceeded = reason === 'budget_exceeded';
+  budget.send({ type: 'budget.sleep', at: now, exceeded });
+  const state = budget.getSnapshot().context;
+  if (exceeded) {
+    deps.bus.emit('agent.budget_exceeded', {
+      spentTodayUsd: state.spentTodayMicroUsd / 1_000_000,
+      dailyCapUsd: (state.dailyCapMicroUsd + state.topUpMicroUsd) / 1_000_000,
+    });
+  }
+  deps.bus.emit('agent.sleeping', { reason, wakeAt: new Date(resetsAt(state)).toISOString() });
+}
+
+/** Wakes the budget (a new allowance: session cost resets, the day rolls) and announces it. */
+export function wakeUp(deps: HeartbeatDeps, budget: BudgetRef, reason: 'top_up' | 'daily_reset' | 'manual'): void {
+  budget.send({ type: 'budget.wake', at: deps.clock.now() });
+  deps.bus.emit('agent.waking', { reason });
+  deps.ledger.clearWakeSignal().catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'could not clear the wake signal'));
+}
+
+/** How long a dormant beat waits: the slowest interval, but never past the next local midnight (the wake time). */
+export function dormantDelayMs(context: HeartbeatContext): number {
+  const budget = context.refs.budget.getSnapshot().context;
+  const untilMidnight = resetsAt(budget) - context.deps.clock.now();
+  return Math.max(1, Math.min(context.deps.options.beatMaxMs, untilMidnight));
+}
+
+/** A dormant beat: the clock of the agent goes on (decay, `heartbeat.beat`, checkpoints) but nothing thinks. */
+export function dormantBeat(context: HeartbeatContext): Partial<HeartbeatContext> {
+  const { deps, refs } = context;
+  const now = deps.clock.now();
+  const beatCount = context.beatCount + 1;
+  refs.affect.send({ type: 'affect.decay', at: now });
+  refs.workingMemory.send({ type: 'memory.decay', at: now });
+  const next = { ...context, beatCount };
+  if (deps.checkpoints.isDue(beatCount)) {
+    deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'dormant'));
+  }
+  deps.bus.emit('heartbeat.beat', { beatCount, intervalMs: dormantDelayMs(next), phaseMs: { sense: 0, think: 0, integrate: 0 } });
+  return { beatCount, lastGood: readActorStates(refs) };
+}
