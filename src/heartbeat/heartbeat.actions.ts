@@ -24,6 +24,7 @@ export function idleBeat(startedAtPerf: number): BeatProgress {
     preempted: false,
     plan: null,
     turnId: null,
+    handledTurnIds: [],
     result: null,
   };
 }
@@ -76,6 +77,7 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
   if (plan !== null) {
     beat.plan = plan;
     beat.turnId = plan.turnId ?? `auto-${ids.next()}`;
+    if (plan.reason === 'user_message') beat.handledTurnIds = turns.pending.map((message) => message.turnId);
     if (plan.reason === 'debrief') {
       turns = { ...turns, ...injectDebrief(turns, now) };
       bus.emit('agent.debrief', { turnId: beat.turnId });

@@ -225,6 +225,7 @@ export const heartbeatMachine = setup({
                 turnId: context.beat.turnId!,
                 refs: context.refs,
                 turns: context.turns,
+                handledTurnIds: context.beat.handledTurnIds,
                 identity: context.deps.identity,
                 now: context.deps.clock.now(),
                 ...thinkExtras(context),
@@ -291,8 +292,7 @@ export const heartbeatMachine = setup({
                   plan: context.beat.plan!,
                   turnId: context.beat.turnId!,
                   result: context.beat.result!,
-                  handledTurnIds:
-                    context.beat.plan?.reason === 'user_message' ? context.turns.pending.map((message) => message.turnId) : [],
+                  handledTurnIds: context.beat.handledTurnIds,
                 }),
                 onDone: {
                   target: 'done',

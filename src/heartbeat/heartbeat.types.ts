@@ -108,6 +108,8 @@ export interface BeatProgress {
   preempted: boolean;
   plan: BeatPlan | null;
   turnId: string | null;
+  /** The user turns whose messages this beat's think is given (messages arriving later wait for the next). */
+  handledTurnIds: string[];
   result: ThinkResult | null;
 }
 

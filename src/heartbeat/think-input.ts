@@ -14,6 +14,7 @@ export function buildThinkInput(args: {
   now: number;
   notices?: string[];
   budget?: ThinkInput['budget'];
+  handledTurnIds: readonly string[];
 }): ThinkInput {
   const { plan, refs } = args;
   const affect = refs.affect.getSnapshot().context;
@@ -40,7 +41,7 @@ export function buildThinkInput(args: {
     goals: activeGoals(goals),
     ...(plan.focusGoalId === undefined ? {} : { focusGoalId: plan.focusGoalId }),
     // A user turn answers every message waiting, so one interrupted by another answers both.
-    pendingMessages: plan.reason === 'user_message' ? args.turns.pending : [],
+    pendingMessages: plan.reason === 'user_message' ? args.turns.pending.filter((m) => args.handledTurnIds.includes(m.turnId)) : [],
     swarmResults,
     notices: args.notices ?? [],
     ...(args.budget === undefined ? {} : { budget: args.budget }),
