@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { apiError, message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../fixtures/fake-messages-api.js';
+import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
+
+let api: FakeMessagesApi;
+let h: RuntimeHarness | undefined;
+beforeEach(async () => {
+  api = await startFakeMessagesApi();
+});
+afterEach(async () => {
+  await h?.runtime.stop().catch(() => undefined);
+  h = undefined;
+  await api.close();
+});
+
+/** The runtime as `vigil run --thinker anthropic` builds it, pointed at the fake API. */
+async function startAnthropic(config: Record<string, unknown> = {}): Promise<RuntimeHarness> {
+  return startRuntime({
+    config: {
+      thinker: 'anthropic',
+      anthropicApiKey: 'sk-test',
+      anthropicBaseUrl: api.url,
+      model: 'claude-sonnet-5-5',
+      dailyBudgetUsd: 1,
+      ...config,
+    },
+  });
+}
+
+/** Waits (on real I/O, not on time) until `count` events of `type` have been emitted. */
+async function waitForEvents(type: string, count: number): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await h!.settle();
+      expect(h!.events.filter((e) => e.type === type).length).toBeGreaterThanOrEqual(count);
+    },
+    { timeout: 10_000, interval: 5 },
+  );
+}
+
+describe('the runtime with the Anthropic thinker (real SDK, fake Messages API)', () => {
+  it('prices each think from its usage, cache tokens included, with the stable prefix byte-identical', async () => {
+    h = await startAnthropic();
+    const first = await h.runtime.send({ text: 'hello' });
+    api.enqueue(
+      message([toolUse('reply', { turnId: first.turnId, text: 'Hi there.' })], { input_tokens: 1000, output_tokens: 200, cache_creation_input_tokens: 3000 }),
+      message([text('done')], { input_tokens: 50, output_tokens: 10, cache_read_input_tokens: 3000 }),
+    );
+    await h.advance(1000);
+    await waitForEvents('think.completed', 1);
+    // Sonnet 5.5: $2 in, $10 out, $2.50 cache write, $0.10 cache read per million tokens; both calls of the tool loop.
+    const firstCost = (1000 * 2 + 200 * 10 + 3000 * 2.5 + 50 * 2 + 10 * 10 + 3000 * 0.1) / 1_000_000;
+    expect(h.ofType('think.completed')).toMatchObject([
+      { model: 'claude-sonnet-5-5', inputTokens: 1050, outputTokens: 210, cacheWriteTokens: 3000, cacheReadTokens: 3000 },
+    ]);
+    expect(h.ofType('think.completed')[0]!.costUsd).toBeCloseTo(firstCost, 9);
+    expect(h.ofType('agent.reply')).toMatchObject([{ turnId: first.turnId, text: 'Hi there.' }]);
+
+    const second = await h.runtime.send({ text: 'and again' });
+    api.enqueue(message([toolUse('reply', { turnId: second.turnId, text: 'Again.' })], { input_tokens: 900, output_tokens: 100, cache_read_input_tokens: 3000 }), message([text('ok')]));
+    await h.advance(1000);
+    await waitForEvents('think.completed', 2);
+    expect(h.runtime.budgetStatus().spentTodayUsd).toBeCloseTo(firstCost + (900 * 2 + 100 * 10 + 3000 * 0.1) / 1_000_000, 9);
+
+    const [a, , b] = api.requests;
+    expect(a!.body.system.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(a!.body.tools.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(JSON.stringify(b!.body.system)).toBe(JSON.stringify(a!.body.system));
+    expect(JSON.stringify(b!.body.tools)).toBe(JSON.stringify(a!.body.tools));
+    expect(JSON.stringify(a!.body.messages)).toContain('hello');
+    expect(JSON.stringify(a!.body.system)).not.toContain('hello');
+  });
+
+  it('retries 429 and 529, then succeeds', async () => {
+    h = await startAnthropic();
+    const { turnId } = await h.runtime.send({ text: 'are you up?' });
+    api.enqueue(
+      apiError(429, 'rate_limit_error', { 'retry-after-ms': '1' }),
+      apiError(529, 'overloaded_error', { 'retry-after-ms': '1' }),
+      message([toolUse('reply', { turnId, text: 'Yes.' })], { input_tokens: 10, output_tokens: 5 }),
+      message([text('ok')]),
+    );
+    await h.advance(1000);
+    await waitForEvents('agent.reply', 1);
+    expect(api.requests).toHaveLength(4);
+    expect(h.ofType('think.failed')).toHaveLength(0);
+  });
+
+  it('charges nothing for a think that finally fails, and the heartbeat goes on and answers later', async () => {
+    h = await startAnthropic();
+    const { turnId } = await h.runtime.send({ text: 'still there?' });
+    for (let i = 0; i < 5; i += 1) api.enqueue(apiError(500, 'api_error', { 'retry-after-ms': '1' }));
+    await h.advance(1000);
+    await waitForEvents('think.failed', 1);
+    expect(api.requests).toHaveLength(5);
+    expect(h.runtime.budgetStatus().spentTodayUsd).toBe(0);
+    expect(h.ofType('think.completed')).toHaveLength(0);
+
+    const beats = h.runtime.status().beatCount;
+    api.enqueue(message([toolUse('reply', { turnId, text: 'Back.' })], { input_tokens: 10, output_tokens: 5 }), message([text('ok')]));
+    await h.advance(1000);
+    await waitForEvents('agent.reply', 1);
+    expect(h.runtime.status().beatCount).toBeGreaterThan(beats);
+  });
+
+  it('sends no request at all while asleep', async () => {
+    h = await startAnthropic();
+    const { turnId } = await h.runtime.send({ text: 'spend' });
+    api.enqueue(message([toolUse('reply', { turnId, text: 'Spent.' })], { output_tokens: 95_000 }), message([text('ok')]));
+    await h.advance(1000);
+    await waitForEvents('agent.sleeping', 1);
+    const requests = api.requests.length;
+    await h.runtime.send({ text: 'wake up' });
+    await h.advance(60_000);
+    expect(api.requests).toHaveLength(requests);
+    expect(h.runtime.status().state).toBe('dormant');
+  });
+});
