@@ -46,6 +46,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const config = configFromDefaults(options.config ?? {});
   const clock = options.clock ?? systemClock;
   const log = options.logger ?? silentLogger;
+  // Before touching the data dir: an unknown model's price is a configuration error, not a half-started daemon.
+  const thinker = options.thinker ?? createThinker(config);
   const ownsDb = options.db === undefined;
   const db = options.db ?? (await openVigilDb(config.dataDir));
   try {
@@ -93,7 +95,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             turn,
           });
 
-    const thinker = options.thinker ?? createThinker(config);
     const identity = options.identity ?? (await readIdentity(config.identityFile));
     const ids = createIdFactory(clock);
     runtime = new Runtime({

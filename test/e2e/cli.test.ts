@@ -21,6 +21,15 @@ describe('vigil command line', () => {
     expect(badFlag.stderr()).toMatch(/usage: vigil run/);
   });
 
+  it('exits 2 naming VIGIL_MODEL when the model has no known price and no override', async () => {
+    const daemon = startDaemon(['run', '--thinker', 'anthropic', '--data-dir', '/tmp/vigil-never-created'], {
+      ANTHROPIC_API_KEY: 'sk-test',
+      VIGIL_MODEL: 'claude-imaginary-9',
+    });
+    expect(await daemon.exited).toBe(2);
+    expect(daemon.stderr()).toMatch(/VIGIL_MODEL="claude-imaginary-9" has no known price/);
+  });
+
   it('exits 2 for the anthropic thinker without ANTHROPIC_API_KEY', async () => {
     const daemon = startDaemon(['run', '--thinker', 'anthropic', '--data-dir', '/tmp/vigil-never-created']);
     expect(await daemon.exited).toBe(2);
