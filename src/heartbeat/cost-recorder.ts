@@ -43,12 +43,12 @@ export async function recordCost(deps: HeartbeatDeps, budget: BudgetRef, kind: '
   return after;
 }
 
-/** `agent.budget_updated` for the state `budget`. */
+/** `agent.budget_updated` for the state `budget`: the percent is of today's allowance (cap plus top-ups). */
 export function emitBudgetUpdated(bus: EventBus, budget: BudgetState): void {
   bus.emit('agent.budget_updated', {
     budgetPct: round2(Math.min(budgetPct(budget), Number.MAX_SAFE_INTEGER)),
     spentTodayUsd: usd(budget.spentTodayMicroUsd),
-    dailyCapUsd: usd(budget.dailyCapMicroUsd + budget.topUpMicroUsd),
+    dailyCapUsd: usd(budget.dailyCapMicroUsd),
   });
 }
 

@@ -187,7 +187,7 @@ export function fallAsleep(deps: HeartbeatDeps, budget: BudgetRef, reason: Sleep
   if (exceeded) {
     deps.bus.emit('agent.budget_exceeded', {
       spentTodayUsd: state.spentTodayMicroUsd / 1_000_000,
-      dailyCapUsd: (state.dailyCapMicroUsd + state.topUpMicroUsd) / 1_000_000,
+      dailyCapUsd: state.dailyCapMicroUsd / 1_000_000,
     });
   }
   deps.bus.emit('agent.sleeping', { reason, wakeAt: new Date(resetsAt(state)).toISOString() });
