@@ -21,6 +21,7 @@ import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
 import { readBudgetBasis } from './budget-basis.js';
 import { logWarningEvents } from './event-log.js';
+import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
 import { Runtime } from './runtime.js';
 
@@ -37,6 +38,8 @@ export interface RuntimeOptions {
   identity?: string;
   /** Beats between autonomous thinks on a goal that is not yet due (default 5). */
   goalWorkEveryBeats?: number;
+  /** The metrics registry to fill (default: a new one with Node's process metrics). */
+  metrics?: VigilMetrics;
 }
 
 const DEFAULT_IDENTITY_FILE = new URL('../../identity/default.md', import.meta.url);
@@ -58,6 +61,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on'),
     });
     logWarningEvents(bus, log);
+    // Observing from the start, so boot's restores and corrupt skips are counted too.
+    const metrics = options.metrics ?? new VigilMetrics();
+    metrics.observe(bus);
     const seq = await PersistedSeq.open(db);
     bus.useSeq(seq);
     // Attached before restore, so even the boot's checkpoint.corrupt events are in the history.
@@ -107,6 +113,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       swarmResults,
       journal,
       ledger,
+      metrics,
       db,
       ids,
       seed,
@@ -136,6 +143,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         },
       },
       close: async () => {
+        metrics.close();
         await journal.detach();
         bus.close();
         await seq.flush().catch(() => undefined);

@@ -27,6 +27,7 @@ import { allowanceMicroUsd, budgetPct, budgetStatusState, resetsAt } from '../ac
 import type { BudgetState } from '../actors/budget/budget.schema.js';
 import { emitBudgetUpdated } from '../heartbeat/cost-recorder.js';
 import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
+import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import type {
   AddGoalParams,
   AffectView,
@@ -54,6 +55,7 @@ export interface RuntimeParts {
   swarmResults: SwarmResultLog;
   journal: EventJournal;
   ledger: BudgetLedger;
+  metrics: VigilMetrics;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;
@@ -115,6 +117,8 @@ export class Runtime {
       });
     }
     bus.emit('heartbeat.started', { restoredFrom: seed.restoredFrom, beatCount: seed.beatCount });
+    // Where the money stands at start, for subscribers and metrics that have seen no think yet.
+    emitBudgetUpdated(bus, seed.actors.budget);
     this.actor.start();
   }
 
@@ -145,9 +149,9 @@ export class Runtime {
   }
 
   /** The stores behind this runtime, for modules that extend it (export/import, the gateway's journal reads). */
-  get services(): Pick<RuntimeParts, 'store' | 'conversation' | 'journal' | 'db' | 'clock' | 'bus' | 'log'> {
-    const { store, conversation, journal, db, clock, bus, log } = this.parts;
-    return { store, conversation, journal, db, clock, bus, log };
+  get services(): Pick<RuntimeParts, 'store' | 'conversation' | 'journal' | 'db' | 'clock' | 'bus' | 'log' | 'metrics'> {
+    const { store, conversation, journal, db, clock, bus, log, metrics } = this.parts;
+    return { store, conversation, journal, db, clock, bus, log, metrics };
   }
 
   /** `checkpoint.list`: newest first, from the index only. */

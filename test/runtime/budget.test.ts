@@ -26,10 +26,14 @@ describe('budget', () => {
     await h.runtime.send({ text: 'hello' });
     await h.advance(1000);
     expect(h.ofType('think.completed')).toMatchObject([{ model: 'scripted', inputTokens: 100, outputTokens: 20, costUsd: 0.12 }]);
-    expect(h.ofType('agent.budget_updated')).toMatchObject([{ budgetPct: 12, spentTodayUsd: 0.12, dailyCapUsd: 1 }]);
+    // One at start (where the money stands), one per think.
+    expect(h.ofType('agent.budget_updated')).toMatchObject([
+      { budgetPct: 0, spentTodayUsd: 0, dailyCapUsd: 1 },
+      { budgetPct: 12, spentTodayUsd: 0.12, dailyCapUsd: 1 },
+    ]);
     // The charge came before the reply it paid for.
     const order = h.events.map((e) => e.type).filter((t) => t === 'agent.budget_updated' || t === 'agent.reply');
-    expect(order).toEqual(['agent.budget_updated', 'agent.reply']);
+    expect(order).toEqual(['agent.budget_updated', 'agent.budget_updated', 'agent.reply']);
     const ledger = new BudgetLedger(h.db);
     expect((await ledger.readDay('2026-03-01')).spentMicroUsd).toBe(120_000);
     expect(h.runtime.budgetStatus()).toMatchObject({ dailyCapUsd: 1, spentTodayUsd: 0.12, remainingUsd: 0.88, pct: 12, state: 'ok', timezone: 'UTC', resetsAt: '2026-03-02T00:00:00.000Z' });

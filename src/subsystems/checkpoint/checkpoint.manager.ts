@@ -97,9 +97,11 @@ export class CheckpointManager {
   }
 
   private async save(checkpoint: CognitiveCheckpoint): Promise<SavedCheckpoint> {
+    const started = performance.now();
     try {
       const { id, sizeBytes } = await this.store.save(checkpoint, this.policy.maxCount);
-      this.bus.emit('checkpoint.created', { checkpointId: id, beatCount: checkpoint.beatCount, sizeBytes });
+      const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+      this.bus.emit('checkpoint.created', { checkpointId: id, beatCount: checkpoint.beatCount, sizeBytes, durationMs });
       return { id, beatCount: checkpoint.beatCount, sizeBytes };
     } catch (err) {
       const reason = describeError(err);

@@ -21,7 +21,13 @@ export const EVENT_PAYLOADS = {
   'heartbeat.stopped': z.object({ beatCount: z.number().int(), reason: z.string() }),
   'heartbeat.circuit_open': z.object({ consecutiveFailures: z.number().int(), intervalMs: z.number() }),
   'heartbeat.circuit_closed': z.object({ afterFailures: z.number().int() }),
-  'checkpoint.created': z.object({ checkpointId: z.string(), beatCount: z.number().int(), sizeBytes: z.number().int() }),
+  'checkpoint.created': z.object({
+    checkpointId: z.string(),
+    beatCount: z.number().int(),
+    sizeBytes: z.number().int(),
+    /** How long encoding and the atomic write took. */
+    durationMs: z.number().nonnegative(),
+  }),
   'checkpoint.restored': z.object({
     checkpointId: z.string(),
     beatsRecovered: z.number().int(),

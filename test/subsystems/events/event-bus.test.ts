@@ -33,7 +33,7 @@ describe('EventBus', () => {
     const exact: string[] = [];
     bus.select(['checkpoint.*']).subscribe((e) => checkpoints.push(e.type));
     bus.select(['agent.reply']).subscribe((e) => exact.push(e.type));
-    bus.emit('checkpoint.created', { checkpointId: 'c', beatCount: 1, sizeBytes: 10 });
+    bus.emit('checkpoint.created', { checkpointId: 'c', beatCount: 1, sizeBytes: 10, durationMs: 1 });
     bus.emit('agent.reply', { turnId: 't', text: 'x' });
     bus.emit('agent.ack', { turnId: 't', text: 'x' });
     bus.emit('checkpoint.corrupt', { checkpointId: 'c', reason: 'bad' });

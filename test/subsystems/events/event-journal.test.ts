@@ -28,7 +28,7 @@ describe('EventJournal', () => {
   it('filters by type patterns before applying the limit', async () => {
     const { bus, journal } = setup(new MemoryLevel() as unknown as VigilDb);
     bus.emit('agent.reply', { turnId: 't', text: 'a' });
-    bus.emit('checkpoint.created', { checkpointId: 'c1', beatCount: 1, sizeBytes: 1 });
+    bus.emit('checkpoint.created', { checkpointId: 'c1', beatCount: 1, sizeBytes: 1, durationMs: 1 });
     bus.emit('agent.reply', { turnId: 't', text: 'b' });
     bus.emit('checkpoint.corrupt', { checkpointId: 'c0', reason: 'x' });
     const found = await journal.query({ types: ['checkpoint.*'], after: 0, limit: 10 });

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { startRuntime } from '../../fixtures/runtime.fixture.js';
+import { ScriptedThinker } from '../../fixtures/scripted-thinker.js';
+
+/** The value of `name{labels}` in Prometheus text (0 when absent). */
+function sample(text: string, name: string, labels = ''): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name} `)));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+describe('VigilMetrics', () => {
+  it('counts beats, thinks, tokens, money and checkpoints from the event bus', async () => {
+    const thinker = new ScriptedThinker();
+    thinker.costMicroUsd = 250_000;
+    const h = await startRuntime({ thinker, config: { dailyBudgetUsd: 10 } });
+    const metrics = h.runtime.services.metrics;
+    await h.runtime.send({ text: 'count me' });
+    await h.advance(5000);
+    const text = await metrics.text();
+    expect(sample(text, 'vigil_beats_total')).toBe(5);
+    expect(sample(text, 'vigil_think_calls_total', '{outcome="completed"}')).toBe(1);
+    expect(sample(text, 'vigil_think_tokens_total', '{kind="input"}')).toBe(100);
+    expect(sample(text, 'vigil_budget_spent_today_usd')).toBe(0.25);
+    expect(sample(text, 'vigil_budget_daily_cap_usd')).toBe(10);
+    expect(sample(text, 'vigil_checkpoints_created_total')).toBe(1);
+    expect(sample(text, 'vigil_checkpoint_save_duration_ms_count')).toBe(1);
+    expect(sample(text, 'vigil_checkpoint_size_bytes')).toBeGreaterThan(100);
+    expect(sample(text, 'vigil_beat_duration_ms_count')).toBe(5);
+    expect(text).toContain('vigil_process_cpu_user_seconds_total');
+    metrics.requestHandled('heartbeat.status', 0);
+    metrics.requestHandled('goals.complete', -32004);
+    metrics.connectionDelta(1);
+    metrics.eventsDropped(3);
+    const after = await metrics.text();
+    expect(sample(after, 'vigil_gateway_requests_total', '{method="goals.complete",code="-32004"}')).toBe(1);
+    expect(sample(after, 'vigil_gateway_connections')).toBe(1);
+    expect(sample(after, 'vigil_events_dropped_total')).toBe(3);
+    await h.runtime.stop();
+  });
+});
