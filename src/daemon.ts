@@ -2,6 +2,7 @@
 import { loadConfig, parseRunArgs, type VigilConfig } from './config.js';
 import { describeError, isVigilError } from './errors.js';
 import { startGateway } from './gateway/http-server.js';
+import { assertTokenPolicy, ensureTokenFile } from './gateway/token-file.js';
 import { createRuntime } from './runtime/create-runtime.js';
 import { createLogger } from './shared/logger.js';
 import { repairVigilDb } from './subsystems/store/vigil-db.js';
@@ -20,6 +21,8 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     const args = parseRunArgs(argv);
     repair = args.repair;
     config = loadConfig(io.env, args.flags);
+    // Before anything is opened: a gateway reachable from other machines needs a token the operator chose.
+    assertTokenPolicy(config);
   } catch (err) {
     io.stderr(`vigil: ${describeError(err)}`);
     return isVigilError(err) ? 2 : 1;
@@ -63,19 +66,35 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
 
   let gateway;
   try {
-    gateway = await startGateway({ host: config.host, port: config.port, runtime });
+    let token = config.token;
+    if (token === undefined) {
+      const file = await ensureTokenFile(config.dataDir);
+      token = file.token;
+      log.info({ tokenFile: file.path, created: file.created }, 'gateway token read from the data dir');
+    }
+    gateway = await startGateway({
+      host: config.host,
+      port: config.port,
+      runtime,
+      token,
+      log,
+      maxSubscriptions: config.maxSubscriptions,
+      subscriberBuffer: config.subscriberBuffer,
+    });
   } catch (err) {
-    log.error({ err: describeError(err) }, 'gateway failed to listen');
+    log.error({ err: describeError(err) }, 'gateway failed to start');
     io.stderr(`vigil: the gateway cannot listen on ${config.host}:${config.port}: ${describeError(err)}`);
     await runtime.stop('gateway_failed');
     return 1;
   }
-  log.info({ url: gateway.url }, 'gateway listening');
-
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+  // Handlers go in before the line that tells clients we are up: a SIGTERM right after it must stop us cleanly.
+  const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
+  log.info({ url: gateway.url }, 'gateway listening');
+
+  const signal = await stopSignal;
   log.info({ signal }, 'stopping: finishing the current beat and writing a final checkpoint');
   await gateway.close();
   await runtime.stop(signal);

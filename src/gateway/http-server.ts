@@ -1,10 +1,47 @@
-/** The gateway's HTTP server: one listener on VIGIL_HOST:VIGIL_PORT; `/healthz` answers without auth. */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+/** The gateway's one HTTP server on VIGIL_HOST:VIGIL_PORT: `ws://…/rpc`, `/healthz` (no auth), `/events` (SSE), room for more routes. */
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Runtime } from '../runtime/runtime.js';
+import { silentLogger, type VigilLogger } from '../shared/logger.js';
+import type { SubscriberStats } from './event-subscriber.js';
+import { CLOSE_CODES } from './gateway-faults.js';
+import { createTokenCheck, tokenFromRequest } from './gateway-auth.js';
+import { ALL_METHODS } from './methods/index.js';
+import { buildOpenRpcDocument } from './openrpc.js';
+import { RpcConnection, type ConnectionLimits, type ConnectionStats } from './rpc-connection.js';
+import { serveEventStream } from './sse-feed.js';
 
-/** What the gateway needs from the runtime to answer `/healthz`. */
-export interface HealthSource {
-  status(): { beatCount: number };
+/** The largest frame a client may send (CONTRACT §4); larger ones close the connection with 1009. */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+
+/** An extra authenticated GET route (the metrics and dashboard issues add `/metrics` and `/`). */
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void;
+
+/** How to start the gateway. Limits default to the configuration's defaults. */
+export interface GatewayOptions {
+  host: string;
+  port: number;
+  runtime: Runtime;
+  /** The token every path but `/healthz` requires. */
+  token: string;
+  log?: VigilLogger;
+  /** Event subscriptions per WebSocket connection (`VIGIL_MAX_SUBSCRIPTIONS`). */
+  maxSubscriptions?: number;
+  /** Events buffered per slow subscriber (`VIGIL_SUBSCRIBER_BUFFER`). */
+  subscriberBuffer?: number;
+  /** Unsent bytes on a socket above which the feed waits (default 256 KiB). */
+  highWaterBytes?: number;
+  /** Events dropped in one stretch before a subscriber is disconnected (default 100 × the buffer). */
+  maxDropped?: number;
+  /** Authenticated GET routes by path. */
+  routes?: Record<string, RouteHandler>;
+}
+
+/** Counters of every live connection and stream. */
+export interface GatewayStats {
+  connections: ConnectionStats[];
+  streams: SubscriberStats[];
 }
 
 /** A listening gateway. */
@@ -12,16 +49,87 @@ export interface Gateway {
   /** `http://host:port` as actually bound (port 0 resolved). */
   url: string;
   server: Server;
+  stats(): GatewayStats;
+  /** Closes every connection (1001 for WebSockets) and stops listening. */
   close(): Promise<void>;
 }
 
 /** Starts the HTTP server and resolves once it listens. */
-export async function startGateway(options: { host: string; port: number; runtime: HealthSource }): Promise<Gateway> {
-  const server = createServer((req, res) => handle(req, res, options.runtime));
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { runtime } = options;
+  const log = options.log ?? silentLogger;
+  const subscriberBuffer = options.subscriberBuffer ?? 1000;
+  const limits: ConnectionLimits = {
+    maxSubscriptions: options.maxSubscriptions ?? 16,
+    subscriberBuffer,
+    highWaterBytes: options.highWaterBytes ?? 256 * 1024,
+    maxDropped: options.maxDropped ?? subscriberBuffer * 100,
+    maxInFlight: 64,
+  };
+  const isValidToken = createTokenCheck(options.token);
+  const authorized = (req: IncomingMessage, url: URL): boolean => isValidToken(tokenFromRequest(req, url));
+  let openRpc: Record<string, unknown> | undefined;
+  const discover = (): Record<string, unknown> => (openRpc ??= buildOpenRpcDocument());
+
+  // The newest seq emitted, so a live-only subscription can tell its client where it began.
+  let lastSeq = 0;
+  const seqTracker = runtime.events$.subscribe((event) => (lastSeq = Math.max(lastSeq, event.seq)));
+  lastSeq = Math.max(lastSeq, await runtime.services.journal.lastSeq());
+
+  const connections = new Map<WebSocket, RpcConnection>();
+  const streams = new Map<ServerResponse, () => SubscriberStats>();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+  const routes: Record<string, RouteHandler> = {
+    '/events': (req, res, url) =>
+      serveEventStream(req, res, url, { runtime, log, streams, limits: { ...limits, keepAliveMs: 15_000 } }),
+    ...options.routes,
+  };
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      sendJson(res, 200, { ok: true, beatCount: runtime.status().beatCount });
+      return;
+    }
+    // Authentication first: an unauthenticated caller learns nothing about which paths exist.
+    if (!authorized(req, url)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      sendJson(res, 401, { error: 'unauthorized: send the token as "Authorization: Bearer TOKEN" or ?token=TOKEN' });
+      return;
+    }
+    const route = routes[url.pathname];
+    if (route === undefined) {
+      sendJson(res, 404, { error: `no route ${url.pathname}` });
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      sendJson(res, 405, { error: `${req.method ?? ''} is not allowed on ${url.pathname}` });
+      return;
+    }
+    route(req, res, url);
+  });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/rpc') return refuseUpgrade(socket, 404, `no WebSocket endpoint ${url.pathname}; use /rpc`);
+    // CONTRACT §4: without a valid token, HTTP 401 and no socket.
+    if (!authorized(req, url)) return refuseUpgrade(socket, 401, 'unauthorized: a valid token is required');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      connections.set(ws, new RpcConnection(ws, { runtime, log, handlers: ALL_METHODS, discover, limits, lastSeq: () => lastSeq }));
+      ws.once('close', () => connections.delete(ws));
+    });
+  });
+
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const onError = (err: Error): void => {
+      seqTracker.unsubscribe();
+      reject(err);
+    };
+    server.once('error', onError);
     server.listen(options.port, options.host, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       resolve();
     });
   });
@@ -30,21 +138,38 @@ export async function startGateway(options: { host: string; port: number; runtim
   return {
     url: `http://${host}:${address.port}`,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    stats: () => ({
+      connections: [...connections.values()].map((connection) => connection.stats()),
+      streams: [...streams.values()].map((stats) => stats()),
+    }),
+    close: async () => {
+      const closing = [...connections.keys()].map(
+        (ws) =>
+          new Promise<void>((resolve) => {
+            ws.once('close', () => resolve());
+            ws.close(CLOSE_CODES.goingAway, 'the daemon is stopping');
+            // A client that never answers the close frame is not waited for.
+            setTimeout(() => ws.terminate(), 1000).unref();
+          }),
+      );
+      for (const res of streams.keys()) res.end();
+      await Promise.all(closing);
+      wss.close();
+      seqTracker.unsubscribe();
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 
-function handle(req: IncomingMessage, res: ServerResponse, runtime: HealthSource): void {
-  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-  if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-    sendJson(res, 200, { ok: true, beatCount: runtime.status().beatCount });
-    return;
-  }
-  sendJson(res, 404, { error: 'not found' });
+function refuseUpgrade(socket: Socket, status: number, message: string): void {
+  const body = JSON.stringify({ error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n${status === 401 ? 'WWW-Authenticate: Bearer\r\n' : ''}\r\n${body}`,
+  );
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

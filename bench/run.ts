@@ -1,0 +1,56 @@
+/** `npm run bench`: runs every benchmark, prints the report and writes the same numbers to bench/results.json. */
+import { withTempDir } from './bench-utils.js';
+import { beatJitterBench } from './beat-jitter.bench.js';
+import { checkpointIoBench } from './checkpoint-io.bench.js';
+import { idleBeatBench } from './idle-beat.bench.js';
+import { seedRealisticAgent } from './realistic-agent.js';
+import { renderReport, summarise, writeJsonReport, type BenchOutcome, type BenchResult } from './report.js';
+
+const RESULTS_FILE = new URL('./results.json', import.meta.url);
+// With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
+const strict = process.argv.includes('--strict');
+
+const results: BenchResult[] = [];
+
+/** Runs one benchmark; a benchmark that throws is reported as a failed sanity check, and the others still run. */
+async function run(id: string, title: string, bench: () => Promise<BenchOutcome>): Promise<void> {
+  process.stderr.write(`bench: ${title}…\n`);
+  const started = performance.now();
+  try {
+    results.push({ ...(await bench()), durationMs: performance.now() - started });
+  } catch (err) {
+    results.push({
+      id,
+      title,
+      checks: [],
+      details: [],
+      sanity: [{ label: 'the benchmark ran to the end', ok: false, detail: err instanceof Error ? err.message : String(err) }],
+      notes: [],
+      durationMs: performance.now() - started,
+    });
+  }
+}
+
+const started = performance.now();
+await run('idle-beat', '1. Idle beat cost', () => idleBeatBench());
+await withTempDir('agent', async (root) => {
+  process.stderr.write('bench: building the realistic agent…\n');
+  let seeded: Error | null = null;
+  await seedRealisticAgent(root).catch((err: unknown) => {
+    seeded = err instanceof Error ? err : new Error(String(err));
+  });
+  const needsAgent = (bench: () => Promise<BenchOutcome>) => async () => {
+    if (seeded !== null) throw seeded;
+    return bench();
+  };
+  await run('checkpoint-io', '2. Checkpoint save and load', needsAgent(() => checkpointIoBench(root)));
+  await run('beat-jitter', '3. Beat delay caused by a checkpoint', needsAgent(() => beatJitterBench(root)));
+});
+const totalMs = performance.now() - started;
+
+process.stdout.write(`${renderReport(results, totalMs)}\n`);
+await writeJsonReport(RESULTS_FILE, results, totalMs);
+process.stdout.write(`Results written to ${RESULTS_FILE.pathname}\n`);
+
+const summary = summarise(results);
+process.exitCode = summary.sanityFailures > 0 || (strict && summary.miss > 0) ? 1 : 0;

@@ -1,0 +1,14 @@
+/** The agent's mind and mouth: `goals.*`, `memory.list`, `affect.get`, `agent.send`. */
+import type { RpcHandlers } from '../rpc-router.js';
+
+type AgentMethod = 'goals.list' | 'goals.add' | 'goals.complete' | 'memory.list' | 'affect.get' | 'agent.send';
+
+/** The agent method group. */
+export const agentMethods: RpcHandlers<AgentMethod> = {
+  'goals.list': (_params, { runtime }) => runtime.listGoals(),
+  'goals.add': (params, { runtime }) => runtime.addGoal(params),
+  'goals.complete': (params, { runtime }) => runtime.completeGoal(params.id),
+  'memory.list': (_params, { runtime }) => runtime.listMemory(),
+  'affect.get': (_params, { runtime }) => runtime.getAffect(),
+  'agent.send': (params, { runtime }) => runtime.send(params),
+};

@@ -1,0 +1,18 @@
+/** Every method group together; the type makes a method of the catalogue without a handler a compile error. */
+import type { RpcHandlers } from '../rpc-router.js';
+import { agentMethods } from './agent.methods.js';
+import { budgetMethods } from './budget.methods.js';
+import { checkpointMethods } from './checkpoint.methods.js';
+import { discoverMethods } from './discover.methods.js';
+import { eventsMethods } from './events.methods.js';
+import { heartbeatMethods } from './heartbeat.methods.js';
+
+/** The handler of every method. */
+export const ALL_METHODS: RpcHandlers = {
+  ...heartbeatMethods,
+  ...checkpointMethods,
+  ...budgetMethods,
+  ...agentMethods,
+  ...eventsMethods,
+  ...discoverMethods,
+};

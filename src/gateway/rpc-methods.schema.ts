@@ -1,0 +1,127 @@
+/** Every JSON-RPC method's params and result schema: the one catalogue the server, the typed client and `rpc.discover` read. */
+import { z } from 'zod';
+import {
+  AddGoalParamsSchema,
+  AffectViewSchema,
+  BudgetStatusSchema,
+  CheckpointCreatedSchema,
+  CheckpointIdParamsSchema,
+  CheckpointRestoredSchema,
+  CheckpointSummarySchema,
+  GoalIdParamsSchema,
+  GoalViewSchema,
+  HeartbeatStatusSchema,
+  ListCheckpointsParamsSchema,
+  MemoryItemViewSchema,
+  RestoreParamsSchema,
+  SendParamsSchema,
+  SendResultSchema,
+  SetCapParamsSchema,
+  TopUpParamsSchema,
+} from '../runtime/runtime.schema.js';
+import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from '../runtime/checkpoint-transfer.schema.js';
+import { CognitiveCheckpointSchema } from '../subsystems/checkpoint/checkpoint.schema.js';
+import { VigilEventSchema } from '../subsystems/events/event.schema.js';
+import type { VigilErrorCode } from '../errors.js';
+import {
+  HistoryParamsSchema,
+  SubscribeParamsSchema,
+  SubscribeResultSchema,
+  UnsubscribeParamsSchema,
+} from './event-feed.schema.js';
+
+/** One method: what it does, its by-name params (unknown names are refused), its result, and the errors it may raise. */
+export interface RpcMethodSpec<P extends z.ZodObject = z.ZodObject, R extends z.ZodType = z.ZodType> {
+  summary: string;
+  params: P;
+  result: R;
+  errors: readonly VigilErrorCode[];
+}
+
+// Params are strict: a misspelt name (`confirmed` for `confirm`) is -32602, not silently ignored.
+function method<P extends z.ZodObject, R extends z.ZodType>(
+  summary: string,
+  params: P,
+  result: R,
+  errors: readonly VigilErrorCode[] = [],
+): RpcMethodSpec<P, R> {
+  return { summary, params: params.strict() as P, result, errors };
+}
+
+const none = z.object({});
+
+/** The methods of CONTRACT §4 (plus export/import), by name. */
+export const RPC_METHODS = {
+  'heartbeat.status': method('The heartbeat: beat count, phase, interval, where it was restored from.', none, HeartbeatStatusSchema),
+  'checkpoint.list': method('Stored checkpoints, newest first.', ListCheckpointsParamsSchema, z.array(CheckpointSummarySchema)),
+  'checkpoint.create': method(
+    'Takes a checkpoint at the next beat boundary; answers once it is stored.',
+    none,
+    CheckpointCreatedSchema,
+    ['RUNTIME_STOPPED', 'CHECKPOINT_SAVE_FAILED'],
+  ),
+  'checkpoint.get': method('The whole decoded checkpoint.', CheckpointIdParamsSchema, CognitiveCheckpointSchema, [
+    'CHECKPOINT_NOT_FOUND',
+    'CHECKPOINT_CORRUPT',
+    'CHECKPOINT_FORMAT_UNSUPPORTED',
+  ]),
+  'checkpoint.restore': method(
+    'Replaces the running state with a checkpoint; without confirm: true it answers -32001 describing the checkpoint.',
+    RestoreParamsSchema,
+    CheckpointRestoredSchema,
+    ['CHECKPOINT_CONFIRMATION_REQUIRED', 'CHECKPOINT_NOT_FOUND', 'CHECKPOINT_CORRUPT', 'CHECKPOINT_RESTORE_BUSY', 'RUNTIME_STOPPED'],
+  ),
+  'checkpoint.export': method(
+    'A portable document with the checkpoint and its conversation up to the watermark.',
+    CheckpointIdParamsSchema,
+    CheckpointExportSchema,
+    ['CHECKPOINT_NOT_FOUND', 'CHECKPOINT_CORRUPT', 'CHECKPOINT_FORMAT_UNSUPPORTED'],
+  ),
+  'checkpoint.import': method(
+    'Stores an exported document under a new id (its messages appended to this log); restore that id to run it.',
+    ImportParamsSchema,
+    ImportResultSchema,
+    ['CHECKPOINT_EXPORT_INVALID'],
+  ),
+  'budget.status': method("Today's cap, spend, remaining allowance and state.", none, BudgetStatusSchema),
+  'budget.topUp': method('Adds allowance for today; a sleeping agent wakes at once. Answers the new budget.status.', TopUpParamsSchema, BudgetStatusSchema, [
+    'RUNTIME_STOPPED',
+  ]),
+  'budget.setCap': method('Sets the daily cap. Answers the new budget.status.', SetCapParamsSchema, BudgetStatusSchema, ['RUNTIME_STOPPED']),
+  'goals.list': method('Every goal, active first.', none, z.array(GoalViewSchema)),
+  'goals.add': method('Adds a goal; answers the new goal.', AddGoalParamsSchema, GoalViewSchema, ['RUNTIME_STOPPED']),
+  'goals.complete': method('Marks a goal completed; answers the goal.', GoalIdParamsSchema, GoalViewSchema, ['GOAL_NOT_FOUND', 'RUNTIME_STOPPED']),
+  'memory.list': method('Working-memory items, most salient first.', none, z.array(MemoryItemViewSchema)),
+  'affect.get': method('The affect dimensions, the derived emotion and the baseline.', none, AffectViewSchema),
+  'agent.send': method(
+    'Sends the agent a message; it preempts autonomous work and the answer comes as event agent.reply.',
+    SendParamsSchema,
+    SendResultSchema,
+    ['RUNTIME_STOPPED'],
+  ),
+  'events.subscribe': method(
+    'Starts an event subscription on this connection (notifications events.event, events.dropped); after replays from the journal.',
+    SubscribeParamsSchema,
+    SubscribeResultSchema,
+    ['SUBSCRIPTION_LIMIT'],
+  ),
+  'events.unsubscribe': method('Ends an event subscription of this connection.', UnsubscribeParamsSchema, z.literal(true), [
+    'SUBSCRIPTION_NOT_FOUND',
+  ]),
+  'events.history': method('Past events from the persisted journal, oldest first.', HistoryParamsSchema, z.array(VigilEventSchema)),
+  'rpc.discover': method('This OpenRPC document.', none, z.record(z.string(), z.unknown())),
+} as const;
+
+/** Every method name. */
+export type RpcMethodName = keyof typeof RPC_METHODS;
+
+/** The params a caller passes to method `M` (before defaults). */
+export type RpcParams<M extends RpcMethodName> = z.input<(typeof RPC_METHODS)[M]['params']>;
+
+/** The result method `M` answers with. */
+export type RpcResult<M extends RpcMethodName> = z.output<(typeof RPC_METHODS)[M]['result']>;
+
+/** True when `name` is a method of the catalogue. */
+export function isRpcMethodName(name: string): name is RpcMethodName {
+  return Object.hasOwn(RPC_METHODS, name);
+}

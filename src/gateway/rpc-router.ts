@@ -1,0 +1,66 @@
+/** Method dispatch: looks a method up in the catalogue, validates its by-name params with zod, and runs its handler. */
+import type { z } from 'zod';
+import { VigilError } from '../errors.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { VigilLogger } from '../shared/logger.js';
+import { protocolError } from './gateway-faults.js';
+import type { JsonRpcRequest } from './json-rpc.js';
+import { isRpcMethodName, RPC_METHODS, type RpcMethodName, type RpcResult } from './rpc-methods.schema.js';
+import type { SubscribeParams, SubscribeResult } from './event-feed.schema.js';
+
+/** What a connection offers the events methods. */
+export interface SubscriptionHost {
+  /** Opens a subscription; it starts sending once the response carrying its id is on the wire. */
+  subscribe(params: SubscribeParams, startAfterResponse: (start: () => void) => void): SubscribeResult;
+  /** Ends one; SUBSCRIPTION_NOT_FOUND if this connection has no such subscription. */
+  unsubscribe(id: string): void;
+}
+
+/** Everything a handler may use. */
+export interface RpcContext {
+  runtime: Runtime;
+  log: VigilLogger;
+  subscriptions: SubscriptionHost;
+  /** Registers work to run once this request's response has been written (so a subscription's first event follows it). */
+  afterResponse(fn: () => void): void;
+  /** The OpenRPC document. */
+  discover(): Record<string, unknown>;
+}
+
+type ParamsOf<M extends RpcMethodName> = z.output<(typeof RPC_METHODS)[M]['params']>;
+
+/** A handler for method `M`: validated params in, the result (or a promise of it) out. */
+export type RpcHandler<M extends RpcMethodName> = (params: ParamsOf<M>, ctx: RpcContext) => RpcResult<M> | Promise<RpcResult<M>>;
+
+/** Handlers for the methods `M` (one file per method group provides some). */
+export type RpcHandlers<M extends RpcMethodName = RpcMethodName> = { [K in M]: RpcHandler<K> };
+
+/** Runs `request` against `handlers`: -32601 for an unknown method, -32602 (zod issues in `data`) for bad params. */
+export async function routeRequest(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContext): Promise<unknown> {
+  const { method } = request;
+  if (!isRpcMethodName(method)) throw protocolError('RPC_METHOD_NOT_FOUND');
+  const spec = RPC_METHODS[method];
+  const raw = normaliseParams(request.params, method);
+  const parsed = spec.params.safeParse(raw);
+  if (!parsed.success) {
+    const where = parsed.error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.join('.') || '(params)'}: ${issue.message}`)
+      .join('; ');
+    throw new VigilError('RPC_INVALID_PARAMS', `Invalid params for ${method}: ${where}.`, { data: parsed.error.issues });
+  }
+  const handler = handlers[method] as (params: unknown, ctx: RpcContext) => unknown;
+  return handler(parsed.data, ctx);
+}
+
+// Params are by name; absent or an empty array (some clients send `[]` for "none") mean no params.
+function normaliseParams(params: JsonRpcRequest['params'], method: string): unknown {
+  if (params === undefined) return {};
+  if (Array.isArray(params)) {
+    if (params.length === 0) return {};
+    throw new VigilError('RPC_INVALID_PARAMS', `Invalid params for ${method}: params are by name (an object), not by position.`, {
+      data: [{ code: 'invalid_type', expected: 'object', path: [], message: 'params are by name (an object), not by position' }],
+    });
+  }
+  return params;
+}

@@ -1,0 +1,87 @@
+/** Export and import of a checkpoint with its conversation, so an agent can move to another data dir or machine. */
+import { VigilError } from '../errors.js';
+import { encodeCheckpoint, summariseIssues } from '../subsystems/checkpoint/checkpoint.codec.js';
+import type { CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
+import type { ConversationMessage } from '../subsystems/conversation/conversation.schema.js';
+import { VIGIL_VERSION } from '../shared/version.js';
+import {
+  CHECKPOINT_EXPORT_KIND,
+  CHECKPOINT_EXPORT_VERSION,
+  CheckpointExportSchema,
+  type CheckpointExport,
+  type ImportResult,
+} from './checkpoint-transfer.schema.js';
+import type { Runtime } from './runtime.js';
+
+/** The stores export and import work on (`runtime.services`). */
+export type TransferServices = Pick<Runtime['services'], 'store' | 'conversation' | 'clock' | 'log'>;
+
+// A restore archives the messages after the restored watermark under `restore-<checkpointId>-<epochMs>`.
+const RESTORE_ARCHIVE = /^restore-.+-(\d+)$/;
+
+/**
+ * The export document for checkpoint `id`: the decoded checkpoint and its conversation up to the watermark. Messages
+ * a later restore archived are found in those archives, so an older checkpoint exports its whole history too.
+ */
+export async function exportCheckpoint(services: TransferServices, id: string): Promise<CheckpointExport> {
+  const { store, conversation, clock } = services;
+  const checkpoint = await store.load(id);
+  const { watermark } = checkpoint.conversation;
+  const bySeq = new Map<number, ConversationMessage>();
+  for (const message of await conversation.readRange(0, watermark)) bySeq.set(message.seq, message);
+  for (const archive of await conversation.listArchives()) {
+    // Only archives cut after the checkpoint hold messages of its history; older ones hold a branch it never saw.
+    const cutAt = Number(RESTORE_ARCHIVE.exec(archive.archiveId)?.[1] ?? Number.NaN);
+    if (!(cutAt >= checkpoint.createdAt) || archive.firstSeq > watermark) continue;
+    for (const message of await conversation.readArchive(archive.archiveId)) {
+      if (message.seq <= watermark) bySeq.set(message.seq, message);
+    }
+  }
+  return {
+    kind: CHECKPOINT_EXPORT_KIND,
+    version: CHECKPOINT_EXPORT_VERSION,
+    exportedAt: new Date(clock.now()).toISOString(),
+    runtimeVersion: VIGIL_VERSION,
+    checkpoint,
+    messages: [...bySeq.values()].sort((a, b) => a.seq - b.seq),
+  };
+}
+
+/**
+ * Stores an export document here: its messages are appended to this log as new entries (this log may hold its own),
+ * and the checkpoint is saved under a fresh id with its watermark moved to the last of them. `checkpoint.restore`
+ * of the returned id then runs the exported agent. Nothing is pruned by the import itself.
+ */
+export async function importCheckpoint(services: TransferServices, document: unknown): Promise<ImportResult> {
+  const parsed = CheckpointExportSchema.safeParse(document);
+  if (!parsed.success) {
+    throw new VigilError('CHECKPOINT_EXPORT_INVALID', `The checkpoint export is invalid: ${summariseIssues(parsed.error)}.`, {
+      data: parsed.error.issues,
+    });
+  }
+  const { checkpoint, messages } = parsed.data;
+  const { store, conversation, log } = services;
+  let watermark = conversation.watermark();
+  for (const message of messages) {
+    const stored = await conversation.append({
+      turnId: message.turnId,
+      role: message.role,
+      text: message.text,
+      at: message.at,
+      ...(message.from === undefined ? {} : { from: message.from }),
+    });
+    watermark = stored.seq;
+  }
+  const id = store.newId();
+  const imported: CognitiveCheckpoint = { ...checkpoint, id, conversation: { ...checkpoint.conversation, watermark } };
+  const bytes = await encodeCheckpoint(imported);
+  await store.putRaw(id, bytes, {
+    id,
+    createdAt: imported.createdAt,
+    beatCount: imported.beatCount,
+    sizeBytes: bytes.byteLength,
+    formatVersion: imported.formatVersion,
+  });
+  log.info({ checkpointId: id, importedFrom: checkpoint.id, messages: messages.length, watermark }, 'checkpoint imported');
+  return { id, importedFrom: checkpoint.id, beatCount: imported.beatCount, messages: messages.length, watermark };
+}
