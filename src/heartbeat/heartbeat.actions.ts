@@ -6,6 +6,7 @@ import { startableTasks, unconsumedResults } from '../actors/swarms/swarms.reduc
 import { describeError } from '../errors.js';
 import type { TurnRecord } from '../subsystems/budget/budget-ledger.schema.js';
 import { adaptiveIntervalMs } from './adaptive-interval.js';
+import { affectNow } from './decayed-views.js';
 import { planBeat } from './beat-plan.js';
 import { wrapUpDue, type SleepReason } from './budget-gate.js';
 import { readActorStates, snapshotCheckpoint } from './checkpoint-snapshot.js';
@@ -53,9 +54,6 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
   const { clock, ids, options, bus } = deps;
   const now = clock.now();
   const beatCount = context.beatCount + 1;
-  // Decay is by elapsed time, so one event per beat keeps affect and memory current.
-  refs.affect.send({ type: 'affect.decay', at: now });
-  refs.workingMemory.send({ type: 'memory.decay', at: now });
   let budget = refs.budget.getSnapshot().context;
   if (isNewDay(budget, now)) {
     refs.budget.send({ type: 'budget.roll_day', at: now });
@@ -153,7 +151,7 @@ export function finishBeat(context: HeartbeatContext, startTask: (taskId: string
     now,
     lastUserActivityAt: context.lastUserActivityAt,
     idleSince: context.startedAt,
-    arousal: refs.affect.getSnapshot().context.dimensions.arousal,
+    arousal: affectNow(refs, now).dimensions.arousal,
   });
   const lastGood = failed ? context.lastGood : readActorStates(refs);
   const integrateMs = phaseElapsed(context);
@@ -210,10 +208,7 @@ export function dormantDelayMs(context: HeartbeatContext): number {
 /** A dormant beat: the clock of the agent goes on (decay, `heartbeat.beat`, checkpoints) but nothing thinks. */
 export function dormantBeat(context: HeartbeatContext): Partial<HeartbeatContext> {
   const { deps, refs } = context;
-  const now = deps.clock.now();
   const beatCount = context.beatCount + 1;
-  refs.affect.send({ type: 'affect.decay', at: now });
-  refs.workingMemory.send({ type: 'memory.decay', at: now });
   const next = { ...context, beatCount };
   if (deps.checkpoints.isDue(beatCount)) {
     deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'dormant'));

@@ -69,6 +69,12 @@ export const heartbeatMachine = setup({
       );
       enqueue.assign(patch);
     }),
+    fallAsleepAfterBeat: ({ context }) => {
+      const decision = sleepAfterBeat(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, {
+        pendingWork: hasPendingWork(context),
+      });
+      fallAsleep(context.deps, context.refs.budget, decision?.reason ?? 'budget_wind_down');
+    },
     checkpointAtBoundary: ({ context }, params: { phase: 'sleep' | 'dormant' }) => {
       const { checkpoints } = context.deps;
       checkpoints.saveInBackground(snapshotCheckpoint(context, checkpoints.newId(), params.phase));
@@ -76,7 +82,6 @@ export const heartbeatMachine = setup({
   },
   guards: {
     hasPlan: ({ context }) => context.beat.plan !== null,
-    hasResult: ({ context }) => context.beat.result !== null,
     pauseRequested: ({ context }) => context.pauseRequested,
     sleepAfterBeat: ({ context }) =>
       sleepAfterBeat(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, {
@@ -212,7 +217,12 @@ export const heartbeatMachine = setup({
       states: {
         sense: {
           entry: assign(({ context }) => sense(context)),
-          always: [{ guard: 'hasPlan', target: 'think' }, { target: 'integrate' }],
+          // An idle beat ends right here, in the same step: the cheapest path through the machine.
+          always: [
+            { guard: 'hasPlan', target: 'think' },
+            { guard: 'sleepAfterBeat', target: '#heartbeat.dormant', actions: ['finishBeat', 'fallAsleepAfterBeat'] },
+            { target: 'sleep', actions: 'finishBeat' },
+          ],
         },
         think: {
           invoke: {
@@ -238,7 +248,7 @@ export const heartbeatMachine = setup({
               })),
             },
             onError: {
-              target: 'integrate',
+              target: 'finish',
               actions: [
                 ({ context, event }) => {
                   const code = (event.error as { code?: unknown }).code;
@@ -254,7 +264,7 @@ export const heartbeatMachine = setup({
           on: {
             // A user message preempts this think at once (leaving the state aborts its signal); nothing is applied.
             PREEMPT: {
-              target: 'integrate',
+              target: 'finish',
               actions: [
                 ({ context, event }) => context.deps.bus.emit('agent.preempted', { reason: event.reason }),
                 assign(({ context }) => ({ beat: { ...context.beat, preempted: true, thinkMs: phaseElapsed(context) } })),
@@ -263,7 +273,7 @@ export const heartbeatMachine = setup({
           },
           after: {
             stuckDelay: {
-              target: 'integrate',
+              target: 'finish',
               actions: [
                 ({ context }) =>
                   context.deps.bus.emit('think.failed', {
@@ -278,61 +288,45 @@ export const heartbeatMachine = setup({
             },
           },
         },
+        // Applying a think's result (only beats that thought get here).
         integrate: {
-          initial: 'route',
-          states: {
-            route: { always: [{ guard: 'hasResult', target: 'applying' }, { target: 'done' }] },
-            applying: {
-              invoke: {
-                id: 'apply',
-                src: 'apply',
-                input: ({ context }) => ({
-                  deps: context.deps,
-                  refs: context.refs,
-                  plan: context.beat.plan!,
-                  turnId: context.beat.turnId!,
-                  result: context.beat.result!,
-                  handledTurnIds: context.beat.handledTurnIds,
-                }),
-                onDone: {
-                  target: 'done',
-                  actions: assign(({ context, event }) => {
-                    const answered = new Set(event.output.answeredTurnIds);
-                    return {
-                      turns: {
-                        ...context.turns,
-                        pending: context.turns.pending.filter((message) => !answered.has(message.turnId)),
-                        unreadReplies: context.turns.unreadReplies + event.output.replies,
-                      },
-                    };
-                  }),
-                },
-                onError: {
-                  target: 'done',
-                  actions: [
-                    ({ context, event }) =>
-                      context.deps.log.error({ err: describeError(event.error) }, 'applying a think result failed'),
-                    assign(({ context }) => ({ beat: { ...context.beat, failed: true } })),
-                  ],
-                },
-              },
+          invoke: {
+            id: 'apply',
+            src: 'apply',
+            input: ({ context }) => ({
+              deps: context.deps,
+              refs: context.refs,
+              plan: context.beat.plan!,
+              turnId: context.beat.turnId!,
+              result: context.beat.result!,
+              handledTurnIds: context.beat.handledTurnIds,
+            }),
+            onDone: {
+              target: 'finish',
+              actions: assign(({ context, event }) => {
+                const answered = new Set(event.output.answeredTurnIds);
+                return {
+                  turns: {
+                    ...context.turns,
+                    pending: context.turns.pending.filter((message) => !answered.has(message.turnId)),
+                    unreadReplies: context.turns.unreadReplies + event.output.replies,
+                  },
+                };
+              }),
             },
-            done: { type: 'final' },
-          },
-          onDone: [
-            {
-              guard: 'sleepAfterBeat',
-              target: '#heartbeat.dormant',
+            onError: {
+              target: 'finish',
               actions: [
-                'finishBeat',
-                ({ context }) => {
-                  const decision = sleepAfterBeat(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, {
-                    pendingWork: hasPendingWork(context),
-                  });
-                  fallAsleep(context.deps, context.refs.budget, decision?.reason ?? 'budget_wind_down');
-                },
+                ({ context, event }) => context.deps.log.error({ err: describeError(event.error) }, 'applying a think result failed'),
+                assign(({ context }) => ({ beat: { ...context.beat, failed: true } })),
               ],
             },
+          },
+        },
+        // The end of a beat that thought (or tried to): finish it, then sleep or, for the budget, go dormant.
+        finish: {
+          always: [
+            { guard: 'sleepAfterBeat', target: '#heartbeat.dormant', actions: ['finishBeat', 'fallAsleepAfterBeat'] },
             { target: 'sleep', actions: 'finishBeat' },
           ],
         },

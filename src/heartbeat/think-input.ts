@@ -2,6 +2,7 @@
 import { activeGoals } from '../actors/goals/goals.reducer.js';
 import type { SwarmResult, ThinkInput } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
+import { affectNow, workingMemoryNow } from './decayed-views.js';
 import type { DomainActorRefs, TurnState } from './heartbeat.types.js';
 
 /** The think input for `plan`, reading each actor's snapshot once. */
@@ -17,8 +18,8 @@ export function buildThinkInput(args: {
   handledTurnIds: readonly string[];
 }): ThinkInput {
   const { plan, refs } = args;
-  const affect = refs.affect.getSnapshot().context;
-  const memory = refs.workingMemory.getSnapshot().context;
+  const affect = affectNow(refs, args.now);
+  const memory = workingMemoryNow(refs, args.now);
   const goals = refs.goals.getSnapshot().context;
   const swarms = refs.swarms.getSnapshot().context;
   const wanted = new Set(plan.swarmTaskIds);

@@ -26,6 +26,7 @@ import { dayKeyIn } from '../actors/budget/budget-calendar.js';
 import { allowanceMicroUsd, budgetPct, budgetStatusState, resetsAt } from '../actors/budget/budget.reducer.js';
 import type { BudgetState } from '../actors/budget/budget.schema.js';
 import { emitBudgetUpdated } from '../heartbeat/cost-recorder.js';
+import { affectNow, workingMemoryNow } from '../heartbeat/decayed-views.js';
 import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import type {
@@ -266,7 +267,7 @@ export class Runtime {
 
   /** `memory.list`: working-memory items, most salient first. */
   listMemory(): MemoryItemView[] {
-    const { items } = this.actor.getSnapshot().context.refs.workingMemory.getSnapshot().context;
+    const { items } = workingMemoryNow(this.actor.getSnapshot().context.refs, this.parts.clock.now());
     return [...items]
       .sort((a, b) => b.salience - a.salience)
       .map((item) => ({ id: item.id, content: item.content, salience: item.salience, createdAt: iso(item.createdAt) }));
@@ -274,7 +275,7 @@ export class Runtime {
 
   /** `affect.get`: dimensions, emotion label and baseline. */
   getAffect(): AffectView {
-    const { dimensions, baseline } = this.actor.getSnapshot().context.refs.affect.getSnapshot().context;
+    const { dimensions, baseline } = affectNow(this.actor.getSnapshot().context.refs, this.parts.clock.now());
     return { ...dimensions, emotion: emotionLabel(dimensions), baseline };
   }
 

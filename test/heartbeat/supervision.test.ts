@@ -13,7 +13,9 @@ describe('heartbeat supervision', () => {
   it('restarts a crashed actor from its last good state and keeps beating', async () => {
     // A thinker that hands the affect actor an out-of-range appraisal: its event schema rejects it and the actor fails.
     const thinker = new ScriptedThinker((input) =>
-      input.pendingMessages.length > 0 ? [{ type: 'feel', delta: { valence: 0.5 }, intensity: 5 }] : [],
+      input.pendingMessages.map((m) =>
+        m.text === 'provoke' ? { type: 'feel' as const, delta: { valence: 0.5 }, intensity: 5 } : { type: 'feel' as const, delta: { valence: 0.5 }, intensity: 1 },
+      ),
     );
     h = await startRuntime({ thinker });
     await h.advance(2000);
@@ -25,11 +27,14 @@ describe('heartbeat supervision', () => {
     expect(h.ofType('actor.restarted')).toMatchObject([{ actor: 'affect' }]);
     expect(h.runtime.getAffect().valence).toBeCloseTo(before.valence, 1);
 
-    // The restarted actor works: the next beats decay and appraise it as usual.
+    // The restarted actor works: the beat goes on and the next appraisal moves it.
     const beats = h.ofType('heartbeat.beat').length;
+    const calm = h.runtime.getAffect().valence;
+    await h.runtime.send({ text: 'cheer' });
     await h.advance(3000);
     expect(h.ofType('heartbeat.beat').length).toBe(beats + 3);
-    expect(h.runtime.actorStates().affect.updatedAt).toBe(h.clock.now());
+    expect(h.runtime.getAffect().valence).toBeGreaterThan(calm + 0.3);
+    expect(h.ofType('actor.crashed')).toHaveLength(1);
   });
 
   it('opens the circuit after 10 failed beats, backs off exponentially, and closes on the first good beat', async () => {

@@ -15,7 +15,12 @@ export interface EventJournalOptions {
   maxEvents?: number;
   /** Called when a batch write fails; the journal drops that batch and goes on. */
   onWriteError?: (err: unknown) => void;
+  /** How long events may wait to be written together (default 50 ms); a query or detach writes them at once. */
+  flushIntervalMs?: number;
 }
+
+// This many queued events are written at once, without waiting for the interval.
+const FLUSH_AT_EVENTS = 512;
 
 /** A query over the journal. */
 export interface JournalQuery {
@@ -28,8 +33,9 @@ export interface JournalQuery {
 }
 
 /**
- * Writes every bus event to LevelDB in batches (one per tick, not synced: it survives a killed process, and the
- * heartbeat never waits on it), prunes to the newest `maxEvents`, and answers history queries.
+ * Writes every bus event to LevelDB in batches (every `flushIntervalMs` or 512 events, not synced: what was written
+ * survives a killed process, and the heartbeat never waits on it), prunes to the newest `maxEvents`, and answers
+ * history queries. Batching is what keeps an idle beat cheap: one LevelDB batch per interval, not per beat.
  */
 export class EventJournal {
   private readonly events;
@@ -37,7 +43,8 @@ export class EventJournal {
   private readonly onWriteError: (err: unknown) => void;
   private queue: VigilEvent[] = [];
   private flushing: Promise<void> = Promise.resolve();
-  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly flushIntervalMs: number;
   private subscription: Subscription | undefined;
   private sincePrune = 0;
 
@@ -45,6 +52,7 @@ export class EventJournal {
     this.events = db.sublevel<string, VigilEvent>(SUBLEVELS.eventJournal, { valueEncoding: 'json' });
     this.maxEvents = options.maxEvents ?? 10_000;
     this.onWriteError = options.onWriteError ?? (() => {});
+    this.flushIntervalMs = options.flushIntervalMs ?? 50;
   }
 
   /** Starts journaling every event `bus` emits. */
@@ -100,15 +108,21 @@ export class EventJournal {
 
   private enqueue(event: VigilEvent): void {
     this.queue.push(event);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
+    if (this.queue.length >= FLUSH_AT_EVENTS) {
       this.startFlush();
-    });
+      return;
+    }
+    if (this.timer !== undefined) return;
+    // A real timer, not the injected clock: this batches I/O and is not part of the agent's time.
+    this.timer = setTimeout(() => this.startFlush(), this.flushIntervalMs);
+    this.timer.unref();
   }
 
   private startFlush(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     const batch = this.queue;
     if (batch.length === 0) return;
     this.queue = [];

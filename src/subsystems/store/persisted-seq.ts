@@ -1,5 +1,5 @@
 /** A `SeqSource` whose numbers keep growing across restarts and crashes, by reserving blocks of them durably ahead of use. */
-import { VigilError, describeError } from '../../errors.js';
+import { VigilError } from '../../errors.js';
 import type { SeqSource } from '../events/event-bus.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilDb } from './vigil-db.js';
 
@@ -49,22 +49,21 @@ export class PersistedSeq implements SeqSource {
     } catch (err) {
       throw toStoreError(err, `read the ${name} seq ceiling`);
     }
-    const start = stored === undefined ? 0 : validCeiling(stored, name);
+    // One block above the stored ceiling: covers numbers a previous run issued past it in a burst before it crashed.
+    const start = stored === undefined ? 0 : validCeiling(stored, name) + blockSize;
     const seq = new PersistedSeq(db, name, blockSize, start);
     await seq.reserve();
     if (seq.reserveError !== null) throw toStoreError(seq.reserveError, `reserve ${name} seqs`);
     return seq;
   }
 
-  /** The next number; throws STORE_IO if the reserved block ran out before the next reservation was durable. */
+  /**
+   * The next number. Never throws: it runs inside event emission, where a throw would take the heartbeat down. If a
+   * burst outruns the reservations (thousands of events within one fsync), it keeps counting past the stored
+   * ceiling and the next reservation covers what was issued; `open` starts a block above the stored ceiling, so
+   * even a crash in that window cannot repeat a number.
+   */
   next(): number {
-    if (this.last >= this.ceiling) {
-      const why = this.reserveError === null ? 'the next reservation is still being written' : describeError(this.reserveError);
-      this.startReserve();
-      throw new VigilError('STORE_IO', `The ${this.name} seq ran out of reserved numbers at ${this.last}: ${why}.`, {
-        cause: this.reserveError ?? undefined,
-      });
-    }
     this.last += 1;
     if (this.ceiling - this.last <= this.blockSize / 2) this.startReserve();
     return this.last;
@@ -85,7 +84,7 @@ export class PersistedSeq implements SeqSource {
   }
 
   private reserve(): Promise<void> {
-    const target = this.ceiling + this.blockSize;
+    const target = Math.max(this.ceiling, this.last) + this.blockSize;
     const write = writeSyncBatch(this.db, [{ type: 'put', sublevel: this.sublevel, key: this.name, value: target }]);
     this.reserving = write.then(
       () => {
@@ -96,7 +95,7 @@ export class PersistedSeq implements SeqSource {
         if (this.ceiling - this.last <= this.blockSize / 2) this.startReserve();
       },
       (err: unknown) => {
-        // Kept, not thrown: `next` reports it once the block runs out, and the next call retries.
+        // Kept, not thrown: `open` reports it; later, the next number past half a block retries.
         this.reserveError = err;
         this.reserving = null;
       },
