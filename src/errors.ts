@@ -26,8 +26,8 @@ export const ERROR_CODES = {
   GOAL_NOT_FOUND: 'GOAL_NOT_FOUND',
   /** The agent is answering another message and the busy strategy is `reject`. */
   AGENT_BUSY: 'AGENT_BUSY',
-  /** The daily budget is spent; no think may run until a reset or top-up. */
-  BUDGET_EXHAUSTED: 'BUDGET_EXHAUSTED',
+  /** The budget ledger cannot be written (disk full or read-only): no think may spend money that cannot be recorded. */
+  BUDGET_LEDGER_UNAVAILABLE: 'BUDGET_LEDGER_UNAVAILABLE',
   /** The thinker failed after its retries. */
   THINK_FAILED: 'THINK_FAILED',
   /** The think was aborted (preempted by a user message or stopped by the budget). */

@@ -59,6 +59,11 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
     refs.budget.send({ type: 'budget.roll_day', at: now });
     budget = refs.budget.getSnapshot().context;
   }
+  // With the ledger down nothing thinks; each beat tries one small write to see if it is back.
+  if (context.ledger.down) {
+    const beat = { ...idleBeat(startedAtPerf), senseMs: performance.now() - startedAtPerf };
+    return { ...senseWithLedgerDown(context, now), beatCount, beat };
+  }
   const plan = planBeat({
     now,
     beatCount,
@@ -93,6 +98,16 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
     turns,
     lastGoalWorkBeat: plan?.reason === 'goal_work' ? beatCount : context.lastGoalWorkBeat,
   };
+}
+
+function senseWithLedgerDown(context: HeartbeatContext, now: number): Partial<HeartbeatContext> {
+  const { deps } = context;
+  if (context.ledger.probing) return {};
+  deps.ledger.probe(now).then(
+    () => deps.notify({ type: 'LEDGER_PROBED', ok: true }),
+    () => deps.notify({ type: 'LEDGER_PROBED', ok: false }),
+  );
+  return { ledger: { ...context.ledger, probing: true } };
 }
 
 /** The notices and budget line for this beat's think; telling the agent to wrap up marks that it was told. */

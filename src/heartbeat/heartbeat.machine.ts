@@ -120,6 +120,7 @@ export const heartbeatMachine = setup({
     turns: input.seed.turns,
     beat: idleBeat(performance.now()),
     pauseRequested: false,
+    ledger: { down: false, since: 0, probing: false },
   }),
   initial: 'boot',
   on: {
@@ -133,6 +134,22 @@ export const heartbeatMachine = setup({
         };
         persistTurn(context.deps, turns);
         return { turns, lastUserActivityAt: event.message.at };
+      }),
+    },
+    LEDGER_FAILED: {
+      actions: assign(({ context, event }) => {
+        if (context.ledger.down) return {};
+        context.deps.bus.emit('budget.ledger_failed', { reason: event.reason });
+        return { ledger: { down: true, since: context.deps.clock.now(), probing: false } };
+      }),
+    },
+    LEDGER_PROBED: {
+      actions: assign(({ context, event }) => {
+        if (!event.ok) return { ledger: { ...context.ledger, probing: false } };
+        if (context.ledger.down) {
+          context.deps.bus.emit('budget.ledger_recovered', { downForMs: Math.max(0, context.deps.clock.now() - context.ledger.since) });
+        }
+        return { ledger: { down: false, since: 0, probing: false } };
       }),
     },
     // Supervision: a domain actor that crashed restarts from its last good state; a failed swarm task is recorded.
@@ -252,10 +269,10 @@ export const heartbeatMachine = setup({
               actions: [
                 ({ context, event }) => {
                   const code = (event.error as { code?: unknown }).code;
-                  context.deps.bus.emit('think.failed', {
-                    reason: describeError(event.error),
-                    code: typeof code === 'string' ? code : 'THINK_FAILED',
-                  });
+                  const reason = describeError(event.error);
+                  context.deps.bus.emit('think.failed', { reason, code: typeof code === 'string' ? code : 'THINK_FAILED' });
+                  // Money that cannot be recorded must not be spent: stop thinking until the ledger writes again.
+                  if (code === 'BUDGET_LEDGER_UNAVAILABLE') context.deps.notify({ type: 'LEDGER_FAILED', reason });
                 },
                 assign(({ context }) => ({ beat: { ...context.beat, failed: true, thinkMs: phaseElapsed(context) } })),
               ],

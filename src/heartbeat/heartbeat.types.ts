@@ -129,6 +129,8 @@ export interface HeartbeatContext {
   turns: TurnState;
   beat: BeatProgress;
   pauseRequested: boolean;
+  /** The budget ledger could not be written: no thinks until a probe write succeeds. */
+  ledger: { down: boolean; since: number; probing: boolean };
 }
 
 /** Events the heartbeat accepts from the runtime. */
@@ -143,4 +145,8 @@ export type HeartbeatEvent =
   /** Spend changed outside a think (a task, a cap change): stop at once if the hard stop is reached. */
   | { type: 'BUDGET_CHECK' }
   /** Allowance grew (top-up, cap raised): a sleeping agent wakes if there is room now. */
-  | { type: 'WAKE_CHECK'; reason: 'top_up' | 'manual' };
+  | { type: 'WAKE_CHECK'; reason: 'top_up' | 'manual' }
+  /** A charge could not be written to the ledger. */
+  | { type: 'LEDGER_FAILED'; reason: string }
+  /** A probe write to the ledger succeeded (true) or failed again (false). */
+  | { type: 'LEDGER_PROBED'; ok: boolean };

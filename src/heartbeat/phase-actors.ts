@@ -53,7 +53,12 @@ export const swarmTaskLogic = fromPromise<SwarmTaskOutput, SwarmTaskActorInput>(
     }
     throw err;
   }
-  await recordCost(deps, budgetRefOf(system), 'task', output);
+  try {
+    await recordCost(deps, budgetRefOf(system), 'task', output);
+  } catch (err) {
+    deps.notify({ type: 'LEDGER_FAILED', reason: describeError(err) });
+    throw err;
+  }
   // Spend moved outside a think: the heartbeat stops at once if this reached the hard stop.
   deps.notify({ type: 'BUDGET_CHECK' });
   await deps.swarmResults.record({ taskId, status: 'done', text: output.text, finishedAt: deps.clock.now() });

@@ -15,6 +15,8 @@ export const LOGGED_EVENT_LEVELS: Partial<Record<EventType, 'warn' | 'error' | '
   'heartbeat.circuit_closed': 'info',
   'checkpoint.restored': 'info',
   'checkpoint.created': 'info',
+  'budget.ledger_failed': 'error',
+  'budget.ledger_recovered': 'info',
 };
 
 /** Logs each listed event with its type and payload; returns the subscription. */

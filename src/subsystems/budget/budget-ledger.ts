@@ -17,6 +17,7 @@ import {
 const CAP_KEY = 'cap';
 const WAKE_KEY = 'wake';
 const TURN_KEY = 'turn';
+const PROBE_KEY = 'probe';
 const dayKey = (day: string): string => `day:${day}`;
 const chargeKey = (day: string, n: number): string => `charge:${day}:${String(n).padStart(10, '0')}`;
 
@@ -72,7 +73,7 @@ export class BudgetLedger {
       try {
         await writeSyncBatch(this.db, [{ type: 'del', sublevel: this.ledger, key: WAKE_KEY }]);
       } catch (err) {
-        throw new VigilError('STORE_IO', `Could not clear the wake signal: ${describeError(err)}`, { cause: err });
+        throw new VigilError('BUDGET_LEDGER_UNAVAILABLE', `Could not clear the wake signal: ${describeError(err)}`, { cause: err });
       }
     });
   }
@@ -127,7 +128,12 @@ export class BudgetLedger {
         puts.map(({ key, value }) => ({ type: 'put' as const, sublevel: this.ledger, key, value })),
       );
     } catch (err) {
-      throw new VigilError('STORE_IO', `Could not ${what} in the budget ledger: ${describeError(err)}`, { cause: err });
+      throw new VigilError('BUDGET_LEDGER_UNAVAILABLE', `Could not ${what} in the budget ledger: ${describeError(err)}`, { cause: err });
     }
+  }
+
+  /** Checks the ledger can be written again (one tiny synced write); rejects with BUDGET_LEDGER_UNAVAILABLE if not. */
+  probe(at: number): Promise<void> {
+    return this.serial.run(() => this.write([{ key: PROBE_KEY, value: { at } }], 'write a probe'));
   }
 }

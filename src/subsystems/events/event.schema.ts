@@ -53,6 +53,9 @@ export const EVENT_PAYLOADS = {
     costUsd: usd,
   }),
   'think.failed': z.object({ reason: z.string(), code: z.string() }),
+  /** The ledger cannot be written: thinking stops until it can, so no money is spent unrecorded. */
+  'budget.ledger_failed': z.object({ reason: z.string() }),
+  'budget.ledger_recovered': z.object({ downForMs: z.number().nonnegative() }),
   'goal.added': z.object({ goalId: z.string(), title: z.string(), priority: z.number() }),
   'goal.updated': z.object({ goalId: z.string(), progress: z.number(), status: z.string() }),
   'memory.admitted': z.object({ itemId: z.string(), salience: z.number(), evictedId: z.string().nullable() }),
