@@ -37,7 +37,7 @@ export async function applyThinkResult({ deps, refs, plan, turnId, result, handl
         break;
       }
       case 'remember': {
-        const id = ids.next();
+        const id = `m-${ids.next()}`;
         const before = refs.workingMemory.getSnapshot().context.items;
         refs.workingMemory.send({ type: 'memory.admit', at, item: { id, content: action.content, salience: action.salience } });
         const after = refs.workingMemory.getSnapshot().context.items;
