@@ -69,6 +69,12 @@ export const heartbeatMachine = setup({
       );
       enqueue.assign(patch);
     }),
+    /** Wakes for whatever is due: a new local day or a top-up. */
+    wakeForDueReason: ({ context }) => {
+      const budget = context.refs.budget;
+      const reason = wakeReason(budget.getSnapshot().context, context.deps.options.budgetLimits, context.deps.clock.now());
+      wakeUp(context.deps, budget, reason ?? 'manual');
+    },
     fallAsleepAfterBeat: ({ context }) => {
       const decision = sleepAfterBeat(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, {
         pendingWork: hasPendingWork(context),
@@ -195,11 +201,7 @@ export const heartbeatMachine = setup({
         {
           guard: 'wakeAtBoot',
           target: 'running',
-          actions: ({ context }) => {
-            const budget = context.refs.budget;
-            const reason = wakeReason(budget.getSnapshot().context, context.deps.options.budgetLimits, context.deps.clock.now());
-            wakeUp(context.deps, budget, reason ?? 'manual');
-          },
+          actions: 'wakeForDueReason',
         },
         {
           guard: 'asleepAtBoot',
@@ -377,11 +379,7 @@ export const heartbeatMachine = setup({
             {
               guard: 'wakeDue',
               target: '#heartbeat.running',
-              actions: ({ context }) => {
-                const budget = context.refs.budget;
-                const reason = wakeReason(budget.getSnapshot().context, context.deps.options.budgetLimits, context.deps.clock.now());
-                wakeUp(context.deps, budget, reason ?? 'manual');
-              },
+              actions: 'wakeForDueReason',
             },
             { target: 'resting' },
           ],

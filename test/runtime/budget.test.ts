@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WIND_DOWN_NOTICE } from '../../src/heartbeat/turn-tracker.js';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import { BudgetLedger } from '../../src/subsystems/budget/budget-ledger.js';
-import { deferred, startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
+import { deferred, useRuntimes, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import { ScriptedThinker } from '../fixtures/scripted-thinker.js';
 
-const running: RuntimeHarness[] = [];
-async function start(...args: Parameters<typeof startRuntime>): Promise<RuntimeHarness> {
-  const h = await startRuntime(...args);
-  running.push(h);
-  return h;
-}
-afterEach(async () => {
-  for (const h of running.splice(0)) await h.runtime.stop().catch(() => undefined);
-});
+const start = useRuntimes();
 
 const CAP = { dailyBudgetUsd: 1, windDownPct: 90, hardStopPct: 110 };
 const replyAll = (thinker: ScriptedThinker) => thinker;
@@ -210,11 +202,9 @@ describe('budget', () => {
     const h = await start({ config: CAP });
     expect(await h.runtime.setCap({ dailyCapUsd: 3 })).toMatchObject({ dailyCapUsd: 3 });
     await h.runtime.stop();
-    running.pop();
     const same = await start({ db: h.db, clock: h.clock, config: CAP });
     expect(same.runtime.budgetStatus().dailyCapUsd).toBe(3);
     await same.runtime.stop();
-    running.pop();
     const changed = await start({ db: h.db, clock: h.clock, config: { ...CAP, dailyBudgetUsd: 7 } });
     expect(changed.runtime.budgetStatus().dailyCapUsd).toBe(7);
   });

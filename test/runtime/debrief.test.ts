@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { delay } from '../../src/shared/clock.js';
 import { DEBRIEF_PROMPT } from '../../src/heartbeat/turn-tracker.js';
-import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
+import { useRuntimes, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import { ScriptedThinker } from '../fixtures/scripted-thinker.js';
 
-const running: RuntimeHarness[] = [];
-async function start(...args: Parameters<typeof startRuntime>): Promise<RuntimeHarness> {
-  const h = await startRuntime(...args);
-  running.push(h);
-  return h;
-}
-afterEach(async () => {
-  for (const h of running.splice(0)) await h.runtime.stop().catch(() => undefined);
-});
+const start = useRuntimes();
 
 /** A thinker whose user turns take `turnMs` of simulated time and whose debriefs are quick. */
 function timedThinker(getClock: () => RuntimeHarness['clock'], turnMs: number): ScriptedThinker {

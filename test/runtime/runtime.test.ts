@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isVigilError } from '../../src/errors.js';
 import { OfflineThinker } from '../../src/subsystems/thinking/offline-thinker.js';
-import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
+import { useRuntimes, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import { ScriptedThinker } from '../fixtures/scripted-thinker.js';
 
-const running: RuntimeHarness[] = [];
-async function start(...args: Parameters<typeof startRuntime>): Promise<RuntimeHarness> {
-  const h = await startRuntime(...args);
-  running.push(h);
-  return h;
-}
-afterEach(async () => {
-  for (const h of running.splice(0)) await h.runtime.stop().catch(() => undefined);
-});
+const start = useRuntimes();
 
 async function expectCode(promise: Promise<unknown> | (() => unknown), code: string): Promise<unknown> {
   try {
@@ -145,7 +137,6 @@ describe('Runtime', () => {
     await h.advance(4000);
     const before = { beat: h.runtime.status().beatCount, goals: h.runtime.listGoals(), memory: h.runtime.listMemory(), affect: h.runtime.getAffect() };
     await h.runtime.stop();
-    running.pop();
 
     const again = await start({ db: h.db, clock: h.clock, thinker });
     expect(again.runtime.status().restoredFrom).not.toBeNull();
