@@ -1,5 +1,6 @@
 /** The configuration's schema and its table of environment variables (CONTRACT §3): names, defaults, meanings. */
 import { z } from 'zod';
+import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
 
 /** Node's timers overflow past 2^31-1 ms and then fire after 1 ms, so no interval may exceed it. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -84,6 +85,14 @@ export const VigilConfigSchema = z
     }),
     anthropicApiKey: nonEmpty('expected a non-empty API key').optional(),
     anthropicBaseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+    anthropicTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    // 0 switches the limit off (benchmarks, trusted local tools).
+    rpcRateLimit: intIn(0, 1_000_000, 'expected a whole number of requests per second from 0 to 1000000 (0 = no limit)'),
+    rpcRateBurst: intIn(1, 1_000_000, 'expected a whole number of requests from 1 to 1000000'),
+    checkpointKey: z
+      .string({ error: CHECKPOINT_KEY_ALLOWED })
+      .refine(isCheckpointKeyText, { error: CHECKPOINT_KEY_ALLOWED })
+      .optional(),
   })
   .superRefine((c, ctx) => {
     // A broken relation between two variables blames the first; `alternative` blames the other instead, which
@@ -133,6 +142,8 @@ export interface ConfigVariable {
   readonly description: string;
   /** The `vigil run` flag that overrides it, if any. */
   readonly flag?: '--data-dir' | '--host' | '--port' | '--thinker';
+  /** A secret: error messages say how long the value was, never what it was. */
+  readonly secret?: true;
 }
 
 /** Every variable Vigil reads, in `.env.example` order. */
@@ -140,10 +151,11 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_DATA_DIR', key: 'dataDir', kind: 'string', default: './data', flag: '--data-dir', description: 'Directory for LevelDB and the token file.' },
   { name: 'VIGIL_HOST', key: 'host', kind: 'string', default: '127.0.0.1', flag: '--host', description: 'Gateway host to listen on.' },
   { name: 'VIGIL_PORT', key: 'port', kind: 'number', default: '7420', flag: '--port', description: 'Gateway port, 0 to 65535 (0 = any free port; the "gateway listening" log line tells which).' },
-  { name: 'VIGIL_TOKEN', key: 'token', kind: 'string', default: undefined, description: 'Gateway token; unset: a random one is created once in DATA_DIR/token (mode 0600) and reused.' },
+  { name: 'VIGIL_TOKEN', key: 'token', kind: 'string', default: undefined, secret: true, description: 'Gateway token; unset: a random one is created once in DATA_DIR/token (mode 0600) and reused.' },
   { name: 'VIGIL_THINKER', key: 'thinker', kind: 'string', default: 'offline', flag: '--thinker', description: 'offline (deterministic, no network) or anthropic (needs ANTHROPIC_API_KEY).' },
-  { name: 'ANTHROPIC_API_KEY', key: 'anthropicApiKey', kind: 'string', default: undefined, description: 'API key for the anthropic thinker; required when VIGIL_THINKER=anthropic.' },
+  { name: 'ANTHROPIC_API_KEY', key: 'anthropicApiKey', kind: 'string', default: undefined, secret: true, description: 'API key for the anthropic thinker; required when VIGIL_THINKER=anthropic.' },
   { name: 'ANTHROPIC_BASE_URL', key: 'anthropicBaseUrl', kind: 'string', default: undefined, description: 'Alternative http(s) base URL for the Anthropic API; unset: the SDK default.' },
+  { name: 'VIGIL_ANTHROPIC_TIMEOUT_MS', key: 'anthropicTimeoutMs', kind: 'number', default: '120000', description: 'Timeout of one Anthropic API attempt in ms, response body included; a timed-out attempt is retried like a 5xx.' },
   { name: 'VIGIL_IDENTITY_FILE', key: 'identityFile', kind: 'string', default: undefined, description: 'File with the agent persona and standing instructions; unset: the default shipped in the package.' },
   { name: 'VIGIL_MODEL', key: 'model', kind: 'string', default: 'claude-sonnet-5-5', description: 'Model id for the think phase (a current Claude Sonnet by default); its price must be known or given in VIGIL_PRICING_JSON.' },
   { name: 'VIGIL_BEAT_MS', key: 'beatMs', kind: 'number', default: '1000', description: 'Base interval between beats in ms; must lie between VIGIL_BEAT_MIN_MS and VIGIL_BEAT_MAX_MS.' },
@@ -152,6 +164,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_CHECKPOINT_ENABLED', key: 'checkpointEnabled', kind: 'boolean', default: 'true', description: 'Periodic checkpoints on or off (true/false/1/0/yes/no).' },
   { name: 'VIGIL_CHECKPOINT_INTERVAL_BEATS', key: 'checkpointIntervalBeats', kind: 'number', default: '50', description: 'Take a checkpoint every N beats.' },
   { name: 'VIGIL_CHECKPOINT_MAX_COUNT', key: 'checkpointMaxCount', kind: 'number', default: '10', description: 'Keep the newest N checkpoints; older ones are pruned.' },
+  { name: 'VIGIL_CHECKPOINT_KEY', key: 'checkpointKey', kind: 'string', default: undefined, secret: true, description: 'Seals checkpoint bodies with AES-256-GCM: 32 random bytes as 64 hex characters or base64 (openssl rand -hex 32); unset: stored unencrypted.' },
   { name: 'VIGIL_DAILY_BUDGET_USD', key: 'dailyBudgetUsd', kind: 'number', default: '5.00', description: 'Daily spending cap for the think phase, in USD.' },
   { name: 'VIGIL_TIMEZONE', key: 'timezone', kind: 'string', default: 'UTC', description: 'IANA time zone whose midnight resets the daily budget.' },
   { name: 'VIGIL_WIND_DOWN_PCT', key: 'windDownPct', kind: 'number', default: '90', description: 'Budget percent at which the agent finishes its turn, then sleeps; below VIGIL_HARD_STOP_PCT.' },
@@ -162,6 +175,8 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_SWARM_CONCURRENCY', key: 'swarmConcurrency', kind: 'number', default: '3', description: 'Swarm sub-agent tasks run at the same time.' },
   { name: 'VIGIL_EVENT_JOURNAL_SIZE', key: 'eventJournalSize', kind: 'number', default: '10000', description: 'How many of the newest events the persisted journal keeps, for resuming subscribers and events.history.' },
   { name: 'VIGIL_MAX_SUBSCRIPTIONS', key: 'maxSubscriptions', kind: 'number', default: '16', description: 'Event subscriptions one gateway connection may hold at once.' },
+  { name: 'VIGIL_RPC_RATE_LIMIT', key: 'rpcRateLimit', kind: 'number', default: '200', description: 'JSON-RPC requests per second one gateway connection may sustain (a token bucket; 0 = no limit); the excess is answered with error -32029.' },
+  { name: 'VIGIL_RPC_RATE_BURST', key: 'rpcRateBurst', kind: 'number', default: '1000', description: 'JSON-RPC requests one connection may send at once before VIGIL_RPC_RATE_LIMIT applies (the bucket size).' },
   { name: 'VIGIL_SUBSCRIBER_BUFFER', key: 'subscriberBuffer', kind: 'number', default: '1000', description: 'Events buffered for one slow subscriber before its events are dropped (with an events.dropped notice).' },
   { name: 'VIGIL_BUSY_STRATEGY', key: 'busyStrategy', kind: 'string', default: 'interrupt', description: 'A message arriving during a user turn: interrupt (answer it next), enqueue (after the current turn) or reject.' },
   { name: 'VIGIL_MAX_TOOL_ITERATIONS', key: 'maxToolIterations', kind: 'number', default: '8', description: 'Iteration guard: the most model calls one think may make in its tool loop.' },

@@ -83,6 +83,12 @@ function blame(issue: z.core.$ZodIssue, isGiven: (v: ConfigVariable) => boolean)
   return isGiven(other) ? { variable: other, message: alt.message } : { variable, message: issue.message };
 }
 
+/** The value as an error may show it: a secret's length only, so a mistyped key never reaches a terminal or a log. */
+function shownValue(v: ConfigVariable, value: unknown): unknown {
+  if (v.secret !== true || value === undefined) return value;
+  return `<hidden, ${String(value).length} characters>`;
+}
+
 /** Turns schema issues into one CONFIG_INVALID error: one sentence per problem, each on its own line; `data` is the first problem plus `problems`. */
 function configError(
   issues: readonly z.core.$ZodIssue[],
@@ -146,7 +152,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     throw configError(parsed.error.issues, (v) => given(v).text !== undefined, (v) => {
       const { text, fromFlag } = given(v);
       const label = fromFlag && v.flag !== undefined ? `${v.flag} (${v.name})` : v.name;
-      return { label, variable: v.name, ...(fromFlag ? { flag: v.flag } : {}), value: text ?? v.default };
+      return { label, variable: v.name, ...(fromFlag ? { flag: v.flag } : {}), value: shownValue(v, text ?? v.default) };
     });
   }
   validateConfigFiles(parsed.data);
@@ -163,7 +169,7 @@ export function configFromDefaults(overrides: Partial<VigilConfig> = {}): VigilC
   throw configError(parsed.error.issues, (v) => defined[v.key] !== undefined, (v) => ({
     label: `${v.key} (${v.name})`,
     variable: v.name,
-    value: (overrides as Record<string, unknown>)[v.key] ?? DEFAULT_CONFIG[v.key],
+    value: shownValue(v, (overrides as Record<string, unknown>)[v.key] ?? DEFAULT_CONFIG[v.key]),
   }));
 }
 

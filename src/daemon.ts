@@ -5,7 +5,7 @@ import { startGateway } from './gateway/http-server.js';
 import { assertTokenPolicy, ensureTokenFile } from './gateway/token-file.js';
 import { createRuntime } from './runtime/create-runtime.js';
 import { createLogger } from './shared/logger.js';
-import { repairVigilDb } from './subsystems/store/vigil-db.js';
+import { repairVigilDb, withRepairHint } from './subsystems/store/vigil-db.js';
 
 /** Where the daemon writes what is not a log line (usage and configuration errors). */
 export interface DaemonIo {
@@ -31,8 +31,9 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
 
   if (repair) {
     try {
-      await repairVigilDb(config.dataDir);
-      log.info({ dataDir: config.dataDir }, 'store repaired');
+      const recovered = await repairVigilDb(config.dataDir);
+      // What survived; the boot that follows still validates every checkpoint (checkpoint.corrupt for the bad ones).
+      log.info({ dataDir: config.dataDir, ...recovered }, 'store repaired');
     } catch (err) {
       log.error({ err: describeError(err) }, 'store repair failed');
       io.stderr(`vigil: ${describeError(err)}`);
@@ -43,7 +44,9 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
   let runtime;
   try {
     runtime = await createRuntime({ config, logger: log });
-  } catch (err) {
+  } catch (thrown) {
+    // A store that fails to open or read at boot: say which data dir, and how to repair it.
+    const err = withRepairHint(thrown, config.dataDir);
     const code = isVigilError(err) ? err.code : 'INTERNAL';
     log.error({ code, err: describeError(err) }, 'cannot start');
     io.stderr(`vigil: ${describeError(err)}`);
@@ -80,6 +83,8 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
       log,
       maxSubscriptions: config.maxSubscriptions,
       subscriberBuffer: config.subscriberBuffer,
+      rpcRateLimit: config.rpcRateLimit,
+      rpcRateBurst: config.rpcRateBurst,
     });
   } catch (err) {
     log.error({ err: describeError(err) }, 'gateway failed to start');

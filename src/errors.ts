@@ -10,12 +10,16 @@ export const ERROR_CODES = {
   STORE_LOCKED: 'STORE_LOCKED',
   /** The store could not be opened or written (disk full, read-only, damaged files). */
   STORE_IO: 'STORE_IO',
+  /** The data dir's LevelDB files are damaged (missing or corrupt table, MANIFEST or CURRENT); `vigil run --repair` salvages what it can. */
+  STORE_CORRUPT: 'STORE_CORRUPT',
   /** No checkpoint with that id exists. */
   CHECKPOINT_NOT_FOUND: 'CHECKPOINT_NOT_FOUND',
   /** A stored checkpoint failed to decompress, parse, validate or migrate. */
   CHECKPOINT_CORRUPT: 'CHECKPOINT_CORRUPT',
   /** A checkpoint was written by a newer Vigil whose format this one cannot read. */
   CHECKPOINT_FORMAT_UNSUPPORTED: 'CHECKPOINT_FORMAT_UNSUPPORTED',
+  /** A sealed checkpoint cannot be opened: `VIGIL_CHECKPOINT_KEY` is unset or is not the key that sealed it. */
+  CHECKPOINT_KEY_INVALID: 'CHECKPOINT_KEY_INVALID',
   /** A restore needs `confirm: true` before it replaces the running state. */
   CHECKPOINT_CONFIRMATION_REQUIRED: 'CHECKPOINT_CONFIRMATION_REQUIRED',
   /** A restore is already running; only one at a time. */
@@ -30,6 +34,8 @@ export const ERROR_CODES = {
   BUDGET_LEDGER_UNAVAILABLE: 'BUDGET_LEDGER_UNAVAILABLE',
   /** The thinker failed after its retries. */
   THINK_FAILED: 'THINK_FAILED',
+  /** The model API refused the credentials (HTTP 401/403): retrying cannot help until the key is fixed. */
+  THINK_AUTH_FAILED: 'THINK_AUTH_FAILED',
   /** The think was aborted (preempted by a user message or stopped by the budget). */
   THINK_ABORTED: 'THINK_ABORTED',
   /** The runtime is stopping or stopped and takes no more work. */
@@ -46,6 +52,8 @@ export const ERROR_CODES = {
   RPC_INVALID_REQUEST: 'RPC_INVALID_REQUEST',
   /** A JSON-RPC request named a method the gateway does not have. */
   RPC_METHOD_NOT_FOUND: 'RPC_METHOD_NOT_FOUND',
+  /** A connection sent more requests than `VIGIL_RPC_RATE_LIMIT` (with `VIGIL_RPC_RATE_BURST`) allows; not run. */
+  RPC_RATE_LIMITED: 'RPC_RATE_LIMITED',
   /** A gateway request came without a valid token (HTTP 401). */
   GATEWAY_UNAUTHORIZED: 'GATEWAY_UNAUTHORIZED',
   /** A client's request got no answer within its timeout. */
@@ -74,8 +82,10 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   SUBSCRIPTION_NOT_FOUND: -32004,
   CHECKPOINT_CORRUPT: -32005,
   CHECKPOINT_FORMAT_UNSUPPORTED: -32005,
+  CHECKPOINT_KEY_INVALID: -32005,
   CHECKPOINT_RESTORE_BUSY: -32009,
   SUBSCRIPTION_LIMIT: -32009,
+  RPC_RATE_LIMITED: -32029,
 };
 
 /** A JSON-RPC 2.0 error object. */

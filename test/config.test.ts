@@ -61,6 +61,10 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['pricingOverrides', {}],
     ['anthropicApiKey', undefined],
     ['anthropicBaseUrl', undefined],
+    ['anthropicTimeoutMs', 120000],
+    ['rpcRateLimit', 200],
+    ['rpcRateBurst', 1000],
+    ['checkpointKey', undefined],
 ];
 
 describe('loadConfig', () => {

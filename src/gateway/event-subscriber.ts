@@ -51,6 +51,8 @@ export interface SubscriberOptions {
   format: FeedFormat;
   /** Called once if the journal cannot be read for a replay (the feed then goes live from now). */
   onReplayError?: (err: unknown) => void;
+  /** Called for every event dropped because this subscriber fell behind (the `vigil_events_dropped_total` metric). */
+  onDropped?: (count: number) => void;
 }
 
 /** A subscriber's counters, for tests and metrics. */
@@ -202,6 +204,7 @@ export class EventSubscriber {
 
   private drop(seq: number): void {
     this.droppedTotal += 1;
+    this.options.onDropped?.(1);
     if (this.dropping === null) this.dropping = { count: 1, firstSeq: seq, lastSeq: seq };
     else {
       this.dropping.count += 1;

@@ -1,7 +1,8 @@
-/** Gateway authentication: the token from `Authorization: Bearer` or `?token=`, compared in constant time. */
+/** Gateway authentication: the token from `Authorization: Bearer` or `?token=`, compared in constant time, failures logged. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import type { VigilLogger } from '../shared/logger.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -25,6 +26,62 @@ export function tokenFromRequest(req: IncomingMessage, url: URL): string | undef
     if (match !== null) return match[1]!.trim();
   }
   return url.searchParams.get('token') ?? undefined;
+}
+
+/** How failed attempts are logged: at most one warn line per address per `everyMs`, with the count since the last. */
+export interface AuthFailureLogOptions {
+  /** Milliseconds between two lines for the same address (default 10 s). */
+  everyMs?: number;
+  /** Addresses remembered at once; the oldest is forgotten past it, so a scan of many addresses holds no memory (default 1024). */
+  maxAddresses?: number;
+  /** The time source (default `Date.now`). */
+  now?: () => number;
+}
+
+/** Why a request was refused, as logged: no token at all, or a wrong one. Never the token itself. */
+export type AuthFailure = 'missing' | 'wrong';
+
+/**
+ * A logger of refused requests, for the gateway to call where it answers 401: at warn, with the remote address, the
+ * path and whether the token was missing or wrong — never the token (nor the query string, which may carry it). A
+ * guessing client gets one line per address per `everyMs` with its count of attempts, not one line per guess.
+ */
+export function createAuthFailureLog(log: VigilLogger, options: AuthFailureLogOptions = {}): (req: IncomingMessage, url: URL) => void {
+  const everyMs = options.everyMs ?? 10_000;
+  const maxAddresses = options.maxAddresses ?? 1024;
+  const now = options.now ?? Date.now;
+  const seen = new Map<string, { loggedAt: number; unlogged: number }>();
+  return (req, url) => {
+    const remoteAddress = req.socket?.remoteAddress ?? 'unknown';
+    const at = now();
+    let entry = seen.get(remoteAddress);
+    if (entry === undefined) {
+      if (seen.size >= maxAddresses) seen.delete(seen.keys().next().value!);
+      entry = { loggedAt: Number.NEGATIVE_INFINITY, unlogged: 0 };
+      seen.set(remoteAddress, entry);
+    }
+    entry.unlogged += 1;
+    if (at - entry.loggedAt < everyMs) return;
+    const reason: AuthFailure = tokenFromRequest(req, url) === undefined ? 'missing' : 'wrong';
+    log.warn({ remoteAddress, path: url.pathname, reason, attempts: entry.unlogged }, 'gateway authentication failed');
+    entry.loggedAt = at;
+    entry.unlogged = 0;
+  };
+}
+
+/** The token check and the refusal log in one: `check(req, url)` is true for the right token, and logs a refusal. */
+export function createRequestAuth(
+  token: string,
+  log: VigilLogger,
+  options: AuthFailureLogOptions = {},
+): (req: IncomingMessage, url: URL) => boolean {
+  const isValid = createTokenCheck(token);
+  const logRefusal = createAuthFailureLog(log, options);
+  return (req, url) => {
+    if (isValid(tokenFromRequest(req, url))) return true;
+    logRefusal(req, url);
+    return false;
+  };
 }
 
 /** True for hosts only this machine can reach: `localhost`, 127.0.0.0/8, `::1` (bracketed or not). */

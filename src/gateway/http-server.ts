@@ -1,12 +1,15 @@
-/** The gateway's one HTTP server on VIGIL_HOST:VIGIL_PORT: `ws://…/rpc`, `/healthz` (no auth), `/events` (SSE), room for more routes. */
+/** The gateway's one HTTP server on VIGIL_HOST:VIGIL_PORT: `ws://…/rpc`, `/healthz` (no auth), `/events` (SSE), `/metrics`, the dashboard at `/`. */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Runtime } from '../runtime/runtime.js';
 import { silentLogger, type VigilLogger } from '../shared/logger.js';
 import type { SubscriberStats } from './event-subscriber.js';
+import { createDashboardRoutes } from './dashboard-route.js';
 import { CLOSE_CODES } from './gateway-faults.js';
-import { createTokenCheck, tokenFromRequest } from './gateway-auth.js';
+import { createAuthFailureLog, createTokenCheck, tokenFromRequest } from './gateway-auth.js';
+import { DEFAULT_RATE_LIMIT } from './token-bucket.js';
+import { metricsRoute } from './metrics-route.js';
 import { ALL_METHODS } from './methods/index.js';
 import { buildOpenRpcDocument } from './openrpc.js';
 import { RpcConnection, type ConnectionLimits, type ConnectionStats } from './rpc-connection.js';
@@ -15,7 +18,7 @@ import { serveEventStream } from './sse-feed.js';
 /** The largest frame a client may send (CONTRACT §4); larger ones close the connection with 1009. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 
-/** An extra authenticated GET route (the metrics and dashboard issues add `/metrics` and `/`). */
+/** An extra authenticated GET route. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void;
 
 /** How to start the gateway. Limits default to the configuration's defaults. */
@@ -36,6 +39,10 @@ export interface GatewayOptions {
   maxDropped?: number;
   /** Authenticated GET routes by path. */
   routes?: Record<string, RouteHandler>;
+  /** JSON-RPC requests per second per connection (`VIGIL_RPC_RATE_LIMIT`; 0 = no limit). */
+  rpcRateLimit?: number;
+  /** Requests one connection may send at once (`VIGIL_RPC_RATE_BURST`). */
+  rpcRateBurst?: number;
 }
 
 /** Counters of every live connection and stream. */
@@ -57,6 +64,7 @@ export interface Gateway {
 /** Starts the HTTP server and resolves once it listens. */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { runtime } = options;
+  const { metrics } = runtime.services;
   const log = options.log ?? silentLogger;
   const subscriberBuffer = options.subscriberBuffer ?? 1000;
   const limits: ConnectionLimits = {
@@ -65,9 +73,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     highWaterBytes: options.highWaterBytes ?? 256 * 1024,
     maxDropped: options.maxDropped ?? subscriberBuffer * 100,
     maxInFlight: 64,
+    rateLimit: {
+      perSecond: options.rpcRateLimit ?? DEFAULT_RATE_LIMIT.perSecond,
+      burst: options.rpcRateBurst ?? DEFAULT_RATE_LIMIT.burst,
+    },
   };
   const isValidToken = createTokenCheck(options.token);
   const authorized = (req: IncomingMessage, url: URL): boolean => isValidToken(tokenFromRequest(req, url));
+  // Refusals are logged with the caller's address (throttled), never with what it sent as a token.
+  const logRefusal = createAuthFailureLog(log);
   let openRpc: Record<string, unknown> | undefined;
   const discover = (): Record<string, unknown> => (openRpc ??= buildOpenRpcDocument());
 
@@ -79,9 +93,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const connections = new Map<WebSocket, RpcConnection>();
   const streams = new Map<ServerResponse, () => SubscriberStats>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+  const dashboard = createDashboardRoutes(options.token);
   const routes: Record<string, RouteHandler> = {
     '/events': (req, res, url) =>
       serveEventStream(req, res, url, { runtime, log, streams, limits: { ...limits, keepAliveMs: 15_000 } }),
+    '/metrics': metricsRoute(metrics, log),
+    ...dashboard.routes,
     ...options.routes,
   };
 
@@ -91,8 +108,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       sendJson(res, 200, { ok: true, beatCount: runtime.status().beatCount });
       return;
     }
-    // Authentication first: an unauthenticated caller learns nothing about which paths exist.
-    if (!authorized(req, url)) {
+    // Authentication first: an unauthenticated caller learns nothing about which paths exist. The dashboard's
+    // session cookie opens its static files only, never the data behind /rpc, /events or /metrics; it is checked
+    // first, so a reload of the page is not taken for a request that lacks the token.
+    if (!dashboard.hasSession(req, url) && !authorized(req, url)) {
+      logRefusal(req, url);
+      if (dashboard.refusePage(req, res, url)) return;
       res.setHeader('www-authenticate', 'Bearer');
       sendJson(res, 401, { error: 'unauthorized: send the token as "Authorization: Bearer TOKEN" or ?token=TOKEN' });
       return;
@@ -115,10 +136,28 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/rpc') return refuseUpgrade(socket, 404, `no WebSocket endpoint ${url.pathname}; use /rpc`);
     // CONTRACT §4: without a valid token, HTTP 401 and no socket.
-    if (!authorized(req, url)) return refuseUpgrade(socket, 401, 'unauthorized: a valid token is required');
+    if (!authorized(req, url)) {
+      logRefusal(req, url);
+      return refuseUpgrade(socket, 401, 'unauthorized: a valid token is required');
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      connections.set(ws, new RpcConnection(ws, { runtime, log, handlers: ALL_METHODS, discover, limits, lastSeq: () => lastSeq }));
-      ws.once('close', () => connections.delete(ws));
+      connections.set(
+        ws,
+        new RpcConnection(ws, {
+          runtime,
+          log,
+          handlers: ALL_METHODS,
+          discover,
+          limits,
+          lastSeq: () => lastSeq,
+          remoteAddress: req.socket.remoteAddress,
+        }),
+      );
+      metrics.connectionDelta(1);
+      ws.once('close', () => {
+        connections.delete(ws);
+        metrics.connectionDelta(-1);
+      });
     });
   });
 

@@ -1,4 +1,4 @@
-/** One WebSocket client on /rpc: JSON-RPC frames in, responses and event notifications out, with backpressure both ways. */
+/** One WebSocket client on /rpc: JSON-RPC frames in, responses and event notifications out, with backpressure both ways and a rate limit. */
 import type { RawData, WebSocket } from 'ws';
 import { VigilError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -6,9 +6,14 @@ import type { VigilLogger } from '../shared/logger.js';
 import type { SubscribeParams, SubscribeResult } from './event-feed.schema.js';
 import { EventSubscriber, type FeedSink, type SubscriberStats } from './event-subscriber.js';
 import { jsonRpcFeedFormat } from './feed-format.js';
-import { CLOSE_CODES, toWireError } from './gateway-faults.js';
+import { MAX_FRAME_DEPTH, nestsDeeperThan } from './frame-depth.js';
+import { CLOSE_CODES, protocolError, toWireError } from './gateway-faults.js';
 import { handleJsonRpcFrame } from './json-rpc.js';
-import { routeRequest, type RpcContext, type RpcHandlers, type SubscriptionHost } from './rpc-router.js';
+import { countRequest, routeRequest, type RpcContext, type RpcHandlers, type SubscriptionHost } from './rpc-router.js';
+import { DEFAULT_RATE_LIMIT, TokenBucket, type RateLimit } from './token-bucket.js';
+
+/** While a connection stays over its rate limit, one warn line per this many ms says how many requests were refused. */
+export const RATE_LIMIT_LOG_EVERY_MS = 10_000;
 
 /** Feed and backpressure limits of a connection. */
 export interface ConnectionLimits {
@@ -20,6 +25,8 @@ export interface ConnectionLimits {
   maxDropped: number;
   /** Frames being answered at once before the connection stops reading from its socket. */
   maxInFlight: number;
+  /** Requests per second with a burst, per connection (default `DEFAULT_RATE_LIMIT`; `perSecond: 0` = off). */
+  rateLimit?: RateLimit;
 }
 
 /** What every connection shares. */
@@ -31,6 +38,8 @@ export interface ConnectionDeps {
   /** The newest seq the bus has emitted (a live-only subscription continues after it). */
   lastSeq: () => number;
   limits: ConnectionLimits;
+  /** The client's address for logs (`req.socket.remoteAddress`); unset: read from the WebSocket's socket. */
+  remoteAddress?: string | undefined;
 }
 
 /** A connection's counters, for tests and metrics. */
@@ -38,6 +47,8 @@ export interface ConnectionStats {
   bufferedAmount: number;
   inFlight: number;
   subscriptions: Record<string, SubscriberStats>;
+  /** Requests refused with -32029 since the connection opened. */
+  rateLimited: number;
 }
 
 let nextSubscription = 0;
@@ -48,12 +59,25 @@ export class RpcConnection implements SubscriptionHost {
   private readonly sink: FeedSink;
   private inFlight = 0;
   private paused = false;
+  /** Frames read before a pause took effect, answered in order once the connection catches up. */
+  private readonly waiting: string[] = [];
+  private drainScheduled = false;
   private closed = false;
+  private readonly bucket: TokenBucket;
+  private readonly rateLimit: RateLimit;
+  private readonly remoteAddress: string | undefined;
+  private rateLimited = 0;
+  private unloggedRefusals = 0;
+  private refusalsLoggedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly ws: WebSocket,
     private readonly deps: ConnectionDeps,
   ) {
+    const { clock } = deps.runtime.services;
+    this.rateLimit = deps.limits.rateLimit ?? DEFAULT_RATE_LIMIT;
+    this.bucket = new TokenBucket(this.rateLimit, () => clock.now());
+    this.remoteAddress = deps.remoteAddress ?? socketAddressOf(ws);
     this.sink = {
       bufferedAmount: () => ws.bufferedAmount,
       write: (frame) => this.send(frame),
@@ -93,6 +117,7 @@ export class RpcConnection implements SubscriptionHost {
       sink: this.sink,
       format: jsonRpcFeedFormat(id),
       onReplayError: (err) => this.deps.log.warn({ err, subscription: id }, 'event replay failed; the feed goes on live'),
+      onDropped: (count) => runtime.services.metrics.eventsDropped(count),
     });
     this.subscribers.set(id, subscriber);
     startAfterResponse(() => subscriber.start());
@@ -115,7 +140,7 @@ export class RpcConnection implements SubscriptionHost {
   stats(): ConnectionStats {
     const subscriptions: Record<string, SubscriberStats> = {};
     for (const [id, subscriber] of this.subscribers) subscriptions[id] = subscriber.stats();
-    return { bufferedAmount: this.ws.bufferedAmount, inFlight: this.inFlight, subscriptions };
+    return { bufferedAmount: this.ws.bufferedAmount, inFlight: this.inFlight, subscriptions, rateLimited: this.rateLimited };
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {
@@ -124,8 +149,19 @@ export class RpcConnection implements SubscriptionHost {
       return;
     }
     const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
-    this.inFlight += 1;
+    // ws.pause() stops reading the socket, but ws still emits every frame of the chunk it already read: those wait
+    // here unanswered. Answering them would let a client that never reads make the server buffer one answer per
+    // request it packed into a chunk (a thousand small requests, a thousand large answers).
+    if (this.paused) {
+      this.waiting.push(text);
+      return;
+    }
+    this.dispatch(text);
     this.applyBackpressure();
+  }
+
+  private dispatch(text: string): void {
+    this.inFlight += 1;
     void this.answer(text).finally(() => {
       this.inFlight -= 1;
       this.applyBackpressure();
@@ -134,16 +170,56 @@ export class RpcConnection implements SubscriptionHost {
 
   private async answer(text: string): Promise<void> {
     const { runtime, log, handlers, discover } = this.deps;
+    if (nestsDeeperThan(text, MAX_FRAME_DEPTH)) {
+      // Refused unparsed, so its id cannot be known: null, as for any request whose id cannot be read (§5).
+      const reason = `the frame nests deeper than ${MAX_FRAME_DEPTH} levels`;
+      countRequest(runtime, '', -32600);
+      this.send(JSON.stringify({ jsonrpc: '2.0', error: toWireError(protocolError('RPC_INVALID_REQUEST', { reason }), log), id: null }));
+      return;
+    }
     const afterResponse: Array<() => void> = [];
     const ctx: RpcContext = { runtime, log, subscriptions: this, discover, afterResponse: (fn) => afterResponse.push(fn) };
     const response = await handleJsonRpcFrame(
       text,
-      (request) => routeRequest(request, handlers, ctx),
-      (err, method) => toWireError(err, log, method),
+      // Each request of a batch takes its own token: batching is no way around the limit.
+      async (request) => {
+        this.admit();
+        return routeRequest(request, handlers, ctx);
+      },
+      (err, method) => {
+        const error = toWireError(err, log, method);
+        // Protocol faults and rate-limit refusals never reach the router, which counts everything else.
+        if (error.code === -32700 || error.code === -32600 || error.code === -32029) countRequest(runtime, method, error.code);
+        return error;
+      },
     );
     if (response !== null) this.send(JSON.stringify(response));
     // Only now may a new subscription's events follow: its id is on the wire ahead of them.
     for (const fn of afterResponse) fn();
+  }
+
+  /** Takes a token for one request, or throws RPC_RATE_LIMITED (the request is then not run at all). */
+  private admit(): void {
+    if (this.bucket.take()) return;
+    this.rateLimited += 1;
+    this.unloggedRefusals += 1;
+    const { perSecond, burst } = this.rateLimit;
+    const retryAfterMs = this.bucket.retryAfterMs();
+    // A flood must not become a log flood: one line per stretch, then one per interval with the count.
+    const now = this.deps.runtime.services.clock.now();
+    if (now - this.refusalsLoggedAt >= RATE_LIMIT_LOG_EVERY_MS) {
+      this.deps.log.warn(
+        { remoteAddress: this.remoteAddress, refused: this.unloggedRefusals, limitPerSecond: perSecond, burst },
+        'gateway connection over its rate limit; refusing requests with -32029',
+      );
+      this.refusalsLoggedAt = now;
+      this.unloggedRefusals = 0;
+    }
+    throw new VigilError(
+      'RPC_RATE_LIMITED',
+      `Rate limited: this connection may send ${perSecond} requests per second in bursts of up to ${burst} (VIGIL_RPC_RATE_LIMIT, VIGIL_RPC_RATE_BURST); retry in ${retryAfterMs} ms.`,
+      { data: { vigilCode: 'RPC_RATE_LIMITED', limitPerSecond: perSecond, burst, retryAfterMs } },
+    );
   }
 
   private send(frame: string): void {
@@ -159,24 +235,55 @@ export class RpcConnection implements SubscriptionHost {
   // A client that sends faster than it reads stops being read: TCP pushes back on it, and memory stays flat.
   private applyBackpressure(): void {
     if (this.closed) return;
-    const { highWaterBytes, maxInFlight } = this.deps.limits;
-    const overloaded = this.inFlight >= maxInFlight || this.ws.bufferedAmount >= highWaterBytes * 4;
-    if (overloaded && !this.paused) {
-      this.paused = true;
-      this.ws.pause();
-    } else if (!overloaded && this.paused) {
-      this.paused = false;
-      this.ws.resume();
+    if (this.overloaded()) {
+      if (!this.paused) {
+        this.paused = true;
+        this.ws.pause();
+      }
+      return;
     }
+    if (!this.paused || this.drainScheduled) return;
+    // Waiting frames are answered one batch per turn of the event loop, never in one long run of microtasks (cheap
+    // answers resolve without I/O): timers — the heartbeat — and other sockets get their turn between batches.
+    this.drainScheduled = true;
+    setImmediate(() => {
+      this.drainScheduled = false;
+      this.drain();
+    });
+  }
+
+  private drain(): void {
+    if (this.closed) return;
+    while (this.waiting.length > 0 && !this.overloaded()) this.dispatch(this.waiting.shift()!);
+    if (this.waiting.length > 0 || this.overloaded()) return;
+    this.paused = false;
+    this.ws.resume();
+  }
+
+  private overloaded(): boolean {
+    const { highWaterBytes, maxInFlight } = this.deps.limits;
+    return this.inFlight >= maxInFlight || this.ws.bufferedAmount >= highWaterBytes * 4;
   }
 
   private onClose(): void {
     this.closed = true;
+    this.waiting.length = 0;
     this.closeSubscribers();
+    if (this.unloggedRefusals > 0) {
+      this.deps.log.warn(
+        { remoteAddress: this.remoteAddress, refused: this.unloggedRefusals, refusedInAll: this.rateLimited },
+        'gateway connection over its rate limit closed',
+      );
+    }
   }
 
   private closeSubscribers(): void {
     for (const subscriber of this.subscribers.values()) subscriber.close();
     this.subscribers.clear();
   }
+}
+
+// ws has no public accessor for the client's address; the gateway passes `remoteAddress`, this is the fallback.
+function socketAddressOf(ws: WebSocket): string | undefined {
+  return (ws as unknown as { _socket?: { remoteAddress?: string } })._socket?.remoteAddress;
 }

@@ -1,6 +1,6 @@
 /** Method dispatch: looks a method up in the catalogue, validates its by-name params with zod, and runs its handler. */
 import type { z } from 'zod';
-import { VigilError } from '../errors.js';
+import { isVigilError, JSON_RPC_CODE_BY_ERROR, VigilError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { VigilLogger } from '../shared/logger.js';
 import { protocolError } from './gateway-faults.js';
@@ -35,8 +35,37 @@ export type RpcHandler<M extends RpcMethodName> = (params: ParamsOf<M>, ctx: Rpc
 /** Handlers for the methods `M` (one file per method group provides some). */
 export type RpcHandlers<M extends RpcMethodName = RpcMethodName> = { [K in M]: RpcHandler<K> };
 
-/** Runs `request` against `handlers`: -32601 for an unknown method, -32602 (zod issues in `data`) for bad params. */
+/**
+ * Runs `request` against `handlers`: -32601 for an unknown method, -32602 (zod issues in `data`) for bad params.
+ * Every outcome is counted in `vigil_gateway_requests_total` by method and code (0 for success).
+ */
 export async function routeRequest(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContext): Promise<unknown> {
+  try {
+    const result = await dispatch(request, handlers, ctx);
+    countRequest(ctx.runtime, request.method, 0);
+    return result;
+  } catch (err) {
+    countRequest(ctx.runtime, request.method, wireCode(err));
+    throw err;
+  }
+}
+
+/**
+ * Counts one answered request in `vigil_gateway_requests_total`. Names outside the catalogue share one label (a
+ * client must not be able to grow the metric without bound); `''` (a frame refused before any method was read) is
+ * `(invalid)`.
+ */
+export function countRequest(runtime: Runtime, method: string, code: number): void {
+  const label = method === '' ? '(invalid)' : isRpcMethodName(method) ? method : '(unknown)';
+  runtime.services.metrics.requestHandled(label, code);
+}
+
+// The code the error goes out with (toWireError's table: VigilErrors by code, anything else -32603).
+function wireCode(err: unknown): number {
+  return isVigilError(err) ? (JSON_RPC_CODE_BY_ERROR[err.code] ?? -32603) : -32603;
+}
+
+async function dispatch(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContext): Promise<unknown> {
   const { method } = request;
   if (!isRpcMethodName(method)) throw protocolError('RPC_METHOD_NOT_FOUND');
   const spec = RPC_METHODS[method];

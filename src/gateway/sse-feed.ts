@@ -48,6 +48,7 @@ export function serveEventStream(
   // A first line at once, so `curl -N` shows the stream is open before the first event.
   res.write(': vigil event feed\nretry: 2000\n\n');
   const { runtime, limits } = deps;
+  const { metrics } = runtime.services;
   const subscriber = new EventSubscriber({
     live$: runtime.events$,
     history: (q) => runtime.history(q),
@@ -65,13 +66,16 @@ export function serveEventStream(
       disconnect: () => res.destroy(),
     },
     onReplayError: (err) => deps.log.warn({ err }, 'SSE replay failed; the feed goes on live'),
+    onDropped: (count) => metrics.eventsDropped(count),
   });
   const keepAlive = setInterval(() => {
     if (res.writableLength === 0) res.write(': keep-alive\n\n');
   }, limits.keepAliveMs);
   keepAlive.unref();
   deps.streams.set(res, () => subscriber.stats());
+  metrics.connectionDelta(1);
   res.on('close', () => {
+    metrics.connectionDelta(-1);
     clearInterval(keepAlive);
     subscriber.close();
     deps.streams.delete(res);

@@ -143,10 +143,12 @@ export function finishBeat(context: HeartbeatContext, startTask: (taskId: string
   const { deps, refs, beat } = context;
   const now = deps.clock.now();
   const failed = beat.failed;
-  const consecutiveFailures = failed ? context.consecutiveFailures + 1 : 0;
+  // Only a beat that did its work resets the count: idle beats between paced thinks must not, or a failing API
+  // (a bad key) would be retried every few beats forever, never tripping the breaker.
+  const consecutiveFailures = failed ? context.consecutiveFailures + 1 : beat.plan !== null ? 0 : context.consecutiveFailures;
   if (failed && consecutiveFailures === CIRCUIT_FAILURE_THRESHOLD) {
     deps.bus.emit('heartbeat.circuit_open', { consecutiveFailures, intervalMs: context.intervalMs });
-  } else if (!failed && context.consecutiveFailures >= CIRCUIT_FAILURE_THRESHOLD) {
+  } else if (consecutiveFailures === 0 && context.consecutiveFailures >= CIRCUIT_FAILURE_THRESHOLD) {
     deps.bus.emit('heartbeat.circuit_closed', { afterFailures: context.consecutiveFailures });
   }
   for (const task of startableTasks(refs.swarms.getSnapshot().context)) {

@@ -73,7 +73,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
     journal.attach(bus);
 
-    const store = new CheckpointStore(db, clock);
+    const store = new CheckpointStore(db, clock, { key: config.checkpointKey });
     await store.open();
     const conversation = new ConversationLog(db);
     await conversation.open();
@@ -93,7 +93,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const turn = await ledger.readTurn();
     const seed =
       restored === null
-        ? coldSeed({ now, beatMs: config.beatMs, wmCapacity: config.wmCapacity, swarmConcurrency: config.swarmConcurrency, budget, turn })
+        ? coldSeed({
+            now,
+            beatMs: config.beatMs,
+            wmCapacity: config.wmCapacity,
+            swarmConcurrency: config.swarmConcurrency,
+            budget,
+            turn,
+            // No checkpoint: a message acknowledged before the first one must still be answered.
+            messages: await conversation.readAfter(0),
+          })
         : seedFromCheckpoint(restored, now, {
             messagesAfter: await conversation.readAfter(restored.conversation.watermark),
             finishedTasks: await swarmResults.find(inFlightTaskIds(restored)),
@@ -170,6 +179,7 @@ export function createThinker(config: VigilConfig): Thinker {
     model: config.model,
     price,
     maxToolIterations: config.maxToolIterations,
+    timeoutMs: config.anthropicTimeoutMs,
   });
 }
 

@@ -33,6 +33,8 @@ export interface ColdStartSettings {
   budget: BudgetBasis;
   /** The ledger's last turn timers, if any (a crash before the first checkpoint still owes its debrief). */
   turn: TurnRecord | null;
+  /** The whole conversation log: with no checkpoint, every message in it is "after the checkpoint". */
+  messages: readonly ConversationMessage[];
 }
 
 /** A fresh agent: baseline affect, empty memory, no goals, no tasks; the day's spend from the ledger. */
@@ -48,11 +50,21 @@ export function coldSeed(settings: ColdStartSettings): HeartbeatSeed {
     beatCount: 0,
     intervalMs: settings.beatMs,
     consecutiveFailures: 0,
-    lastUserActivityAt: null,
-    turns: { pending: [], unreadReplies: 0, ...afterRestart(timersFrom(settings.turn), settings.now) },
+    turns: { ...replayTurns(EMPTY_CONVERSATION, settings.messages), ...afterRestart(timersFrom(settings.turn), settings.now) },
+    lastUserActivityAt: lastUserMessageAt(settings.messages),
     restoredFrom: null,
   };
 }
+
+const EMPTY_CONVERSATION: CognitiveCheckpoint['conversation'] = {
+  watermark: 0,
+  unreadReplies: 0,
+  lastMessageAt: null,
+  pending: [],
+  lastDebriefAt: null,
+  turnStartedAt: null,
+  turnInProgress: false,
+};
 
 /** What happened after the checkpoint, read from the append-only logs and the ledger. */
 export interface AfterCheckpoint {

@@ -87,6 +87,7 @@ export class Runtime {
   private readonly exclusive = createMutex();
   private pauseWaiters: Array<() => void> = [];
   private restoring = false;
+  private started = false;
   private stopped = false;
   private readonly startedAt: number;
 
@@ -117,6 +118,7 @@ export class Runtime {
         ageSeconds: Math.max(0, (clock.now() - restored.createdAt) / 1000),
       });
     }
+    this.started = true;
     bus.emit('heartbeat.started', { restoredFrom: seed.restoredFrom, beatCount: seed.beatCount });
     // Where the money stands at start, for subscribers and metrics that have seen no think yet.
     emitBudgetUpdated(bus, seed.actors.budget);
@@ -375,6 +377,11 @@ export class Runtime {
   async stop(reason = 'stopped'): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // Never started: there is no beat to finish and nothing new to checkpoint, only what it owns to close.
+    if (!this.started) {
+      await this.parts.close();
+      return;
+    }
     await this.exclusive.run(async () => {
       await this.pause();
       const { checkpoints, bus, log } = this.parts;

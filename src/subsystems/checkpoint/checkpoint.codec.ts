@@ -1,33 +1,60 @@
-/** A checkpoint's stored bytes: gzip-compressed JSON, compressed and decompressed on zlib's thread pool so the heartbeat never stalls. */
+/** A checkpoint's stored bytes: gzip-compressed JSON (on zlib's thread pool, so the heartbeat never stalls), sealed when a key is set. */
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { ZodError } from 'zod';
 import { VigilError, describeError, isVigilError } from '../../errors.js';
+import { assertOpenable, isSealed, type CheckpointCipher } from './checkpoint-cipher.js';
 import { migrateCheckpoint, type Migrate } from './checkpoint.migrations.js';
 import { CognitiveCheckpointSchema, type CognitiveCheckpoint } from './checkpoint.schema.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
-/** Serialises and compresses a checkpoint (async zlib: the work runs off the event loop). */
-export async function encodeCheckpoint(cp: CognitiveCheckpoint): Promise<Uint8Array> {
-  const compressed = await gzipAsync(Buffer.from(JSON.stringify(cp), 'utf8'));
-  return new Uint8Array(compressed.buffer, compressed.byteOffset, compressed.byteLength);
+/** How stored bytes are sealed and opened: the store's cipher, or null when bodies are stored plain. */
+export interface SealOptions {
+  cipher: CheckpointCipher | null;
 }
 
 /**
- * Decompresses, parses, migrates and validates stored bytes. Every failure is CHECKPOINT_CORRUPT naming the
- * step, except a format newer than this build's, which stays CHECKPOINT_FORMAT_UNSUPPORTED. `label` starts
- * the error messages (the store passes `Checkpoint <id>`).
+ * Serialises and compresses a checkpoint (async zlib: the work runs off the event loop), then seals it for its id
+ * when a cipher is given. Compression comes first: ciphertext does not compress.
+ */
+export async function encodeCheckpoint(cp: CognitiveCheckpoint, seal: SealOptions = { cipher: null }): Promise<Uint8Array> {
+  const compressed = await gzipAsync(Buffer.from(JSON.stringify(cp), 'utf8'));
+  const plain = new Uint8Array(compressed.buffer, compressed.byteOffset, compressed.byteLength);
+  return seal.cipher === null ? plain : seal.cipher.seal(cp.id, plain);
+}
+
+/**
+ * The gzip body inside stored `bytes`: sealed bytes are opened with `seal.cipher` for checkpoint `id`, plain ones
+ * (written before a key was set) pass through. CHECKPOINT_KEY_INVALID when the key is missing or another one.
+ */
+export function unsealCheckpoint(bytes: Uint8Array, id: string, seal: SealOptions, label = `Checkpoint ${id}`): Uint8Array {
+  if (!isSealed(bytes)) return bytes;
+  if (seal.cipher === null) {
+    assertOpenable(bytes, label, undefined);
+    // assertOpenable always throws without a key; this only satisfies the type checker.
+    throw new VigilError('INTERNAL', `${label} is sealed and no key is set.`);
+  }
+  return seal.cipher.open(id, bytes, label);
+}
+
+/**
+ * Opens (when sealed), decompresses, parses, migrates and validates stored bytes. Every failure is CHECKPOINT_CORRUPT
+ * naming the step, except a format newer than this build's (CHECKPOINT_FORMAT_UNSUPPORTED) and a sealed body the
+ * key cannot open (CHECKPOINT_KEY_INVALID). `label` starts the error messages (the store passes `Checkpoint <id>`);
+ * `sealed` gives the cipher and the id the body is stored under (sealed bytes are refused without it).
  */
 export async function decodeCheckpoint(
   bytes: Uint8Array,
   migrate: Migrate = migrateCheckpoint,
   label = 'The checkpoint',
+  sealed: SealOptions & { id: string } = { cipher: null, id: '' },
 ): Promise<CognitiveCheckpoint> {
+  const plain = unsealCheckpoint(bytes, sealed.id, sealed, label);
   let text: string;
   try {
-    text = (await gunzipAsync(bytes)).toString('utf8');
+    text = (await gunzipAsync(plain)).toString('utf8');
   } catch (err) {
     throw corrupt(label, 'failed to decompress', err);
   }

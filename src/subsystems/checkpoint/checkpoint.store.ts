@@ -1,8 +1,9 @@
-/** The checkpoint store: compressed bodies and a JSON index in two LevelDB sublevels, keyed by time-sortable id, written in one sync batch. */
+/** The checkpoint store: compressed (optionally sealed) bodies and a JSON index in two LevelDB sublevels, keyed by time-sortable id, written in one sync batch. */
 import { VigilError, describeError } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { createIdFactory, type IdFactory } from '../../shared/ids.js';
 import { SUBLEVELS, hasLevelCode, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
+import { CheckpointCipher, isSealed } from './checkpoint-cipher.js';
 import { decodeCheckpoint, encodeCheckpoint, summariseIssues } from './checkpoint.codec.js';
 import { migrateCheckpoint, type Migrate } from './checkpoint.migrations.js';
 import {
@@ -15,9 +16,14 @@ import {
 /** The prefix of checkpoint ids (`ck-0mjv3k9q2a1-0000-3f9a`). */
 export const CHECKPOINT_ID_PREFIX = 'ck-';
 
-/** Options for the store: the migrator used on load (the production one by default). */
+/** Options for the store: the migrator used on load (the production one by default) and the encryption key. */
 export interface CheckpointStoreOptions {
   migrate?: Migrate;
+  /**
+   * `VIGIL_CHECKPOINT_KEY` (64 hex characters or base64) or its 32 raw bytes: bodies are then sealed with AES-256-GCM.
+   * Unset: bodies are stored plain, and sealed ones cannot be read. Plain bodies are read either way.
+   */
+  key?: string | Uint8Array | undefined;
 }
 
 /** What `save` reports: the id, the compressed size, and the ids pruned in the same batch. */
@@ -45,6 +51,7 @@ export class CheckpointStore {
   private readonly index;
   private readonly ids: IdFactory;
   private readonly migrate: Migrate;
+  private readonly cipher: CheckpointCipher | null;
   private opened = false;
   private writes: Promise<unknown> = Promise.resolve();
 
@@ -57,6 +64,12 @@ export class CheckpointStore {
     this.index = db.sublevel<string, CheckpointMeta>(SUBLEVELS.checkpointIndex, { valueEncoding: 'json' });
     this.ids = createIdFactory(clock, CHECKPOINT_ID_PREFIX);
     this.migrate = options.migrate ?? migrateCheckpoint;
+    this.cipher = options.key === undefined ? null : new CheckpointCipher(options.key);
+  }
+
+  /** The id of the key bodies are sealed with (a fingerprint, safe to log), or null when they are stored plain. */
+  get keyId(): string | null {
+    return this.cipher?.keyId ?? null;
   }
 
   /** Seeds the id factory from the newest stored id, in the index or among bodies, so ids stay monotonic across restarts. */
@@ -87,7 +100,7 @@ export class CheckpointStore {
     }
     let bytes: Uint8Array;
     try {
-      bytes = await encodeCheckpoint(cp);
+      bytes = await encodeCheckpoint(cp, { cipher: this.cipher });
     } catch (err) {
       throw saveFailed(cp.id, 'could not be encoded', err);
     }
@@ -101,7 +114,8 @@ export class CheckpointStore {
     return this.exclusive(async () => {
       this.ids.observe(cp.id);
       try {
-        const { kept, pruned } = splitNewest([...(await this.allIds()), cp.id], maxCount);
+        const { kept, pruned: candidates } = splitNewest([...(await this.allIds()), cp.id], maxCount);
+        const pruned = await this.prunable(candidates);
         const ops: VigilBatchOp[] = kept.includes(cp.id) ? this.putOps(bytes, meta) : [];
         ops.push(...pruned.flatMap((id) => this.delOps(id)));
         await writeSyncBatch(this.db, ops);
@@ -115,16 +129,18 @@ export class CheckpointStore {
   /** Index entries, newest first, without touching any body. */
   async list(options: ListCheckpointsOptions = {}): Promise<CheckpointMeta[]> {
     try {
+      // Read as text and parsed here: one entry that is not JSON must not fail the whole listing.
       const entries = await this.index
-        .iterator({
+        .iterator<string, string>({
           reverse: true,
+          valueEncoding: 'utf8',
           ...(options.before !== undefined && { lt: options.before }),
           ...(options.limit !== undefined && { limit: Math.max(0, Math.floor(options.limit)) }),
         })
         .all();
       // A malformed index entry is skipped here; `loadNewestValid` reports it.
-      return entries.flatMap(([, value]) => {
-        const meta = CheckpointMetaSchema.safeParse(value);
+      return entries.flatMap(([, text]) => {
+        const meta = CheckpointMetaSchema.safeParse(parseJsonOrUndefined(text));
         return meta.success ? [meta.data] : [];
       });
     } catch (err) {
@@ -135,14 +151,14 @@ export class CheckpointStore {
   /** The decoded checkpoint; CHECKPOINT_NOT_FOUND if absent, CHECKPOINT_CORRUPT / CHECKPOINT_FORMAT_UNSUPPORTED if unreadable. */
   async load(id: string): Promise<CognitiveCheckpoint> {
     const raw = await this.loadRaw(id);
-    const cp = await decodeCheckpoint(raw.bytes, this.migrate, `Checkpoint ${id}`);
+    const cp = await decodeCheckpoint(raw.bytes, this.migrate, `Checkpoint ${id}`, { cipher: this.cipher, id });
     if (cp.id !== id) {
       throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} holds the body of checkpoint ${cp.id}.`);
     }
     return cp;
   }
 
-  /** The stored bytes and index entry, undecoded (for export); a missing half is CHECKPOINT_CORRUPT. */
+  /** The stored bytes (sealed if a key sealed them) and index entry, undecoded; a missing half is CHECKPOINT_CORRUPT. */
   async loadRaw(id: string): Promise<RawCheckpoint> {
     let bytes: Uint8Array | undefined;
     let meta: unknown;
@@ -166,18 +182,22 @@ export class CheckpointStore {
     return { bytes, meta: parsed.data };
   }
 
-  /** Stores already-encoded bytes (for import) after checking they decode to checkpoint `id`; one sync batch, no prune. */
+  /**
+   * Stores already-encoded bytes (for import) after checking they decode to checkpoint `id`; one sync batch, no prune.
+   * A plain body given to a store with a key is sealed first, so an import never leaves plaintext behind.
+   */
   async putRaw(id: string, bytes: Uint8Array, meta: CheckpointMeta): Promise<CheckpointMeta> {
-    const cp = await decodeCheckpoint(bytes, this.migrate, `Checkpoint ${id}`);
+    const cp = await decodeCheckpoint(bytes, this.migrate, `Checkpoint ${id}`, { cipher: this.cipher, id });
     const parsedMeta = CheckpointMetaSchema.safeParse(meta);
     if (cp.id !== id || !parsedMeta.success || parsedMeta.data.id !== id) {
       throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} does not match its body or index entry.`);
     }
-    const stored: CheckpointMeta = { ...parsedMeta.data, sizeBytes: bytes.byteLength };
+    const body = this.cipher !== null && !isSealed(bytes) ? this.cipher.seal(id, bytes) : bytes;
+    const stored: CheckpointMeta = { ...parsedMeta.data, sizeBytes: body.byteLength };
     return this.exclusive(async () => {
       this.ids.observe(id);
       try {
-        await writeSyncBatch(this.db, this.putOps(bytes, stored));
+        await writeSyncBatch(this.db, this.putOps(body, stored));
       } catch (err) {
         throw saveFailed(id, 'could not be written', err);
       }
@@ -219,7 +239,8 @@ export class CheckpointStore {
   async prune(maxCount: number): Promise<string[]> {
     assertMaxCount(maxCount);
     return this.exclusive(async () => {
-      const { pruned } = splitNewest(await this.readIds(), maxCount);
+      const { pruned: candidates } = splitNewest(await this.readIds(), maxCount);
+      const pruned = await this.prunable(candidates);
       if (pruned.length === 0) return pruned;
       try {
         await writeSyncBatch(this.db, pruned.flatMap((id) => this.delOps(id)));
@@ -237,6 +258,22 @@ export class CheckpointStore {
     } catch (err) {
       throw toStoreError(err, 'count checkpoints');
     }
+  }
+
+  /**
+   * The prune candidates that may go: all but those sealed with a key this store does not hold (or in a newer sealed
+   * format). A daemon started without its key, or with a mistyped one, cold-starts; without this it would prune the
+   * agent's real history away within VIGIL_CHECKPOINT_MAX_COUNT checkpoints. Such bodies stay until deleted by hand.
+   */
+  private async prunable(candidates: string[]): Promise<string[]> {
+    if (candidates.length === 0) return candidates;
+    // An unreadable body (damaged table) is pruned as before: only a readable foreign seal is worth keeping.
+    const bodies = await Promise.all(candidates.map((id) => this.bodies.get(id).catch(() => undefined)));
+    return candidates.filter((_, i) => {
+      const body = bodies[i];
+      if (body === undefined || !isSealed(body)) return true;
+      return this.cipher !== null && this.cipher.sealedWithThisKey(body);
+    });
   }
 
   private putOps(bytes: Uint8Array, meta: CheckpointMeta): VigilBatchOp[] {
@@ -271,6 +308,14 @@ export class CheckpointStore {
     const run = this.writes.then(fn, fn);
     this.writes = run.catch(() => undefined);
     return run;
+  }
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,9 +1,9 @@
 /** Opening the data dir's LevelDB database, and the few helpers every store module shares (types, sync batches, error mapping). */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AbstractBatchOperation, AbstractBatchOptions, AbstractLevel } from 'abstract-level';
 import { Level } from 'level';
-import { VigilError, describeError, type VigilErrorCode } from '../../errors.js';
+import { VigilError, describeError, isVigilError, type VigilErrorCode } from '../../errors.js';
 
 /** The database every store module takes: string keys at the root; both on-disk `Level` and `MemoryLevel` satisfy it. */
 export type VigilDb = AbstractLevel<string | Buffer | Uint8Array, string, string>;
@@ -38,7 +38,10 @@ export function vigilDbLocation(dataDir: string): string {
   return join(dataDir, 'db');
 }
 
-/** Opens (creating if needed) the LevelDB database at `<dataDir>/db`; STORE_LOCKED when another daemon holds it, STORE_IO otherwise. */
+/**
+ * Opens (creating if needed) the LevelDB database at `<dataDir>/db`: STORE_LOCKED when another daemon holds it,
+ * STORE_CORRUPT (with the repair command) when its files are damaged, STORE_IO otherwise.
+ */
 export async function openVigilDb(dataDir: string): Promise<VigilDb> {
   const location = vigilDbLocation(dataDir);
   try {
@@ -46,6 +49,7 @@ export async function openVigilDb(dataDir: string): Promise<VigilDb> {
   } catch (err) {
     throw new VigilError('STORE_IO', `The data dir ${dataDir} could not be created: ${describeError(err)}.`, { cause: err });
   }
+  await assertCurrentFile(dataDir);
   const db = new Level<string, string>(location);
   try {
     await db.open();
@@ -55,31 +59,134 @@ export async function openVigilDb(dataDir: string): Promise<VigilDb> {
   return db;
 }
 
-/** Runs LevelDB's repair on `<dataDir>/db` (salvages what it can from damaged files); the database must be closed. */
-export async function repairVigilDb(dataDir: string): Promise<void> {
+/** What `repairVigilDb` found afterwards: keys per sublevel, checkpoints (index entries), and files LevelDB set aside. */
+export interface RepairReport {
+  /** Keys by sublevel name (`checkpoint-index`, `conversation`, `budget-ledger`…). */
+  keys: Record<string, number>;
+  /** Checkpoint index entries that survived (each is validated again at boot). */
+  checkpoints: number;
+  /** Files LevelDB could not use and moved to `<dataDir>/db/lost`. */
+  lostFiles: string[];
+}
+
+/**
+ * Runs LevelDB's repair on `<dataDir>/db` (rebuilds MANIFEST and CURRENT, salvages readable entries of damaged
+ * tables, sets unusable files aside in `db/lost`) and reports what is left. Refuses with STORE_LOCKED while another
+ * daemon holds the data dir: LevelDB's repair takes no lock and would rewrite files under a running database.
+ */
+export async function repairVigilDb(dataDir: string): Promise<RepairReport> {
+  const location = vigilDbLocation(dataDir);
+  await assertNotInUse(dataDir);
   // In Node `Level` is classic-level's ClassicLevel, whose static `repair` the `level` typings leave out.
   const repairable = Level as unknown as { repair(location: string): Promise<void> };
   try {
-    await repairable.repair(vigilDbLocation(dataDir));
+    await repairable.repair(location);
   } catch (err) {
     throw openError(err, dataDir, 'repaired');
   }
+  const db = await openVigilDb(dataDir);
+  try {
+    const keys: Record<string, number> = {};
+    for await (const key of db.keys()) {
+      // Sublevel keys are `!name!key`; anything else is counted under its own root.
+      const name = key.startsWith('!') ? key.slice(1, key.indexOf('!', 1)) : '(root)';
+      keys[name] = (keys[name] ?? 0) + 1;
+    }
+    const lostFiles = await readdir(join(location, 'lost')).catch(() => []);
+    return { keys, checkpoints: keys[SUBLEVELS.checkpointIndex] ?? 0, lostFiles };
+  } catch (err) {
+    throw toStoreError(err, `count what the repair of data dir ${dataDir} recovered`);
+  } finally {
+    await db.close();
+  }
 }
 
-/** Maps a failed read or query to a VigilError: RUNTIME_STOPPED once the database is closed, STORE_IO otherwise; VigilErrors pass through. */
+/** The command that salvages a damaged data dir. */
+export function repairCommand(dataDir: string): string {
+  return `vigil run --repair --data-dir ${dataDir}`;
+}
+
+/**
+ * A store error met while opening or reading the data dir at boot, with the data dir and the repair command added
+ * (STORE_CORRUPT and STORE_IO; a read at boot can fail either way on a damaged table). Other errors pass through.
+ */
+export function withRepairHint(err: unknown, dataDir: string): unknown {
+  if (!isVigilError(err) || (err.code !== 'STORE_CORRUPT' && err.code !== 'STORE_IO') || err.message.includes('--repair')) return err;
+  return new VigilError(err.code, `${err.message} ${repairAdvice(err.code, dataDir)}`, {
+    cause: err.cause ?? err,
+    data: { dataDir, repair: repairCommand(dataDir) },
+  });
+}
+
+/**
+ * Maps a failed read or query to a VigilError: RUNTIME_STOPPED once the database is closed, STORE_CORRUPT when
+ * LevelDB reports corruption, STORE_IO otherwise; VigilErrors pass through.
+ */
 export function toStoreError(err: unknown, what: string): VigilError {
   if (err instanceof VigilError) return err;
-  const code: VigilErrorCode = hasLevelCode(err, 'LEVEL_DATABASE_NOT_OPEN') ? 'RUNTIME_STOPPED' : 'STORE_IO';
+  const code: VigilErrorCode = hasLevelCode(err, 'LEVEL_DATABASE_NOT_OPEN')
+    ? 'RUNTIME_STOPPED'
+    : hasLevelCode(err, 'LEVEL_CORRUPTION')
+      ? 'STORE_CORRUPT'
+      : 'STORE_IO';
   return new VigilError(code, `The store could not ${what}: ${describeError(err)}.`, { cause: err });
 }
 
-function openError(err: unknown, dataDir: string, verb: string): VigilError {
+function openError(err: unknown, dataDir: string, verb: 'opened' | 'repaired'): VigilError {
   if (hasLevelCode(err, 'LEVEL_LOCKED')) {
     return new VigilError('STORE_LOCKED', `The data dir ${dataDir} is in use by another Vigil daemon.`, { cause: err });
   }
   // abstract-level wraps the implementation's error (e.g. LEVEL_LOCKED) as the `cause` of LEVEL_DATABASE_NOT_OPEN.
-  const reason = describeError(errorCause(err) ?? err);
-  return new VigilError('STORE_IO', `The store in data dir ${dataDir} could not be ${verb}: ${reason}.`, { cause: err });
+  const reason = describeError(errorCause(err) ?? err).replace(/\.$/, '');
+  const code: VigilErrorCode = hasLevelCode(err, 'LEVEL_CORRUPTION') ? 'STORE_CORRUPT' : 'STORE_IO';
+  const message = `The store in data dir ${dataDir} could not be ${verb}: ${reason}.`;
+  if (verb === 'repaired') return new VigilError(code, message, { cause: err });
+  return new VigilError(code, `${message} ${repairAdvice(code, dataDir)}`, {
+    cause: err,
+    data: { dataDir, repair: repairCommand(dataDir) },
+  });
+}
+
+function repairAdvice(code: 'STORE_CORRUPT' | 'STORE_IO', dataDir: string): string {
+  const command = `"${repairCommand(dataDir)}"`;
+  return code === 'STORE_CORRUPT'
+    ? `The LevelDB files in data dir ${dataDir} are damaged: run ${command} to salvage what can still be read.`
+    : `If the LevelDB files in data dir ${dataDir} are damaged (rather than the disk full or read-only), run ${command} to salvage what can still be read.`;
+}
+
+/**
+ * LevelDB treats a directory without CURRENT as a new database: it would open empty and delete the table files it
+ * does not know. Tables or logs without CURRENT are damage, not a fresh start.
+ */
+async function assertCurrentFile(dataDir: string): Promise<void> {
+  let files: string[];
+  try {
+    files = await readdir(vigilDbLocation(dataDir));
+  } catch {
+    // Unreadable: the open that follows reports it with LevelDB's own reason.
+    return;
+  }
+  if (files.includes('CURRENT') || !files.some((name) => /\.(ldb|sst|log)$/.test(name))) return;
+  throw new VigilError(
+    'STORE_CORRUPT',
+    `The store in data dir ${dataDir} has LevelDB files but no CURRENT file; opening it as it is would start an empty database and delete them. ${repairAdvice('STORE_CORRUPT', dataDir)}`,
+    { data: { dataDir, repair: repairCommand(dataDir) } },
+  );
+}
+
+/** STORE_LOCKED when a live daemon holds the data dir's lock (an open without create, closed at once if it works). */
+async function assertNotInUse(dataDir: string): Promise<void> {
+  const probe = new Level<string, string>(vigilDbLocation(dataDir), { createIfMissing: false });
+  try {
+    await probe.open();
+  } catch (err) {
+    if (hasLevelCode(err, 'LEVEL_LOCKED')) {
+      throw new VigilError('STORE_LOCKED', `The data dir ${dataDir} is in use by another Vigil daemon; stop it before repairing.`, { cause: err });
+    }
+    // Damaged or absent: exactly what the repair is for.
+    return;
+  }
+  await probe.close();
 }
 
 /** True when `err` or one of its causes carries the abstract-level error `code` (e.g. `LEVEL_CORRUPTION`). */

@@ -1,4 +1,4 @@
-/** Turns Anthropic SDK failures into Vigil's THINK_FAILED / THINK_ABORTED errors, carrying what was already spent. */
+/** Turns Anthropic SDK failures into Vigil's THINK_FAILED / THINK_AUTH_FAILED / THINK_ABORTED errors, carrying what was already spent. */
 import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { VigilError, describeError } from '../../errors.js';
 
@@ -20,6 +20,11 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
+/** Statuses that say the credentials were refused: no retry, by the SDK or by the next beat, can fix them. */
+export function isAuthStatus(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
 /** THINK_ABORTED for `what`, with the partial result of the calls that completed. */
 export function abortedError<P>(what: string, partial: P, reason: unknown): VigilError {
   return new VigilError('THINK_ABORTED', `The Anthropic ${what} was aborted: ${describeError(reason)}.`, {
@@ -37,6 +42,11 @@ export function callError<P>(err: unknown, what: string, signal: AbortSignal, pa
     const retryable = isRetryableStatus(err.status);
     const data: ThinkFailureData<P> = { status: err.status, retryable, partial };
     const after = retryable ? ' after its retries' : ' (not retried)';
+    if (isAuthStatus(err.status)) {
+      // Its own code, so the think.failed event and the log say plainly that the key is the problem.
+      const message = `The Anthropic ${what} was refused (not retried): HTTP ${err.status} ${type}: ${detail}. Check ANTHROPIC_API_KEY.`;
+      return new VigilError('THINK_AUTH_FAILED', message, { cause: err, data });
+    }
     return new VigilError('THINK_FAILED', `The Anthropic ${what} failed${after}: HTTP ${err.status} ${type}: ${detail}`, {
       cause: err,
       data,

@@ -30,7 +30,7 @@ export interface AnthropicThinkerOptions {
   maxToolIterations: number;
   /** Retries the SDK makes on 408/409/429/5xx/529 and timeouts, with backoff honouring retry-after (default 4). */
   maxRetries?: number;
-  /** Timeout of one HTTP attempt in ms (default 120000). */
+  /** Timeout of one HTTP attempt in ms, the response body included (default 120000). */
   timeoutMs?: number;
   /** Output token cap of one call (default 4096), which also caps what one call can cost. */
   maxTokens?: number;
@@ -68,6 +68,28 @@ function textOf(content: readonly ContentBlock[]): string {
   return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim();
 }
 
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/**
+ * `fetch` that reads the whole response body before resolving. The SDK arms its timeout around fetch only, which
+ * resolves at the headers: a server that sent headers and then stalled would hang the think until the stuck-turn
+ * guard (VIGIL_STUCK_TURN_S). Read inside, the body falls under the per-attempt timeout, and a body cut short fails
+ * the attempt as a connection error, which the SDK retries. Right only for non-streaming calls, the only kind made.
+ */
+export async function bufferedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  const body = await response.arrayBuffer();
+  const headers = new Headers(response.headers);
+  // The body is already decoded and complete: the wire's encoding and length no longer describe it.
+  headers.delete('content-encoding');
+  headers.delete('content-length');
+  return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+}
+
 /** Thinks with Claude. Money is charged per completed call: an abort or a failure still reports what was spent. */
 export class AnthropicThinker implements Thinker {
   readonly kind = 'anthropic';
@@ -101,6 +123,7 @@ export class AnthropicThinker implements Thinker {
         baseURL: options.baseURL,
         maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        fetch: bufferedFetch,
       });
   }
 

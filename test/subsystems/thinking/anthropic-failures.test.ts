@@ -85,7 +85,7 @@ describe('AnthropicThinker retries', () => {
   it('does not retry a 401 and says why', async () => {
     api.enqueue(apiError(401, 'authentication_error', FAST), ok());
     const err = await rejection(thinker().think(input, live()));
-    expect(err.code).toBe('THINK_FAILED');
+    expect(err.code).toBe('THINK_AUTH_FAILED');
     expect(api.requests).toHaveLength(1);
     expect(err.data).toMatchObject({ status: 401, retryable: false });
     expect(err.message).toContain('HTTP 401 authentication_error');

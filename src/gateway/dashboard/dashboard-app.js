@@ -1,0 +1,125 @@
+// @ts-check
+/** The dashboard's entry: takes the token, connects the browser client, wires every panel to the live feed and to polling. */
+import { createAffectPanel } from './affect.panel.js';
+import { createBudgetPanel } from './budget.panel.js';
+import { createCheckpointsPanel } from './checkpoints.panel.js';
+import { createConversationPanel } from './conversation.panel.js';
+import { byId, describeFailure, toast } from './dom-helpers.js';
+import { createEventsPanel } from './events.panel.js';
+import { createGoalsPanel } from './goals.panel.js';
+import { createHeartbeatPanel } from './heartbeat.panel.js';
+import { createMemoryPanel } from './memory.panel.js';
+import { forgetSessionToken, keepSessionToken, takeSessionToken } from './session-token.js';
+import { connect } from './vigil-browser-client.js';
+
+/** The connected client: the catalogue's methods, typed as in src/client. */
+/** @typedef {import('./vigil-browser-client.js').BrowserVigilClient & import('../../client/client-methods.js').TypedMethods} Client */
+/** What one panel knows that another shows (the budget's reset time is a dormant agent's wake time). */
+/** @typedef {{ budget: import('../rpc-methods.schema.js').RpcResult<'budget.status'> | null }} Shared */
+/** A panel: `refresh` reloads it over RPC; `onEvent` sees every event of the live feed. */
+/** @typedef {{ refresh: () => Promise<void>, onEvent?: (event: import('../../subsystems/events/event.schema.js').VigilEvent) => void }} Panel */
+
+// How often each panel is polled (ms), on top of the refreshes events trigger. Modest: the gateway rate-limits clients.
+const POLL = { heartbeat: 1000, affect: 1000, budget: 5000, goals: 5000, memory: 5000, checkpoints: 15_000 };
+
+/** @param {string} reason */
+function askForToken(reason) {
+  const gate = byId('token-gate');
+  byId('token-reason').textContent = reason;
+  gate.hidden = false;
+  const form = /** @type {HTMLFormElement} */ (byId('token-form'));
+  const input = /** @type {HTMLInputElement} */ (byId('token-input'));
+  input.focus();
+  form.addEventListener(
+    'submit',
+    (submit) => {
+      submit.preventDefault();
+      keepSessionToken(input.value.trim());
+      input.value = '';
+      gate.hidden = true;
+      void start();
+    },
+    { once: true },
+  );
+}
+
+/** @param {import('./vigil-browser-client.js').ClientState} state */
+function showConnection(state) {
+  const labels = { connecting: 'connecting…', open: 'live', reconnecting: 'reconnecting…', closed: 'disconnected' };
+  byId('connection').dataset['state'] = state;
+  byId('connection-label').textContent = labels[state];
+}
+
+async function start() {
+  const token = takeSessionToken();
+  if (token === null) {
+    askForToken('Open this page with ?token=… once, or paste the gateway token (VIGIL_TOKEN, or the file "token" in the data dir).');
+    return;
+  }
+  /** @type {Client} */
+  let client;
+  try {
+    client = await connect({ url: window.location.origin, token, onState: showConnection });
+  } catch (err) {
+    forgetSessionToken();
+    showConnection('closed');
+    askForToken(`${describeFailure(err)} Paste the token to try again.`);
+    return;
+  }
+
+  /** @type {Shared} */
+  const shared = { budget: null };
+  const events = createEventsPanel();
+  const panels = {
+    heartbeat: createHeartbeatPanel(client, shared),
+    budget: createBudgetPanel(client, shared),
+    affect: createAffectPanel(client),
+    goals: createGoalsPanel(client),
+    memory: createMemoryPanel(client),
+    checkpoints: createCheckpointsPanel(client, () => refreshAll()),
+    conversation: createConversationPanel(client),
+    events,
+  };
+  /** @param {import('../../subsystems/events/event.schema.js').VigilEvent} event */
+  const dispatch = (event) => {
+    for (const panel of Object.values(panels)) panel.onEvent?.(event);
+  };
+  const refreshAll = () =>
+    Promise.all(
+      Object.entries(panels).map(([name, panel]) =>
+        panel.refresh().catch((err) => console.warn(`refreshing ${name} failed: ${describeFailure(err)}`)),
+      ),
+    );
+
+  await refreshAll();
+  // The newest events seed the feed; the subscription then continues right after them (replayed if need be).
+  // The schema's output type is wider than the VigilEvent union (zod infers the envelope loosely): same wire shape.
+  const recent = /** @type {import('../../subsystems/events/event.schema.js').VigilEvent[]} */ (
+    /** @type {unknown} */ (await client.events.history({ limit: 200 }))
+  );
+  for (const event of recent) dispatch(event);
+  client.subscribe(undefined, dispatch, { after: recent.at(-1)?.seq, onDropped: (notice) => events.dropped(notice) });
+  // After a reconnection the feed resumes by itself; the polled views are reloaded at once.
+  let wasOpen = true;
+  client.onState = (state) => {
+    showConnection(state);
+    if (state === 'open' && !wasOpen) void refreshAll();
+    wasOpen = state === 'open';
+    if (state === 'reconnecting') toast('Connection lost; reconnecting…', 'error');
+  };
+
+  for (const [name, ms] of Object.entries(POLL)) {
+    const panel = panels[/** @type {keyof typeof POLL} */ (name)];
+    window.setInterval(() => {
+      // A hidden tab costs the daemon nothing; it catches up when shown (the feed keeps the live parts current).
+      if (document.hidden || client.state !== 'open') return;
+      panel.refresh().catch((err) => console.warn(`polling ${name} failed: ${describeFailure(err)}`));
+    }, ms);
+  }
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden && client.state === 'open') void refreshAll();
+  });
+  document.body.dataset['ready'] = 'true';
+}
+
+void start();

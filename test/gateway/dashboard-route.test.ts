@@ -1,0 +1,175 @@
+/**
+ * The dashboard's static files: only the fixed list, with content types, caching and security headers; the session
+ * cookie opens those files and nothing else; no request path reaches the file system.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { DASHBOARD_FILES } from '../../src/gateway/dashboard-route.js';
+import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
+
+let h: GatewayHarness;
+beforeAll(async () => {
+  h = await startGatewayHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A raw HTTP request: the path goes out exactly as given (fetch would normalise `..` away first). */
+function raw(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
+  const { port } = new URL(h.gateway.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+const bearer = { authorization: `Bearer ${TEST_TOKEN}` };
+
+/** The `name=value` pair the first page load sets. */
+async function sessionCookie(): Promise<string> {
+  const page = await raw(`/?token=${TEST_TOKEN}`);
+  const setCookie = page.headers['set-cookie'];
+  expect(setCookie).toHaveLength(1);
+  return setCookie![0]!.split(';')[0]!;
+}
+
+describe('the dashboard page and files', () => {
+  it('serves the page for the token with a session cookie, no caching and a strict content security policy', async () => {
+    const page = await raw(`/?token=${TEST_TOKEN}`);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(page.body).toContain('<script type="module" src="/dashboard/dashboard-app.js"></script>');
+
+    const [cookie, ...attributes] = (page.headers['set-cookie'] as string[])[0]!.split(';').map((part) => part.trim());
+    expect(attributes).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict']);
+    // The cookie is a derived session key: not the token, and useless for anything but these files.
+    expect(cookie).not.toContain(TEST_TOKEN);
+
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    // The one inline script, the import map, is allowed by its exact hash.
+    const importMap = /<script type="importmap">([\s\S]*?)<\/script>/.exec(page.body)![1]!;
+    expect(csp).toContain(`'sha256-${createHash('sha256').update(importMap).digest('base64')}'`);
+  });
+
+  it('refuses the page without the token: JSON for programs, a short explanation for browsers', async () => {
+    const bare = await raw('/');
+    expect(bare.status).toBe(401);
+    expect(bare.headers['content-type']).toMatch(/^application\/json/);
+    const browser = await raw('/', { accept: 'text/html,application/xhtml+xml' });
+    expect(browser.status).toBe(401);
+    expect(browser.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(browser.body).toContain('?token=');
+    expect(browser.body).not.toContain(TEST_TOKEN);
+    expect((await raw('/?token=wrong')).status).toBe(401);
+    expect((await raw('/dashboard/dashboard-app.js')).status).toBe(401);
+    expect((await raw('/', { cookie: 'vigil_dashboard_000000000000=forged' })).status).toBe(401);
+  });
+
+  it('lets the session cookie load the page and its files, and nothing else', async () => {
+    const cookie = await sessionCookie();
+    const page = await raw('/', { cookie });
+    expect(page.status).toBe(200);
+    // Only a token sets the cookie; a cookie-authorised load does not renew it.
+    expect(page.headers['set-cookie']).toBeUndefined();
+    expect((await raw('/dashboard/dashboard-app.js', { cookie: `other=1; ${cookie}` })).status).toBe(200);
+
+    expect((await raw('/metrics', { cookie })).status).toBe(401);
+    expect((await raw('/events', { cookie })).status).toBe(401);
+    const refusedUpgrade = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${h.rpcUrl}`, { headers: { cookie } });
+      ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.once('open', () => resolve(101));
+      ws.once('error', () => undefined);
+    });
+    expect(refusedUpgrade).toBe(401);
+  });
+
+  it('serves every listed file with its content type, an ETag and revalidation (304)', async () => {
+    const types: Record<string, RegExp> = {
+      html: /^text\/html; charset=utf-8$/,
+      css: /^text\/css; charset=utf-8$/,
+      js: /^text\/javascript; charset=utf-8$/,
+      svg: /^image\/svg\+xml$/,
+    };
+    for (const path of Object.keys(DASHBOARD_FILES).filter((p) => p !== '/')) {
+      const answer = await raw(path, bearer);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers['content-type'], path).toMatch(types[path.split('.').pop()!]!);
+      expect(answer.headers['cache-control'], path).toBe('private, no-cache');
+      expect(answer.body, path).toBe(readFileSync(DASHBOARD_FILES[path]!, 'utf8'));
+      const etag = String(answer.headers['etag']);
+      const again = await raw(path, { ...bearer, 'if-none-match': etag });
+      expect(again.status, path).toBe(304);
+      expect(again.body, path).toBe('');
+    }
+    const head = await raw('/dashboard/dashboard.css', bearer, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+    expect(head.body).toBe('');
+    expect((await raw('/dashboard/dashboard.css', bearer, 'POST')).status).toBe(405);
+  });
+
+  it('lists every file the page loads: each module import and each link of the page is in the fixed list', () => {
+    const served = new Set(Object.keys(DASHBOARD_FILES));
+    const page = readFileSync(DASHBOARD_FILES['/']!, 'utf8');
+    const links = [...page.matchAll(/(?:href|src)="(\/[^"]*)"/g)].map((m) => m[1]!);
+    const mapped = Object.values(JSON.parse(/<script type="importmap">([\s\S]*?)<\/script>/.exec(page)![1]!).imports as Record<string, string>);
+    expect(links.length).toBeGreaterThan(3);
+    for (const link of [...links, ...mapped]) expect(served, link).toContain(link);
+    for (const path of served) {
+      if (!path.endsWith('.js') || path.includes('/vendor/')) continue;
+      const source = readFileSync(DASHBOARD_FILES[path]!, 'utf8');
+      for (const [, specifier] of source.matchAll(/^import\s[^'"]*['"]([^'"]+)['"]/gm)) {
+        if (!specifier!.startsWith('.')) {
+          expect(mapped.length, `${path} imports ${specifier} through the import map`).toBeGreaterThan(0);
+          continue;
+        }
+        expect(served, `${path} imports ${specifier}`).toContain(new URL(specifier!, `http://x${path}`).pathname);
+      }
+    }
+  });
+
+  it('never reaches the file system from a request path: traversal, encodings and unlisted files are 404', async () => {
+    const attempts = [
+      '/dashboard/../package.json',
+      '/dashboard/%2e%2e/package.json',
+      '/dashboard/..%2f..%2fpackage.json',
+      '/dashboard/%2e%2e%2f%2e%2e%2fhttp-server.ts',
+      '/dashboard/vendor/../../../../package.json',
+      '/dashboard/tsconfig.json',
+      '/dashboard/',
+      '/dashboard',
+      '/dashboard/dashboard-app.js/',
+      '/dashboard/DASHBOARD-APP.JS',
+      '/index.html',
+      '//etc/passwd',
+      '/dashboard/vendor/uPlot.cjs.js',
+    ];
+    for (const path of attempts) {
+      const answer = await raw(path, bearer);
+      expect(answer.status, path).toBe(404);
+      expect(answer.body, path).not.toContain('"name": "vigil"');
+    }
+  });
+});
