@@ -2,7 +2,7 @@
  * `npm run soak`: the long run (1,000,000 beats in-process, memory bounds) and the crash loop (500 SIGKILLs of
  * `vigil run`). Not part of `npm test`. Exits 1 when a bound or a promise of CONTRACT §6 is broken.
  *
- *     npm run soak                                   # both, full size (about 20-30 minutes on two cores)
+ *     npm run soak                                   # both, full size (about 13 minutes on two cores)
  *     npm run soak -- --beats 200000 --kills 50      # smaller
  *     npm run soak -- --only beats | --only kills    # one of the two
  *     npm run soak -- --seed 1234                    # the crash loop's kill moments (also VIGIL_CRASH_SEED)

@@ -68,7 +68,7 @@ class CrashLoop {
     'random-beat': 0,
     'during-boot': 0,
   };
-  private readonly deal: (cycle: number) => Plan;
+  private readonly deal: () => Plan;
   private readonly bootMs: number[] = [];
   private savesCutShort = 0;
   private bootsCutShort = 0;
@@ -95,7 +95,7 @@ class CrashLoop {
     this.options.progress?.(`crash loop: ${kills} kills, seed ${seed} (set VIGIL_CRASH_SEED=${seed} to draw the same kills again)`);
     try {
       for (this.cycle = 1; this.cycle <= kills; this.cycle += 1) {
-        this.plan = this.deal(this.cycle);
+        this.plan = this.deal();
         await this.lifetime();
         this.killsByMode[this.plan.mode] += 1;
         if (this.cycle % every === 0 || this.cycle === kills) {

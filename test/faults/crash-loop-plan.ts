@@ -13,14 +13,10 @@ export const KILL_MODE_DECK: Readonly<Record<KillMode, number>> = {
   'during-boot': 1,
 };
 
-/** Deals plans for cycles 1, 2, 3…; the same seed deals the same plans. */
-export function createKillDealer(rng: SeededRandom, checkpointInterval: number): (cycle: number) => Plan {
+/** Deals the plan of each next kill; the same seed deals the same plans. */
+export function createKillDealer(rng: SeededRandom, checkpointInterval: number): () => Plan {
   let deck: KillMode[] = [];
-  return (cycle) => {
-    // The first life always stores a checkpoint before it dies: a message acknowledged before the first checkpoint
-    // ever is lost by a crash (a known bug, test/faults/cold-start-replay.test.ts), which would fail any loop whose
-    // deal starts with after-message. Every later life restores from a checkpoint, where replay works.
-    if (cycle === 1) return { mode: 'after-checkpoint', nth: 1 };
+  return () => {
     if (deck.length === 0) {
       deck = (Object.entries(KILL_MODE_DECK) as Array<[KillMode, number]>).flatMap(([mode, n]) => Array<KillMode>(n).fill(mode));
       // Fisher–Yates with the seeded generator.
