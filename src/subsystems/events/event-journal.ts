@@ -47,6 +47,7 @@ export class EventJournal {
   private readonly flushIntervalMs: number;
   private subscription: Subscription | undefined;
   private sincePrune = 0;
+  private prunedUpTo: string | undefined;
 
   constructor(db: VigilDb, options: EventJournalOptions = {}) {
     this.events = db.sublevel<string, VigilEvent>(SUBLEVELS.eventJournal, { valueEncoding: 'json' });
@@ -137,7 +138,10 @@ export class EventJournal {
       if (this.sincePrune >= Math.max(1, Math.floor(this.maxEvents / 10))) {
         this.sincePrune = 0;
         const newest = batch[batch.length - 1]!.seq;
-        await this.events.clear({ lte: seqKey(newest - this.maxEvents) });
+        const upTo = seqKey(newest - this.maxEvents);
+        // From where the last prune stopped: a range from the start would walk every tombstone not yet compacted.
+        await this.events.clear(this.prunedUpTo === undefined ? { lte: upTo } : { gt: this.prunedUpTo, lte: upTo });
+        this.prunedUpTo = upTo;
       }
     } catch (err) {
       this.onWriteError(err);
