@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { MAX_FRAME_DEPTH } from '../../src/gateway/frame-depth.js';
 import { MAX_FRAME_BYTES } from '../../src/gateway/http-server.js';
-import { startGatewayHarness, TEST_TOKEN, type Frame, type GatewayHarness, type RawClient } from './gateway.fixture.js';
+import { startGatewayHarness, TEST_TOKEN, type Frame, type GatewayHarness } from './gateway.fixture.js';
 
 let h: GatewayHarness;
 beforeEach(async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WIND_DOWN_NOTICE } from '../../src/heartbeat/turn-tracker.js';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import { BudgetLedger } from '../../src/subsystems/budget/budget-ledger.js';
-import { deferred, useRuntimes, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
+import { deferred, useRuntimes } from '../fixtures/runtime.fixture.js';
 import { ScriptedThinker } from '../fixtures/scripted-thinker.js';
 
 const start = useRuntimes();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isVigilError } from '../../src/errors.js';
 import { OfflineThinker } from '../../src/subsystems/thinking/offline-thinker.js';
-import { useRuntimes, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
+import { useRuntimes } from '../fixtures/runtime.fixture.js';
 import { ScriptedThinker } from '../fixtures/scripted-thinker.js';
 
 const start = useRuntimes();

@@ -18,8 +18,6 @@ export const DEFAULT_AFFECT_BASELINE: AffectDimensions = {
 
 type Dimension = keyof AffectDimensions;
 
-const DIMENSIONS: readonly Dimension[] = ['valence', 'arousal', 'dominance', 'certainty', 'goalCongruence'];
-
 // Mirrors the ranges in AffectDimensionsSchema.
 const RANGES: Record<Dimension, readonly [number, number]> = {
   valence: [-1, 1],
