@@ -73,7 +73,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     if (token === undefined) {
       const file = await ensureTokenFile(config.dataDir);
       token = file.token;
-      log.info({ tokenFile: file.path, created: file.created }, 'gateway token read from the data dir');
+      log.info({ tokenFile: file.path, created: file.created }, file.created ? 'gateway token created in the data dir' : 'gateway token read from the data dir');
     }
     gateway = await startGateway({
       host: config.host,
