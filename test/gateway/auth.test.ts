@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { mkdtemp, rm, stat, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import WebSocket from 'ws';
+import { tryUpgrade } from './ws-upgrade.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isVigilError } from '../../src/errors.js';
 import { createTokenCheck, isLoopbackHost } from '../../src/gateway/gateway-auth.js';
@@ -30,18 +30,7 @@ function get(path: string, headers: Record<string, string> = {}): Promise<{ stat
 
 /** Tries a WebSocket upgrade; resolves with the HTTP status of a refusal, or 101 when a socket opened. */
 function upgrade(path: string, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(`${h.gateway.url.replace('http', 'ws')}${path}`, { headers });
-    ws.on('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      ws.terminate();
-    });
-    ws.on('open', () => {
-      resolve(101);
-      ws.close();
-    });
-    ws.on('error', () => undefined);
-  });
+  return tryUpgrade(`${h.gateway.url.replace('http', 'ws')}${path}`, headers);
 }
 
 describe('gateway authentication', () => {

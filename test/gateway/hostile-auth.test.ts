@@ -5,7 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { request, type IncomingMessage } from 'node:http';
-import WebSocket from 'ws';
+import { tryUpgrade } from './ws-upgrade.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRequestAuth, createTokenCheck } from '../../src/gateway/gateway-auth.js';
 import { recordingLogger, LEVELS } from '../faults/recording-logger.js';
@@ -31,18 +31,7 @@ beforeEach(() => {
 
 /** Tries a WebSocket upgrade; resolves with the HTTP status of a refusal, or 101 when a socket opened. */
 function upgrade(query: string, headers: Record<string, string>, rpcUrl = h.rpcUrl): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(`${rpcUrl}${query}`, { headers });
-    ws.on('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      ws.terminate();
-    });
-    ws.on('open', () => {
-      resolve(101);
-      ws.close();
-    });
-    ws.on('error', () => undefined);
-  });
+  return tryUpgrade(`${rpcUrl}${query}`, headers);
 }
 
 function get(path: string, headers: Record<string, string> = {}): Promise<number> {

@@ -3,6 +3,7 @@
  * (token `argv[3]`) at once, from outside the daemon's event loop, and prints what it saw as one JSON line.
  */
 import WebSocket from 'ws';
+import { tryUpgrade } from './ws-upgrade.js';
 
 const [base, token] = process.argv.slice(2) as [string, string];
 const rpcUrl = `${base.replace('http', 'ws')}/rpc`;
@@ -54,18 +55,7 @@ async function badTokens(): Promise<number> {
       Array.from({ length: 50 }, (_, i) => {
         const headers: Record<string, string> =
           i % 3 === 0 ? {} : i % 3 === 1 ? { authorization: `Bearer ${token}x` } : { authorization: `Bearer ${'g'.repeat(i * 10)}` };
-        return new Promise<number>((resolve) => {
-          const ws = new WebSocket(rpcUrl, { headers });
-          ws.on('unexpected-response', (_req, res) => {
-            resolve(res.statusCode ?? 0);
-            ws.terminate();
-          });
-          ws.on('open', () => {
-            resolve(101);
-            ws.close();
-          });
-          ws.on('error', () => undefined);
-        });
+        return tryUpgrade(rpcUrl, headers);
       }),
     );
     refused += statuses.filter((status) => status === 401).length;
