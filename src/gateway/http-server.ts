@@ -14,9 +14,10 @@ import { ALL_METHODS } from './methods/index.js';
 import { buildOpenRpcDocument } from './openrpc.js';
 import { RpcConnection, type ConnectionLimits, type ConnectionStats } from './rpc-connection.js';
 import { serveEventStream } from './sse-feed.js';
+import { MAX_FRAME_BYTES } from '../protocol/limits.js';
 
 /** The largest frame a client may send (CONTRACT §4); larger ones close the connection with 1009. */
-export const MAX_FRAME_BYTES = 1024 * 1024;
+export { MAX_FRAME_BYTES };
 
 /** An extra authenticated GET route. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void;

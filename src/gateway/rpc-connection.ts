@@ -3,7 +3,7 @@ import type { RawData, WebSocket } from 'ws';
 import { VigilError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { VigilLogger } from '../shared/logger.js';
-import type { SubscribeParams, SubscribeResult } from './event-feed.schema.js';
+import type { SubscribeParams, SubscribeResult } from '../protocol/event-feed.schema.js';
 import { EventSubscriber, type FeedSink, type SubscriberStats } from './event-subscriber.js';
 import { jsonRpcFeedFormat } from './feed-format.js';
 import { MAX_FRAME_DEPTH, nestsDeeperThan } from './frame-depth.js';

@@ -5,8 +5,8 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { VigilLogger } from '../shared/logger.js';
 import { protocolError } from './gateway-faults.js';
 import type { JsonRpcRequest } from './json-rpc.js';
-import { isRpcMethodName, RPC_METHODS, type RpcMethodName, type RpcResult } from './rpc-methods.schema.js';
-import type { SubscribeParams, SubscribeResult } from './event-feed.schema.js';
+import { isRpcMethodName, RPC_METHODS, type RpcMethodName, type RpcResult } from '../protocol/rpc-methods.js';
+import type { SubscribeParams, SubscribeResult } from '../protocol/event-feed.schema.js';
 
 /** What a connection offers the events methods. */
 export interface SubscriptionHost {

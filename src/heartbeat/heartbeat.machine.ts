@@ -6,7 +6,7 @@ import { spendLevel } from '../actors/budget/budget.reducer.js';
 import { goalsLogic } from '../actors/goals/goals.actor.js';
 import { swarmsLogic } from '../actors/swarms/swarms.actor.js';
 import { workingMemoryLogic } from '../actors/working-memory/working-memory.actor.js';
-import type { ActorStates } from '../subsystems/checkpoint/checkpoint.schema.js';
+import type { ActorStates } from '../protocol/checkpoint-format.schema.js';
 import { describeError } from '../errors.js';
 import type { SwarmTaskOutput } from '../subsystems/thinking/thinker.schema.js';
 import { hardStopReached, sleepAfterBeat, wakeReason } from './budget-gate.js';

@@ -9,9 +9,9 @@ import type { workingMemoryLogic } from '../actors/working-memory/working-memory
 import type { Clock } from '../shared/clock.js';
 import type { IdFactory } from '../shared/ids.js';
 import type { VigilLogger } from '../shared/logger.js';
-import type { ActorStates, CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
+import type { ActorStates, CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
 import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
-import type { EventBus } from '../subsystems/events/event-bus.js';
+import type { EventBus } from '../events/event-bus.js';
 import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
 import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';

@@ -1,8 +1,9 @@
 /** Export and import of a checkpoint with its conversation, so an agent can move to another data dir or machine. */
 import { VigilError } from '../errors.js';
-import { encodeCheckpoint, summariseIssues } from '../subsystems/checkpoint/checkpoint.codec.js';
-import type { CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
-import type { ConversationMessage } from '../subsystems/conversation/conversation.schema.js';
+import { encodeCheckpoint } from '../subsystems/checkpoint/checkpoint.codec.js';
+import { summariseIssues } from '../protocol/zod-issues.js';
+import type { CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
+import type { ConversationMessage } from '../protocol/conversation.schema.js';
 import { VIGIL_VERSION } from '../shared/version.js';
 import {
   CHECKPOINT_EXPORT_KIND,
@@ -10,7 +11,7 @@ import {
   CheckpointExportSchema,
   type CheckpointExport,
   type ImportResult,
-} from './checkpoint-transfer.schema.js';
+} from '../protocol/checkpoint-transfer.schema.js';
 import type { Runtime } from './runtime.js';
 
 /** The stores export and import work on (`runtime.services`). */

@@ -12,13 +12,13 @@ import type { IdFactory } from '../shared/ids.js';
 import type { VigilLogger } from '../shared/logger.js';
 import { createMutex } from '../shared/mutex.js';
 import type { CheckpointManager } from '../subsystems/checkpoint/checkpoint.manager.js';
-import type { CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
+import type { CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
 import type { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
 import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
-import type { EventBus } from '../subsystems/events/event-bus.js';
-import type { VigilEvent } from '../subsystems/events/event.schema.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { VigilEvent } from '../protocol/events.schema.js';
 import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
-import type { EventJournal, JournalQuery } from '../subsystems/events/event-journal.js';
+import type { EventJournal, JournalQuery } from '../subsystems/journal/event-journal.js';
 import type { VigilDb } from '../subsystems/store/vigil-db.js';
 import { seedFromCheckpoint } from './heartbeat-seed.js';
 import { readBudgetBasis } from './budget-basis.js';
@@ -43,7 +43,7 @@ import type {
   BudgetStatus,
   TopUpParams,
   SetCapParams,
-} from './runtime.schema.js';
+} from '../protocol/index.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {

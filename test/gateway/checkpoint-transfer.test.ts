@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isVigilError } from '../../src/errors.js';
 import { exportCheckpoint, importCheckpoint } from '../../src/runtime/checkpoint-transfer.js';
-import { CheckpointExportSchema } from '../../src/runtime/checkpoint-transfer.schema.js';
+import { CheckpointExportSchema } from '../../src/protocol/checkpoint-transfer.schema.js';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import { startGatewayHarness, type GatewayHarness, type RawClient } from './gateway.fixture.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { VigilEvent } from '../../src/subsystems/events/event.schema.js';
+import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { startGatewayHarness, type Frame, type GatewayHarness, type RawClient } from './gateway.fixture.js';
 
 let h: GatewayHarness | undefined;

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RPC_METHODS } from '../../src/gateway/rpc-methods.schema.js';
-import { BudgetStatusSchema, HeartbeatStatusSchema } from '../../src/runtime/runtime.schema.js';
-import { CHECKPOINT_FORMAT_VERSION } from '../../src/subsystems/checkpoint/checkpoint.schema.js';
+import { RPC_METHODS } from '../../src/protocol/rpc-methods.js';
+import { BudgetStatusSchema, HeartbeatStatusSchema } from '../../src/protocol/index.js';
+import { CHECKPOINT_FORMAT_VERSION } from '../../src/protocol/checkpoint-format.schema.js';
 import { SUBLEVELS } from '../../src/subsystems/store/vigil-db.js';
 import { startGatewayHarness, type GatewayHarness, type RawClient } from './gateway.fixture.js';
 

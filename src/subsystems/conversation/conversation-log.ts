@@ -9,7 +9,7 @@ import {
   type ConversationArchive,
   type ConversationMessage,
   type NewConversationMessage,
-} from './conversation.schema.js';
+} from '../../protocol/conversation.schema.js';
 
 // Number.MAX_SAFE_INTEGER has 16 digits, so zero-padding to 16 makes string order numeric order for every safe seq.
 const SEQ_WIDTH = 16;

@@ -1,8 +1,8 @@
 /** The RxJS event bus: every part emits typed events here; gateway, logs and metrics subscribe to `events$`. */
 import { Subject, config as rxjsConfig, type Observable } from 'rxjs';
-import type { Clock } from '../../shared/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { ofTypes } from './event-filter.js';
-import type { EventPayload, EventType, VigilEvent, VigilEventOf } from './event.schema.js';
+import type { EventPayload, EventType, VigilEvent, VigilEventOf } from '../protocol/events.schema.js';
 
 /** Where the bus gets the next `seq`; the daemon backs it with a persisted counter so seq grows across restarts. */
 export interface SeqSource {

@@ -1,9 +1,9 @@
 /** The persisted event journal: the newest N events in LevelDB, so a subscriber can resume after a seq, across restarts. */
 import type { Subscription } from 'rxjs';
 import { SUBLEVELS, type VigilDb } from '../store/vigil-db.js';
-import type { EventBus } from './event-bus.js';
-import { typeMatcher } from './event-filter.js';
-import type { VigilEvent } from './event.schema.js';
+import type { EventBus } from '../../events/event-bus.js';
+import { typeMatcher } from '../../events/event-filter.js';
+import type { VigilEvent } from '../../protocol/events.schema.js';
 
 // Seqs are safe integers: 16 digits zero-padded sort numerically as strings.
 const SEQ_WIDTH = 16;

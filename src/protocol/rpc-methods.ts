@@ -1,28 +1,21 @@
 /** Every JSON-RPC method's params and result schema: the one catalogue the server, the typed client and `rpc.discover` read. */
 import { z } from 'zod';
+import { AffectViewSchema, MemoryItemViewSchema, SendParamsSchema, SendResultSchema } from './agent.schema.js';
+import { BudgetStatusSchema, SetCapParamsSchema, TopUpParamsSchema } from './budget.schema.js';
 import {
-  AddGoalParamsSchema,
-  AffectViewSchema,
-  BudgetStatusSchema,
   CheckpointCreatedSchema,
   CheckpointIdParamsSchema,
   CheckpointRestoredSchema,
   CheckpointSummarySchema,
-  GoalIdParamsSchema,
-  GoalViewSchema,
-  HeartbeatStatusSchema,
   ListCheckpointsParamsSchema,
-  MemoryItemViewSchema,
   RestoreParamsSchema,
-  SendParamsSchema,
-  SendResultSchema,
-  SetCapParamsSchema,
-  TopUpParamsSchema,
-} from '../runtime/runtime.schema.js';
-import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from '../runtime/checkpoint-transfer.schema.js';
-import { CognitiveCheckpointSchema } from '../subsystems/checkpoint/checkpoint.schema.js';
-import { VigilEventSchema } from '../subsystems/events/event.schema.js';
-import type { VigilErrorCode } from '../errors.js';
+} from './checkpoints.schema.js';
+import { AddGoalParamsSchema, GoalIdParamsSchema, GoalViewSchema } from './goals.schema.js';
+import { HeartbeatStatusSchema } from './heartbeat.schema.js';
+import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from './checkpoint-transfer.schema.js';
+import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
+import { VigilEventSchema } from './events.schema.js';
+import type { VigilErrorCode } from './error-codes.js';
 import {
   HistoryParamsSchema,
   SubscribeParamsSchema,

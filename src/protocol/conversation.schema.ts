@@ -28,3 +28,13 @@ export const ConversationArchiveSchema = z.object({
   lastSeq: z.number().int().min(1),
 });
 export type ConversationArchive = z.infer<typeof ConversationArchiveSchema>;
+
+/** A user message waiting for an answer. */
+export const PendingMessageSchema = z.object({
+  turnId: z.string(),
+  text: z.string(),
+  from: z.string(),
+  /** Epoch ms. */
+  at: z.number(),
+});
+export type PendingMessage = z.infer<typeof PendingMessageSchema>;
