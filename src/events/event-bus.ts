@@ -59,15 +59,28 @@ export class EventBus {
 
   /** Stamps and publishes one event; returns it. A throwing subscriber is reported, never propagated. */
   emit<T extends EventType>(type: T, payload: EventPayload<T>): VigilEventOf<T> {
-    const event = {
+    const event = this.stamp(type, payload);
+    this.publish(event as VigilEvent);
+    return event;
+  }
+
+  /**
+   * Gives an event its envelope (seq, time, beat) without publishing it, so a caller can store it durably with the
+   * fact it reports (a turn's ending) before anyone sees it; `publish` it afterwards, in seq order with the rest.
+   */
+  stamp<T extends EventType>(type: T, payload: EventPayload<T>): VigilEventOf<T> {
+    return {
       seq: this.seqSource.next(),
       type,
       at: new Date(this.options.clock.now()).toISOString(),
       beat: this.options.currentBeat(),
       ...payload,
     } as VigilEventOf<T>;
-    this.subject.next(event as VigilEvent);
-    return event;
+  }
+
+  /** Publishes an event made by `stamp`. */
+  publish(event: VigilEvent): void {
+    this.subject.next(event);
   }
 
   /** An observable of the events matching `patterns` (exact types or `prefix.*`). */

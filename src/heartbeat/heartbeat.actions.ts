@@ -12,7 +12,8 @@ import { wrapUpDue, type SleepReason } from './budget-gate.js';
 import { readActorStates, snapshotCheckpoint } from './checkpoint-snapshot.js';
 import { backedOffIntervalMs, CIRCUIT_FAILURE_THRESHOLD } from './circuit-breaker.js';
 import type { BeatProgress, HeartbeatContext, HeartbeatDeps, TurnState } from './heartbeat.types.js';
-import { beginThink, debriefReady, DEBRIEF_PROMPT, endTurn, injectDebrief, WIND_DOWN_NOTICE } from './turn-tracker.js';
+import { beginThink, debriefReady, DEBRIEF_PROMPT, endTurn, injectDebrief, RESUME_NOTICE, WIND_DOWN_NOTICE } from './turn-tracker.js';
+import { answerableTurns, turnsAwaitingResults, turnsForThink } from './turn-book.js';
 
 /** A beat with nothing done yet. */
 export function idleBeat(startedAtPerf: number): BeatProgress {
@@ -27,6 +28,8 @@ export function idleBeat(startedAtPerf: number): BeatProgress {
     turnId: null,
     handledTurnIds: [],
     result: null,
+    failure: null,
+    preempt: null,
   };
 }
 
@@ -62,25 +65,32 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
   // With the ledger down nothing thinks; each beat tries one small write to see if it is back.
   if (context.ledger.down) {
     const beat = { ...idleBeat(startedAtPerf), senseMs: performance.now() - startedAtPerf };
-    return { ...senseWithLedgerDown(context, now), beatCount, beat };
+    return { ...senseWithLedgerDown(context, now), beatCount, beat, wakeRequested: false };
+  }
+  // Credentials refused: nothing thinks until the retry time; messages wait (they are not failed for a bad key).
+  if (context.thinkerPause !== null && now < context.thinkerPause.retryAt) {
+    return { beatCount, beat: { ...idleBeat(startedAtPerf), senseMs: performance.now() - startedAtPerf }, wakeRequested: false };
   }
   const plan = planBeat({
     now,
     beatCount,
-    pending: context.turns.pending,
+    pending: answerableTurns(context.turns),
     goals: refs.goals.getSnapshot().context,
     swarms: refs.swarms.getSnapshot().context,
     lastGoalWorkBeat: context.lastGoalWorkBeat,
     goalWorkEveryBeats: options.goalWorkEveryBeats,
     debriefReady: debriefReady(context.turns, now),
     autonomyAllowed: spendLevel(budget, options.budgetLimits) === 'ok',
+    deferred: context.deferred,
   });
   const beat = idleBeat(startedAtPerf);
   let turns = context.turns;
   if (plan !== null) {
     beat.plan = plan;
     beat.turnId = plan.turnId ?? `auto-${ids.next()}`;
-    if (plan.reason === 'user_message') beat.handledTurnIds = turns.pending.map((message) => message.turnId);
+    beat.preempt = new AbortController();
+    if (plan.reason === 'user_message') beat.handledTurnIds = turnsForThink(turns);
+    if (plan.reason === 'swarm_results') beat.handledTurnIds = turnsAwaitingResults(turns, resultTurnIds(refs, plan.swarmTaskIds));
     if (plan.reason === 'debrief') {
       turns = { ...turns, ...injectDebrief(turns, now) };
       bus.emit('agent.debrief', { turnId: beat.turnId });
@@ -96,6 +106,8 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
     beatCount,
     beat,
     turns,
+    wakeRequested: false,
+    ...(plan?.resumed === true ? { deferred: null } : {}),
     lastGoalWorkBeat: plan?.reason === 'goal_work' ? beatCount : context.lastGoalWorkBeat,
   };
 }
@@ -116,6 +128,7 @@ export function thinkExtras(context: HeartbeatContext): { notices: string[]; bud
   const budget = refs.budget.getSnapshot().context;
   const notices: string[] = [];
   if (context.beat.plan?.reason === 'debrief') notices.push(DEBRIEF_PROMPT);
+  if (context.beat.plan?.resumed === true) notices.push(RESUME_NOTICE);
   if (wrapUpDue(budget, deps.options.budgetLimits)) {
     notices.push(WIND_DOWN_NOTICE);
     refs.budget.send({ type: 'budget.wind_down_notified', at: deps.clock.now() });
@@ -187,7 +200,6 @@ export function finishBeat(context: HeartbeatContext, startTask: (taskId: string
     lastGood,
     turns,
     beat: { ...beat, integrateMs },
-    ...(beat.preempted ? { lastGoalWorkBeat: Number.NEGATIVE_INFINITY } : {}),
   };
 }
 
@@ -232,4 +244,9 @@ export function dormantBeat(context: HeartbeatContext): Partial<HeartbeatContext
   }
   deps.bus.emit('heartbeat.beat', { beatCount, intervalMs: dormantDelayMs(next), phaseMs: { sense: 0, think: 0, integrate: 0 } });
   return { beatCount, lastGood: readActorStates(refs) };
+}
+
+/** The user turns the finished tasks `taskIds` were started for. */
+function resultTurnIds(refs: HeartbeatContext['refs'], taskIds: readonly string[]): string[] {
+  return refs.swarms.getSnapshot().context.tasks.filter((task) => taskIds.includes(task.id)).map((task) => task.turnId);
 }

@@ -1,5 +1,5 @@
 /** The heartbeat: an XState machine beating sense → think → integrate → sleep, dormant while the budget sleeps, supervising the domain actors. */
-import { assign, enqueueActions, setup } from 'xstate';
+import { assign, enqueueActions, raise, setup } from 'xstate';
 import { affectLogic } from '../actors/affect/affect.actor.js';
 import { budgetLogic } from '../actors/budget/budget.actor.js';
 import { spendLevel } from '../actors/budget/budget.reducer.js';
@@ -26,10 +26,11 @@ import {
   wakeUp,
 } from './heartbeat.actions.js';
 import type { HeartbeatContext, HeartbeatDeps, HeartbeatEvent, HeartbeatSeed } from './heartbeat.types.js';
-import { applyLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
+import { settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
 import { crashedActorName, lastGoodStateOf, SWARM_TASK_PREFIX } from './supervision.js';
 import { buildThinkInput } from './think-input.js';
-import { onUserMessage } from './turn-tracker.js';
+import { awaitTasks, closeTurns, countUnanswered, openTurn } from './turn-book.js';
+import { thinkFailure, THINKER_PAUSE_MAX_MS, THINKER_PAUSE_MIN_MS } from './think-failure.js';
 
 const ERROR_PREFIX = 'xstate.error.actor.';
 const DONE_PREFIX = 'xstate.done.actor.';
@@ -54,7 +55,7 @@ export const heartbeatMachine = setup({
     swarms: swarmsLogic,
     budget: budgetLogic,
     think: thinkLogic,
-    apply: applyLogic,
+    settle: settleLogic,
     swarmTask: swarmTaskLogic,
   },
   delays: {
@@ -88,6 +89,7 @@ export const heartbeatMachine = setup({
   },
   guards: {
     hasPlan: ({ context }) => context.beat.plan !== null,
+    wakeRequested: ({ context }) => context.wakeRequested,
     pauseRequested: ({ context }) => context.pauseRequested,
     sleepAfterBeat: ({ context }) =>
       sleepAfterBeat(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, {
@@ -126,36 +128,39 @@ export const heartbeatMachine = setup({
     turns: input.seed.turns,
     beat: idleBeat(performance.now()),
     pauseRequested: false,
+    wakeRequested: false,
+    deferred: null,
+    thinkerPause: null,
     ledger: { down: false, since: 0, probing: false },
   }),
   initial: 'boot',
   on: {
+    // A message opens its turn and wakes the heartbeat: the beat that thinks about it starts now.
     USER_MESSAGE: {
-      actions: assign(({ context, event }) => {
-        const turns = {
-          ...context.turns,
-          ...onUserMessage(context.turns, event.message.at),
-          pending: [...context.turns.pending, event.message],
-          unreadReplies: 0,
-        };
-        persistTurn(context.deps, turns);
-        return { turns, lastUserActivityAt: event.message.at };
+      actions: enqueueActions(({ context, event, enqueue }) => {
+        const turns = openTurn(context.turns, event.message);
+        enqueue.assign({ turns, lastUserActivityAt: event.message.at, wakeRequested: true });
+        enqueue(() => persistTurn(context.deps, turns));
       }),
     },
     LEDGER_FAILED: {
-      actions: assign(({ context, event }) => {
-        if (context.ledger.down) return {};
-        context.deps.bus.emit('budget.ledger_failed', { reason: event.reason });
-        return { ledger: { down: true, since: context.deps.clock.now(), probing: false } };
-      }),
+      guard: ({ context }) => !context.ledger.down,
+      actions: [
+        ({ context, event }) => context.deps.bus.emit('budget.ledger_failed', { reason: event.reason }),
+        assign(({ context }) => ({ ledger: { down: true, since: context.deps.clock.now(), probing: false } })),
+      ],
     },
     LEDGER_PROBED: {
-      actions: assign(({ context, event }) => {
-        if (!event.ok) return { ledger: { ...context.ledger, probing: false } };
-        if (context.ledger.down) {
-          context.deps.bus.emit('budget.ledger_recovered', { downForMs: Math.max(0, context.deps.clock.now() - context.ledger.since) });
+      actions: enqueueActions(({ context, event, enqueue }) => {
+        if (!event.ok) {
+          enqueue.assign({ ledger: { ...context.ledger, probing: false } });
+          return;
         }
-        return { ledger: { down: false, since: 0, probing: false } };
+        if (context.ledger.down) {
+          const downForMs = Math.max(0, context.deps.clock.now() - context.ledger.since);
+          enqueue(() => context.deps.bus.emit('budget.ledger_recovered', { downForMs }));
+        }
+        enqueue.assign({ ledger: { down: false, since: 0, probing: false } });
       }),
     },
     // Supervision: a domain actor that crashed restarts from its last good state; a failed swarm task is recorded.
@@ -249,6 +254,7 @@ export const heartbeatMachine = setup({
             src: 'think',
             input: ({ context }) => ({
               deps: context.deps,
+              preemptSignal: context.beat.preempt!.signal,
               thinkInput: buildThinkInput({
                 plan: context.beat.plan!,
                 turnId: context.beat.turnId!,
@@ -262,81 +268,100 @@ export const heartbeatMachine = setup({
             }),
             onDone: {
               target: 'integrate',
-              actions: assign(({ context, event }) => ({
-                beat: { ...context.beat, result: event.output, thinkMs: phaseElapsed(context) },
-              })),
+              actions: enqueueActions(({ context, event, enqueue }) => {
+                const pause = context.thinkerPause;
+                if (pause !== null) {
+                  const pausedForMs = Math.max(0, context.deps.clock.now() - pause.since);
+                  enqueue(() => context.deps.bus.emit('thinker.resumed', { pausedForMs }));
+                }
+                enqueue.assign({
+                  thinkerPause: null,
+                  beat: { ...context.beat, result: event.output, thinkMs: phaseElapsed(context) },
+                });
+              }),
             },
+            // Every ending goes through integrate, which settles the turns the think carried.
             onError: {
-              target: 'finish',
-              actions: [
-                ({ context, event }) => {
-                  const code = (event.error as { code?: unknown }).code;
-                  const reason = describeError(event.error);
-                  context.deps.bus.emit('think.failed', { reason, code: typeof code === 'string' ? code : 'THINK_FAILED' });
-                  // Money that cannot be recorded must not be spent: stop thinking until the ledger writes again.
-                  if (code === 'BUDGET_LEDGER_UNAVAILABLE') context.deps.notify({ type: 'LEDGER_FAILED', reason });
-                },
-                assign(({ context }) => ({ beat: { ...context.beat, failed: true, thinkMs: phaseElapsed(context) } })),
-              ],
+              target: 'integrate',
+              actions: enqueueActions(({ context, event, enqueue }) => {
+                const { deps, beat } = context;
+                const outcome = thinkFailure(event.error, beat.preempted);
+                if (outcome.announce) deps.bus.emit('think.failed', { reason: outcome.failure.reason, code: outcome.failure.code });
+                // Money that cannot be recorded must not be spent: stop thinking until the ledger writes again.
+                if (outcome.failure.code === 'BUDGET_LEDGER_UNAVAILABLE') enqueue(raise({ type: 'LEDGER_FAILED', reason: outcome.failure.reason }));
+                if (outcome.failure.code === 'THINK_AUTH_FAILED') {
+                  const now = deps.clock.now();
+                  const backoffMs = Math.min(THINKER_PAUSE_MAX_MS, context.thinkerPause === null ? THINKER_PAUSE_MIN_MS : context.thinkerPause.backoffMs * 2);
+                  const pause = { since: context.thinkerPause?.since ?? now, retryAt: now + backoffMs, backoffMs };
+                  enqueue.assign({ thinkerPause: pause });
+                  enqueue(() =>
+                    deps.bus.emit('thinker.paused', { code: outcome.failure.code, reason: outcome.failure.reason, retryAt: new Date(pause.retryAt).toISOString() }),
+                  );
+                }
+                enqueue.assign(({ context: current }) => ({
+                  beat: { ...current.beat, failure: outcome.failure, result: outcome.partial, failed: outcome.countsAsFailure, thinkMs: phaseElapsed(current) },
+                }));
+              }),
             },
           },
           on: {
-            // A user message preempts this think at once (leaving the state aborts its signal); nothing is applied.
+            // A user message preempts this think: it yields at its next safe point, what it completed is kept, and
+            // interrupted autonomous work is resumed after the user's turn.
             PREEMPT: {
-              target: 'finish',
-              actions: [
-                ({ context, event }) => context.deps.bus.emit('agent.preempted', { reason: event.reason }),
-                assign(({ context }) => ({ beat: { ...context.beat, preempted: true, thinkMs: phaseElapsed(context) } })),
-              ],
+              actions: enqueueActions(({ context, event, enqueue }) => {
+                const { beat } = context;
+                enqueue(() => context.deps.bus.emit('agent.preempted', { reason: event.reason }));
+                enqueue(() => beat.preempt?.abort(new Error(`preempted: ${event.reason}`)));
+                const autonomous = beat.plan !== null && beat.plan.reason !== 'user_message';
+                enqueue.assign({ beat: { ...beat, preempted: true }, ...(autonomous ? { deferred: beat.plan } : {}) });
+              }),
             },
           },
           after: {
             stuckDelay: {
-              target: 'finish',
-              actions: [
-                ({ context }) =>
-                  context.deps.bus.emit('think.failed', {
-                    reason: `The turn was still thinking after ${context.deps.options.stuckTurnMs} ms and was reset as stuck.`,
-                    code: 'THINK_STUCK',
-                  }),
-                assign(({ context }) => ({
-                  beat: { ...context.beat, failed: true, thinkMs: phaseElapsed(context) },
+              target: 'integrate',
+              actions: enqueueActions(({ context, enqueue }) => {
+                const reason = `The turn was still thinking after ${context.deps.options.stuckTurnMs} ms and was reset as stuck.`;
+                enqueue(() => context.deps.bus.emit('think.failed', { reason, code: 'THINK_STUCK' }));
+                enqueue.assign({
+                  beat: { ...context.beat, failed: true, failure: { code: 'THINK_STUCK', reason }, thinkMs: phaseElapsed(context) },
                   turns: { ...context.turns, turnInProgress: false },
-                })),
-              ],
+                });
+              }),
             },
           },
         },
-        // Applying a think's result (only beats that thought get here).
+        // Settling the think (only beats that thought get here): its actions, replies and the turns it carried.
         integrate: {
           invoke: {
-            id: 'apply',
-            src: 'apply',
+            id: 'settle',
+            src: 'settle',
             input: ({ context }) => ({
               deps: context.deps,
               refs: context.refs,
+              closer: context.deps.closer,
               plan: context.beat.plan!,
               turnId: context.beat.turnId!,
-              result: context.beat.result!,
-              handledTurnIds: context.beat.handledTurnIds,
+              turns: context.turns,
+              carried: context.beat.handledTurnIds,
+              result: context.beat.result,
+              failure: context.beat.failure,
             }),
             onDone: {
               target: 'finish',
               actions: assign(({ context, event }) => {
-                const answered = new Set(event.output.answeredTurnIds);
-                return {
-                  turns: {
-                    ...context.turns,
-                    pending: context.turns.pending.filter((message) => !answered.has(message.turnId)),
-                    unreadReplies: context.turns.unreadReplies + event.output.replies,
-                  },
-                };
+                const { replied, unanswered, missed, awaiting } = event.output;
+                const closed = closeTurns(context.turns, [
+                  ...replied.map((turnId) => ({ turnId, replied: true })),
+                  ...unanswered.map((turnId) => ({ turnId, replied: false })),
+                ]);
+                return { turns: awaitTasks(countUnanswered(closed, missed).turns, awaiting) };
               }),
             },
             onError: {
               target: 'finish',
               actions: [
-                ({ context, event }) => context.deps.log.error({ err: describeError(event.error) }, 'applying a think result failed'),
+                ({ context, event }) => context.deps.log.error({ err: describeError(event.error) }, 'settling a think failed'),
                 assign(({ context }) => ({ beat: { ...context.beat, failed: true } })),
               ],
             },
@@ -350,7 +375,11 @@ export const heartbeatMachine = setup({
           ],
         },
         sleep: {
-          always: { guard: 'pauseRequested', target: '#heartbeat.paused' },
+          always: [
+            { guard: 'pauseRequested', target: '#heartbeat.paused' },
+            // A message arrived: think about it now, whatever the interval.
+            { guard: 'wakeRequested', target: 'sense' },
+          ],
           after: { beatDelay: { target: 'sense' } },
           on: {
             PAUSE: { target: '#heartbeat.paused' },
@@ -368,7 +397,11 @@ export const heartbeatMachine = setup({
         WAKE_CHECK: {
           guard: 'roomToWake',
           target: 'running',
-          actions: ({ context, event }) => wakeUp(context.deps, context.refs.budget, event.reason),
+          actions: [
+            ({ context, event }) => wakeUp(context.deps, context.refs.budget, event.reason),
+            // Work that waited through the sleep (a message answered with an ack) starts at once.
+            assign(({ context }) => ({ wakeRequested: hasPendingWork(context) })),
+          ],
         },
       },
       states: {

@@ -14,10 +14,12 @@ import type { ConversationLog } from '../subsystems/conversation/conversation-lo
 import type { EventBus } from '../events/event-bus.js';
 import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
 import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
+import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { TurnTimers } from './turn-tracker.js';
+import type { ThinkFailure } from './settle-think.js';
 
 /** The supervised domain actors, by the name their state has in a checkpoint. */
 export type DomainActorName = keyof ActorStates;
@@ -72,6 +74,8 @@ export interface HeartbeatDeps {
   ids: IdFactory;
   runtimeVersion: string;
   options: HeartbeatOptions;
+  /** Ends user turns: ending and event in one sync batch. */
+  closer: TurnCloser;
   /** Where every think's and task's cost is recorded before its result is applied. */
   ledger: BudgetLedger;
   /** Called each time the machine has paused at a beat boundary. */
@@ -111,6 +115,10 @@ export interface BeatProgress {
   /** The user turns whose messages this beat's think is given (messages arriving later wait for the next). */
   handledTurnIds: string[];
   result: ThinkResult | null;
+  /** Why the think gave no full result (refused, stuck, preempted, failed); null while it runs or when it succeeded. */
+  failure: ThinkFailure | null;
+  /** Aborted when a user message preempts this beat's think: it yields at its next safe point. */
+  preempt: AbortController | null;
 }
 
 /** The machine's context. */
@@ -129,6 +137,12 @@ export interface HeartbeatContext {
   turns: TurnState;
   beat: BeatProgress;
   pauseRequested: boolean;
+  /** A user message arrived: the next beat starts now, not at the end of the interval. */
+  wakeRequested: boolean;
+  /** Autonomous work a user message interrupted, resumed once the user's turn is answered (seed 002). */
+  deferred: BeatPlan | null;
+  /** The API refused the credentials: no thinks until `retryAt`, then one try (backing off while it keeps failing). */
+  thinkerPause: { since: number; retryAt: number; backoffMs: number } | null;
   /** The budget ledger could not be written: no thinks until a probe write succeeds. */
   ledger: { down: boolean; since: number; probing: boolean };
 }

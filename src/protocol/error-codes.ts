@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   THINK_FAILED: 'THINK_FAILED',
   /** The model API refused the credentials (HTTP 401/403): retrying cannot help until the key is fixed. */
   THINK_AUTH_FAILED: 'THINK_AUTH_FAILED',
+  /** The model API refused the request for good (HTTP 400, 404, 413, 422): the same request can never succeed, so it is not retried. */
+  THINK_REJECTED: 'THINK_REJECTED',
   /** The think was aborted (preempted by a user message or stopped by the budget). */
   THINK_ABORTED: 'THINK_ABORTED',
   /** The runtime is stopping or stopped and takes no more work. */

@@ -10,6 +10,7 @@ import {
   ListCheckpointsParamsSchema,
   RestoreParamsSchema,
 } from './checkpoints.schema.js';
+import { ConversationEntrySchema, ConversationListParamsSchema } from './conversation.schema.js';
 import { AddGoalParamsSchema, GoalIdParamsSchema, GoalViewSchema } from './goals.schema.js';
 import { HeartbeatStatusSchema } from './heartbeat.schema.js';
 import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from './checkpoint-transfer.schema.js';
@@ -91,6 +92,11 @@ export const RPC_METHODS = {
     SendParamsSchema,
     SendResultSchema,
     ['RUNTIME_STOPPED'],
+  ),
+  'conversation.list': method(
+    'The conversation, newest last: the newest limit entries (default 50) before the seq given, so paging goes backwards.',
+    ConversationListParamsSchema,
+    z.array(ConversationEntrySchema),
   ),
   'events.subscribe': method(
     'Starts an event subscription on this connection (notifications events.event, events.dropped); after replays from the journal.',

@@ -10,6 +10,7 @@ import { CheckpointManager } from '../subsystems/checkpoint/checkpoint.manager.j
 import type { CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
 import { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
 import { ConversationLog } from '../subsystems/conversation/conversation-log.js';
+import { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import { EventBus } from '../events/event-bus.js';
 import { EventJournal } from '../subsystems/journal/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
@@ -137,6 +138,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         conversation,
         swarmResults,
         checkpoints,
+        closer: new TurnCloser(conversation, journal, bus),
         ledger,
         ids,
         runtimeVersion: VIGIL_VERSION,

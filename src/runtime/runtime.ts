@@ -43,6 +43,9 @@ import type {
   BudgetStatus,
   TopUpParams,
   SetCapParams,
+  ConversationEntry,
+  ConversationListParams,
+  ConversationMessage,
 } from '../protocol/index.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
@@ -77,6 +80,9 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The short acknowledgement a preempting message gets at once (seed 002's "one moment"). */
 export const ACK_TEXT = "One moment — I'm finishing something up, then I'll answer you.";
+
+/** The start of the acknowledgement a message gets while the agent sleeps over its budget; the wake time follows. */
+export const SLEEPING_ACK_TEXT = "I'm resting: today's budget is spent. I'll answer when I wake at";
 
 /** A running agent: status, checkpoints, goals, memory, affect, messages, and the event feed. */
 export class Runtime {
@@ -200,16 +206,29 @@ export class Runtime {
       return await this.exclusive.run(async () => {
         await this.pause();
         try {
-          const { conversation, swarmResults, clock, bus } = this.parts;
+          const { conversation, swarmResults, clock, bus, checkpoints } = this.parts;
+          // Turns answered after the checkpoint stay answered; turns opened after it end as cancelled: never twice, never silent.
+          const later = await conversation.readAfter(checkpoint.conversation.watermark);
+          const endedLater = new Set(later.filter((m) => m.role === 'assistant').map((m) => m.turnId));
+          const reopened = checkpoint.conversation.pending.filter((open) => !endedLater.has(open.turnId));
+          const reopenedIds = new Set(reopened.map((open) => open.turnId));
+          const cancelled = this.actor.getSnapshot().context.turns.pending.filter((open) => !reopenedIds.has(open.turnId));
           await conversation.archiveAfter(checkpoint.conversation.watermark, `restore-${checkpoint.id}-${clock.now()}`);
+          for (const open of cancelled) {
+            const reason = `The agent was restored to checkpoint ${checkpoint.id}, taken before this message; send it again if it still matters.`;
+            await this.parts.deps.closer.unanswered(open.turnId, 'TURN_CANCELLED', reason, clock.now());
+          }
           const inFlight = checkpoint.actors.swarms.tasks
             .filter((task) => task.status === 'queued' || task.status === 'running')
             .map((task) => task.id);
           const finishedTasks = await swarmResults.find(inFlight);
           const now = clock.now();
           const budget = await readBudgetBasis(this.parts.ledger, this.budgetSettings(), now);
-          const seed = seedFromCheckpoint(checkpoint, now, { messagesAfter: [], finishedTasks, budget, turn: null });
+          const base = { ...checkpoint, conversation: { ...checkpoint.conversation, pending: reopened } };
+          const seed = seedFromCheckpoint(base, now, { messagesAfter: [], finishedTasks, budget, turn: null });
           this.actor.send({ type: 'APPLY_SEED', seed });
+          // Durable at once: a crash before the next periodic checkpoint must not bring back the state replaced here.
+          await checkpoints.saveNow(snapshotCheckpoint(this.actor.getSnapshot().context, checkpoints.newId(), 'sleep'));
           bus.emit('checkpoint.restored', {
             checkpointId: checkpoint.id,
             beatsRecovered: checkpoint.beatCount,
@@ -310,7 +329,12 @@ export class Runtime {
       bus.emit('agent.message', { turnId, text: params.text, from });
       this.actor.send({ type: 'USER_MESSAGE', message: { turnId, text: params.text, from, at } });
       const now = this.actor.getSnapshot();
-      if (now.matches({ running: 'think' })) {
+      if (now.matches('dormant')) {
+        // Asleep over the budget: no API call now, but the sender hears at once when the answer will come.
+        const wakeAt = iso(resetsAt(now.context.refs.budget.getSnapshot().context));
+        bus.emit('agent.ack', { turnId, text: `${SLEEPING_ACK_TEXT} ${wakeAt}, or sooner if the budget is topped up.` });
+      } else if (now.matches({ running: 'think' }) && !now.context.beat.handledTurnIds.includes(turnId)) {
+        // A think already running for other work (the message woke no beat of its own): it yields to this message.
         const autonomous = now.context.beat.plan?.reason !== 'user_message';
         if (autonomous || this.busyStrategy === 'interrupt') {
           this.actor.send({ type: 'PREEMPT', reason: autonomous ? `user message ${turnId}` : `another user message ${turnId}` });
@@ -319,6 +343,12 @@ export class Runtime {
       }
       return { turnId };
     });
+  }
+
+  /** `conversation.list`: the newest `limit` entries before `before` (a seq), newest last. */
+  async listConversation(params: ConversationListParams = {}): Promise<ConversationEntry[]> {
+    const messages = await this.parts.conversation.readBefore(params.before, params.limit ?? 50);
+    return messages.map(conversationEntry);
   }
 
   /** `budget.status`: today's cap, spend and state. */
@@ -433,6 +463,18 @@ export class Runtime {
 function activityOf(thinking: boolean, budget: BudgetState, _planned: boolean): HeartbeatStatus['activity'] {
   if (!thinking) return 'idle';
   return budget.windDownNotified && !budget.sleeping ? 'wrapping_up' : 'working';
+}
+
+function conversationEntry(message: ConversationMessage): ConversationEntry {
+  return {
+    seq: message.seq,
+    turnId: message.turnId,
+    role: message.role === 'user' ? 'user' : 'agent',
+    ...(message.from === undefined ? {} : { from: message.from }),
+    text: message.text,
+    at: iso(message.at),
+    ...(message.unanswered === undefined ? {} : { unanswered: message.unanswered }),
+  };
 }
 
 function goalView(goal: { id: string; title: string; priority: number; progress: number; status: GoalView['status']; dueAt?: number | undefined }): GoalView {
