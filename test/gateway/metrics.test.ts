@@ -153,8 +153,9 @@ describe('GET /metrics', () => {
     const harness = h;
     const before = await scrape(harness);
     const client = await harness.connect();
-    await client.request('agent.send', { text: 'remember that the plants need water' });
+    // Counted before sending: the message wakes the heartbeat, so its think may complete before the answer arrives.
     const thinks = harness.ofType('think.completed').length;
+    await client.request('agent.send', { text: 'remember that the plants need water' });
     for (let step = 0; step < 30 && harness.ofType('think.completed').length === thinks; step += 1) await harness.advance(1000);
     const completed = harness.ofType('think.completed').slice(thinks);
     expect(completed.length).toBeGreaterThan(0);
