@@ -40,6 +40,7 @@ export class EventBus {
   private readonly options: EventBusOptions;
   private readonly errorHandler: (err: unknown) => void;
   private seqSource: SeqSource;
+  private currentBeat: () => number;
 
   /** Every event, in emission order. */
   readonly events$: Observable<VigilEvent>;
@@ -47,9 +48,15 @@ export class EventBus {
   constructor(options: EventBusOptions) {
     this.options = options;
     this.seqSource = options.seq ?? counterSeq();
+    this.currentBeat = options.currentBeat;
     this.events$ = this.subject.asObservable();
     this.errorHandler = options.onSubscriberError ?? (() => {});
     subscriberErrorHandlers.add(this.errorHandler);
+  }
+
+  /** Replaces where `beat` comes from (the runtime that publishes on this bus). */
+  useBeatSource(currentBeat: () => number): void {
+    this.currentBeat = currentBeat;
   }
 
   /** Replaces the seq source (used once at boot, after the persisted counter is read). */
@@ -73,7 +80,7 @@ export class EventBus {
       seq: this.seqSource.next(),
       type,
       at: new Date(this.options.clock.now()).toISOString(),
-      beat: this.options.currentBeat(),
+      beat: this.currentBeat(),
       ...payload,
     } as VigilEventOf<T>;
   }

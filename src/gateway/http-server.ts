@@ -65,7 +65,7 @@ export interface Gateway {
 /** Starts the HTTP server and resolves once it listens. */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { runtime } = options;
-  const { metrics } = runtime.services;
+  const { metrics } = runtime;
   const log = options.log ?? silentLogger;
   const subscriberBuffer = options.subscriberBuffer ?? 1000;
   const limits: ConnectionLimits = {
@@ -89,7 +89,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // The newest seq emitted, so a live-only subscription can tell its client where it began.
   let lastSeq = 0;
   const seqTracker = runtime.events$.subscribe((event) => (lastSeq = Math.max(lastSeq, event.seq)));
-  lastSeq = Math.max(lastSeq, await runtime.services.journal.lastSeq());
+  lastSeq = Math.max(lastSeq, await runtime.lastEventSeq());
 
   const connections = new Map<WebSocket, RpcConnection>();
   const streams = new Map<ServerResponse, () => SubscriberStats>();

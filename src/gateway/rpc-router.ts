@@ -57,7 +57,7 @@ export async function routeRequest(request: JsonRpcRequest, handlers: RpcHandler
  */
 export function countRequest(runtime: Runtime, method: string, code: number): void {
   const label = method === '' ? '(invalid)' : isRpcMethodName(method) ? method : '(unknown)';
-  runtime.services.metrics.requestHandled(label, code);
+  runtime.metrics.requestHandled(label, code);
 }
 
 // The code the error goes out with (toWireError's table: VigilErrors by code, anything else -32603).

@@ -1,5 +1,5 @@
 /** The heartbeat: an XState machine beating sense → think → integrate → sleep, dormant while the budget sleeps, supervising the domain actors. */
-import { assign, enqueueActions, raise, setup } from 'xstate';
+import { assign, enqueueActions, setup } from 'xstate';
 import { affectLogic } from '../actors/affect/affect.actor.js';
 import { budgetLogic } from '../actors/budget/budget.actor.js';
 import { spendLevel } from '../actors/budget/budget.reducer.js';
@@ -21,12 +21,13 @@ import {
   idleBeat,
   persistTurn,
   phaseElapsed,
+  prepareThink,
   sense,
-  thinkExtras,
   wakeUp,
+  type BeatStep,
 } from './heartbeat.actions.js';
 import type { HeartbeatContext, HeartbeatDeps, HeartbeatEvent, HeartbeatSeed } from './heartbeat.types.js';
-import { settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
+import { ledgerProbeLogic, settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
 import { crashedActorName, lastGoodStateOf, SWARM_TASK_PREFIX } from './supervision.js';
 import { buildThinkInput } from './think-input.js';
 import { awaitTasks, closeTurns, countUnanswered, openTurn } from './turn-book.js';
@@ -34,6 +35,15 @@ import { thinkFailure, THINKER_PAUSE_MAX_MS, THINKER_PAUSE_MIN_MS } from './thin
 
 const ERROR_PREFIX = 'xstate.error.actor.';
 const DONE_PREFIX = 'xstate.done.actor.';
+const LEDGER_PROBE_ID = 'ledger-probe';
+
+/** A heartbeat event, typed where a wildcard handler's `enqueue` only knows the bare EventObject. */
+const event$ = (event: HeartbeatEvent): HeartbeatEvent => event;
+
+/** Runs a step's effects as actions, in order, after its patch is assigned. */
+function runEffects(enqueue: (action: () => void) => void, step: BeatStep): void {
+  for (const effect of step.effects) enqueue(effect);
+}
 
 /** The machine's input: its dependencies and the state to start from. */
 export interface HeartbeatInput {
@@ -57,6 +67,7 @@ export const heartbeatMachine = setup({
     think: thinkLogic,
     settle: settleLogic,
     swarmTask: swarmTaskLogic,
+    ledgerProbe: ledgerProbeLogic,
   },
   delays: {
     beatDelay: ({ context }) => backedOffIntervalMs(context.intervalMs, context.consecutiveFailures),
@@ -65,10 +76,31 @@ export const heartbeatMachine = setup({
   },
   actions: {
     finishBeat: enqueueActions(({ context, enqueue }) => {
-      const patch = finishBeat(context, (taskId, prompt) =>
-        enqueue.spawnChild('swarmTask', { id: `${SWARM_TASK_PREFIX}${taskId}`, input: { deps: context.deps, taskId, prompt } }),
-      );
-      enqueue.assign(patch);
+      const step = finishBeat(context);
+      enqueue.assign(step.patch);
+      for (const task of step.startTasks) {
+        enqueue(() => context.refs.swarms.send({ type: 'swarm.started', at: context.deps.clock.now(), id: task.id }));
+        enqueue.spawnChild('swarmTask', { id: `${SWARM_TASK_PREFIX}${task.id}`, input: { deps: context.deps, taskId: task.id, prompt: task.prompt } });
+      }
+      runEffects(enqueue, step);
+    }),
+    /** Sense: plan the beat; with the ledger down, probe it in a child whose outcome comes back as an event. */
+    sense: enqueueActions(({ context, enqueue }) => {
+      const step = sense(context);
+      enqueue.assign(step.patch);
+      runEffects(enqueue, step);
+      if (step.probeLedger) enqueue.spawnChild('ledgerProbe', { id: LEDGER_PROBE_ID, input: { deps: context.deps } });
+    }),
+    /** The think's notices and budget line, read as it begins. */
+    prepareThink: enqueueActions(({ context, enqueue }) => {
+      const step = prepareThink(context);
+      enqueue.assign(step.patch);
+      runEffects(enqueue, step);
+    }),
+    dormantBeat: enqueueActions(({ context, enqueue }) => {
+      const step = dormantBeat(context);
+      enqueue.assign(step.patch);
+      runEffects(enqueue, step);
     }),
     /** Wakes for whatever is due: a new local day or a top-up. */
     wakeForDueReason: ({ context }) => {
@@ -167,17 +199,24 @@ export const heartbeatMachine = setup({
     'xstate.error.actor.*': {
       actions: enqueueActions(({ context, event, enqueue }) => {
         const childId = event.type.slice(ERROR_PREFIX.length);
-        const error = describeError((event as { error?: unknown }).error);
+        const thrown = (event as { error?: unknown }).error;
+        const error = describeError(thrown);
         const { bus, clock } = context.deps;
+        if (childId === LEDGER_PROBE_ID) {
+          enqueue.raise(event$({ type: 'LEDGER_PROBED', ok: false }));
+          return;
+        }
         if (childId.startsWith(SWARM_TASK_PREFIX)) {
           const taskId = childId.slice(SWARM_TASK_PREFIX.length);
-          context.refs.swarms.send({ type: 'swarm.failed', at: clock.now(), id: taskId, error });
-          bus.emit('swarm.task_finished', { taskId, status: 'failed' });
+          enqueue(() => context.refs.swarms.send({ type: 'swarm.failed', at: clock.now(), id: taskId, error }));
+          enqueue(() => bus.emit('swarm.task_finished', { taskId, status: 'failed' }));
+          // Its cost could not be recorded: stop thinking until the ledger writes again.
+          if ((thrown as { code?: unknown } | null)?.code === 'BUDGET_LEDGER_UNAVAILABLE') enqueue.raise(event$({ type: 'LEDGER_FAILED', reason: error }));
           return;
         }
         const name = crashedActorName(childId);
         if (name === null) return;
-        bus.emit('actor.crashed', { actor: name, error });
+        enqueue(() => bus.emit('actor.crashed', { actor: name, error }));
         const restartFrom = lastGoodStateOf(name, context.refs[name].getSnapshot().context, context.lastGood);
         enqueue.stopChild(context.refs[name]);
         enqueue.assign(({ context: current, spawn }) => ({
@@ -189,14 +228,20 @@ export const heartbeatMachine = setup({
       }),
     },
     'xstate.done.actor.*': {
-      actions: ({ context, event }: { context: HeartbeatContext; event: { type: string } }) => {
+      actions: enqueueActions(({ context, event, enqueue }) => {
         const childId = event.type.slice(DONE_PREFIX.length);
+        if (childId === LEDGER_PROBE_ID) {
+          enqueue.raise(event$({ type: 'LEDGER_PROBED', ok: true }));
+          return;
+        }
         if (!childId.startsWith(SWARM_TASK_PREFIX)) return;
         const taskId = childId.slice(SWARM_TASK_PREFIX.length);
         const output = (event as { output?: SwarmTaskOutput }).output;
-        context.refs.swarms.send({ type: 'swarm.succeeded', at: context.deps.clock.now(), id: taskId, result: output?.text ?? '' });
-        context.deps.bus.emit('swarm.task_finished', { taskId, status: 'done' });
-      },
+        enqueue(() => context.refs.swarms.send({ type: 'swarm.succeeded', at: context.deps.clock.now(), id: taskId, result: output?.text ?? '' }));
+        enqueue(() => context.deps.bus.emit('swarm.task_finished', { taskId, status: 'done' }));
+        // Spend moved outside a think: stop at once if the task's cost reached the hard stop.
+        enqueue.raise({ type: 'BUDGET_CHECK' });
+      }),
     },
   },
   states: {
@@ -233,14 +278,14 @@ export const heartbeatMachine = setup({
             for (const childId of Object.keys(self.getSnapshot().children)) {
               if (childId.startsWith(SWARM_TASK_PREFIX)) enqueue.stopChild(childId);
             }
-            context.refs.swarms.send({ type: 'swarm.requeue_running', at: context.deps.clock.now() });
-            fallAsleep(context.deps, context.refs.budget, 'budget_exceeded');
+            enqueue(() => context.refs.swarms.send({ type: 'swarm.requeue_running', at: context.deps.clock.now() }));
+            enqueue(() => fallAsleep(context.deps, context.refs.budget, 'budget_exceeded'));
           }),
         },
       },
       states: {
         sense: {
-          entry: assign(({ context }) => sense(context)),
+          entry: 'sense',
           // An idle beat ends right here, in the same step: the cheapest path through the machine.
           always: [
             { guard: 'hasPlan', target: 'think' },
@@ -249,6 +294,7 @@ export const heartbeatMachine = setup({
           ],
         },
         think: {
+          entry: 'prepareThink',
           invoke: {
             id: 'think',
             src: 'think',
@@ -263,7 +309,8 @@ export const heartbeatMachine = setup({
                 handledTurnIds: context.beat.handledTurnIds,
                 identity: context.deps.identity,
                 now: context.deps.clock.now(),
-                ...thinkExtras(context),
+                notices: context.beat.notices,
+                ...(context.beat.budgetLine === null ? {} : { budget: context.beat.budgetLine }),
               }),
             }),
             onDone: {
@@ -286,9 +333,9 @@ export const heartbeatMachine = setup({
               actions: enqueueActions(({ context, event, enqueue }) => {
                 const { deps, beat } = context;
                 const outcome = thinkFailure(event.error, beat.preempted);
-                if (outcome.announce) deps.bus.emit('think.failed', { reason: outcome.failure.reason, code: outcome.failure.code });
+                if (outcome.announce) enqueue(() => deps.bus.emit('think.failed', { reason: outcome.failure.reason, code: outcome.failure.code }));
                 // Money that cannot be recorded must not be spent: stop thinking until the ledger writes again.
-                if (outcome.failure.code === 'BUDGET_LEDGER_UNAVAILABLE') enqueue(raise({ type: 'LEDGER_FAILED', reason: outcome.failure.reason }));
+                if (outcome.failure.code === 'BUDGET_LEDGER_UNAVAILABLE') enqueue.raise({ type: 'LEDGER_FAILED', reason: outcome.failure.reason });
                 if (outcome.failure.code === 'THINK_AUTH_FAILED') {
                   const now = deps.clock.now();
                   const backoffMs = Math.min(THINKER_PAUSE_MAX_MS, context.thinkerPause === null ? THINKER_PAUSE_MIN_MS : context.thinkerPause.backoffMs * 2);
@@ -407,7 +454,7 @@ export const heartbeatMachine = setup({
       states: {
         resting: { after: { dormantDelay: { target: 'beat' } } },
         beat: {
-          entry: assign(({ context }) => dormantBeat(context)),
+          entry: 'dormantBeat',
           always: [
             {
               guard: 'wakeDue',
@@ -420,9 +467,8 @@ export const heartbeatMachine = setup({
       },
     },
     paused: {
-      entry: [assign({ pauseRequested: false }), ({ context }) => context.deps.onPaused()],
+      entry: assign({ pauseRequested: false }),
       on: {
-        PAUSE: { actions: ({ context }) => context.deps.onPaused() },
         // Back through boot: the (possibly restored) budget decides between awake and asleep.
         RESUME: { target: 'boot' },
         CHECKPOINT_NOW: { actions: { type: 'checkpointAtBoundary', params: { phase: 'sleep' } } },

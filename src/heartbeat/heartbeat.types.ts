@@ -78,10 +78,6 @@ export interface HeartbeatDeps {
   closer: TurnCloser;
   /** Where every think's and task's cost is recorded before its result is applied. */
   ledger: BudgetLedger;
-  /** Called each time the machine has paused at a beat boundary. */
-  onPaused: () => void;
-  /** Sends an event to the heartbeat (phase actors use it to report budget changes). */
-  notify: (event: HeartbeatEvent) => void;
 }
 
 /** The conversation's turn state kept by the heartbeat (messages themselves are in the log), with the debrief timers. */
@@ -119,6 +115,10 @@ export interface BeatProgress {
   failure: ThinkFailure | null;
   /** Aborted when a user message preempts this beat's think: it yields at its next safe point. */
   preempt: AbortController | null;
+  /** Standing lines for this beat's think (debrief, resume, wind-down). */
+  notices: string[];
+  /** Today's spend for the prompt's budget line, read when the think began. */
+  budgetLine: { spentTodayUsd: number; dailyCapUsd: number; pct: number } | null;
 }
 
 /** The machine's context. */

@@ -55,14 +55,13 @@ export const swarmTaskLogic = fromPromise<SwarmTaskOutput, SwarmTaskActorInput>(
     }
     throw err;
   }
-  try {
-    await recordCost(deps, budgetRefOf(system), 'task', output);
-  } catch (err) {
-    deps.notify({ type: 'LEDGER_FAILED', reason: describeError(err) });
-    throw err;
-  }
-  // Spend moved outside a think: the heartbeat stops at once if this reached the hard stop.
-  deps.notify({ type: 'BUDGET_CHECK' });
+  // A cost that cannot be recorded fails the task with BUDGET_LEDGER_UNAVAILABLE; the heartbeat stops thinking on it.
+  await recordCost(deps, budgetRefOf(system), 'task', output);
   await deps.swarmResults.record({ taskId, status: 'done', text: output.text, finishedAt: deps.clock.now() });
   return output;
+});
+
+/** One small write to the ledger, to see whether it is writable again; done or error comes back to the heartbeat. */
+export const ledgerProbeLogic = fromPromise<void, { deps: HeartbeatDeps }>(async ({ input }) => {
+  await input.deps.ledger.probe(input.deps.clock.now());
 });

@@ -41,6 +41,11 @@ export interface RuntimeOptions {
   goalWorkEveryBeats?: number;
   /** The metrics registry to fill (default: a new one with Node's process metrics). */
   metrics?: VigilMetrics;
+  /**
+   * The event bus to publish on (default: a new one). A host that passes its own sees every event and may emit its
+   * own; the runtime stamps beats and seqs on it and does not close it.
+   */
+  bus?: EventBus;
 }
 
 const DEFAULT_IDENTITY_FILE = new URL('../../identity/default.md', import.meta.url);
@@ -56,11 +61,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const db = options.db ?? (await openVigilDb(config.dataDir));
   try {
     let runtime: Runtime | undefined;
-    const bus = new EventBus({
-      clock,
-      currentBeat: () => runtime?.beatCount ?? 0,
-      onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on'),
-    });
+    const ownsBus = options.bus === undefined;
+    const currentBeat = () => runtime?.beatCount ?? 0;
+    const bus =
+      options.bus ?? new EventBus({ clock, currentBeat, onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on') });
+    bus.useBeatSource(currentBeat);
     logWarningEvents(bus, log);
     // Observing from the start, so boot's restores and corrupt skips are counted too.
     const metrics = options.metrics ?? new VigilMetrics();
@@ -156,7 +161,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       close: async () => {
         metrics.close();
         await journal.detach();
-        bus.close();
+        if (ownsBus) bus.close();
         await seq.flush().catch(() => undefined);
         if (ownsDb) await db.close();
       },

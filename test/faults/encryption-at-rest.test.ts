@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { runDaemon } from '../../src/daemon.js';
 import { isVigilError, VigilError } from '../../src/errors.js';
-import { exportCheckpoint, importCheckpoint, type TransferServices } from '../../src/runtime/checkpoint-transfer.js';
+import { exportCheckpoint, importCheckpoint, type TransferStores } from '../../src/runtime/checkpoint-transfer.js';
 import { CheckpointExportSchema } from '../../src/protocol/checkpoint-transfer.schema.js';
 import { logWarningEvents } from '../../src/runtime/event-log.js';
 import { createSimulatedClock } from '../../src/shared/clock.js';
@@ -219,7 +219,7 @@ describe('encryption at rest: the checkpoint store', () => {
 
 describe('encryption at rest: export and import', () => {
   /** Export/import services over `db`: a store with `key` and a conversation log holding `messages` messages. */
-  async function services(db: VigilDb, key: string | undefined, messages: number): Promise<TransferServices> {
+  async function services(db: VigilDb, key: string | undefined, messages: number): Promise<TransferStores> {
     const clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z'));
     const store = new CheckpointStore(db, clock, { key });
     await store.open();
@@ -290,7 +290,9 @@ async function keyReachesTheStore(): Promise<boolean> {
     const created = h.runtime.createCheckpoint();
     await h.advance(1000);
     const { id } = await created;
-    return isSealed((await h.runtime.services.store.loadRaw(id)).bytes);
+    const store = new CheckpointStore(h.db, h.clock, { key: KEY_A });
+    await store.open();
+    return isSealed((await store.loadRaw(id)).bytes);
   } finally {
     await h.runtime.stop();
   }

@@ -79,7 +79,7 @@ describe('GET /metrics', () => {
     const viaHeader = await fetch(metricsUrl(h), { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
     expect(viaHeader.status).toBe(200);
     // prom-client's own content type (text format 0.0.4), never cached.
-    expect(viaHeader.headers.get('content-type')).toBe(h.runtime.services.metrics.contentType);
+    expect(viaHeader.headers.get('content-type')).toBe(h.runtime.metrics.contentType);
     expect(viaHeader.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(viaHeader.headers.get('cache-control')).toBe('no-store');
     const head = await fetch(metricsUrl(h), { method: 'HEAD', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
@@ -91,7 +91,7 @@ describe('GET /metrics', () => {
       expect(families.get(name)?.type, name).toBe(type);
     }
     // The parser read exactly what the registry holds: every family prom-client reports, no more, no less.
-    const registered = (await h.runtime.services.metrics.registry.getMetricsAsJSON()).map((metric) => metric.name).sort();
+    const registered = (await h.metrics.registry.getMetricsAsJSON()).map((metric) => metric.name).sort();
     expect([...families.keys()].sort()).toEqual(registered);
   });
 
@@ -185,7 +185,7 @@ describe('GET /metrics', () => {
     const text = 'x'.repeat(4096);
     const stream = () => harness.gateway.stats().streams[0];
     for (let batch = 0; batch < 400 && (stream()?.droppedTotal ?? 0) === 0; batch += 1) {
-      for (let i = 0; i < 50; i += 1) harness.runtime.services.bus.emit('agent.message', { turnId: `t-${batch}-${i}`, text, from: 'load' });
+      for (let i = 0; i < 50; i += 1) harness.bus.emit('agent.message', { turnId: `t-${batch}-${i}`, text, from: 'load' });
       await new Promise((resolve) => setImmediate(resolve));
     }
     const dropped = stream()!.droppedTotal;
