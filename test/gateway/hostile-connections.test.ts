@@ -154,7 +154,11 @@ describe('the gateway under hostile connections', () => {
       const answer = (await nested.exchange(frame)) as Frame;
       expect(answer).toEqual({
         jsonrpc: '2.0',
-        error: { code: -32600, message: 'Invalid Request', data: { reason: `the frame nests deeper than ${MAX_FRAME_DEPTH} levels` } },
+        error: {
+          code: -32600,
+          message: 'Invalid Request',
+          data: { reason: `the frame nests deeper than ${MAX_FRAME_DEPTH} levels`, vigilCode: 'RPC_INVALID_REQUEST' },
+        },
         id: null,
       });
     }
