@@ -8,9 +8,9 @@ import { snapshotCheckpoint } from '../src/heartbeat/checkpoint-snapshot.js';
 import { createRuntime } from '../src/runtime/create-runtime.js';
 import { createSimulatedClock } from '../src/shared/clock.js';
 import { encodeCheckpoint } from '../src/subsystems/checkpoint/checkpoint.codec.js';
-import { CognitiveCheckpointSchema, type CognitiveCheckpoint } from '../src/subsystems/checkpoint/checkpoint.schema.js';
-import type { ConversationMessage } from '../src/subsystems/conversation/conversation.schema.js';
-import { median } from './bench-utils.js';
+import { CognitiveCheckpointSchema, type CognitiveCheckpoint } from '../src/protocol/checkpoint-format.schema.js';
+import type { ConversationMessage } from '../src/protocol/conversation.schema.js';
+import { internalsOf, median } from './bench-utils.js';
 import { CountingThinker } from './counting-thinker.js';
 import { copyRealisticAgent, fixtureConfig, REALISTIC, summarise } from './realistic-agent.js';
 import { ratioCheck, ratioInfo, sanity, type BenchOutcome } from './report.js';
@@ -60,8 +60,8 @@ export async function checkpointIoBench(root: string, options: CheckpointIoOptio
   try {
     runtime.start();
     const agent = await summarise(runtime);
-    const { store, checkpoints, conversation } = runtime['parts'];
-    const context = () => runtime['actor'].getSnapshot().context;
+    const { store, checkpoints, conversation } = internalsOf(runtime).parts;
+    const context = () => internalsOf(runtime).actor.getSnapshot().context;
     const maxCount = configFromDefaults({}).checkpointMaxCount;
     const history = await conversation.readAfter(0);
 

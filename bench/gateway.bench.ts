@@ -11,7 +11,7 @@ import { createRuntime } from '../src/runtime/create-runtime.js';
 import type { Runtime } from '../src/runtime/runtime.js';
 import { createSimulatedClock } from '../src/shared/clock.js';
 import type { VigilDb } from '../src/subsystems/store/vigil-db.js';
-import { percentile } from './bench-utils.js';
+import { internalsOf, percentile } from './bench-utils.js';
 import { ratioCheck, ratioInfo, sanity, type BenchOutcome, type Check, type Detail, type Sanity } from './report.js';
 
 /** How hard to push. */
@@ -192,7 +192,7 @@ export async function runGatewayBench(options: GatewayBenchOptions = DEFAULT_GAT
       ),
     );
     const bareSubscribers = await Promise.all(Array.from({ length: options.subscribers }, () => open(bare.url)));
-    const { bus } = runtime.services;
+    const { bus } = internalsOf(runtime).parts;
     const turnIndex = (frame: string): number | undefined => {
       const match = /"turnId":"b-(\d+)"/.exec(frame);
       return match === null ? undefined : Number(match[1]);

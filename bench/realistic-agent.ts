@@ -6,6 +6,7 @@ import { createRuntime } from '../src/runtime/create-runtime.js';
 import type { Runtime } from '../src/runtime/runtime.js';
 import { createSimulatedClock, type Clock } from '../src/shared/clock.js';
 import { CountingThinker } from './counting-thinker.js';
+import { internalsOf } from './bench-utils.js';
 
 /** The shape of the realistic agent. */
 export const REALISTIC = { messages: 1000, messageChars: 150, goals: 50, memoryItems: 7, wmCapacity: 7 } as const;
@@ -58,7 +59,7 @@ export interface RealisticAgentSummary {
  */
 export async function populateRealisticAgent(runtime: Runtime, clock: Clock): Promise<RealisticAgentSummary> {
   const now = clock.now();
-  const { conversation, ids } = runtime['parts'];
+  const { conversation, ids } = internalsOf(runtime).parts;
   let turnId = '';
   for (let i = 0; i < REALISTIC.messages; i += 1) {
     const role = i % 2 === 0 ? 'user' : 'assistant';
@@ -80,7 +81,7 @@ export async function populateRealisticAgent(runtime: Runtime, clock: Clock): Pr
       ...(i % 3 === 0 ? { dueAt: new Date(now + (30 + i) * 86_400_000).toISOString() } : {}),
     });
   }
-  const { workingMemory } = runtime['actor'].getSnapshot().context.refs;
+  const { workingMemory } = internalsOf(runtime).actor.getSnapshot().context.refs;
   for (let i = 0; i < REALISTIC.memoryItems; i += 1) {
     workingMemory.send({
       type: 'memory.admit',
@@ -93,7 +94,7 @@ export async function populateRealisticAgent(runtime: Runtime, clock: Clock): Pr
 
 /** Counts what the runtime holds: messages in its log, goals, memory items, and the log's watermark. */
 export async function summarise(runtime: Runtime): Promise<RealisticAgentSummary> {
-  const { conversation } = runtime['parts'];
+  const { conversation } = internalsOf(runtime).parts;
   return {
     messages: await conversation.count(),
     goals: runtime.listGoals().length,

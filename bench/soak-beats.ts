@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createRuntime } from '../src/runtime/create-runtime.js';
 import { createSimulatedClock } from '../src/shared/clock.js';
 import { vigilDbLocation } from '../src/subsystems/store/vigil-db.js';
+import { internalsOf } from './bench-utils.js';
 
 /** How long and how busy the run is. */
 export interface BeatSoakOptions {
@@ -137,7 +138,7 @@ export async function runBeatSoak(options: BeatSoakOptions): Promise<BeatSoakRep
     byType[event.type] = (byType[event.type] ?? 0) + 1;
     if (event.type === 'checkpoint.created') created += 1;
   });
-  const manager = (runtime as unknown as { parts: { checkpoints: { pendingSaves: number } } }).parts.checkpoints;
+  const manager = (internalsOf(runtime).parts.checkpoints as unknown as { pendingSaves: number });
   const start = sample(0);
   runtime.start();
   const samples: MemorySample[] = [start];
@@ -148,7 +149,7 @@ export async function runBeatSoak(options: BeatSoakOptions): Promise<BeatSoakRep
   let nextSample = options.warmupBeats;
   let nextPace = options.paceEvery > 0 ? options.paceEvery : Number.POSITIVE_INFINITY;
   let maxIoWaitMs = 0;
-  const { journal } = runtime.services;
+  const { journal } = internalsOf(runtime).parts;
   const sends = new Set<Promise<unknown>>();
   let failedSends = 0;
   const began = performance.now();

@@ -1,6 +1,7 @@
-/** The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `checkpoints`). */
+/** The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`, `checkpoints`). */
 import { checkpointsCommand, CHECKPOINTS_USAGE } from './client/commands/checkpoints.command.js';
 import { processIo, type CliIo } from './client/commands/cli-io.js';
+import { conversationCommand, CONVERSATION_USAGE } from './client/commands/conversation.command.js';
 import { eventsCommand, EVENTS_USAGE } from './client/commands/events.command.js';
 import { rpcCommand, RPC_USAGE } from './client/commands/rpc.command.js';
 import { runDaemon } from './daemon.js';
@@ -15,6 +16,9 @@ commands:
       one JSON-RPC call; prints the result as JSON (an RPC error goes to stderr, exit 1)
   events [--types T1,T2] [--after SEQ]
       the event feed, one JSON object per line, until interrupted
+  conversation [--limit N] [--before SEQ] [--json]
+      the conversation log, newest last, one line per entry (--json: the entries as JSON);
+      page back with --before the oldest seq shown
   checkpoints list | create | show ID | restore ID --yes | export ID FILE | import FILE
       the checkpoint methods
   --version   print the version
@@ -25,6 +29,7 @@ client commands take --url URL (default http://VIGIL_HOST:VIGIL_PORT) and --toke
 
 ${RPC_USAGE}
 ${EVENTS_USAGE}
+${CONVERSATION_USAGE}
 ${CHECKPOINTS_USAGE}`;
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
@@ -37,6 +42,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       return rpcCommand(rest, io);
     case 'events':
       return eventsCommand(rest, io);
+    case 'conversation':
+      return conversationCommand(rest, io);
     case 'checkpoints':
       return checkpointsCommand(rest, io);
     case '--version':

@@ -2,7 +2,7 @@
 import { loadConfig, parseRunArgs, type VigilConfig } from './config.js';
 import { describeError, isVigilError } from './errors.js';
 import { startGateway } from './gateway/http-server.js';
-import { assertTokenPolicy, ensureTokenFile } from './gateway/token-file.js';
+import { assertTokenPolicy, ensureTokenFile } from './shared/token-file.js';
 import { createRuntime } from './runtime/create-runtime.js';
 import { createLogger } from './shared/logger.js';
 import { repairVigilDb, withRepairHint } from './subsystems/store/vigil-db.js';

@@ -1,99 +1,9 @@
 /** Vigil's one error type: a stable `AREA_REASON` code, a sentence naming the offending value, and how it renders on the wire. */
 
-/** Every error code Vigil raises, one line each on what it means. */
-export const ERROR_CODES = {
-  /** A configuration variable or flag has a value outside what is allowed. */
-  CONFIG_INVALID: 'CONFIG_INVALID',
-  /** The command line could not be understood (unknown command, missing argument). */
-  CLI_USAGE: 'CLI_USAGE',
-  /** Another daemon holds the data dir's LevelDB lock. */
-  STORE_LOCKED: 'STORE_LOCKED',
-  /** The store could not be opened or written (disk full, read-only, damaged files). */
-  STORE_IO: 'STORE_IO',
-  /** The data dir's LevelDB files are damaged (missing or corrupt table, MANIFEST or CURRENT); `vigil run --repair` salvages what it can. */
-  STORE_CORRUPT: 'STORE_CORRUPT',
-  /** No checkpoint with that id exists. */
-  CHECKPOINT_NOT_FOUND: 'CHECKPOINT_NOT_FOUND',
-  /** A stored checkpoint failed to decompress, parse, validate or migrate. */
-  CHECKPOINT_CORRUPT: 'CHECKPOINT_CORRUPT',
-  /** A checkpoint was written by a newer Vigil whose format this one cannot read. */
-  CHECKPOINT_FORMAT_UNSUPPORTED: 'CHECKPOINT_FORMAT_UNSUPPORTED',
-  /** A sealed checkpoint cannot be opened: `VIGIL_CHECKPOINT_KEY` is unset or is not the key that sealed it. */
-  CHECKPOINT_KEY_INVALID: 'CHECKPOINT_KEY_INVALID',
-  /** A restore needs `confirm: true` before it replaces the running state. */
-  CHECKPOINT_CONFIRMATION_REQUIRED: 'CHECKPOINT_CONFIRMATION_REQUIRED',
-  /** A restore is already running; only one at a time. */
-  CHECKPOINT_RESTORE_BUSY: 'CHECKPOINT_RESTORE_BUSY',
-  /** Saving a checkpoint failed; the beat goes on. */
-  CHECKPOINT_SAVE_FAILED: 'CHECKPOINT_SAVE_FAILED',
-  /** No goal with that id exists. */
-  GOAL_NOT_FOUND: 'GOAL_NOT_FOUND',
-  /** The agent is answering another message and the busy strategy is `reject`. */
-  AGENT_BUSY: 'AGENT_BUSY',
-  /** The budget ledger cannot be written (disk full or read-only): no think may spend money that cannot be recorded. */
-  BUDGET_LEDGER_UNAVAILABLE: 'BUDGET_LEDGER_UNAVAILABLE',
-  /** The thinker failed after its retries. */
-  THINK_FAILED: 'THINK_FAILED',
-  /** The model API refused the credentials (HTTP 401/403): retrying cannot help until the key is fixed. */
-  THINK_AUTH_FAILED: 'THINK_AUTH_FAILED',
-  /** The think was aborted (preempted by a user message or stopped by the budget). */
-  THINK_ABORTED: 'THINK_ABORTED',
-  /** The runtime is stopping or stopped and takes no more work. */
-  RUNTIME_STOPPED: 'RUNTIME_STOPPED',
-  /** A JSON-RPC request's params did not match the method's schema. */
-  RPC_INVALID_PARAMS: 'RPC_INVALID_PARAMS',
-  /** No subscription with that id exists on this connection. */
-  SUBSCRIPTION_NOT_FOUND: 'SUBSCRIPTION_NOT_FOUND',
-  /** A connection asked for more event subscriptions than `VIGIL_MAX_SUBSCRIPTIONS` allows. */
-  SUBSCRIPTION_LIMIT: 'SUBSCRIPTION_LIMIT',
-  /** A JSON-RPC frame was not valid JSON. */
-  RPC_PARSE_ERROR: 'RPC_PARSE_ERROR',
-  /** A JSON-RPC frame was JSON but not a valid request object (or an empty or oversized batch). */
-  RPC_INVALID_REQUEST: 'RPC_INVALID_REQUEST',
-  /** A JSON-RPC request named a method the gateway does not have. */
-  RPC_METHOD_NOT_FOUND: 'RPC_METHOD_NOT_FOUND',
-  /** A connection sent more requests than `VIGIL_RPC_RATE_LIMIT` (with `VIGIL_RPC_RATE_BURST`) allows; not run. */
-  RPC_RATE_LIMITED: 'RPC_RATE_LIMITED',
-  /** A gateway request came without a valid token (HTTP 401). */
-  GATEWAY_UNAUTHORIZED: 'GATEWAY_UNAUTHORIZED',
-  /** A client's request got no answer within its timeout. */
-  CLIENT_TIMEOUT: 'CLIENT_TIMEOUT',
-  /** A client's connection closed (or could not be opened) before the answer came. */
-  CLIENT_DISCONNECTED: 'CLIENT_DISCONNECTED',
-  /** A checkpoint export file is not valid (wrong kind, version or content). */
-  CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
-  /** Something that should not happen did; the message says what. */
-  INTERNAL: 'INTERNAL',
-} as const;
+import { ERROR_CODES, JSON_RPC_CODE_BY_ERROR, type JsonRpcErrorObject, type VigilErrorCode } from './protocol/error-codes.js';
 
-/** One of Vigil's error codes. */
-export type VigilErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+export { ERROR_CODES, JSON_RPC_CODE_BY_ERROR, type JsonRpcErrorObject, type VigilErrorCode };
 
-/** JSON-RPC error code for each Vigil code (CONTRACT §4); unlisted codes map to -32603. */
-export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
-  RPC_PARSE_ERROR: -32700,
-  RPC_INVALID_REQUEST: -32600,
-  RPC_METHOD_NOT_FOUND: -32601,
-  RPC_INVALID_PARAMS: -32602,
-  CHECKPOINT_EXPORT_INVALID: -32602,
-  CHECKPOINT_CONFIRMATION_REQUIRED: -32001,
-  CHECKPOINT_NOT_FOUND: -32004,
-  GOAL_NOT_FOUND: -32004,
-  SUBSCRIPTION_NOT_FOUND: -32004,
-  CHECKPOINT_CORRUPT: -32005,
-  CHECKPOINT_FORMAT_UNSUPPORTED: -32005,
-  CHECKPOINT_KEY_INVALID: -32005,
-  CHECKPOINT_RESTORE_BUSY: -32009,
-  SUBSCRIPTION_LIMIT: -32009,
-  RPC_RATE_LIMITED: -32029,
-};
-
-/** A JSON-RPC 2.0 error object. */
-export interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
 
 /** Vigil's error: `code` is stable and tested; `message` is for people; `data` travels to RPC clients. */
 export class VigilError extends Error {
@@ -115,18 +25,19 @@ export class VigilError extends Error {
 }
 
 /**
- * The `data` of a VigilError as it goes on the wire: always an object whose `vigilCode` is the error's code, so a
+ * The `data` of a VigilError as it goes on the wire: it always carries `vigilCode`, the error's code, so a
  * client can tell apart the errors that share a JSON-RPC code (-32004 for a checkpoint, a goal or a subscription).
  * Whatever else `data` held stays where clients read it:
  * - a plain object keeps its fields, `vigilCode` added (-32001's `{id, beatCount, createdAt, vigilCode}`);
- * - an array goes under `issues`: every array Vigil puts in `data` is a list of zod issues (-32602's
- *   `{vigilCode, issues: [{code, path, message, …}]}`);
+ * - an array stays an array, because CONTRACT §4 puts -32602's zod issues in `data` itself: each issue carries
+ *   `vigilCode` beside its own zod `code` (`[{code: 'invalid_type', path, message, vigilCode: 'RPC_INVALID_PARAMS'}]`);
  * - anything else (a string, a number, a class instance) goes under `value`;
  * - none gives `{vigilCode}` alone.
  */
-export function wireData(code: VigilErrorCode, data: unknown): Record<string, unknown> & { vigilCode: VigilErrorCode } {
+export function wireData(code: VigilErrorCode, data: unknown): unknown {
   if (data === undefined) return { vigilCode: code };
-  if (Array.isArray(data)) return { vigilCode: code, issues: data };
+  if (Array.isArray(data) && data.length > 0 && data.every(isPlainObject)) return data.map((item) => ({ ...item, vigilCode: code }));
+  if (Array.isArray(data)) return { vigilCode: code, value: data };
   // The error's own code wins over a `vigilCode` the data may already carry: they can only disagree by mistake.
   if (isPlainObject(data)) return { ...data, vigilCode: code };
   return { vigilCode: code, value: data };

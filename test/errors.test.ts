@@ -19,10 +19,10 @@ describe('VigilError.toJsonRpc', () => {
     expect(data).toEqual({ id: 'ck-1', beatCount: 12, createdAt: '2026-03-01T10:00:00.000Z' });
   });
 
-  it('wraps -32602 zod issues (an array) under data.issues with the code', () => {
+  it('keeps -32602 zod issues an array in data (CONTRACT §4), each issue carrying the code', () => {
     const issues = [{ code: 'invalid_type', expected: 'number', path: ['amountUsd'], message: 'expected number' }];
     const wire = new VigilError('RPC_INVALID_PARAMS', 'Invalid params for budget.topUp: amountUsd: expected number.', { data: issues }).toJsonRpc();
-    expect(wire).toEqual({ code: -32602, message: expect.any(String), data: { vigilCode: 'RPC_INVALID_PARAMS', issues } });
+    expect(wire).toEqual({ code: -32602, message: expect.any(String), data: issues.map((issue) => ({ ...issue, vigilCode: 'RPC_INVALID_PARAMS' })) });
   });
 
   it('keeps CONFIG_INVALID problem data and adds the code when the error reaches a client', () => {

@@ -1,5 +1,5 @@
 /** The typed method namespaces of a client (`client.checkpoint.list({limit})`), inferred from the RPC catalogue. */
-import { RPC_METHODS, type RpcMethodName, type RpcParams, type RpcResult } from '../gateway/rpc-methods.schema.js';
+import { RPC_METHODS, type RpcMethodName, type RpcParams, type RpcResult } from '../protocol/rpc-methods.js';
 
 // Subscriptions need connection state, so they go through `client.subscribe`, not a bare method.
 type StatefulMethod = 'events.subscribe' | 'events.unsubscribe';

@@ -6,9 +6,9 @@
 import { BehaviorSubject, Observable, Subject, type Subscriber } from 'rxjs';
 import WebSocket, { type RawData } from 'ws';
 import { VigilError, describeError, type JsonRpcErrorObject } from '../errors.js';
-import type { DroppedNotification } from '../gateway/event-feed.schema.js';
-import { RPC_METHODS, type RpcMethodName, type RpcParams, type RpcResult } from '../gateway/rpc-methods.schema.js';
-import type { VigilEvent } from '../subsystems/events/event.schema.js';
+import type { DroppedNotification } from '../protocol/event-feed.schema.js';
+import { RPC_METHODS, type RpcMethodName, type RpcParams, type RpcResult } from '../protocol/rpc-methods.js';
+import type { VigilEvent } from '../protocol/events.schema.js';
 import { buildMethods, type TypedMethods } from './client-methods.js';
 import { RpcError } from './rpc-error.js';
 

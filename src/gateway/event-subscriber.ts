@@ -3,9 +3,9 @@
  * goes live without a gap or a repeat, behind a bounded buffer that drops (and says so) rather than grow.
  */
 import type { Observable, Subscription } from 'rxjs';
-import type { JournalQuery } from '../subsystems/events/event-journal.js';
-import { typeMatcher } from '../subsystems/events/event-filter.js';
-import type { VigilEvent } from '../subsystems/events/event.schema.js';
+import type { JournalQuery } from '../subsystems/journal/event-journal.js';
+import { typeMatcher } from '../events/event-filter.js';
+import type { VigilEvent } from '../protocol/events.schema.js';
 
 /** Where a subscriber's frames go; one sink may be shared by several subscribers (one WebSocket). */
 export interface FeedSink {

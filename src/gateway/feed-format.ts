@@ -1,5 +1,5 @@
 /** How events and drop notices are written on the WebSocket feed (JSON-RPC notifications) and on SSE. */
-import type { VigilEvent } from '../subsystems/events/event.schema.js';
+import type { VigilEvent } from '../protocol/events.schema.js';
 import type { DroppedRange, FeedFormat } from './event-subscriber.js';
 
 // Each event is serialised once however many subscribers it fans out to.

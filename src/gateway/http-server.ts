@@ -14,9 +14,10 @@ import { ALL_METHODS } from './methods/index.js';
 import { buildOpenRpcDocument } from './openrpc.js';
 import { RpcConnection, type ConnectionLimits, type ConnectionStats } from './rpc-connection.js';
 import { serveEventStream } from './sse-feed.js';
+import { MAX_FRAME_BYTES } from '../protocol/limits.js';
 
 /** The largest frame a client may send (CONTRACT §4); larger ones close the connection with 1009. */
-export const MAX_FRAME_BYTES = 1024 * 1024;
+export { MAX_FRAME_BYTES };
 
 /** An extra authenticated GET route. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void;
@@ -64,7 +65,7 @@ export interface Gateway {
 /** Starts the HTTP server and resolves once it listens. */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { runtime } = options;
-  const { metrics } = runtime.services;
+  const { metrics } = runtime;
   const log = options.log ?? silentLogger;
   const subscriberBuffer = options.subscriberBuffer ?? 1000;
   const limits: ConnectionLimits = {
@@ -88,7 +89,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // The newest seq emitted, so a live-only subscription can tell its client where it began.
   let lastSeq = 0;
   const seqTracker = runtime.events$.subscribe((event) => (lastSeq = Math.max(lastSeq, event.seq)));
-  lastSeq = Math.max(lastSeq, await runtime.services.journal.lastSeq());
+  lastSeq = Math.max(lastSeq, await runtime.lastEventSeq());
 
   const connections = new Map<WebSocket, RpcConnection>();
   const streams = new Map<ServerResponse, () => SubscriberStats>();

@@ -1,10 +1,10 @@
-/** `GET /metrics`: the VigilMetrics registry in the Prometheus text format, behind the gateway's token check. */
+/** `GET /metrics`: the runtime's metrics in the Prometheus text format, behind the gateway's token check. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { VigilLogger } from '../shared/logger.js';
-import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
+import type { MetricsFacade } from '../runtime/facade/metrics.facade.js';
 
 /** The handler for `/metrics`; authentication has already happened in the HTTP server. */
-export function metricsRoute(metrics: VigilMetrics, log: VigilLogger): (req: IncomingMessage, res: ServerResponse) => void {
+export function metricsRoute(metrics: MetricsFacade, log: VigilLogger): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     metrics.text().then(
       (text) => {

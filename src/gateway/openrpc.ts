@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { JSON_RPC_CODE_BY_ERROR, type VigilErrorCode } from '../errors.js';
 import { VIGIL_VERSION } from '../shared/version.js';
-import { DroppedNotificationSchema, EventNotificationSchema } from './event-feed.schema.js';
-import { RPC_METHODS, type RpcMethodSpec } from './rpc-methods.schema.js';
+import { DroppedNotificationSchema, EventNotificationSchema } from '../protocol/event-feed.schema.js';
+import { RPC_METHODS, type RpcMethodSpec } from '../protocol/rpc-methods.js';
 
 /** The OpenRPC version the document follows. */
 export const OPENRPC_VERSION = '1.3.2';
@@ -33,7 +33,7 @@ function describeMethod(name: string, spec: RpcMethodSpec) {
       schema,
     })),
     result: { name: `${name}.result`, schema: schemaOf(spec.result, 'output') },
-    errors: [{ code: -32602, message: 'Invalid params (zod issues in data.issues)' }, ...errorsOf(spec.errors)],
+    errors: [{ code: -32602, message: 'Invalid params (zod issues in data, each with vigilCode)' }, ...errorsOf(spec.errors)],
   };
 }
 

@@ -3,7 +3,7 @@ import type { RawData, WebSocket } from 'ws';
 import { VigilError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { VigilLogger } from '../shared/logger.js';
-import type { SubscribeParams, SubscribeResult } from './event-feed.schema.js';
+import type { SubscribeParams, SubscribeResult } from '../protocol/event-feed.schema.js';
 import { EventSubscriber, type FeedSink, type SubscriberStats } from './event-subscriber.js';
 import { jsonRpcFeedFormat } from './feed-format.js';
 import { MAX_FRAME_DEPTH, nestsDeeperThan } from './frame-depth.js';
@@ -74,9 +74,9 @@ export class RpcConnection implements SubscriptionHost {
     private readonly ws: WebSocket,
     private readonly deps: ConnectionDeps,
   ) {
-    const { clock } = deps.runtime.services;
+    const { runtime } = deps;
     this.rateLimit = deps.limits.rateLimit ?? DEFAULT_RATE_LIMIT;
-    this.bucket = new TokenBucket(this.rateLimit, () => clock.now());
+    this.bucket = new TokenBucket(this.rateLimit, () => runtime.now());
     this.remoteAddress = deps.remoteAddress ?? socketAddressOf(ws);
     this.sink = {
       bufferedAmount: () => ws.bufferedAmount,
@@ -117,7 +117,7 @@ export class RpcConnection implements SubscriptionHost {
       sink: this.sink,
       format: jsonRpcFeedFormat(id),
       onReplayError: (err) => this.deps.log.warn({ err, subscription: id }, 'event replay failed; the feed goes on live'),
-      onDropped: (count) => runtime.services.metrics.eventsDropped(count),
+      onDropped: (count) => runtime.metrics.eventsDropped(count),
     });
     this.subscribers.set(id, subscriber);
     startAfterResponse(() => subscriber.start());
@@ -206,7 +206,7 @@ export class RpcConnection implements SubscriptionHost {
     const { perSecond, burst } = this.rateLimit;
     const retryAfterMs = this.bucket.retryAfterMs();
     // A flood must not become a log flood: one line per stretch, then one per interval with the count.
-    const now = this.deps.runtime.services.clock.now();
+    const now = this.deps.runtime.now();
     if (now - this.refusalsLoggedAt >= RATE_LIMIT_LOG_EVERY_MS) {
       this.deps.log.warn(
         { remoteAddress: this.remoteAddress, refused: this.unloggedRefusals, limitPerSecond: perSecond, burst },

@@ -5,8 +5,8 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { VigilLogger } from '../shared/logger.js';
 import { protocolError } from './gateway-faults.js';
 import type { JsonRpcRequest } from './json-rpc.js';
-import { isRpcMethodName, RPC_METHODS, type RpcMethodName, type RpcResult } from './rpc-methods.schema.js';
-import type { SubscribeParams, SubscribeResult } from './event-feed.schema.js';
+import { isRpcMethodName, RPC_METHODS, type RpcMethodName, type RpcResult } from '../protocol/rpc-methods.js';
+import type { SubscribeParams, SubscribeResult } from '../protocol/event-feed.schema.js';
 
 /** What a connection offers the events methods. */
 export interface SubscriptionHost {
@@ -57,7 +57,7 @@ export async function routeRequest(request: JsonRpcRequest, handlers: RpcHandler
  */
 export function countRequest(runtime: Runtime, method: string, code: number): void {
   const label = method === '' ? '(invalid)' : isRpcMethodName(method) ? method : '(unknown)';
-  runtime.services.metrics.requestHandled(label, code);
+  runtime.metrics.requestHandled(label, code);
 }
 
 // The code the error goes out with (toWireError's table: VigilErrors by code, anything else -32603).

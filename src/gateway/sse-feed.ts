@@ -48,7 +48,7 @@ export function serveEventStream(
   // A first line at once, so `curl -N` shows the stream is open before the first event.
   res.write(': vigil event feed\nretry: 2000\n\n');
   const { runtime, limits } = deps;
-  const { metrics } = runtime.services;
+  const { metrics } = runtime;
   const subscriber = new EventSubscriber({
     live$: runtime.events$,
     history: (q) => runtime.history(q),

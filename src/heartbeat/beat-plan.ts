@@ -12,6 +12,8 @@ export interface BeatPlan {
   turnId: string | null;
   focusGoalId?: string;
   swarmTaskIds: string[];
+  /** Work a user message interrupted, taken up again. */
+  resumed?: boolean;
 }
 
 /** What sense looks at. */
@@ -29,10 +31,12 @@ export interface PlanInputs {
   debriefReady: boolean;
   /** False while winding down: finish what is pending, start nothing new. */
   autonomyAllowed: boolean;
+  /** Autonomous work a user message interrupted, if any. */
+  deferred?: BeatPlan | null;
 }
 
 /**
- * User messages first (all pending ones in one think), then swarm results, then an owed debrief, then a due goal,
+ * User messages first (all pending ones in one think), then swarm results, then interrupted work, then an owed debrief, then a due goal,
  * then (paced) the most urgent goal; else null: an idle beat, which calls no thinker.
  */
 export function planBeat(inputs: PlanInputs): BeatPlan | null {
@@ -45,6 +49,7 @@ export function planBeat(inputs: PlanInputs): BeatPlan | null {
     return { reason: 'swarm_results', turnId: null, swarmTaskIds: results.map((task) => task.id) };
   }
   if (!inputs.autonomyAllowed) return null;
+  if (inputs.deferred != null) return { ...inputs.deferred, resumed: true };
   if (inputs.debriefReady) return { reason: 'debrief', turnId: null, swarmTaskIds: [] };
   const due = dueGoals(inputs.goals, inputs.now)[0];
   if (due !== undefined) {

@@ -3,7 +3,7 @@ import {
   CHECKPOINT_FORMAT_VERSION,
   type ActorStates,
   type CognitiveCheckpoint,
-} from '../subsystems/checkpoint/checkpoint.schema.js';
+} from '../protocol/checkpoint-format.schema.js';
 import type { DomainActorRefs, HeartbeatContext } from './heartbeat.types.js';
 
 /** Each domain actor's current state. */

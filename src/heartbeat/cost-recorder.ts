@@ -4,7 +4,7 @@ import type { budgetLogic } from '../actors/budget/budget.actor.js';
 import { dayKeyIn } from '../actors/budget/budget-calendar.js';
 import { budgetPct } from '../actors/budget/budget.reducer.js';
 import type { BudgetState } from '../actors/budget/budget.schema.js';
-import type { EventBus } from '../subsystems/events/event-bus.js';
+import type { EventBus } from '../events/event-bus.js';
 import type { TokenUsage } from '../subsystems/thinking/thinker.schema.js';
 import type { HeartbeatDeps } from './heartbeat.types.js';
 

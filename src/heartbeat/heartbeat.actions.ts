@@ -1,7 +1,11 @@
-/** The heartbeat's larger steps as plain functions of the context: each returns the context patch to assign. */
+/**
+ * The heartbeat's larger steps as plain functions of the context. Each returns a `BeatStep`: the context patch to
+ * assign and the effects (events, actor messages, background writes) for the machine to run as actions, so no effect
+ * ever runs inside an `assign`.
+ */
 import type { ActorRefFrom } from 'xstate';
 import type { budgetLogic } from '../actors/budget/budget.actor.js';
-import { budgetPct, isNewDay, resetsAt, spendLevel } from '../actors/budget/budget.reducer.js';
+import { budgetPct, budgetReducer, isNewDay, resetsAt, spendLevel } from '../actors/budget/budget.reducer.js';
 import { startableTasks, unconsumedResults } from '../actors/swarms/swarms.reducer.js';
 import { describeError } from '../errors.js';
 import type { TurnRecord } from '../subsystems/budget/budget-ledger.schema.js';
@@ -12,7 +16,14 @@ import { wrapUpDue, type SleepReason } from './budget-gate.js';
 import { readActorStates, snapshotCheckpoint } from './checkpoint-snapshot.js';
 import { backedOffIntervalMs, CIRCUIT_FAILURE_THRESHOLD } from './circuit-breaker.js';
 import type { BeatProgress, HeartbeatContext, HeartbeatDeps, TurnState } from './heartbeat.types.js';
-import { beginThink, debriefReady, DEBRIEF_PROMPT, endTurn, injectDebrief, WIND_DOWN_NOTICE } from './turn-tracker.js';
+import { beginThink, debriefReady, DEBRIEF_PROMPT, endTurn, injectDebrief, RESUME_NOTICE, WIND_DOWN_NOTICE } from './turn-tracker.js';
+import { answerableTurns, turnsAwaitingResults, turnsForThink } from './turn-book.js';
+
+/** A step of the beat: the patch to assign, then the effects to run, in order. */
+export interface BeatStep {
+  patch: Partial<HeartbeatContext>;
+  effects: Array<() => void>;
+}
 
 /** A beat with nothing done yet. */
 export function idleBeat(startedAtPerf: number): BeatProgress {
@@ -27,6 +38,10 @@ export function idleBeat(startedAtPerf: number): BeatProgress {
     turnId: null,
     handledTurnIds: [],
     result: null,
+    failure: null,
+    preempt: null,
+    notices: [],
+    budgetLine: null,
   };
 }
 
@@ -47,87 +62,99 @@ export function persistTurn(deps: HeartbeatDeps, turns: TurnState): void {
   deps.ledger.recordTurn(record).catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'could not record the turn timers'));
 }
 
-/** Sense: decay, roll the budget day, decide what (if anything) to think about, and open the turn it belongs to. */
-export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
+/**
+ * Sense: roll the budget day, decide what (if anything) to think about, and open the turn it belongs to. With the
+ * ledger down nothing thinks, and `probeLedger` asks the machine to try one small write to see if it is back.
+ */
+export function sense(context: HeartbeatContext): BeatStep & { probeLedger: boolean } {
   const startedAtPerf = performance.now();
   const { deps, refs } = context;
   const { clock, ids, options, bus } = deps;
   const now = clock.now();
   const beatCount = context.beatCount + 1;
+  const effects: Array<() => void> = [];
   let budget = refs.budget.getSnapshot().context;
   if (isNewDay(budget, now)) {
-    refs.budget.send({ type: 'budget.roll_day', at: now });
-    budget = refs.budget.getSnapshot().context;
+    // Planned on the rolled state now; the actor gets the same event as an effect.
+    const roll = { type: 'budget.roll_day' as const, at: now };
+    budget = budgetReducer(budget, roll);
+    effects.push(() => refs.budget.send(roll));
   }
-  // With the ledger down nothing thinks; each beat tries one small write to see if it is back.
+  const idle = (): BeatProgress => ({ ...idleBeat(startedAtPerf), senseMs: performance.now() - startedAtPerf });
   if (context.ledger.down) {
-    const beat = { ...idleBeat(startedAtPerf), senseMs: performance.now() - startedAtPerf };
-    return { ...senseWithLedgerDown(context, now), beatCount, beat };
+    const probeLedger = !context.ledger.probing;
+    const ledger = probeLedger ? { ...context.ledger, probing: true } : context.ledger;
+    return { patch: { beatCount, beat: idle(), wakeRequested: false, ledger }, effects, probeLedger };
+  }
+  // Credentials refused: nothing thinks until the retry time; messages wait (they are not failed for a bad key).
+  if (context.thinkerPause !== null && now < context.thinkerPause.retryAt) {
+    return { patch: { beatCount, beat: idle(), wakeRequested: false }, effects, probeLedger: false };
   }
   const plan = planBeat({
     now,
     beatCount,
-    pending: context.turns.pending,
+    pending: answerableTurns(context.turns),
     goals: refs.goals.getSnapshot().context,
     swarms: refs.swarms.getSnapshot().context,
     lastGoalWorkBeat: context.lastGoalWorkBeat,
     goalWorkEveryBeats: options.goalWorkEveryBeats,
     debriefReady: debriefReady(context.turns, now),
     autonomyAllowed: spendLevel(budget, options.budgetLimits) === 'ok',
+    deferred: context.deferred,
   });
   const beat = idleBeat(startedAtPerf);
   let turns = context.turns;
   if (plan !== null) {
     beat.plan = plan;
     beat.turnId = plan.turnId ?? `auto-${ids.next()}`;
-    if (plan.reason === 'user_message') beat.handledTurnIds = turns.pending.map((message) => message.turnId);
+    beat.preempt = new AbortController();
+    if (plan.reason === 'user_message') beat.handledTurnIds = turnsForThink(turns);
+    if (plan.reason === 'swarm_results') beat.handledTurnIds = turnsAwaitingResults(turns, resultTurnIds(refs, plan.swarmTaskIds));
     if (plan.reason === 'debrief') {
       turns = { ...turns, ...injectDebrief(turns, now) };
-      bus.emit('agent.debrief', { turnId: beat.turnId });
+      const turnId = beat.turnId;
+      effects.push(() => bus.emit('agent.debrief', { turnId }));
     } else {
       // A user turn began when its first message arrived; autonomous work begins now.
       const firstMessageAt = plan.reason === 'user_message' ? (turns.pending[0]?.at ?? now) : now;
       turns = { ...turns, ...beginThink(turns, firstMessageAt) };
     }
-    if (turns !== context.turns) persistTurn(deps, turns);
+    if (turns !== context.turns) {
+      const opened = turns;
+      effects.push(() => persistTurn(deps, opened));
+    }
   }
   beat.senseMs = performance.now() - startedAtPerf;
-  return {
+  const patch: Partial<HeartbeatContext> = {
     beatCount,
     beat,
     turns,
+    wakeRequested: false,
+    ...(plan?.resumed === true ? { deferred: null } : {}),
     lastGoalWorkBeat: plan?.reason === 'goal_work' ? beatCount : context.lastGoalWorkBeat,
   };
+  return { patch, effects, probeLedger: false };
 }
 
-function senseWithLedgerDown(context: HeartbeatContext, now: number): Partial<HeartbeatContext> {
-  const { deps } = context;
-  if (context.ledger.probing) return {};
-  deps.ledger.probe(now).then(
-    () => deps.notify({ type: 'LEDGER_PROBED', ok: true }),
-    () => deps.notify({ type: 'LEDGER_PROBED', ok: false }),
-  );
-  return { ledger: { ...context.ledger, probing: true } };
-}
-
-/** The notices and budget line for this beat's think; telling the agent to wrap up marks that it was told. */
-export function thinkExtras(context: HeartbeatContext): { notices: string[]; budget: { spentTodayUsd: number; dailyCapUsd: number; pct: number } } {
+/** The notices and budget line for this beat's think; telling the agent to wrap up marks (as an effect) that it was told. */
+export function prepareThink(context: HeartbeatContext): BeatStep {
   const { refs, deps } = context;
   const budget = refs.budget.getSnapshot().context;
   const notices: string[] = [];
+  const effects: Array<() => void> = [];
   if (context.beat.plan?.reason === 'debrief') notices.push(DEBRIEF_PROMPT);
+  if (context.beat.plan?.resumed === true) notices.push(RESUME_NOTICE);
   if (wrapUpDue(budget, deps.options.budgetLimits)) {
     notices.push(WIND_DOWN_NOTICE);
-    refs.budget.send({ type: 'budget.wind_down_notified', at: deps.clock.now() });
+    const told = { type: 'budget.wind_down_notified' as const, at: deps.clock.now() };
+    effects.push(() => refs.budget.send(told));
   }
-  return {
-    notices,
-    budget: {
-      spentTodayUsd: budget.spentTodayMicroUsd / 1_000_000,
-      dailyCapUsd: (budget.dailyCapMicroUsd + budget.topUpMicroUsd) / 1_000_000,
-      pct: Math.min(budgetPct(budget), 1e9),
-    },
+  const budgetLine = {
+    spentTodayUsd: budget.spentTodayMicroUsd / 1_000_000,
+    dailyCapUsd: (budget.dailyCapMicroUsd + budget.topUpMicroUsd) / 1_000_000,
+    pct: Math.min(budgetPct(budget), 1e9),
   };
+  return { patch: { beat: { ...context.beat, notices, budgetLine } }, effects };
 }
 
 /** True while there is work the current turn still has to do (messages to answer, results to digest). */
@@ -137,29 +164,30 @@ export function hasPendingWork(context: HeartbeatContext): boolean {
 
 /**
  * The end of a beat: circuit breaker, swarm tasks to start, turn end and debrief, the next interval, a checkpoint
- * when due, and `heartbeat.beat`. `startTask` spawns a swarm task actor (the machine's own spawn).
+ * when due, and `heartbeat.beat`. `startTasks` lists the swarm tasks the machine spawns (marked started first).
  */
-export function finishBeat(context: HeartbeatContext, startTask: (taskId: string, prompt: string) => void): Partial<HeartbeatContext> {
+export function finishBeat(context: HeartbeatContext): BeatStep & { startTasks: Array<{ id: string; prompt: string }> } {
   const { deps, refs, beat } = context;
   const now = deps.clock.now();
+  const effects: Array<() => void> = [];
   const failed = beat.failed;
   // Only a beat that did its work resets the count: idle beats between paced thinks must not, or a failing API
   // (a bad key) would be retried every few beats forever, never tripping the breaker.
   const consecutiveFailures = failed ? context.consecutiveFailures + 1 : beat.plan !== null ? 0 : context.consecutiveFailures;
   if (failed && consecutiveFailures === CIRCUIT_FAILURE_THRESHOLD) {
-    deps.bus.emit('heartbeat.circuit_open', { consecutiveFailures, intervalMs: context.intervalMs });
+    const intervalMs = context.intervalMs;
+    effects.push(() => deps.bus.emit('heartbeat.circuit_open', { consecutiveFailures, intervalMs }));
   } else if (consecutiveFailures === 0 && context.consecutiveFailures >= CIRCUIT_FAILURE_THRESHOLD) {
-    deps.bus.emit('heartbeat.circuit_closed', { afterFailures: context.consecutiveFailures });
+    const afterFailures = context.consecutiveFailures;
+    effects.push(() => deps.bus.emit('heartbeat.circuit_closed', { afterFailures }));
   }
-  for (const task of startableTasks(refs.swarms.getSnapshot().context)) {
-    refs.swarms.send({ type: 'swarm.started', at: now, id: task.id });
-    startTask(task.id, task.prompt);
-  }
+  const startTasks = startableTasks(refs.swarms.getSnapshot().context).map((task) => ({ id: task.id, prompt: task.prompt }));
   let turns = context.turns;
   // A turn ends at a completed think that leaves nothing to do; a failed or preempted one goes on.
   if (beat.result !== null && !failed && !beat.preempted && !hasPendingWork(context)) {
     turns = { ...turns, ...endTurn(turns, now, deps.options.debriefAfterMs) };
-    persistTurn(deps, turns);
+    const ended = turns;
+    effects.push(() => persistTurn(deps, ended));
   }
   const intervalMs = adaptiveIntervalMs({
     baseMs: deps.options.beatMs,
@@ -174,21 +202,15 @@ export function finishBeat(context: HeartbeatContext, startTask: (taskId: string
   const integrateMs = phaseElapsed(context);
   const next = { ...context, consecutiveFailures, intervalMs, lastGood, turns };
   if (deps.checkpoints.isDue(context.beatCount)) {
-    deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'integrate'));
+    effects.push(() => deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'integrate')));
   }
-  deps.bus.emit('heartbeat.beat', {
+  const beatEvent = {
     beatCount: context.beatCount,
     intervalMs: backedOffIntervalMs(intervalMs, consecutiveFailures),
     phaseMs: { sense: beat.senseMs, think: beat.thinkMs, integrate: integrateMs },
-  });
-  return {
-    consecutiveFailures,
-    intervalMs,
-    lastGood,
-    turns,
-    beat: { ...beat, integrateMs },
-    ...(beat.preempted ? { lastGoalWorkBeat: Number.NEGATIVE_INFINITY } : {}),
   };
+  effects.push(() => deps.bus.emit('heartbeat.beat', beatEvent));
+  return { patch: { consecutiveFailures, intervalMs, lastGood, turns, beat: { ...beat, integrateMs } }, effects, startTasks };
 }
 
 type BudgetRef = ActorRefFrom<typeof budgetLogic>;
@@ -223,13 +245,20 @@ export function dormantDelayMs(context: HeartbeatContext): number {
 }
 
 /** A dormant beat: the clock of the agent goes on (decay, `heartbeat.beat`, checkpoints) but nothing thinks. */
-export function dormantBeat(context: HeartbeatContext): Partial<HeartbeatContext> {
+export function dormantBeat(context: HeartbeatContext): BeatStep {
   const { deps, refs } = context;
   const beatCount = context.beatCount + 1;
   const next = { ...context, beatCount };
+  const effects: Array<() => void> = [];
   if (deps.checkpoints.isDue(beatCount)) {
-    deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'dormant'));
+    effects.push(() => deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'dormant')));
   }
-  deps.bus.emit('heartbeat.beat', { beatCount, intervalMs: dormantDelayMs(next), phaseMs: { sense: 0, think: 0, integrate: 0 } });
-  return { beatCount, lastGood: readActorStates(refs) };
+  const intervalMs = dormantDelayMs(next);
+  effects.push(() => deps.bus.emit('heartbeat.beat', { beatCount, intervalMs, phaseMs: { sense: 0, think: 0, integrate: 0 } }));
+  return { patch: { beatCount, lastGood: readActorStates(refs) }, effects };
+}
+
+/** The user turns the finished tasks `taskIds` were started for. */
+function resultTurnIds(refs: HeartbeatContext['refs'], taskIds: readonly string[]): string[] {
+  return refs.swarms.getSnapshot().context.tasks.filter((task) => taskIds.includes(task.id)).map((task) => task.turnId);
 }

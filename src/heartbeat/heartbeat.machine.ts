@@ -6,7 +6,7 @@ import { spendLevel } from '../actors/budget/budget.reducer.js';
 import { goalsLogic } from '../actors/goals/goals.actor.js';
 import { swarmsLogic } from '../actors/swarms/swarms.actor.js';
 import { workingMemoryLogic } from '../actors/working-memory/working-memory.actor.js';
-import type { ActorStates } from '../subsystems/checkpoint/checkpoint.schema.js';
+import type { ActorStates } from '../protocol/checkpoint-format.schema.js';
 import { describeError } from '../errors.js';
 import type { SwarmTaskOutput } from '../subsystems/thinking/thinker.schema.js';
 import { hardStopReached, sleepAfterBeat, wakeReason } from './budget-gate.js';
@@ -21,18 +21,29 @@ import {
   idleBeat,
   persistTurn,
   phaseElapsed,
+  prepareThink,
   sense,
-  thinkExtras,
   wakeUp,
+  type BeatStep,
 } from './heartbeat.actions.js';
 import type { HeartbeatContext, HeartbeatDeps, HeartbeatEvent, HeartbeatSeed } from './heartbeat.types.js';
-import { applyLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
+import { ledgerProbeLogic, settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
 import { crashedActorName, lastGoodStateOf, SWARM_TASK_PREFIX } from './supervision.js';
 import { buildThinkInput } from './think-input.js';
-import { onUserMessage } from './turn-tracker.js';
+import { awaitTasks, closeTurns, countUnanswered, openTurn } from './turn-book.js';
+import { thinkFailure, THINKER_PAUSE_MAX_MS, THINKER_PAUSE_MIN_MS } from './think-failure.js';
 
 const ERROR_PREFIX = 'xstate.error.actor.';
 const DONE_PREFIX = 'xstate.done.actor.';
+const LEDGER_PROBE_ID = 'ledger-probe';
+
+/** A heartbeat event, typed where a wildcard handler's `enqueue` only knows the bare EventObject. */
+const event$ = (event: HeartbeatEvent): HeartbeatEvent => event;
+
+/** Runs a step's effects as actions, in order, after its patch is assigned. */
+function runEffects(enqueue: (action: () => void) => void, step: BeatStep): void {
+  for (const effect of step.effects) enqueue(effect);
+}
 
 /** The machine's input: its dependencies and the state to start from. */
 export interface HeartbeatInput {
@@ -54,8 +65,9 @@ export const heartbeatMachine = setup({
     swarms: swarmsLogic,
     budget: budgetLogic,
     think: thinkLogic,
-    apply: applyLogic,
+    settle: settleLogic,
     swarmTask: swarmTaskLogic,
+    ledgerProbe: ledgerProbeLogic,
   },
   delays: {
     beatDelay: ({ context }) => backedOffIntervalMs(context.intervalMs, context.consecutiveFailures),
@@ -64,10 +76,31 @@ export const heartbeatMachine = setup({
   },
   actions: {
     finishBeat: enqueueActions(({ context, enqueue }) => {
-      const patch = finishBeat(context, (taskId, prompt) =>
-        enqueue.spawnChild('swarmTask', { id: `${SWARM_TASK_PREFIX}${taskId}`, input: { deps: context.deps, taskId, prompt } }),
-      );
-      enqueue.assign(patch);
+      const step = finishBeat(context);
+      enqueue.assign(step.patch);
+      for (const task of step.startTasks) {
+        enqueue(() => context.refs.swarms.send({ type: 'swarm.started', at: context.deps.clock.now(), id: task.id }));
+        enqueue.spawnChild('swarmTask', { id: `${SWARM_TASK_PREFIX}${task.id}`, input: { deps: context.deps, taskId: task.id, prompt: task.prompt } });
+      }
+      runEffects(enqueue, step);
+    }),
+    /** Sense: plan the beat; with the ledger down, probe it in a child whose outcome comes back as an event. */
+    sense: enqueueActions(({ context, enqueue }) => {
+      const step = sense(context);
+      enqueue.assign(step.patch);
+      runEffects(enqueue, step);
+      if (step.probeLedger) enqueue.spawnChild('ledgerProbe', { id: LEDGER_PROBE_ID, input: { deps: context.deps } });
+    }),
+    /** The think's notices and budget line, read as it begins. */
+    prepareThink: enqueueActions(({ context, enqueue }) => {
+      const step = prepareThink(context);
+      enqueue.assign(step.patch);
+      runEffects(enqueue, step);
+    }),
+    dormantBeat: enqueueActions(({ context, enqueue }) => {
+      const step = dormantBeat(context);
+      enqueue.assign(step.patch);
+      runEffects(enqueue, step);
     }),
     /** Wakes for whatever is due: a new local day or a top-up. */
     wakeForDueReason: ({ context }) => {
@@ -88,6 +121,7 @@ export const heartbeatMachine = setup({
   },
   guards: {
     hasPlan: ({ context }) => context.beat.plan !== null,
+    wakeRequested: ({ context }) => context.wakeRequested,
     pauseRequested: ({ context }) => context.pauseRequested,
     sleepAfterBeat: ({ context }) =>
       sleepAfterBeat(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, {
@@ -126,53 +160,63 @@ export const heartbeatMachine = setup({
     turns: input.seed.turns,
     beat: idleBeat(performance.now()),
     pauseRequested: false,
+    wakeRequested: false,
+    deferred: null,
+    thinkerPause: null,
     ledger: { down: false, since: 0, probing: false },
   }),
   initial: 'boot',
   on: {
+    // A message opens its turn and wakes the heartbeat: the beat that thinks about it starts now.
     USER_MESSAGE: {
-      actions: assign(({ context, event }) => {
-        const turns = {
-          ...context.turns,
-          ...onUserMessage(context.turns, event.message.at),
-          pending: [...context.turns.pending, event.message],
-          unreadReplies: 0,
-        };
-        persistTurn(context.deps, turns);
-        return { turns, lastUserActivityAt: event.message.at };
+      actions: enqueueActions(({ context, event, enqueue }) => {
+        const turns = openTurn(context.turns, event.message);
+        enqueue.assign({ turns, lastUserActivityAt: event.message.at, wakeRequested: true });
+        enqueue(() => persistTurn(context.deps, turns));
       }),
     },
     LEDGER_FAILED: {
-      actions: assign(({ context, event }) => {
-        if (context.ledger.down) return {};
-        context.deps.bus.emit('budget.ledger_failed', { reason: event.reason });
-        return { ledger: { down: true, since: context.deps.clock.now(), probing: false } };
-      }),
+      guard: ({ context }) => !context.ledger.down,
+      actions: [
+        ({ context, event }) => context.deps.bus.emit('budget.ledger_failed', { reason: event.reason }),
+        assign(({ context }) => ({ ledger: { down: true, since: context.deps.clock.now(), probing: false } })),
+      ],
     },
     LEDGER_PROBED: {
-      actions: assign(({ context, event }) => {
-        if (!event.ok) return { ledger: { ...context.ledger, probing: false } };
-        if (context.ledger.down) {
-          context.deps.bus.emit('budget.ledger_recovered', { downForMs: Math.max(0, context.deps.clock.now() - context.ledger.since) });
+      actions: enqueueActions(({ context, event, enqueue }) => {
+        if (!event.ok) {
+          enqueue.assign({ ledger: { ...context.ledger, probing: false } });
+          return;
         }
-        return { ledger: { down: false, since: 0, probing: false } };
+        if (context.ledger.down) {
+          const downForMs = Math.max(0, context.deps.clock.now() - context.ledger.since);
+          enqueue(() => context.deps.bus.emit('budget.ledger_recovered', { downForMs }));
+        }
+        enqueue.assign({ ledger: { down: false, since: 0, probing: false } });
       }),
     },
     // Supervision: a domain actor that crashed restarts from its last good state; a failed swarm task is recorded.
     'xstate.error.actor.*': {
       actions: enqueueActions(({ context, event, enqueue }) => {
         const childId = event.type.slice(ERROR_PREFIX.length);
-        const error = describeError((event as { error?: unknown }).error);
+        const thrown = (event as { error?: unknown }).error;
+        const error = describeError(thrown);
         const { bus, clock } = context.deps;
+        if (childId === LEDGER_PROBE_ID) {
+          enqueue.raise(event$({ type: 'LEDGER_PROBED', ok: false }));
+          return;
+        }
         if (childId.startsWith(SWARM_TASK_PREFIX)) {
           const taskId = childId.slice(SWARM_TASK_PREFIX.length);
-          context.refs.swarms.send({ type: 'swarm.failed', at: clock.now(), id: taskId, error });
-          bus.emit('swarm.task_finished', { taskId, status: 'failed' });
+          enqueue(() => context.refs.swarms.send({ type: 'swarm.failed', at: clock.now(), id: taskId, error }));
+          enqueue(() => bus.emit('swarm.task_finished', { taskId, status: 'failed' }));
+          // Its cost could not be recorded: stop thinking until the ledger writes again.
+          if ((thrown as { code?: unknown } | null)?.code === 'BUDGET_LEDGER_UNAVAILABLE') enqueue.raise(event$({ type: 'LEDGER_FAILED', reason: error }));
           return;
         }
         const name = crashedActorName(childId);
         if (name === null) return;
-        bus.emit('actor.crashed', { actor: name, error });
+        enqueue(() => bus.emit('actor.crashed', { actor: name, error }));
         const restartFrom = lastGoodStateOf(name, context.refs[name].getSnapshot().context, context.lastGood);
         enqueue.stopChild(context.refs[name]);
         enqueue.assign(({ context: current, spawn }) => ({
@@ -184,14 +228,20 @@ export const heartbeatMachine = setup({
       }),
     },
     'xstate.done.actor.*': {
-      actions: ({ context, event }: { context: HeartbeatContext; event: { type: string } }) => {
+      actions: enqueueActions(({ context, event, enqueue }) => {
         const childId = event.type.slice(DONE_PREFIX.length);
+        if (childId === LEDGER_PROBE_ID) {
+          enqueue.raise(event$({ type: 'LEDGER_PROBED', ok: true }));
+          return;
+        }
         if (!childId.startsWith(SWARM_TASK_PREFIX)) return;
         const taskId = childId.slice(SWARM_TASK_PREFIX.length);
         const output = (event as { output?: SwarmTaskOutput }).output;
-        context.refs.swarms.send({ type: 'swarm.succeeded', at: context.deps.clock.now(), id: taskId, result: output?.text ?? '' });
-        context.deps.bus.emit('swarm.task_finished', { taskId, status: 'done' });
-      },
+        enqueue(() => context.refs.swarms.send({ type: 'swarm.succeeded', at: context.deps.clock.now(), id: taskId, result: output?.text ?? '' }));
+        enqueue(() => context.deps.bus.emit('swarm.task_finished', { taskId, status: 'done' }));
+        // Spend moved outside a think: stop at once if the task's cost reached the hard stop.
+        enqueue.raise({ type: 'BUDGET_CHECK' });
+      }),
     },
   },
   states: {
@@ -228,14 +278,14 @@ export const heartbeatMachine = setup({
             for (const childId of Object.keys(self.getSnapshot().children)) {
               if (childId.startsWith(SWARM_TASK_PREFIX)) enqueue.stopChild(childId);
             }
-            context.refs.swarms.send({ type: 'swarm.requeue_running', at: context.deps.clock.now() });
-            fallAsleep(context.deps, context.refs.budget, 'budget_exceeded');
+            enqueue(() => context.refs.swarms.send({ type: 'swarm.requeue_running', at: context.deps.clock.now() }));
+            enqueue(() => fallAsleep(context.deps, context.refs.budget, 'budget_exceeded'));
           }),
         },
       },
       states: {
         sense: {
-          entry: assign(({ context }) => sense(context)),
+          entry: 'sense',
           // An idle beat ends right here, in the same step: the cheapest path through the machine.
           always: [
             { guard: 'hasPlan', target: 'think' },
@@ -244,11 +294,13 @@ export const heartbeatMachine = setup({
           ],
         },
         think: {
+          entry: 'prepareThink',
           invoke: {
             id: 'think',
             src: 'think',
             input: ({ context }) => ({
               deps: context.deps,
+              preemptSignal: context.beat.preempt!.signal,
               thinkInput: buildThinkInput({
                 plan: context.beat.plan!,
                 turnId: context.beat.turnId!,
@@ -257,86 +309,106 @@ export const heartbeatMachine = setup({
                 handledTurnIds: context.beat.handledTurnIds,
                 identity: context.deps.identity,
                 now: context.deps.clock.now(),
-                ...thinkExtras(context),
+                notices: context.beat.notices,
+                ...(context.beat.budgetLine === null ? {} : { budget: context.beat.budgetLine }),
               }),
             }),
             onDone: {
               target: 'integrate',
-              actions: assign(({ context, event }) => ({
-                beat: { ...context.beat, result: event.output, thinkMs: phaseElapsed(context) },
-              })),
+              actions: enqueueActions(({ context, event, enqueue }) => {
+                const pause = context.thinkerPause;
+                if (pause !== null) {
+                  const pausedForMs = Math.max(0, context.deps.clock.now() - pause.since);
+                  enqueue(() => context.deps.bus.emit('thinker.resumed', { pausedForMs }));
+                }
+                enqueue.assign({
+                  thinkerPause: null,
+                  beat: { ...context.beat, result: event.output, thinkMs: phaseElapsed(context) },
+                });
+              }),
             },
+            // Every ending goes through integrate, which settles the turns the think carried.
             onError: {
-              target: 'finish',
-              actions: [
-                ({ context, event }) => {
-                  const code = (event.error as { code?: unknown }).code;
-                  const reason = describeError(event.error);
-                  context.deps.bus.emit('think.failed', { reason, code: typeof code === 'string' ? code : 'THINK_FAILED' });
-                  // Money that cannot be recorded must not be spent: stop thinking until the ledger writes again.
-                  if (code === 'BUDGET_LEDGER_UNAVAILABLE') context.deps.notify({ type: 'LEDGER_FAILED', reason });
-                },
-                assign(({ context }) => ({ beat: { ...context.beat, failed: true, thinkMs: phaseElapsed(context) } })),
-              ],
+              target: 'integrate',
+              actions: enqueueActions(({ context, event, enqueue }) => {
+                const { deps, beat } = context;
+                const outcome = thinkFailure(event.error, beat.preempted);
+                if (outcome.announce) enqueue(() => deps.bus.emit('think.failed', { reason: outcome.failure.reason, code: outcome.failure.code }));
+                // Money that cannot be recorded must not be spent: stop thinking until the ledger writes again.
+                if (outcome.failure.code === 'BUDGET_LEDGER_UNAVAILABLE') enqueue.raise({ type: 'LEDGER_FAILED', reason: outcome.failure.reason });
+                if (outcome.failure.code === 'THINK_AUTH_FAILED') {
+                  const now = deps.clock.now();
+                  const backoffMs = Math.min(THINKER_PAUSE_MAX_MS, context.thinkerPause === null ? THINKER_PAUSE_MIN_MS : context.thinkerPause.backoffMs * 2);
+                  const pause = { since: context.thinkerPause?.since ?? now, retryAt: now + backoffMs, backoffMs };
+                  enqueue.assign({ thinkerPause: pause });
+                  enqueue(() =>
+                    deps.bus.emit('thinker.paused', { code: outcome.failure.code, reason: outcome.failure.reason, retryAt: new Date(pause.retryAt).toISOString() }),
+                  );
+                }
+                enqueue.assign(({ context: current }) => ({
+                  beat: { ...current.beat, failure: outcome.failure, result: outcome.partial, failed: outcome.countsAsFailure, thinkMs: phaseElapsed(current) },
+                }));
+              }),
             },
           },
           on: {
-            // A user message preempts this think at once (leaving the state aborts its signal); nothing is applied.
+            // A user message preempts this think: it yields at its next safe point, what it completed is kept, and
+            // interrupted autonomous work is resumed after the user's turn.
             PREEMPT: {
-              target: 'finish',
-              actions: [
-                ({ context, event }) => context.deps.bus.emit('agent.preempted', { reason: event.reason }),
-                assign(({ context }) => ({ beat: { ...context.beat, preempted: true, thinkMs: phaseElapsed(context) } })),
-              ],
+              actions: enqueueActions(({ context, event, enqueue }) => {
+                const { beat } = context;
+                enqueue(() => context.deps.bus.emit('agent.preempted', { reason: event.reason }));
+                enqueue(() => beat.preempt?.abort(new Error(`preempted: ${event.reason}`)));
+                const autonomous = beat.plan !== null && beat.plan.reason !== 'user_message';
+                enqueue.assign({ beat: { ...beat, preempted: true }, ...(autonomous ? { deferred: beat.plan } : {}) });
+              }),
             },
           },
           after: {
             stuckDelay: {
-              target: 'finish',
-              actions: [
-                ({ context }) =>
-                  context.deps.bus.emit('think.failed', {
-                    reason: `The turn was still thinking after ${context.deps.options.stuckTurnMs} ms and was reset as stuck.`,
-                    code: 'THINK_STUCK',
-                  }),
-                assign(({ context }) => ({
-                  beat: { ...context.beat, failed: true, thinkMs: phaseElapsed(context) },
+              target: 'integrate',
+              actions: enqueueActions(({ context, enqueue }) => {
+                const reason = `The turn was still thinking after ${context.deps.options.stuckTurnMs} ms and was reset as stuck.`;
+                enqueue(() => context.deps.bus.emit('think.failed', { reason, code: 'THINK_STUCK' }));
+                enqueue.assign({
+                  beat: { ...context.beat, failed: true, failure: { code: 'THINK_STUCK', reason }, thinkMs: phaseElapsed(context) },
                   turns: { ...context.turns, turnInProgress: false },
-                })),
-              ],
+                });
+              }),
             },
           },
         },
-        // Applying a think's result (only beats that thought get here).
+        // Settling the think (only beats that thought get here): its actions, replies and the turns it carried.
         integrate: {
           invoke: {
-            id: 'apply',
-            src: 'apply',
+            id: 'settle',
+            src: 'settle',
             input: ({ context }) => ({
               deps: context.deps,
               refs: context.refs,
+              closer: context.deps.closer,
               plan: context.beat.plan!,
               turnId: context.beat.turnId!,
-              result: context.beat.result!,
-              handledTurnIds: context.beat.handledTurnIds,
+              turns: context.turns,
+              carried: context.beat.handledTurnIds,
+              result: context.beat.result,
+              failure: context.beat.failure,
             }),
             onDone: {
               target: 'finish',
               actions: assign(({ context, event }) => {
-                const answered = new Set(event.output.answeredTurnIds);
-                return {
-                  turns: {
-                    ...context.turns,
-                    pending: context.turns.pending.filter((message) => !answered.has(message.turnId)),
-                    unreadReplies: context.turns.unreadReplies + event.output.replies,
-                  },
-                };
+                const { replied, unanswered, missed, awaiting } = event.output;
+                const closed = closeTurns(context.turns, [
+                  ...replied.map((turnId) => ({ turnId, replied: true })),
+                  ...unanswered.map((turnId) => ({ turnId, replied: false })),
+                ]);
+                return { turns: awaitTasks(countUnanswered(closed, missed).turns, awaiting) };
               }),
             },
             onError: {
               target: 'finish',
               actions: [
-                ({ context, event }) => context.deps.log.error({ err: describeError(event.error) }, 'applying a think result failed'),
+                ({ context, event }) => context.deps.log.error({ err: describeError(event.error) }, 'settling a think failed'),
                 assign(({ context }) => ({ beat: { ...context.beat, failed: true } })),
               ],
             },
@@ -350,7 +422,11 @@ export const heartbeatMachine = setup({
           ],
         },
         sleep: {
-          always: { guard: 'pauseRequested', target: '#heartbeat.paused' },
+          always: [
+            { guard: 'pauseRequested', target: '#heartbeat.paused' },
+            // A message arrived: think about it now, whatever the interval.
+            { guard: 'wakeRequested', target: 'sense' },
+          ],
           after: { beatDelay: { target: 'sense' } },
           on: {
             PAUSE: { target: '#heartbeat.paused' },
@@ -368,13 +444,17 @@ export const heartbeatMachine = setup({
         WAKE_CHECK: {
           guard: 'roomToWake',
           target: 'running',
-          actions: ({ context, event }) => wakeUp(context.deps, context.refs.budget, event.reason),
+          actions: [
+            ({ context, event }) => wakeUp(context.deps, context.refs.budget, event.reason),
+            // Work that waited through the sleep (a message answered with an ack) starts at once.
+            assign(({ context }) => ({ wakeRequested: hasPendingWork(context) })),
+          ],
         },
       },
       states: {
         resting: { after: { dormantDelay: { target: 'beat' } } },
         beat: {
-          entry: assign(({ context }) => dormantBeat(context)),
+          entry: 'dormantBeat',
           always: [
             {
               guard: 'wakeDue',
@@ -387,9 +467,8 @@ export const heartbeatMachine = setup({
       },
     },
     paused: {
-      entry: [assign({ pauseRequested: false }), ({ context }) => context.deps.onPaused()],
+      entry: assign({ pauseRequested: false }),
       on: {
-        PAUSE: { actions: ({ context }) => context.deps.onPaused() },
         // Back through boot: the (possibly restored) budget decides between awake and asleep.
         RESUME: { target: 'boot' },
         CHECKPOINT_NOW: { actions: { type: 'checkpointAtBoundary', params: { phase: 'sleep' } } },

@@ -9,15 +9,17 @@ import type { workingMemoryLogic } from '../actors/working-memory/working-memory
 import type { Clock } from '../shared/clock.js';
 import type { IdFactory } from '../shared/ids.js';
 import type { VigilLogger } from '../shared/logger.js';
-import type { ActorStates, CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
+import type { ActorStates, CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
 import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
-import type { EventBus } from '../subsystems/events/event-bus.js';
+import type { EventBus } from '../events/event-bus.js';
 import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
 import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
+import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { TurnTimers } from './turn-tracker.js';
+import type { ThinkFailure } from './settle-think.js';
 
 /** The supervised domain actors, by the name their state has in a checkpoint. */
 export type DomainActorName = keyof ActorStates;
@@ -72,12 +74,10 @@ export interface HeartbeatDeps {
   ids: IdFactory;
   runtimeVersion: string;
   options: HeartbeatOptions;
+  /** Ends user turns: ending and event in one sync batch. */
+  closer: TurnCloser;
   /** Where every think's and task's cost is recorded before its result is applied. */
   ledger: BudgetLedger;
-  /** Called each time the machine has paused at a beat boundary. */
-  onPaused: () => void;
-  /** Sends an event to the heartbeat (phase actors use it to report budget changes). */
-  notify: (event: HeartbeatEvent) => void;
 }
 
 /** The conversation's turn state kept by the heartbeat (messages themselves are in the log), with the debrief timers. */
@@ -111,6 +111,14 @@ export interface BeatProgress {
   /** The user turns whose messages this beat's think is given (messages arriving later wait for the next). */
   handledTurnIds: string[];
   result: ThinkResult | null;
+  /** Why the think gave no full result (refused, stuck, preempted, failed); null while it runs or when it succeeded. */
+  failure: ThinkFailure | null;
+  /** Aborted when a user message preempts this beat's think: it yields at its next safe point. */
+  preempt: AbortController | null;
+  /** Standing lines for this beat's think (debrief, resume, wind-down). */
+  notices: string[];
+  /** Today's spend for the prompt's budget line, read when the think began. */
+  budgetLine: { spentTodayUsd: number; dailyCapUsd: number; pct: number } | null;
 }
 
 /** The machine's context. */
@@ -129,6 +137,12 @@ export interface HeartbeatContext {
   turns: TurnState;
   beat: BeatProgress;
   pauseRequested: boolean;
+  /** A user message arrived: the next beat starts now, not at the end of the interval. */
+  wakeRequested: boolean;
+  /** Autonomous work a user message interrupted, resumed once the user's turn is answered (seed 002). */
+  deferred: BeatPlan | null;
+  /** The API refused the credentials: no thinks until `retryAt`, then one try (backing off while it keeps failing). */
+  thinkerPause: { since: number; retryAt: number; backoffMs: number } | null;
   /** The budget ledger could not be written: no thinks until a probe write succeeds. */
   ledger: { down: boolean; since: number; probing: boolean };
 }

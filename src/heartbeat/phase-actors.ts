@@ -1,8 +1,8 @@
-/** The heartbeat's promise actors: one think, applying its result, and one swarm sub-agent task. */
+/** The heartbeat's promise actors: one think, settling it, and one swarm sub-agent task. */
 import { fromPromise } from 'xstate';
 import { describeError } from '../errors.js';
 import type { SwarmTaskOutput, ThinkInput, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
-import { applyThinkResult, type ApplyInput, type ApplyOutcome } from './apply-result.js';
+import { settleThink, type SettleInput, type SettleOutcome } from './settle-think.js';
 import { budgetRefOf, partialCostOf, recordCost } from './cost-recorder.js';
 import type { HeartbeatDeps } from './heartbeat.types.js';
 
@@ -10,9 +10,11 @@ import type { HeartbeatDeps } from './heartbeat.types.js';
  * One think. Its cost is in the ledger before the result is returned (and so before it is applied). A think that
  * fails or is aborted (preemption, hard stop) still records what its finished API calls cost; its actions are dropped.
  */
-export const thinkLogic = fromPromise<ThinkResult, { deps: HeartbeatDeps; thinkInput: ThinkInput }>(
-  async ({ input, signal, system }) => {
+export const thinkLogic = fromPromise<ThinkResult, { deps: HeartbeatDeps; thinkInput: ThinkInput; preemptSignal: AbortSignal }>(
+  async ({ input, signal: stopSignal, system }) => {
     const { deps } = input;
+    // Stopped (hard stop, daemon stopping) or preempted by a user message: either way the thinker yields at once.
+    const signal = AbortSignal.any([stopSignal, input.preemptSignal]);
     let result: ThinkResult;
     try {
       result = await deps.thinker.think(input.thinkInput, signal);
@@ -30,8 +32,8 @@ export const thinkLogic = fromPromise<ThinkResult, { deps: HeartbeatDeps; thinkI
   },
 );
 
-/** Applies a think result to the actors and the conversation log. */
-export const applyLogic = fromPromise<ApplyOutcome, ApplyInput>(({ input }) => applyThinkResult(input));
+/** Settles a think: its actions, replies and the endings of the turns it carried. */
+export const settleLogic = fromPromise<SettleOutcome, SettleInput>(({ input }) => settleThink(input));
 
 /** Input of one swarm task actor. */
 export interface SwarmTaskActorInput {
@@ -53,14 +55,13 @@ export const swarmTaskLogic = fromPromise<SwarmTaskOutput, SwarmTaskActorInput>(
     }
     throw err;
   }
-  try {
-    await recordCost(deps, budgetRefOf(system), 'task', output);
-  } catch (err) {
-    deps.notify({ type: 'LEDGER_FAILED', reason: describeError(err) });
-    throw err;
-  }
-  // Spend moved outside a think: the heartbeat stops at once if this reached the hard stop.
-  deps.notify({ type: 'BUDGET_CHECK' });
+  // A cost that cannot be recorded fails the task with BUDGET_LEDGER_UNAVAILABLE; the heartbeat stops thinking on it.
+  await recordCost(deps, budgetRefOf(system), 'task', output);
   await deps.swarmResults.record({ taskId, status: 'done', text: output.text, finishedAt: deps.clock.now() });
   return output;
+});
+
+/** One small write to the ledger, to see whether it is writable again; done or error comes back to the heartbeat. */
+export const ledgerProbeLogic = fromPromise<void, { deps: HeartbeatDeps }>(async ({ input }) => {
+  await input.deps.ledger.probe(input.deps.clock.now());
 });

@@ -1,5 +1,5 @@
 /** Supervision helpers: which child crashed, and the state it restarts from. */
-import { ActorStatesSchema, type ActorStates } from '../subsystems/checkpoint/checkpoint.schema.js';
+import { ActorStatesSchema, type ActorStates } from '../protocol/checkpoint-format.schema.js';
 import { DOMAIN_ACTOR_NAMES, type DomainActorName } from './heartbeat.types.js';
 
 /** Child ids of running swarm tasks start with this. */

@@ -41,8 +41,9 @@ export function buildThinkInput(args: {
     workingMemory: memory.items,
     goals: activeGoals(goals),
     ...(plan.focusGoalId === undefined ? {} : { focusGoalId: plan.focusGoalId }),
-    // A user turn answers every message waiting, so one interrupted by another answers both.
-    pendingMessages: plan.reason === 'user_message' ? args.turns.pending.filter((m) => args.handledTurnIds.includes(m.turnId)) : [],
+    // The turns this think carries: a user turn's messages (several, when one interrupted another), or the turns
+    // whose answer waited on the swarm results it digests.
+    pendingMessages: args.turns.pending.filter((m) => args.handledTurnIds.includes(m.turnId)),
     swarmResults,
     notices: args.notices ?? [],
     ...(args.budget === undefined ? {} : { budget: args.budget }),

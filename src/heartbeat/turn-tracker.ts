@@ -74,3 +74,8 @@ export const DEBRIEF_PROMPT =
 export const WIND_DOWN_NOTICE =
   'Budget notice: today\'s budget is nearly spent. Wind down: finish the current step, answer what is pending, ' +
   'record where you are in memory, and start nothing new. You will sleep after this turn.';
+
+/** The notice on work taken up again after a user message interrupted it (seed 002's "yield, answer, resume"). */
+export const RESUME_NOTICE =
+  'Resuming: a user message interrupted this work and has been answered. The steps you completed before the ' +
+  'interruption are already applied; continue from where you left off.';

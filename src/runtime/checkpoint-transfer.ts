@@ -1,8 +1,9 @@
 /** Export and import of a checkpoint with its conversation, so an agent can move to another data dir or machine. */
 import { VigilError } from '../errors.js';
-import { encodeCheckpoint, summariseIssues } from '../subsystems/checkpoint/checkpoint.codec.js';
-import type { CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
-import type { ConversationMessage } from '../subsystems/conversation/conversation.schema.js';
+import { encodeCheckpoint } from '../subsystems/checkpoint/checkpoint.codec.js';
+import { summariseIssues } from '../protocol/zod-issues.js';
+import type { CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
+import type { ConversationMessage } from '../protocol/conversation.schema.js';
 import { VIGIL_VERSION } from '../shared/version.js';
 import {
   CHECKPOINT_EXPORT_KIND,
@@ -10,11 +11,19 @@ import {
   CheckpointExportSchema,
   type CheckpointExport,
   type ImportResult,
-} from './checkpoint-transfer.schema.js';
-import type { Runtime } from './runtime.js';
+} from '../protocol/checkpoint-transfer.schema.js';
+import type { Clock } from '../shared/clock.js';
+import type { VigilLogger } from '../shared/logger.js';
+import type { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
+import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 
-/** The stores export and import work on (`runtime.services`). */
-export type TransferServices = Pick<Runtime['services'], 'store' | 'conversation' | 'clock' | 'log'>;
+/** The stores export and import work on. */
+export interface TransferStores {
+  store: CheckpointStore;
+  conversation: ConversationLog;
+  clock: Clock;
+  log: VigilLogger;
+}
 
 // A restore archives the messages after the restored watermark under `restore-<checkpointId>-<epochMs>`.
 const RESTORE_ARCHIVE = /^restore-.+-(\d+)$/;
@@ -23,8 +32,8 @@ const RESTORE_ARCHIVE = /^restore-.+-(\d+)$/;
  * The export document for checkpoint `id`: the decoded checkpoint and its conversation up to the watermark. Messages
  * a later restore archived are found in those archives, so an older checkpoint exports its whole history too.
  */
-export async function exportCheckpoint(services: TransferServices, id: string): Promise<CheckpointExport> {
-  const { store, conversation, clock } = services;
+export async function exportCheckpoint(stores: TransferStores, id: string): Promise<CheckpointExport> {
+  const { store, conversation, clock } = stores;
   const checkpoint = await store.load(id);
   const { watermark } = checkpoint.conversation;
   const bySeq = new Map<number, ConversationMessage>();
@@ -52,7 +61,7 @@ export async function exportCheckpoint(services: TransferServices, id: string): 
  * and the checkpoint is saved under a fresh id with its watermark moved to the last of them. `checkpoint.restore`
  * of the returned id then runs the exported agent. Nothing is pruned by the import itself.
  */
-export async function importCheckpoint(services: TransferServices, document: unknown): Promise<ImportResult> {
+export async function importCheckpoint(stores: TransferStores, document: unknown): Promise<ImportResult> {
   const parsed = CheckpointExportSchema.safeParse(document);
   if (!parsed.success) {
     throw new VigilError('CHECKPOINT_EXPORT_INVALID', `The checkpoint export is invalid: ${summariseIssues(parsed.error)}.`, {
@@ -60,7 +69,7 @@ export async function importCheckpoint(services: TransferServices, document: unk
     });
   }
   const { checkpoint, messages } = parsed.data;
-  const { store, conversation, log } = services;
+  const { store, conversation, log } = stores;
   let watermark = conversation.watermark();
   for (const message of messages) {
     const stored = await conversation.append({
@@ -69,6 +78,7 @@ export async function importCheckpoint(services: TransferServices, document: unk
       text: message.text,
       at: message.at,
       ...(message.from === undefined ? {} : { from: message.from }),
+      ...(message.unanswered === undefined ? {} : { unanswered: message.unanswered }),
     });
     watermark = stored.seq;
   }

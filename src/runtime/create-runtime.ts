@@ -7,11 +7,12 @@ import { silentLogger, type VigilLogger } from '../shared/logger.js';
 import { VIGIL_VERSION } from '../shared/version.js';
 import { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import { CheckpointManager } from '../subsystems/checkpoint/checkpoint.manager.js';
-import type { CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
+import type { CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
 import { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
 import { ConversationLog } from '../subsystems/conversation/conversation-log.js';
-import { EventBus } from '../subsystems/events/event-bus.js';
-import { EventJournal } from '../subsystems/events/event-journal.js';
+import { TurnCloser } from '../subsystems/conversation/turn-closer.js';
+import { EventBus } from '../events/event-bus.js';
+import { EventJournal } from '../subsystems/journal/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
@@ -40,6 +41,11 @@ export interface RuntimeOptions {
   goalWorkEveryBeats?: number;
   /** The metrics registry to fill (default: a new one with Node's process metrics). */
   metrics?: VigilMetrics;
+  /**
+   * The event bus to publish on (default: a new one). A host that passes its own sees every event and may emit its
+   * own; the runtime stamps beats and seqs on it and does not close it.
+   */
+  bus?: EventBus;
 }
 
 const DEFAULT_IDENTITY_FILE = new URL('../../identity/default.md', import.meta.url);
@@ -55,11 +61,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const db = options.db ?? (await openVigilDb(config.dataDir));
   try {
     let runtime: Runtime | undefined;
-    const bus = new EventBus({
-      clock,
-      currentBeat: () => runtime?.beatCount ?? 0,
-      onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on'),
-    });
+    const ownsBus = options.bus === undefined;
+    const currentBeat = () => runtime?.beatCount ?? 0;
+    const bus =
+      options.bus ?? new EventBus({ clock, currentBeat, onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on') });
+    bus.useBeatSource(currentBeat);
     logWarningEvents(bus, log);
     // Observing from the start, so boot's restores and corrupt skips are counted too.
     const metrics = options.metrics ?? new VigilMetrics();
@@ -137,6 +143,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         conversation,
         swarmResults,
         checkpoints,
+        closer: new TurnCloser(conversation, journal, bus),
         ledger,
         ids,
         runtimeVersion: VIGIL_VERSION,
@@ -154,7 +161,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       close: async () => {
         metrics.close();
         await journal.detach();
-        bus.close();
+        if (ownsBus) bus.close();
         await seq.flush().catch(() => undefined);
         if (ownsDb) await db.close();
       },

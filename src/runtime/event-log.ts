@@ -1,8 +1,8 @@
 /** Mirrors warning events into the log, so an operator reading only logs sees every corrupt checkpoint, crash and failed think. */
 import type { Subscription } from 'rxjs';
 import type { VigilLogger } from '../shared/logger.js';
-import type { EventBus } from '../subsystems/events/event-bus.js';
-import type { EventType } from '../subsystems/events/event.schema.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { EventType } from '../protocol/events.schema.js';
 
 /** Event types logged, and at which level (CONTRACT §2). */
 export const LOGGED_EVENT_LEVELS: Partial<Record<EventType, 'warn' | 'error' | 'info'>> = {

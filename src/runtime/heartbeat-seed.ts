@@ -10,8 +10,8 @@ import { decayWorkingMemory, initialWorkingMemoryState } from '../actors/working
 import type { HeartbeatSeed, TurnState } from '../heartbeat/heartbeat.types.js';
 import { afterRestart, IDLE_TIMERS, type TurnTimers } from '../heartbeat/turn-tracker.js';
 import type { LedgerDay, TurnRecord, WakeSignal } from '../subsystems/budget/budget-ledger.schema.js';
-import type { CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
-import type { ConversationMessage } from '../subsystems/conversation/conversation.schema.js';
+import type { CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
+import type { ConversationMessage } from '../protocol/conversation.schema.js';
 import type { SwarmResultRecord } from '../subsystems/swarm-results/swarm-result-log.js';
 
 /** What the ledger says about money, independently of any checkpoint (so a crash never resets spend). */

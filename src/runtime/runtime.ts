@@ -1,458 +1,178 @@
-/** The `Runtime` facade: the one object the daemon, the gateway and tests drive. */
+/**
+ * The `Runtime` facade: the one object the daemon, the gateway and tests drive. Each method is a named, typed entry
+ * into one area (status, checkpoints, conversation, goals, mind, budget, events, metrics) under `./facade/`; nothing
+ * behind it (stores, bus, actors) is handed out.
+ */
 import type { Observable } from 'rxjs';
-import { createActor, type Actor } from 'xstate';
-import { emotionLabel } from '../actors/affect/affect.reducer.js';
-import { findGoal } from '../actors/goals/goals.reducer.js';
-import { VigilError } from '../errors.js';
-import { readActorStates, snapshotCheckpoint } from '../heartbeat/checkpoint-snapshot.js';
-import { heartbeatMachine } from '../heartbeat/heartbeat.machine.js';
-import type { HeartbeatDeps, HeartbeatSeed } from '../heartbeat/heartbeat.types.js';
-import type { Clock } from '../shared/clock.js';
-import type { IdFactory } from '../shared/ids.js';
-import type { VigilLogger } from '../shared/logger.js';
-import { createMutex } from '../shared/mutex.js';
-import type { CheckpointManager } from '../subsystems/checkpoint/checkpoint.manager.js';
-import type { CognitiveCheckpoint } from '../subsystems/checkpoint/checkpoint.schema.js';
-import type { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
-import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
-import type { EventBus } from '../subsystems/events/event-bus.js';
-import type { VigilEvent } from '../subsystems/events/event.schema.js';
-import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
-import type { EventJournal, JournalQuery } from '../subsystems/events/event-journal.js';
-import type { VigilDb } from '../subsystems/store/vigil-db.js';
-import { seedFromCheckpoint } from './heartbeat-seed.js';
-import { readBudgetBasis } from './budget-basis.js';
-import { dayKeyIn } from '../actors/budget/budget-calendar.js';
-import { allowanceMicroUsd, budgetPct, budgetStatusState, resetsAt } from '../actors/budget/budget.reducer.js';
-import type { BudgetState } from '../actors/budget/budget.schema.js';
-import { emitBudgetUpdated } from '../heartbeat/cost-recorder.js';
-import { affectNow, workingMemoryNow } from '../heartbeat/decayed-views.js';
-import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
-import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
-import type {
-  AddGoalParams,
-  AffectView,
-  CheckpointCreated,
-  CheckpointRestored,
-  CheckpointSummary,
-  GoalView,
-  HeartbeatStatus,
-  MemoryItemView,
-  SendParams,
-  SendResult,
-  BudgetStatus,
-  TopUpParams,
-  SetCapParams,
-} from './runtime.schema.js';
+import type { AffectView, MemoryItemView, SendParams, SendResult } from '../protocol/agent.schema.js';
+import type { BudgetStatus, SetCapParams, TopUpParams } from '../protocol/budget.schema.js';
+import type { ActorStates, CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
+import type { CheckpointExport, ImportResult } from '../protocol/checkpoint-transfer.schema.js';
+import type { CheckpointCreated, CheckpointRestored, CheckpointSummary } from '../protocol/checkpoints.schema.js';
+import type { ConversationEntry, ConversationListParams } from '../protocol/conversation.schema.js';
+import type { VigilEvent } from '../protocol/events.schema.js';
+import type { AddGoalParams, GoalView } from '../protocol/goals.schema.js';
+import type { HeartbeatStatus } from '../protocol/heartbeat.schema.js';
+import type { JournalQuery } from '../subsystems/journal/event-journal.js';
+import { BudgetFacade } from './facade/budget.facade.js';
+import { createCheckpoint, exportOne, getCheckpoint, importOne, listCheckpoints } from './facade/checkpoints.facade.js';
+import { listConversation, sendMessage } from './facade/conversation.facade.js';
+import { EventsFacade } from './facade/events.facade.js';
+import { GoalsFacade } from './facade/goals.facade.js';
+import type { MetricsFacade } from './facade/metrics.facade.js';
+import { actorStates, getAffect, listMemory } from './facade/mind.facade.js';
+import { RestoreFacade } from './facade/restore.facade.js';
+import { heartbeatStatus } from './facade/status.facade.js';
+import { RuntimeCore } from './runtime-core.js';
+import type { RuntimeParts } from './runtime-parts.js';
 
-/** The parts a runtime is made of; `createRuntime` builds them. */
-export interface RuntimeParts {
-  clock: Clock;
-  bus: EventBus;
-  log: VigilLogger;
-  store: CheckpointStore;
-  checkpoints: CheckpointManager;
-  conversation: ConversationLog;
-  swarmResults: SwarmResultLog;
-  journal: EventJournal;
-  ledger: BudgetLedger;
-  metrics: VigilMetrics;
-  /** The database everything above lives in. */
-  db: VigilDb;
-  ids: IdFactory;
-  /** VIGIL_DAILY_BUDGET_USD in micro-dollars (a run-time cap is kept only while this is unchanged). */
-  configuredCapMicroUsd: number;
-  deps: Omit<HeartbeatDeps, 'onPaused' | 'notify'>;
-  /** The seed to start from (a restored checkpoint or a cold start). */
-  seed: HeartbeatSeed;
-  /** The checkpoint the seed came from, for `checkpoint.restored` at start. */
-  restored: CognitiveCheckpoint | null;
-  /** Closes what the runtime owns (the database) after it stops. */
-  close: () => Promise<void>;
-}
+export { ACK_TEXT, SLEEPING_ACK_TEXT } from './facade/conversation.facade.js';
+export type { RuntimeParts } from './runtime-parts.js';
 
-type HeartbeatActor = Actor<typeof heartbeatMachine>;
-
-const iso = (ms: number): string => new Date(ms).toISOString();
-
-/** The short acknowledgement a preempting message gets at once (seed 002's "one moment"). */
-export const ACK_TEXT = "One moment — I'm finishing something up, then I'll answer you.";
-
-/** A running agent: status, checkpoints, goals, memory, affect, messages, and the event feed. */
+/** A running agent: status, checkpoints, goals, memory, affect, messages, budget, and the event feed. */
 export class Runtime {
   /** Every event, as it happens. */
   readonly events$: Observable<VigilEvent>;
-  private readonly parts: RuntimeParts;
-  private readonly actor: HeartbeatActor;
-  private readonly exclusive = createMutex();
-  private pauseWaiters: Array<() => void> = [];
-  private restoring = false;
-  private started = false;
-  private stopped = false;
-  private readonly startedAt: number;
+  /** The counters the gateway reports into, and the `/metrics` text. */
+  readonly metrics: MetricsFacade;
+  private readonly core: RuntimeCore;
+  private readonly goals: GoalsFacade;
+  private readonly budget: BudgetFacade;
+  private readonly restorer: RestoreFacade;
+  private readonly events: EventsFacade;
 
   constructor(parts: RuntimeParts) {
-    this.parts = parts;
-    this.events$ = parts.bus.events$;
-    this.startedAt = parts.clock.now();
-    const deps: HeartbeatDeps = {
-      ...parts.deps,
-      onPaused: () => this.releasePauseWaiters(),
-      notify: (event) => this.actor.send(event),
-    };
-    this.actor = createActor(heartbeatMachine, { input: { deps, seed: parts.seed }, clock: parts.clock });
+    this.core = new RuntimeCore(parts);
+    this.goals = new GoalsFacade(this.core);
+    this.budget = new BudgetFacade(this.core);
+    this.restorer = new RestoreFacade(this.core, this.budget);
+    this.events = new EventsFacade(this.core);
+    this.events$ = this.events.live$;
+    this.metrics = parts.metrics;
   }
 
   /** The current beat number. */
   get beatCount(): number {
-    return this.actor.getSnapshot().context.beatCount;
+    return this.core.context().beatCount;
+  }
+
+  /** The runtime's clock, read (epoch ms): rate limits and timestamps at the edge use the agent's own time. */
+  now(): number {
+    return this.core.parts.clock.now();
   }
 
   /** Starts beating; emits `checkpoint.restored` first when resuming from a checkpoint. */
   start(): void {
-    const { restored, bus, clock, seed } = this.parts;
-    if (restored !== null) {
-      bus.emit('checkpoint.restored', {
-        checkpointId: restored.id,
-        beatsRecovered: restored.beatCount,
-        ageSeconds: Math.max(0, (clock.now() - restored.createdAt) / 1000),
-      });
-    }
-    this.started = true;
-    bus.emit('heartbeat.started', { restoredFrom: seed.restoredFrom, beatCount: seed.beatCount });
-    // Where the money stands at start, for subscribers and metrics that have seen no think yet.
-    emitBudgetUpdated(bus, seed.actors.budget);
-    this.actor.start();
+    this.core.start();
+  }
+
+  /** Stops at a beat boundary, writes a final checkpoint, and closes the store. Safe to call twice. */
+  stop(reason = 'stopped'): Promise<void> {
+    return this.core.stop(reason);
+  }
+
+  /** Resolves once every checkpoint save started so far has finished (stored or failed). */
+  flush(): Promise<void> {
+    return this.core.parts.checkpoints.flush();
   }
 
   /** `heartbeat.status`. */
   status(): HeartbeatStatus {
-    const snapshot = this.actor.getSnapshot();
-    const { context } = snapshot;
-    const dormant = snapshot.matches('dormant');
-    return {
-      beatCount: context.beatCount,
-      phase: this.stopped ? 'stopped' : phaseOf(snapshot.value),
-      state: dormant ? 'dormant' : 'awake',
-      activity: activityOf(snapshot.matches({ running: 'think' }), context.refs.budget.getSnapshot().context, context.beat.plan !== null),
-      intervalMs: context.intervalMs,
-      startedAt: iso(this.startedAt),
-      restoredFrom: context.restoredFrom,
-      unreadReplies: context.turns.unreadReplies,
-      pendingMessages: context.turns.pending.length,
-      consecutiveFailures: context.consecutiveFailures,
-      thinker: this.parts.deps.thinker.kind,
-      version: this.parts.deps.runtimeVersion,
-    };
+    return heartbeatStatus(this.core);
   }
 
-  /** `events.history`: past events from the persisted journal, oldest first (see `JournalQuery`). */
+  /** `events.history`: past events from the persisted journal, oldest first. */
   history(query: JournalQuery = {}): Promise<VigilEvent[]> {
-    return this.parts.journal.query(query);
+    return this.events.history(query);
   }
 
-  /** The stores behind this runtime, for modules that extend it (export/import, the gateway's journal reads). */
-  get services(): Pick<RuntimeParts, 'store' | 'conversation' | 'journal' | 'db' | 'clock' | 'bus' | 'log' | 'metrics'> {
-    const { store, conversation, journal, db, clock, bus, log, metrics } = this.parts;
-    return { store, conversation, journal, db, clock, bus, log, metrics };
+  /** The newest journaled event seq (0 when none). */
+  lastEventSeq(): Promise<number> {
+    return this.events.lastSeq();
   }
 
-  /** `checkpoint.list`: newest first, from the index only. */
-  async listCheckpoints(options: { limit?: number } = {}): Promise<CheckpointSummary[]> {
-    const metas = await this.parts.store.list(options.limit === undefined ? {} : { limit: options.limit });
-    return metas.map((meta) => ({ ...meta, createdAt: iso(meta.createdAt) }));
+  /** `checkpoint.list`: newest first. */
+  listCheckpoints(options: { limit?: number } = {}): Promise<CheckpointSummary[]> {
+    return listCheckpoints(this.core, options);
   }
 
   /** `checkpoint.create`: taken at the next beat boundary, resolved once stored. */
   createCheckpoint(): Promise<CheckpointCreated> {
-    this.assertRunning();
-    const saved = this.parts.checkpoints.request();
-    this.actor.send({ type: 'CHECKPOINT_NOW' });
-    return saved;
+    return createCheckpoint(this.core);
   }
 
   /** `checkpoint.get`: the whole decoded checkpoint. */
   getCheckpoint(id: string): Promise<CognitiveCheckpoint> {
-    return this.parts.store.load(id);
+    return getCheckpoint(this.core, id);
   }
 
-  /**
-   * `checkpoint.restore`: without `confirm`, fails with CHECKPOINT_CONFIRMATION_REQUIRED describing the checkpoint;
-   * with it, swaps the running state at a beat boundary. Messages logged after the checkpoint are archived, not lost.
-   */
-  async restoreCheckpoint(id: string, options: { confirm?: boolean } = {}): Promise<CheckpointRestored> {
-    this.assertRunning();
-    if (options.confirm !== true) {
-      const checkpoint = await this.parts.store.load(id);
-      throw new VigilError(
-        'CHECKPOINT_CONFIRMATION_REQUIRED',
-        `Restoring checkpoint ${id} replaces the running state; call again with confirm: true.`,
-        { data: { id, beatCount: checkpoint.beatCount, createdAt: iso(checkpoint.createdAt) } },
-      );
-    }
-    // Checked and set before any await, so two concurrent restores can never both pass.
-    if (this.restoring) {
-      throw new VigilError('CHECKPOINT_RESTORE_BUSY', `A restore is already running; checkpoint ${id} was not restored.`);
-    }
-    this.restoring = true;
-    try {
-      const checkpoint = await this.parts.store.load(id);
-      return await this.exclusive.run(async () => {
-        await this.pause();
-        try {
-          const { conversation, swarmResults, clock, bus } = this.parts;
-          await conversation.archiveAfter(checkpoint.conversation.watermark, `restore-${checkpoint.id}-${clock.now()}`);
-          const inFlight = checkpoint.actors.swarms.tasks
-            .filter((task) => task.status === 'queued' || task.status === 'running')
-            .map((task) => task.id);
-          const finishedTasks = await swarmResults.find(inFlight);
-          const now = clock.now();
-          const budget = await readBudgetBasis(this.parts.ledger, this.budgetSettings(), now);
-          const seed = seedFromCheckpoint(checkpoint, now, { messagesAfter: [], finishedTasks, budget, turn: null });
-          this.actor.send({ type: 'APPLY_SEED', seed });
-          bus.emit('checkpoint.restored', {
-            checkpointId: checkpoint.id,
-            beatsRecovered: checkpoint.beatCount,
-            ageSeconds: Math.max(0, (clock.now() - checkpoint.createdAt) / 1000),
-          });
-          return { restored: checkpoint.id, beatCount: checkpoint.beatCount };
-        } finally {
-          this.actor.send({ type: 'RESUME' });
-        }
-      });
-    } finally {
-      this.restoring = false;
-    }
+  /** `checkpoint.restore`: needs `confirm: true`; swaps the running state at a beat boundary. */
+  restoreCheckpoint(id: string, options: { confirm?: boolean } = {}): Promise<CheckpointRestored> {
+    return this.restorer.restore(id, options);
+  }
+
+  /** `checkpoint.export`: a portable document with the checkpoint and its conversation. */
+  exportCheckpoint(id: string): Promise<CheckpointExport> {
+    return exportOne(this.core, id);
+  }
+
+  /** `checkpoint.import`: stores an export document under a new id. */
+  importCheckpoint(document: unknown): Promise<ImportResult> {
+    return importOne(this.core, document);
   }
 
   /** `goals.list`: every goal, active first. */
   listGoals(): GoalView[] {
-    const { goals } = this.actor.getSnapshot().context.refs.goals.getSnapshot().context;
-    const order = { active: 0, completed: 1, abandoned: 2 } as const;
-    return [...goals].sort((a, b) => order[a.status] - order[b.status]).map(goalView);
+    return this.goals.list();
   }
 
   /** `goals.add`: the new goal. */
   addGoal(params: AddGoalParams): GoalView {
-    this.assertRunning();
-    const { refs } = this.actor.getSnapshot().context;
-    const { clock, ids, bus } = this.parts;
-    const id = `g-${ids.next()}`;
-    refs.goals.send({
-      type: 'goal.add',
-      at: clock.now(),
-      goal: {
-        id,
-        title: params.title,
-        ...(params.priority === undefined ? {} : { priority: params.priority }),
-        ...(params.dueAt === undefined ? {} : { dueAt: Date.parse(params.dueAt) }),
-      },
-    });
-    const goal = findGoal(refs.goals.getSnapshot().context, id);
-    if (goal === undefined) throw new VigilError('INTERNAL', `Goal ${id} was not added (the goals actor is restarting).`);
-    bus.emit('goal.added', { goalId: id, title: goal.title, priority: goal.priority });
-    return goalView(goal);
+    return this.goals.add(params);
   }
 
   /** `goals.complete`: the completed goal; GOAL_NOT_FOUND for an unknown id. */
   completeGoal(id: string): GoalView {
-    this.assertRunning();
-    const { refs } = this.actor.getSnapshot().context;
-    if (findGoal(refs.goals.getSnapshot().context, id) === undefined) {
-      throw new VigilError('GOAL_NOT_FOUND', `No goal with id ${JSON.stringify(id)}.`, { data: { id } });
-    }
-    refs.goals.send({ type: 'goal.complete', at: this.parts.clock.now(), id });
-    const goal = findGoal(refs.goals.getSnapshot().context, id)!;
-    this.parts.bus.emit('goal.updated', { goalId: id, progress: goal.progress, status: goal.status });
-    return goalView(goal);
+    return this.goals.complete(id);
   }
 
   /** `memory.list`: working-memory items, most salient first. */
   listMemory(): MemoryItemView[] {
-    const { items } = workingMemoryNow(this.actor.getSnapshot().context.refs, this.parts.clock.now());
-    return [...items]
-      .sort((a, b) => b.salience - a.salience)
-      .map((item) => ({ id: item.id, content: item.content, salience: item.salience, createdAt: iso(item.createdAt) }));
+    return listMemory(this.core);
   }
 
   /** `affect.get`: dimensions, emotion label and baseline. */
   getAffect(): AffectView {
-    const { dimensions, baseline } = affectNow(this.actor.getSnapshot().context.refs, this.parts.clock.now());
-    return { ...dimensions, emotion: emotionLabel(dimensions), baseline };
+    return getAffect(this.core);
   }
 
-  /** Every actor's state now (for tests and export). */
-  actorStates(): ReturnType<typeof readActorStates> {
-    return readActorStates(this.actor.getSnapshot().context.refs);
+  /** Every actor's state now. */
+  actorStates(): ActorStates {
+    return actorStates(this.core);
   }
 
-  /**
-   * `agent.send`: logs the message durably, then hands it to the heartbeat; the answer comes as `agent.reply`. A
-   * message arriving during autonomous work preempts it at once (`agent.preempted`, then `agent.ack`); one arriving
-   * during a user turn follows the busy strategy: interrupt (answer both next), enqueue (after this turn) or reject.
-   */
-  async send(params: SendParams): Promise<SendResult> {
-    this.assertRunning();
-    const { conversation, clock, ids, bus } = this.parts;
-    const snapshot = this.actor.getSnapshot();
-    const thinking = snapshot.matches({ running: 'think' });
-    const userTurnRunning = thinking && snapshot.context.beat.plan?.reason === 'user_message';
-    if (userTurnRunning && this.busyStrategy === 'reject') {
-      throw new VigilError('AGENT_BUSY', 'The agent is answering another message; send again when it has replied.', {
-        data: { strategy: 'reject' },
-      });
-    }
-    const turnId = `t-${ids.next()}`;
-    const from = params.from ?? 'user';
-    return this.exclusive.run(async () => {
-      const at = clock.now();
-      await conversation.append({ turnId, role: 'user', text: params.text, from, at });
-      bus.emit('agent.message', { turnId, text: params.text, from });
-      this.actor.send({ type: 'USER_MESSAGE', message: { turnId, text: params.text, from, at } });
-      const now = this.actor.getSnapshot();
-      if (now.matches({ running: 'think' })) {
-        const autonomous = now.context.beat.plan?.reason !== 'user_message';
-        if (autonomous || this.busyStrategy === 'interrupt') {
-          this.actor.send({ type: 'PREEMPT', reason: autonomous ? `user message ${turnId}` : `another user message ${turnId}` });
-          bus.emit('agent.ack', { turnId, text: ACK_TEXT });
-        }
-      }
-      return { turnId };
-    });
+  /** `agent.send`: accepted once synced; the turn ends in exactly one `agent.reply` or `agent.unanswered`. */
+  send(params: SendParams): Promise<SendResult> {
+    return sendMessage(this.core, params);
+  }
+
+  /** `conversation.list`: the newest `limit` entries before `before` (a seq), newest last. */
+  listConversation(params: ConversationListParams = {}): Promise<ConversationEntry[]> {
+    return listConversation(this.core, params);
   }
 
   /** `budget.status`: today's cap, spend and state. */
   budgetStatus(): BudgetStatus {
-    const budget = this.budgetRef().getSnapshot().context;
-    const limits = this.parts.deps.options.budgetLimits;
-    const allowance = allowanceMicroUsd(budget);
-    return {
-      dailyCapUsd: budget.dailyCapMicroUsd / 1_000_000,
-      spentTodayUsd: budget.spentTodayMicroUsd / 1_000_000,
-      remainingUsd: (allowance - budget.spentTodayMicroUsd) / 1_000_000,
-      pct: Math.round(Math.min(budgetPct(budget), 1e9) * 100) / 100,
-      state: budgetStatusState(budget, limits),
-      timezone: budget.timezone,
-      resetsAt: iso(resetsAt(budget)),
-      topUpUsd: budget.topUpMicroUsd / 1_000_000,
-      sessionCostUsd: budget.sessionCostMicroUsd / 1_000_000,
-    };
+    return this.budget.status();
   }
 
-  /** `budget.topUp`: more allowance for today, recorded (with its wake signal) before it counts; a sleeper wakes at once. */
-  async topUp(params: TopUpParams): Promise<BudgetStatus> {
-    this.assertRunning();
-    const amountMicroUsd = Math.round(params.amountUsd * 1_000_000);
-    const { ledger, clock, bus } = this.parts;
-    const at = clock.now();
-    const budget = this.budgetRef();
-    await ledger.topUp(dayKeyIn(budget.getSnapshot().context.timezone, at), amountMicroUsd, at);
-    budget.send({ type: 'budget.top_up', at, amountMicroUsd });
-    emitBudgetUpdated(bus, budget.getSnapshot().context);
-    this.actor.send({ type: 'WAKE_CHECK', reason: 'top_up' });
-    return this.budgetStatus();
+  /** `budget.topUp`: more allowance for today; a sleeper wakes at once. */
+  topUp(params: TopUpParams): Promise<BudgetStatus> {
+    return this.budget.topUp(params);
   }
 
-  /** `budget.setCap`: a new daily cap, kept across restarts while the configured cap is unchanged. */
-  async setCap(params: SetCapParams): Promise<BudgetStatus> {
-    this.assertRunning();
-    const capMicroUsd = Math.round(params.dailyCapUsd * 1_000_000);
-    const { ledger, clock, bus } = this.parts;
-    await ledger.setCap({ capMicroUsd, configuredCapMicroUsd: this.parts.configuredCapMicroUsd });
-    const budget = this.budgetRef();
-    budget.send({ type: 'budget.set_cap', at: clock.now(), capMicroUsd });
-    emitBudgetUpdated(bus, budget.getSnapshot().context);
-    // A higher cap may wake a sleeper; a lower one may reach the hard stop.
-    this.actor.send({ type: 'WAKE_CHECK', reason: 'manual' });
-    this.actor.send({ type: 'BUDGET_CHECK' });
-    return this.budgetStatus();
+  /** `budget.setCap`: a new daily cap. */
+  setCap(params: SetCapParams): Promise<BudgetStatus> {
+    return this.budget.setCap(params);
   }
-
-  /** Resolves once every checkpoint save started so far has finished (stored or failed). */
-  async flush(): Promise<void> {
-    await this.parts.checkpoints.flush();
-  }
-
-  /** Stops at a beat boundary, writes a final checkpoint, and closes the store. Safe to call twice. */
-  async stop(reason = 'stopped'): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    // Never started: there is no beat to finish and nothing new to checkpoint, only what it owns to close.
-    if (!this.started) {
-      await this.parts.close();
-      return;
-    }
-    await this.exclusive.run(async () => {
-      await this.pause();
-      const { checkpoints, bus, log } = this.parts;
-      const context = this.actor.getSnapshot().context;
-      try {
-        await checkpoints.flush();
-        await checkpoints.saveNow(snapshotCheckpoint(context, checkpoints.newId(), 'sleep'));
-      } catch (err) {
-        log.error({ err }, 'final checkpoint failed');
-      }
-      bus.emit('heartbeat.stopped', { beatCount: context.beatCount, reason });
-      this.actor.stop();
-      await checkpoints.flush();
-    });
-    await this.parts.close();
-  }
-
-  private pause(): Promise<void> {
-    return new Promise((resolve) => {
-      this.pauseWaiters.push(resolve);
-      this.actor.send({ type: 'PAUSE' });
-    });
-  }
-
-  private releasePauseWaiters(): void {
-    const waiters = this.pauseWaiters;
-    this.pauseWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
-  private budgetRef() {
-    return this.actor.getSnapshot().context.refs.budget;
-  }
-
-  private budgetSettings(): { timezone: string; configuredCapMicroUsd: number } {
-    return { timezone: this.budgetRef().getSnapshot().context.timezone, configuredCapMicroUsd: this.parts.configuredCapMicroUsd };
-  }
-
-  private get busyStrategy(): 'interrupt' | 'enqueue' | 'reject' {
-    return this.parts.deps.options.busyStrategy;
-  }
-
-  private assertRunning(): void {
-    if (this.stopped) throw new VigilError('RUNTIME_STOPPED', 'The runtime is stopping and takes no more work.');
-  }
-}
-
-/** Seed 002's agent status: working while a think runs, wrapping up once told to wind down, else idle. */
-function activityOf(thinking: boolean, budget: BudgetState, _planned: boolean): HeartbeatStatus['activity'] {
-  if (!thinking) return 'idle';
-  return budget.windDownNotified && !budget.sleeping ? 'wrapping_up' : 'working';
-}
-
-function goalView(goal: { id: string; title: string; priority: number; progress: number; status: GoalView['status']; dueAt?: number | undefined }): GoalView {
-  return {
-    id: goal.id,
-    title: goal.title,
-    priority: goal.priority,
-    progress: goal.progress,
-    status: goal.status,
-    ...(goal.dueAt === undefined ? {} : { dueAt: iso(goal.dueAt) }),
-  };
-}
-
-function phaseOf(value: unknown): HeartbeatStatus['phase'] {
-  if (value === 'paused') return 'paused';
-  if (typeof value === 'object' && value !== null && 'dormant' in value) return 'dormant';
-  if (typeof value === 'object' && value !== null && 'running' in value) {
-    const running = (value as { running: unknown }).running;
-    const phase = typeof running === 'string' ? running : Object.keys(running as object)[0];
-    if (phase === 'sense' || phase === 'think' || phase === 'integrate' || phase === 'sleep') return phase;
-  }
-  return 'sleep';
 }

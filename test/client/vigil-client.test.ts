@@ -6,7 +6,7 @@ import { RpcError } from '../../src/client/rpc-error.js';
 import { connect, rpcUrl, type VigilClient } from '../../src/client/vigil-client.js';
 import { isVigilError } from '../../src/errors.js';
 import { startGateway } from '../../src/gateway/http-server.js';
-import type { VigilEvent } from '../../src/subsystems/events/event.schema.js';
+import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from '../gateway/gateway.fixture.js';
 
 let h: GatewayHarness | undefined;

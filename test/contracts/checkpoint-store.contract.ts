@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import { CheckpointStore } from '../../src/subsystems/checkpoint/checkpoint.store.js';
-import { CHECKPOINT_FORMAT_VERSION, type CognitiveCheckpoint } from '../../src/subsystems/checkpoint/checkpoint.schema.js';
+import { CHECKPOINT_FORMAT_VERSION, type CognitiveCheckpoint } from '../../src/protocol/checkpoint-format.schema.js';
 import { SUBLEVELS, type VigilDb } from '../../src/subsystems/store/vigil-db.js';
 import { makeCheckpoint } from '../fixtures/checkpoint.fixture.js';
 

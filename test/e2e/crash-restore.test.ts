@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/create-runtime.js';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import { CheckpointStore } from '../../src/subsystems/checkpoint/checkpoint.store.js';
-import type { CognitiveCheckpoint } from '../../src/subsystems/checkpoint/checkpoint.schema.js';
+import type { CognitiveCheckpoint } from '../../src/protocol/checkpoint-format.schema.js';
 import { SUBLEVELS, vigilDbLocation, type VigilDb } from '../../src/subsystems/store/vigil-db.js';
 import { settle } from '../fixtures/runtime.fixture.js';
 import { FAST_ENV, startDaemon, type DaemonProcess } from './daemon-process.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/vigil-client.js';
-import type { VigilEvent } from '../../src/subsystems/events/event.schema.js';
+import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { openSse } from '../gateway/sse-client.js';
 import { FAST_ENV, startDaemon, type DaemonProcess } from './daemon-process.js';
 import { runNode } from './run-process.js';

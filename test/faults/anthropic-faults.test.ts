@@ -124,24 +124,38 @@ describe('Anthropic faults: a bad key (401)', () => {
     expect(h.runtime.budgetStatus().spentTodayUsd).toBe(0);
   });
 
-  it('with a message waiting, sends a bounded number of requests over 300 beats: the circuit breaker backs the heartbeat off', async () => {
+  it('with a message waiting, pauses thinking after a 401 instead of retrying, tries again after 1, 2, 4 min, and keeps the turn open', async () => {
     h = await startAnthropicRuntime(api);
     for (let i = 0; i < 300; i += 1) api.enqueue(apiError(401, 'authentication_error'));
-    await h.runtime.send({ text: 'hi' });
+    const { turnId } = await h.runtime.send({ text: 'hi' });
     await h.runFor(300_000);
-    // 10 beats at 1 s, then 2, 4, 8, 16, 32, 64, 128 s: 17 thinks in 300 s, one request each.
-    expect(api.requests.length).toBeLessThanOrEqual(20);
+    // At 0 s, then after pauses of 60, 120 and 240 s: three tries in 300 s, one request each.
+    expect(api.requests).toHaveLength(3);
     expect(h.ofType('think.failed').every((e) => e.code === 'THINK_AUTH_FAILED')).toBe(true);
     expect(h.ofType('think.failed')).toHaveLength(api.requests.length);
-    expect(h.ofType('heartbeat.circuit_open')).toHaveLength(1);
+    expect(h.ofType('thinker.paused').map((e) => e.code)).toEqual(['THINK_AUTH_FAILED', 'THINK_AUTH_FAILED', 'THINK_AUTH_FAILED']);
+    // A bad key is not the message's fault: its turn waits, neither answered nor ended.
+    expect(h.ofType('agent.unanswered')).toHaveLength(0);
+    expect(h.runtime.status().pendingMessages).toBe(1);
+    expect(h.ofType('heartbeat.circuit_open')).toHaveLength(0);
     expect(h.runtime.budgetStatus().spentTodayUsd).toBe(0);
     expect(h.runtime.status().phase).not.toBe('stopped');
+    expect(turnId).toMatch(/^t-/);
   });
 
-  // BUG (retry storm): idle beats between paced goal thinks reset the circuit breaker's failure count
-  // (src/heartbeat/heartbeat.actions.ts, finishBeat: `failed ? n + 1 : 0`), so a bad key costs one request every
-  // `goalWorkEveryBeats` beats forever: 60 in these 300 beats, 17,280 a day at 1 s beats. Expected to fail until
-  // the heartbeat cools down after THINK_AUTH_FAILED (or idle beats stop closing the breaker); then drop `.fails`.
+  it('resumes thinking once the key works again and answers the waiting turn', async () => {
+    h = await startAnthropicRuntime(api);
+    api.enqueue(apiError(401, 'authentication_error'), message([text('welcome back')]));
+    const { turnId } = await h.runtime.send({ text: 'hi' });
+    await h.runFor(61_000);
+    expect(h.ofType('thinker.paused')).toHaveLength(1);
+    expect(h.ofType('thinker.resumed')).toHaveLength(1);
+    expect(h.ofType('agent.reply')).toMatchObject([{ turnId, text: 'welcome back' }]);
+    expect(api.requests).toHaveLength(2);
+  });
+
+  // Idle beats between paced goal thinks once reset the circuit breaker, so a bad key cost a request every few beats
+  // forever; the thinker pause after THINK_AUTH_FAILED bounds it whatever the beats do.
   it('with only goal work to do, still sends a bounded number of requests over 300 beats', async () => {
     h = await startAnthropicRuntime(api);
     for (let i = 0; i < 300; i += 1) api.enqueue(apiError(401, 'authentication_error'));

@@ -7,7 +7,7 @@
 import type { Subscription } from 'rxjs';
 import { connect, type VigilClient } from '../../src/client/vigil-client.js';
 import { describeError } from '../../src/errors.js';
-import { readTokenFile } from '../../src/gateway/token-file.js';
+import { readTokenFile } from '../../src/shared/token-file.js';
 import { startDaemon, type DaemonProcess, type LogLine } from '../e2e/daemon-process.js';
 import { bootProblems, finalDiskProblems, median } from './crash-loop-checks.js';
 import { createKillDealer } from './crash-loop-plan.js';

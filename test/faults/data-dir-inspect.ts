@@ -6,7 +6,7 @@ import { createSimulatedClock } from '../../src/shared/clock.js';
 import { BudgetLedger } from '../../src/subsystems/budget/budget-ledger.js';
 import { CheckpointStore } from '../../src/subsystems/checkpoint/checkpoint.store.js';
 import { ConversationLog } from '../../src/subsystems/conversation/conversation-log.js';
-import type { ConversationMessage } from '../../src/subsystems/conversation/conversation.schema.js';
+import type { ConversationMessage } from '../../src/protocol/conversation.schema.js';
 import { SUBLEVELS, vigilDbLocation, type VigilDb } from '../../src/subsystems/store/vigil-db.js';
 
 /** What a data dir holds, as far as CONTRACT §6 cares. */

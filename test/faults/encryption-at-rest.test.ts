@@ -13,18 +13,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { runDaemon } from '../../src/daemon.js';
 import { isVigilError, VigilError } from '../../src/errors.js';
-import { exportCheckpoint, importCheckpoint, type TransferServices } from '../../src/runtime/checkpoint-transfer.js';
-import { CheckpointExportSchema } from '../../src/runtime/checkpoint-transfer.schema.js';
+import { exportCheckpoint, importCheckpoint, type TransferStores } from '../../src/runtime/checkpoint-transfer.js';
+import { CheckpointExportSchema } from '../../src/protocol/checkpoint-transfer.schema.js';
 import { logWarningEvents } from '../../src/runtime/event-log.js';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { isSealed, keyIdOf, sealedHeader } from '../../src/subsystems/checkpoint/checkpoint-cipher.js';
 import { CheckpointManager } from '../../src/subsystems/checkpoint/checkpoint.manager.js';
-import type { CognitiveCheckpoint } from '../../src/subsystems/checkpoint/checkpoint.schema.js';
+import type { CognitiveCheckpoint } from '../../src/protocol/checkpoint-format.schema.js';
 import { CheckpointStore } from '../../src/subsystems/checkpoint/checkpoint.store.js';
 import { ConversationLog } from '../../src/subsystems/conversation/conversation-log.js';
-import { EventBus } from '../../src/subsystems/events/event-bus.js';
-import type { VigilEvent } from '../../src/subsystems/events/event.schema.js';
+import { EventBus } from '../../src/events/event-bus.js';
+import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { openVigilDb, SUBLEVELS, type VigilDb } from '../../src/subsystems/store/vigil-db.js';
 import { makeCheckpoint } from '../fixtures/checkpoint.fixture.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
@@ -218,8 +218,8 @@ describe('encryption at rest: the checkpoint store', () => {
 });
 
 describe('encryption at rest: export and import', () => {
-  /** Export/import services over `db`: a store with `key` and a conversation log holding `messages` messages. */
-  async function services(db: VigilDb, key: string | undefined, messages: number): Promise<TransferServices> {
+  /** Export/import stores over `db`: a store with `key` and a conversation log holding `messages` messages. */
+  async function stores(db: VigilDb, key: string | undefined, messages: number): Promise<TransferStores> {
     const clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z'));
     const store = new CheckpointStore(db, clock, { key });
     await store.open();
@@ -232,7 +232,7 @@ describe('encryption at rest: export and import', () => {
   }
 
   it('exports the plaintext checkpoint from an encrypted store and imports it into a store with another key and into a plain one', async () => {
-    const source = await services(new MemoryLevel() as unknown as VigilDb, KEY_A, 3);
+    const source = await stores(new MemoryLevel() as unknown as VigilDb, KEY_A, 3);
     const cp = secretCheckpoint(source.store.newId(), Date.parse('2026-03-01T10:00:05Z'));
     await source.store.save(cp, 10);
     // Through JSON, as the file on disk: the checkpoint travels decrypted, so any key (or none) can take it in.
@@ -241,7 +241,7 @@ describe('encryption at rest: export and import', () => {
     expect(document.messages.map((m) => m.text)).toEqual(['message 0 of ' + KEY_A, 'message 1 of ' + KEY_A, 'message 2 of ' + KEY_A]);
 
     const otherDb = new MemoryLevel() as unknown as VigilDb;
-    const other = await services(otherDb, KEY_B, 2);
+    const other = await stores(otherDb, KEY_B, 2);
     const intoB = await importCheckpoint(other, document);
     const storedB = await other.store.loadRaw(intoB.id);
     expect(sealedHeader(storedB.bytes).keyId).toBe(KEY_ID_B);
@@ -252,7 +252,7 @@ describe('encryption at rest: export and import', () => {
     // Sealed for B alone: A's key cannot open what the import wrote.
     expect((await caught(new CheckpointStore(otherDb, other.clock, { key: KEY_A }).load(intoB.id))).code).toBe('CHECKPOINT_KEY_INVALID');
 
-    const plain = await services(new MemoryLevel() as unknown as VigilDb, undefined, 0);
+    const plain = await stores(new MemoryLevel() as unknown as VigilDb, undefined, 0);
     const intoPlain = await importCheckpoint(plain, document);
     const storedPlain = await plain.store.loadRaw(intoPlain.id);
     expect(isSealed(storedPlain.bytes)).toBe(false);
@@ -300,7 +300,9 @@ describe('encryption at rest: a runtime with VIGIL_CHECKPOINT_KEY', () => {
       const created = h.runtime.createCheckpoint();
       await h.advance(1000);
       const { id } = await created;
-      expect(isSealed((await h.runtime.services.store.loadRaw(id)).bytes)).toBe(true);
+      const store = new CheckpointStore(h.db, h.clock, { key: KEY_A });
+      await store.open();
+      expect(isSealed((await store.loadRaw(id)).bytes)).toBe(true);
     } finally {
       await h.runtime.stop();
     }

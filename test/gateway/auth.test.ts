@@ -6,7 +6,7 @@ import { tryUpgrade } from './ws-upgrade.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isVigilError } from '../../src/errors.js';
 import { createTokenCheck, isLoopbackHost } from '../../src/gateway/gateway-auth.js';
-import { assertTokenPolicy, ensureTokenFile, readTokenFile } from '../../src/gateway/token-file.js';
+import { assertTokenPolicy, ensureTokenFile, readTokenFile } from '../../src/shared/token-file.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 
 let h: GatewayHarness;

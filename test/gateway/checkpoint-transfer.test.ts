@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isVigilError } from '../../src/errors.js';
-import { exportCheckpoint, importCheckpoint } from '../../src/runtime/checkpoint-transfer.js';
-import { CheckpointExportSchema } from '../../src/runtime/checkpoint-transfer.schema.js';
+import { CheckpointExportSchema } from '../../src/protocol/checkpoint-transfer.schema.js';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import { startGatewayHarness, type GatewayHarness, type RawClient } from './gateway.fixture.js';
 
@@ -38,14 +37,14 @@ describe('checkpoint export and import', () => {
     const document = CheckpointExportSchema.parse(JSON.parse(JSON.stringify(await call(a.h, a.client, 'checkpoint.export', { id: saved.id }))));
     const source = await a.h.runtime.getCheckpoint(saved.id);
     expect(document.checkpoint).toEqual(source);
-    expect(texts(document.messages)).toEqual(texts(await a.h.runtime.services.conversation.readRange(0, source.conversation.watermark)));
+    expect(texts(document.messages)).toEqual(texts(await (await a.h.conversation()).readRange(0, source.conversation.watermark)));
     expect(document.messages.some((m) => m.role === 'assistant')).toBe(true);
 
     // The other side already has a life of its own.
     const b = await start();
     await call(b.h, b.client, 'agent.send', { text: 'I am the other agent.' });
     await b.h.advance(2000);
-    const before = await b.h.runtime.services.conversation.readLast(100);
+    const before = await (await b.h.conversation()).readLast(100);
     const imported = await call(b.h, b.client, 'checkpoint.import', { document });
     expect(imported).toMatchObject({ importedFrom: saved.id, beatCount: source.beatCount, messages: document.messages.length });
     const stored = await b.h.runtime.getCheckpoint(imported.id);
@@ -63,13 +62,13 @@ describe('checkpoint export and import', () => {
     expect(b.h.runtime.actorStates().goals).toEqual(a.h.runtime.actorStates().goals);
     expect(b.h.runtime.actorStates().affect).toEqual(a.h.runtime.actorStates().affect);
     expect(b.h.runtime.listMemory().map((m) => m.content)).toEqual(a.h.runtime.listMemory().map((m) => m.content));
-    const after = await b.h.runtime.services.conversation.readLast(100);
+    const after = await (await b.h.conversation()).readLast(100);
     expect(texts(after)).toEqual([...texts(before), ...texts(document.messages)]);
   });
 
   it('exports the history a checkpoint saw, even after a restore archived part of it, and not a branch it never saw', async () => {
     const { h, client } = await start();
-    const { conversation } = h.runtime.services;
+    const conversation = await h.conversation();
     await call(h, client, 'agent.send', { text: 'm1' });
     await h.advance(2000);
     const first = await call(h, client, 'checkpoint.create');
@@ -81,8 +80,7 @@ describe('checkpoint export and import', () => {
     await call(h, client, 'agent.send', { text: 'm3' });
     await h.advance(2000);
     const third = await call(h, client, 'checkpoint.create');
-    const services = h.runtime.services;
-    const userTexts = async (id: string) => (await exportCheckpoint(services, id)).messages.filter((m) => m.role === 'user').map((m) => m.text);
+    const userTexts = async (id: string) => (await h.runtime.exportCheckpoint(id)).messages.filter((m) => m.role === 'user').map((m) => m.text);
     expect(await userTexts(first.id)).toEqual(['m1']);
     expect(await userTexts(second.id)).toEqual(['m1', 'm2']);
     expect(await userTexts(third.id)).toEqual(['m1', 'm3']);
@@ -94,10 +92,10 @@ describe('checkpoint export and import', () => {
     await call(h, client, 'agent.send', { text: 'hello' });
     await h.advance(2000);
     const saved = await call(h, client, 'checkpoint.create');
-    const document = await exportCheckpoint(h.runtime.services, saved.id);
+    const document = await h.runtime.exportCheckpoint(saved.id);
     const broken = { ...document, messages: [...document.messages, { ...document.messages[0]!, seq: 10_000 }] };
     try {
-      await importCheckpoint(h.runtime.services, broken);
+      await h.runtime.importCheckpoint(broken);
       expect.unreachable();
     } catch (err) {
       expect(isVigilError(err, 'CHECKPOINT_EXPORT_INVALID')).toBe(true);
@@ -106,7 +104,7 @@ describe('checkpoint export and import', () => {
     // The gateway's params schema already holds the export schema, so over the wire it is refused as bad params.
     expect(response.error).toMatchObject({
       code: -32602,
-      data: { vigilCode: 'RPC_INVALID_PARAMS', issues: [expect.objectContaining({ path: ['document', 'messages', document.messages.length, 'seq'] })] },
+      data: [expect.objectContaining({ path: ['document', 'messages', document.messages.length, 'seq'], vigilCode: 'RPC_INVALID_PARAMS' })],
     });
   });
 });

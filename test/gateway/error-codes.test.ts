@@ -41,15 +41,15 @@ describe('gateway error codes', () => {
     });
   });
 
-  it('answers bad params with -32602, the zod issues in data.issues and vigilCode RPC_INVALID_PARAMS', async () => {
+  it('answers bad params with -32602, the zod issues in data, each with vigilCode RPC_INVALID_PARAMS', async () => {
     const { client } = await start();
     expect(await errorOf(client, 'goals.add', { title: 42 })).toMatchObject({
       code: -32602,
-      data: { vigilCode: 'RPC_INVALID_PARAMS', issues: [expect.objectContaining({ path: ['title'], code: 'invalid_type' })] },
+      data: [expect.objectContaining({ path: ['title'], code: 'invalid_type', vigilCode: 'RPC_INVALID_PARAMS' })],
     });
     expect(await errorOf(client, 'goals.add', ['by position'])).toMatchObject({
       code: -32602,
-      data: { vigilCode: 'RPC_INVALID_PARAMS', issues: [expect.objectContaining({ path: [] })] },
+      data: [expect.objectContaining({ path: [], vigilCode: 'RPC_INVALID_PARAMS' })],
     });
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { VigilEvent } from '../../src/subsystems/events/event.schema.js';
+import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { startGatewayHarness, type Frame, type GatewayHarness, type RawClient } from './gateway.fixture.js';
 
 let h: GatewayHarness | undefined;
@@ -88,7 +88,7 @@ describe('event feed over WebSocket', () => {
     await subscribe(healthy, { types: ['agent.message'] });
     const { subscription: stalledSub } = await subscribe(stalled, { types: ['agent.message'] });
     stalled.ws.pause(); // never reads: the kernel buffers fill, then the gateway's
-    const { bus } = h.runtime.services;
+    const { bus } = h;
     const text = 'x'.repeat(2000);
     let maxQueued = 0;
     let maxBuffered = 0;
@@ -132,7 +132,7 @@ describe('event feed over WebSocket', () => {
     const text = 'z'.repeat(4000);
     const subscriptions = () => Object.keys(h!.gateway.stats().connections[0]?.subscriptions ?? {}).length;
     for (let i = 0; i < 5000 && subscriptions() > 0; i += 1) {
-      h.runtime.services.bus.emit('agent.message', { turnId: `t-${i}`, text, from: 'load' });
+      h.bus.emit('agent.message', { turnId: `t-${i}`, text, from: 'load' });
       if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
     }
     expect(subscriptions()).toBe(0);

@@ -1,8 +1,8 @@
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { EventSubscriber, type FeedSink } from '../../src/gateway/event-subscriber.js';
-import type { JournalQuery } from '../../src/subsystems/events/event-journal.js';
-import type { VigilEvent } from '../../src/subsystems/events/event.schema.js';
+import type { JournalQuery } from '../../src/subsystems/journal/event-journal.js';
+import type { VigilEvent } from '../../src/protocol/events.schema.js';
 
 const event = (seq: number, type = 'heartbeat.beat'): VigilEvent =>
   ({ seq, type, at: '2026-01-01T00:00:00.000Z', beat: seq, beatCount: seq, intervalMs: 1000, phaseMs: { sense: 0, think: 0, integrate: 0 } }) as VigilEvent;

@@ -19,7 +19,7 @@ afterEach(() => h.close());
 
 /** Live observers of the runtime's event bus (every subscription of every connection is one). */
 function busObservers(): number {
-  return (h.runtime.services.bus as unknown as { subject: Subject<unknown> }).subject.observers.length;
+  return (h.bus as unknown as { subject: Subject<unknown> }).subject.observers.length;
 }
 
 /** Open TCP sockets on the gateway's server. */

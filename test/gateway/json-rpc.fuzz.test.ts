@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RPC_METHODS } from '../../src/gateway/rpc-methods.schema.js';
+import { RPC_METHODS } from '../../src/protocol/rpc-methods.js';
 import { startGatewayHarness, type Frame, type GatewayHarness, type RawClient } from './gateway.fixture.js';
 
 let h: GatewayHarness;

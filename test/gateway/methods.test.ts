@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RPC_METHODS } from '../../src/gateway/rpc-methods.schema.js';
-import { BudgetStatusSchema, HeartbeatStatusSchema } from '../../src/runtime/runtime.schema.js';
-import { CHECKPOINT_FORMAT_VERSION } from '../../src/subsystems/checkpoint/checkpoint.schema.js';
+import { RPC_METHODS } from '../../src/protocol/rpc-methods.js';
+import { BudgetStatusSchema, HeartbeatStatusSchema } from '../../src/protocol/index.js';
+import { CHECKPOINT_FORMAT_VERSION } from '../../src/protocol/checkpoint-format.schema.js';
 import { SUBLEVELS } from '../../src/subsystems/store/vigil-db.js';
 import { startGatewayHarness, type GatewayHarness, type RawClient } from './gateway.fixture.js';
 
@@ -100,7 +100,7 @@ describe('gateway methods', () => {
     expect(await error('checkpoint.export', { id: 'ck-nope' })).toMatchObject({ code: -32004 });
     expect(await error('checkpoint.import', { document: { ...document, version: 99 } })).toMatchObject({
       code: -32602,
-      data: { vigilCode: 'RPC_INVALID_PARAMS', issues: [expect.objectContaining({ path: ['document', 'version'] })] },
+      data: [expect.objectContaining({ path: ['document', 'version'], vigilCode: 'RPC_INVALID_PARAMS' })],
     });
   });
 
@@ -112,7 +112,7 @@ describe('gateway methods', () => {
     expect(toppedUp).toMatchObject({ dailyCapUsd: 5, topUpUsd: 2.5, remainingUsd: 7.5 });
     expect(await result('budget.setCap', { dailyCapUsd: 12 })).toMatchObject({ dailyCapUsd: 12, remainingUsd: 14.5 });
     expect(await result('budget.status')).toEqual(h.runtime.budgetStatus());
-    expect(await error('budget.topUp', { amountUsd: -1 })).toMatchObject({ code: -32602, data: { vigilCode: 'RPC_INVALID_PARAMS', issues: [expect.objectContaining({ path: ['amountUsd'] })] } });
+    expect(await error('budget.topUp', { amountUsd: -1 })).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ['amountUsd'], vigilCode: 'RPC_INVALID_PARAMS' })] });
     expect(await error('budget.setCap', {})).toMatchObject({ code: -32602 });
   });
 
@@ -140,7 +140,7 @@ describe('gateway methods', () => {
     const { turnId } = await result('agent.send', { text: 'hello', from: 'tester' });
     await h.advance(2000);
     expect(h.ofType('agent.reply').map((e) => e.turnId)).toContain(turnId);
-    expect(await error('agent.send', { text: '' })).toMatchObject({ code: -32602, data: { vigilCode: 'RPC_INVALID_PARAMS', issues: [expect.objectContaining({ path: ['text'] })] } });
+    expect(await error('agent.send', { text: '' })).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ['text'], vigilCode: 'RPC_INVALID_PARAMS' })] });
   });
 
   it('events.subscribe / unsubscribe: up to the connection limit (-32009 past it), -32004 for an unknown one', async () => {

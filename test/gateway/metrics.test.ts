@@ -79,7 +79,7 @@ describe('GET /metrics', () => {
     const viaHeader = await fetch(metricsUrl(h), { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
     expect(viaHeader.status).toBe(200);
     // prom-client's own content type (text format 0.0.4), never cached.
-    expect(viaHeader.headers.get('content-type')).toBe(h.runtime.services.metrics.contentType);
+    expect(viaHeader.headers.get('content-type')).toBe(h.runtime.metrics.contentType);
     expect(viaHeader.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(viaHeader.headers.get('cache-control')).toBe('no-store');
     const head = await fetch(metricsUrl(h), { method: 'HEAD', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
@@ -91,7 +91,7 @@ describe('GET /metrics', () => {
       expect(families.get(name)?.type, name).toBe(type);
     }
     // The parser read exactly what the registry holds: every family prom-client reports, no more, no less.
-    const registered = (await h.runtime.services.metrics.registry.getMetricsAsJSON()).map((metric) => metric.name).sort();
+    const registered = (await h.metrics.registry.getMetricsAsJSON()).map((metric) => metric.name).sort();
     expect([...families.keys()].sort()).toEqual(registered);
   });
 
@@ -153,8 +153,9 @@ describe('GET /metrics', () => {
     const harness = h;
     const before = await scrape(harness);
     const client = await harness.connect();
-    await client.request('agent.send', { text: 'remember that the plants need water' });
+    // Counted before sending: the message wakes the heartbeat, so its think may complete before the answer arrives.
     const thinks = harness.ofType('think.completed').length;
+    await client.request('agent.send', { text: 'remember that the plants need water' });
     for (let step = 0; step < 30 && harness.ofType('think.completed').length === thinks; step += 1) await harness.advance(1000);
     const completed = harness.ofType('think.completed').slice(thinks);
     expect(completed.length).toBeGreaterThan(0);
@@ -184,7 +185,7 @@ describe('GET /metrics', () => {
     const text = 'x'.repeat(4096);
     const stream = () => harness.gateway.stats().streams[0];
     for (let batch = 0; batch < 400 && (stream()?.droppedTotal ?? 0) === 0; batch += 1) {
-      for (let i = 0; i < 50; i += 1) harness.runtime.services.bus.emit('agent.message', { turnId: `t-${batch}-${i}`, text, from: 'load' });
+      for (let i = 0; i < 50; i += 1) harness.bus.emit('agent.message', { turnId: `t-${batch}-${i}`, text, from: 'load' });
       await new Promise((resolve) => setImmediate(resolve));
     }
     const dropped = stream()!.droppedTotal;

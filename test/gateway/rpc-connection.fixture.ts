@@ -61,7 +61,7 @@ export async function startConnection(
     connection,
     serverWs,
     records,
-    busObservers: () => (h.runtime.services.bus as unknown as { subject: Subject<unknown> }).subject.observers.length,
+    busObservers: () => (h.bus as unknown as { subject: Subject<unknown> }).subject.observers.length,
     async close() {
       await client.close();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

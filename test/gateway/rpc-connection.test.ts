@@ -63,7 +63,7 @@ describe('RpcConnection', () => {
       { jsonrpc: '2.0', result: h.runtime.status(), id: 'a' },
       { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' }, id: null },
       { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 'b' },
-      { jsonrpc: '2.0', error: expect.objectContaining({ code: -32602, data: expect.objectContaining({ vigilCode: 'RPC_INVALID_PARAMS' }) }), id: 'c' },
+      { jsonrpc: '2.0', error: expect.objectContaining({ code: -32602, data: [expect.objectContaining({ vigilCode: 'RPC_INVALID_PARAMS' })] }), id: 'c' },
       { jsonrpc: '2.0', result: [expect.objectContaining({ title: 'in a batch' })], id: 'd' },
     ]);
   });
@@ -97,7 +97,7 @@ describe('RpcConnection', () => {
     expect(response['error']).toEqual({
       code: -32602,
       message: expect.stringContaining('priority'),
-      data: { vigilCode: 'RPC_INVALID_PARAMS', issues: [expect.objectContaining({ path: ['priority'], code: 'invalid_type' })] },
+      data: [expect.objectContaining({ path: ['priority'], code: 'invalid_type', vigilCode: 'RPC_INVALID_PARAMS' })],
     });
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { VigilEvent } from '../../src/subsystems/events/event.schema.js';
+import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 import { openSse, type SseStream } from './sse-client.js';
 

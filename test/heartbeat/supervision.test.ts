@@ -13,9 +13,10 @@ describe('heartbeat supervision', () => {
   it('restarts a crashed actor from its last good state and keeps beating', async () => {
     // A thinker that hands the affect actor an out-of-range appraisal: its event schema rejects it and the actor fails.
     const thinker = new ScriptedThinker((input) =>
-      input.pendingMessages.map((m) =>
+      input.pendingMessages.flatMap((m) => [
         m.text === 'provoke' ? { type: 'feel' as const, delta: { valence: 0.5 }, intensity: 5 } : { type: 'feel' as const, delta: { valence: 0.5 }, intensity: 1 },
-      ),
+        { type: 'reply' as const, turnId: m.turnId, text: 'noted' },
+      ]),
     );
     h = await startRuntime({ thinker });
     await h.advance(2000);

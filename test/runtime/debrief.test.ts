@@ -33,7 +33,7 @@ describe('debrief', () => {
     await h.advance(60_000);
     expect(h.ofType('agent.debrief')).toHaveLength(1);
     expect(h.runtime.status().unreadReplies).toBe(1);
-    const logged = await h.runtime.services.conversation.readAfter(0);
+    const logged = await (await h.conversation()).readAfter(0);
     expect(logged.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 

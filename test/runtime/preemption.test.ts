@@ -112,9 +112,10 @@ describe('preemption', () => {
     });
     h = await startRuntime({ thinker });
     await h.runtime.send({ text: 'take your time' });
-    await h.advance(5500);
+    // The message wakes the heartbeat: the think starts at once and takes its 5 simulated seconds.
+    await h.advance(4900);
     expect(h.ofType('agent.reply')).toHaveLength(0);
-    await h.advance(1000);
+    await h.advance(200);
     expect(h.ofType('agent.reply')).toHaveLength(1);
   });
 });

@@ -108,7 +108,7 @@ describe('Runtime', () => {
     expect(h.runtime.status()).toMatchObject({ beatCount: first!.beatCount, restoredFrom: first!.id });
     expect(h.ofType('checkpoint.restored').at(-1)).toMatchObject({ checkpointId: first!.id, beatsRecovered: first!.beatCount });
     // The message and its reply, logged after the checkpoint, are archived with the restore, not deleted.
-    const { conversation } = h.runtime.services;
+    const conversation = await h.conversation();
     const [archive] = await conversation.listArchives();
     expect(archive).toMatchObject({ count: 2 });
     expect((await conversation.readArchive(archive!.archiveId)).map((m) => m.text)).toEqual(['after the checkpoint', 're: after the checkpoint']);
@@ -155,7 +155,7 @@ describe('Runtime', () => {
     await h.settle();
     await saved;
     // Simulate a crash right after the message was logged: the heartbeat never saw it.
-    await h.runtime['parts'].conversation.append({ turnId: 't-lost', role: 'user', text: 'are you there?', from: 'user', at: h.clock.now() });
+    await (await h.conversation()).append({ turnId: 't-lost', role: 'user', text: 'are you there?', from: 'user', at: h.clock.now() });
     const again = await start({ db: h.db, clock: h.clock, thinker });
     expect(again.runtime.status().pendingMessages).toBe(1);
     await again.advance(1000);

@@ -1,7 +1,7 @@
 /** `vigil checkpoints list|create|show ID|restore ID --yes|export ID FILE|import FILE`: shorthands for the checkpoint methods. */
-import { MAX_FRAME_BYTES } from '../../gateway/http-server.js';
-import { summariseIssues } from '../../subsystems/checkpoint/checkpoint.codec.js';
-import { CheckpointExportSchema } from '../../runtime/checkpoint-transfer.schema.js';
+import { MAX_FRAME_BYTES } from '../../protocol/limits.js';
+import { summariseIssues } from '../../protocol/zod-issues.js';
+import { CheckpointExportSchema } from '../../protocol/checkpoint-transfer.schema.js';
 import { RpcError } from '../rpc-error.js';
 import type { VigilClient } from '../vigil-client.js';
 import { UsageError, type CliIo } from './cli-io.js';

@@ -1,6 +1,6 @@
 /** The flags every client command shares (`--url`, `--token`, `--data-dir`), resolved against the environment and the token file. */
 import { parseArgs } from 'node:util';
-import { readTokenFile } from '../../gateway/token-file.js';
+import { readTokenFile } from '../../shared/token-file.js';
 import type { ConnectOptions } from '../vigil-client.js';
 import { UsageError, type CliIo } from './cli-io.js';
 

@@ -5,8 +5,8 @@ import { RpcError } from './vigil-browser-client.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
-/** @typedef {import('../rpc-methods.schema.js').RpcResult<'checkpoint.list'>[number]} CheckpointSummary */
-/** @typedef {import('../../runtime/runtime.schema.js').RestoreConfirmation} RestoreConfirmation */
+/** @typedef {import('../../protocol/rpc-methods.js').RpcResult<'checkpoint.list'>[number]} CheckpointSummary */
+/** @typedef {import('../../protocol/index.js').RestoreConfirmation} RestoreConfirmation */
 
 const CONFIRMATION_REQUIRED = -32001;
 

@@ -15,9 +15,9 @@ import { connect } from './vigil-browser-client.js';
 /** The connected client: the catalogue's methods, typed as in src/client. */
 /** @typedef {import('./vigil-browser-client.js').BrowserVigilClient & import('../../client/client-methods.js').TypedMethods} Client */
 /** What one panel knows that another shows (the budget's reset time is a dormant agent's wake time). */
-/** @typedef {{ budget: import('../rpc-methods.schema.js').RpcResult<'budget.status'> | null }} Shared */
+/** @typedef {{ budget: import('../../protocol/rpc-methods.js').RpcResult<'budget.status'> | null }} Shared */
 /** A panel: `refresh` reloads it over RPC; `onEvent` sees every event of the live feed. */
-/** @typedef {{ refresh: () => Promise<void>, onEvent?: (event: import('../../subsystems/events/event.schema.js').VigilEvent) => void }} Panel */
+/** @typedef {{ refresh: () => Promise<void>, onEvent?: (event: import('../../protocol/events.schema.js').VigilEvent) => void }} Panel */
 
 // How often each panel is polled (ms), on top of the refreshes events trigger. Modest: the gateway rate-limits clients.
 const POLL = { heartbeat: 1000, affect: 1000, budget: 5000, goals: 5000, memory: 5000, checkpoints: 15_000 };
@@ -80,7 +80,7 @@ async function start() {
     conversation: createConversationPanel(client),
     events,
   };
-  /** @param {import('../../subsystems/events/event.schema.js').VigilEvent} event */
+  /** @param {import('../../protocol/events.schema.js').VigilEvent} event */
   const dispatch = (event) => {
     for (const panel of Object.values(panels)) panel.onEvent?.(event);
   };
@@ -94,7 +94,7 @@ async function start() {
   await refreshAll();
   // The newest events seed the feed; the subscription then continues right after them (replayed if need be).
   // The schema's output type is wider than the VigilEvent union (zod infers the envelope loosely): same wire shape.
-  const recent = /** @type {import('../../subsystems/events/event.schema.js').VigilEvent[]} */ (
+  const recent = /** @type {import('../../protocol/events.schema.js').VigilEvent[]} */ (
     /** @type {unknown} */ (await client.events.history({ limit: 200 }))
   );
   for (const event of recent) dispatch(event);

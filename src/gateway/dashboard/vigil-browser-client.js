@@ -5,18 +5,18 @@
  * that resubscribe after the last seq they delivered.
  */
 
-/** @typedef {import('../rpc-methods.schema.js').RpcMethodName} RpcMethodName */
+/** @typedef {import('../../protocol/rpc-methods.js').RpcMethodName} RpcMethodName */
 /** @typedef {import('../../client/client-methods.js').TypedMethods} TypedMethods */
-/** @typedef {import('../../subsystems/events/event.schema.js').VigilEvent} VigilEvent */
-/** @typedef {import('../event-feed.schema.js').DroppedNotification} DroppedNotification */
+/** @typedef {import('../../protocol/events.schema.js').VigilEvent} VigilEvent */
+/** @typedef {import('../../protocol/event-feed.schema.js').DroppedNotification} DroppedNotification */
 /** @typedef {'connecting' | 'open' | 'reconnecting' | 'closed'} ClientState */
 /**
  * @template {RpcMethodName} M
- * @typedef {import('../rpc-methods.schema.js').RpcParams<M>} RpcParams
+ * @typedef {import('../../protocol/rpc-methods.js').RpcParams<M>} RpcParams
  */
 /**
  * @template {RpcMethodName} M
- * @typedef {import('../rpc-methods.schema.js').RpcResult<M>} RpcResult
+ * @typedef {import('../../protocol/rpc-methods.js').RpcResult<M>} RpcResult
  */
 
 /**

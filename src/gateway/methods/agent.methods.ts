@@ -1,7 +1,7 @@
-/** The agent's mind and mouth: `goals.*`, `memory.list`, `affect.get`, `agent.send`. */
+/** The agent's mind and mouth: `goals.*`, `memory.list`, `affect.get`, `agent.send`, `conversation.list`. */
 import type { RpcHandlers } from '../rpc-router.js';
 
-type AgentMethod = 'goals.list' | 'goals.add' | 'goals.complete' | 'memory.list' | 'affect.get' | 'agent.send';
+type AgentMethod = 'goals.list' | 'goals.add' | 'goals.complete' | 'memory.list' | 'affect.get' | 'agent.send' | 'conversation.list';
 
 /** The agent method group. */
 export const agentMethods: RpcHandlers<AgentMethod> = {
@@ -11,4 +11,5 @@ export const agentMethods: RpcHandlers<AgentMethod> = {
   'memory.list': (_params, { runtime }) => runtime.listMemory(),
   'affect.get': (_params, { runtime }) => runtime.getAffect(),
   'agent.send': (params, { runtime }) => runtime.send(params),
+  'conversation.list': (params, { runtime }) => runtime.listConversation(params),
 };

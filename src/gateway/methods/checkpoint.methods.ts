@@ -1,5 +1,4 @@
 /** `checkpoint.*`: list, create, get, restore (with its confirmation step), export and import. */
-import { exportCheckpoint, importCheckpoint } from '../../runtime/checkpoint-transfer.js';
 import type { RpcHandlers } from '../rpc-router.js';
 
 type CheckpointMethod =
@@ -18,6 +17,6 @@ export const checkpointMethods: RpcHandlers<CheckpointMethod> = {
   // The runtime raises -32001 (with {id, beatCount, createdAt}) without confirm and -32009 while a restore runs.
   'checkpoint.restore': (params, { runtime }) =>
     runtime.restoreCheckpoint(params.id, params.confirm === undefined ? {} : { confirm: params.confirm }),
-  'checkpoint.export': (params, { runtime }) => exportCheckpoint(runtime.services, params.id),
-  'checkpoint.import': (params, { runtime }) => importCheckpoint(runtime.services, params.document),
+  'checkpoint.export': (params, { runtime }) => runtime.exportCheckpoint(params.id),
+  'checkpoint.import': (params, { runtime }) => runtime.importCheckpoint(params.document),
 };

@@ -1,11 +1,11 @@
 /** A checkpoint's stored bytes: gzip-compressed JSON (on zlib's thread pool, so the heartbeat never stalls), sealed when a key is set. */
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import type { ZodError } from 'zod';
 import { VigilError, describeError, isVigilError } from '../../errors.js';
 import { assertOpenable, isSealed, type CheckpointCipher } from './checkpoint-cipher.js';
 import { migrateCheckpoint, type Migrate } from './checkpoint.migrations.js';
-import { CognitiveCheckpointSchema, type CognitiveCheckpoint } from './checkpoint.schema.js';
+import { summariseIssues } from '../../protocol/zod-issues.js';
+import { CognitiveCheckpointSchema, type CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -78,12 +78,6 @@ export async function decodeCheckpoint(
   return parsed.data;
 }
 
-/** A short one-line account of a schema failure: the first few issues with their paths. */
-export function summariseIssues(error: ZodError): string {
-  const shown = error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  const more = error.issues.length > shown.length ? ` (and ${error.issues.length - shown.length} more)` : '';
-  return shown.join('; ') + more;
-}
 
 function corrupt(label: string, step: string, err: unknown): VigilError {
   return new VigilError('CHECKPOINT_CORRUPT', `${label} ${step}: ${describeError(err).replace(/\.$/, '')}.`, { cause: err });

@@ -1,7 +1,7 @@
 /** The checkpoint manager: periodic and requested checkpoints saved off the beat, and the newest valid one at boot. */
 import { describeError, VigilError } from '../../errors.js';
-import type { EventBus } from '../events/event-bus.js';
-import type { CognitiveCheckpoint } from './checkpoint.schema.js';
+import type { EventBus } from '../../events/event-bus.js';
+import type { CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
 import type { CheckpointStore } from './checkpoint.store.js';
 
 /** Checkpoint settings (CONTRACT §3). */

@@ -1,6 +1,6 @@
 /** Checkpoint format migrations: one step per format version, chained on load to bring an old record up to the current format. */
 import { VigilError, describeError } from '../../errors.js';
-import { CHECKPOINT_FORMAT_VERSION } from './checkpoint.schema.js';
+import { CHECKPOINT_FORMAT_VERSION } from '../../protocol/checkpoint-format.schema.js';
 import { migrateV1ToV2 } from './migrations/v1-to-v2.js';
 
 /** Upgrades a raw record of format N to format N+1 (the migrator stamps `formatVersion` afterwards). */

@@ -4,14 +4,15 @@ import type { Clock } from '../../shared/clock.js';
 import { createIdFactory, type IdFactory } from '../../shared/ids.js';
 import { SUBLEVELS, hasLevelCode, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import { CheckpointCipher, isSealed } from './checkpoint-cipher.js';
-import { decodeCheckpoint, encodeCheckpoint, summariseIssues } from './checkpoint.codec.js';
+import { decodeCheckpoint, encodeCheckpoint } from './checkpoint.codec.js';
+import { summariseIssues } from '../../protocol/zod-issues.js';
 import { migrateCheckpoint, type Migrate } from './checkpoint.migrations.js';
 import {
   CheckpointMetaSchema,
   CognitiveCheckpointSchema,
   type CheckpointMeta,
   type CognitiveCheckpoint,
-} from './checkpoint.schema.js';
+} from '../../protocol/checkpoint-format.schema.js';
 
 /** The prefix of checkpoint ids (`ck-0mjv3k9q2a1-0000-3f9a`). */
 export const CHECKPOINT_ID_PREFIX = 'ck-';

@@ -9,7 +9,7 @@ import {
   type ConversationArchive,
   type ConversationMessage,
   type NewConversationMessage,
-} from './conversation.schema.js';
+} from '../../protocol/conversation.schema.js';
 
 // Number.MAX_SAFE_INTEGER has 16 digits, so zero-padding to 16 makes string order numeric order for every safe seq.
 const SEQ_WIDTH = 16;
@@ -56,8 +56,11 @@ export class ConversationLog {
     this.opened = true;
   }
 
-  /** Numbers `msg` with the next seq and writes it durably (one sync write); resolves with the stored message. */
-  async append(msg: NewConversationMessage): Promise<ConversationMessage> {
+  /**
+   * Numbers `msg` with the next seq and writes it durably (one sync batch, with `alongside` when given: e.g. the
+   * event that announces it, so the two exist together or not at all); resolves with the stored message.
+   */
+  async append(msg: NewConversationMessage, alongside: readonly VigilBatchOp[] = []): Promise<ConversationMessage> {
     this.assertOpen('append');
     const input = NewConversationMessageSchema.safeParse(msg);
     if (!input.success) {
@@ -68,7 +71,7 @@ export class ConversationLog {
     const message: ConversationMessage = { seq: this.highest, ...input.data };
     return this.exclusive(async () => {
       try {
-        await writeSyncBatch(this.db, [{ type: 'put', sublevel: this.log, key: conversationSeqKey(message.seq), value: message }]);
+        await writeSyncBatch(this.db, [{ type: 'put', sublevel: this.log, key: conversationSeqKey(message.seq), value: message }, ...alongside]);
       } catch (err) {
         throw toStoreError(err, `append conversation message ${message.seq}`);
       }
@@ -91,6 +94,12 @@ export class ConversationLog {
   readRange(fromExclusive: number, toInclusive: number): Promise<ConversationMessage[]> {
     if (toInclusive <= fromExclusive) return Promise.resolve([]);
     return this.read({ gt: conversationSeqKey(fromExclusive), lte: conversationSeqKey(toInclusive) });
+  }
+
+  /** The last `limit` entries before seq `before` (all when undefined), ascending. */
+  async readBefore(before: number | undefined, limit: number): Promise<ConversationMessage[]> {
+    const range = before === undefined ? {} : { lt: conversationSeqKey(before) };
+    return (await this.read({ ...range, reverse: true, limit: nonNegative(limit) })).reverse();
   }
 
   /** The last `limit` entries, ascending. */
@@ -162,7 +171,7 @@ export class ConversationLog {
     }
   }
 
-  private async read(range: { gt?: string; lte?: string; reverse?: boolean; limit?: number }): Promise<ConversationMessage[]> {
+  private async read(range: { gt?: string; lt?: string; lte?: string; reverse?: boolean; limit?: number }): Promise<ConversationMessage[]> {
     try {
       const entries = await this.log.iterator(range).all();
       return entries.map(([key, value]) => parseMessage(key, value));

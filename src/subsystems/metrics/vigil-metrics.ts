@@ -1,8 +1,8 @@
 /** Prometheus metrics (prom-client): fed by the event bus, plus hooks the gateway calls; served at `GET /metrics`. */
 import type { Subscription } from 'rxjs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { EventBus } from '../events/event-bus.js';
-import type { VigilEvent } from '../events/event.schema.js';
+import type { EventBus } from '../../events/event-bus.js';
+import type { VigilEvent } from '../../protocol/events.schema.js';
 
 const MS_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000];
 

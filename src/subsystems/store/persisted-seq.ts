@@ -1,6 +1,6 @@
 /** A `SeqSource` whose numbers keep growing across restarts and crashes, by reserving blocks of them durably ahead of use. */
 import { VigilError } from '../../errors.js';
-import type { SeqSource } from '../events/event-bus.js';
+import type { SeqSource } from '../../events/event-bus.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilDb } from './vigil-db.js';
 
 /** How many numbers one reservation covers unless told otherwise. */

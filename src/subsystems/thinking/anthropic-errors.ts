@@ -1,4 +1,4 @@
-/** Turns Anthropic SDK failures into Vigil's THINK_FAILED / THINK_AUTH_FAILED / THINK_ABORTED errors, carrying what was already spent. */
+/** Turns Anthropic SDK failures into Vigil's THINK_FAILED / THINK_REJECTED / THINK_AUTH_FAILED / THINK_ABORTED errors, carrying what was already spent. */
 import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { VigilError, describeError } from '../../errors.js';
 
@@ -18,6 +18,14 @@ export class MalformedResponseError extends Error {
 /** Statuses the SDK retries itself (timeouts, lock timeouts, rate limits, server errors and 529 overloaded). */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * Statuses that refuse the request itself for good: 400 invalid (e.g. "prompt is too long"), 404 unknown model, 413
+ * too large, 422 unprocessable. The same request can never succeed, so it ends the turns it carried.
+ */
+export function isRejectedStatus(status: number): boolean {
+  return status === 400 || status === 404 || status === 413 || status === 422;
 }
 
 /** Statuses that say the credentials were refused: no retry, by the SDK or by the next beat, can fix them. */
@@ -46,6 +54,10 @@ export function callError<P>(err: unknown, what: string, signal: AbortSignal, pa
       // Its own code, so the think.failed event and the log say plainly that the key is the problem.
       const message = `The Anthropic ${what} was refused (not retried): HTTP ${err.status} ${type}: ${detail}. Check ANTHROPIC_API_KEY.`;
       return new VigilError('THINK_AUTH_FAILED', message, { cause: err, data });
+    }
+    if (isRejectedStatus(err.status)) {
+      const message = `The Anthropic ${what} was rejected (not retried): HTTP ${err.status} ${type}: ${detail}`;
+      return new VigilError('THINK_REJECTED', message, { cause: err, data });
     }
     return new VigilError('THINK_FAILED', `The Anthropic ${what} failed${after}: HTTP ${err.status} ${type}: ${detail}`, {
       cause: err,

@@ -131,15 +131,16 @@ export class AnthropicThinker implements Thinker {
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
     const calls: TokenUsage[] = [];
-    // A partial result never carries actions: an aborted or failed think applies nothing, but what it spent counts.
-    const partial = () => this.result([], calls);
+    const actions: ThinkAction[] = [];
+    // A failed think applies nothing (it is tried again or its turns end), but what it spent counts. A preempted
+    // one keeps the actions of the calls it completed: the work done before it yielded is not thrown away.
+    const partial = () => this.result(signal.aborted ? [...actions] : [], calls);
     const ctx: ToolContext = {
       turnIds: [...new Set([...input.pendingMessages.map((m) => m.turnId), input.turnId])],
       goalIds: input.goals.map((g) => g.id),
     };
     const system = thinkSystem(input.identity);
     const messages: MessageParam[] = [{ role: 'user', content: stateMessage(input) }];
-    const actions: ThinkAction[] = [];
     let lastText = '';
     for (let call = 1; call <= this.maxToolIterations; call++) {
       this.checkAborted(signal, what, partial);
@@ -207,13 +208,16 @@ export class AnthropicThinker implements Thinker {
   }
 
   /**
-   * A user message must not go unanswered because the model wrote its answer as text instead of calling reply:
-   * with pending messages, no reply at all, and final text, that text becomes the reply to this turn's message.
+   * A user message must not go unanswered because the model wrote its answer as text instead of calling reply: the
+   * final text answers one message still unanswered (this turn's own, else the newest). Others stay open for the
+   * next think, which sees them again; they are never marked answered by a reply meant for another.
    */
   private unsentReply(input: ThinkInput, actions: readonly ThinkAction[], text: string): ThinkAction[] {
-    if (text === '' || input.pendingMessages.length === 0 || actions.some((a) => a.type === 'reply')) return [];
-    const own = input.pendingMessages.find((m) => m.turnId === input.turnId);
-    const turnId = own?.turnId ?? input.pendingMessages[input.pendingMessages.length - 1]!.turnId;
-    return [{ type: 'reply', turnId, text }];
+    if (text === '') return [];
+    const answered = new Set(actions.flatMap((a) => (a.type === 'reply' ? [a.turnId] : [])));
+    const waiting = input.pendingMessages.filter((m) => !answered.has(m.turnId));
+    if (waiting.length === 0 || answered.size > 0) return [];
+    const target = waiting.find((m) => m.turnId === input.turnId) ?? waiting[waiting.length - 1]!;
+    return [{ type: 'reply', turnId: target.turnId, text }];
   }
 }

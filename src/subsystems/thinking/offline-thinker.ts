@@ -57,7 +57,10 @@ export class OfflineThinker implements Thinker {
     checkAborted(signal, what);
     const ctx = offlineContext(input);
     const actions: ThinkAction[] = [];
+    // A message whose answer waited on a task is answered by digesting the task's result, not by a second take.
+    const digested = new Set(input.swarmResults.map((result) => result.turnId));
     for (const message of input.pendingMessages) {
+      if (digested.has(message.turnId)) continue;
       actions.push(...answerMessage(message, ctx));
       await step();
     }

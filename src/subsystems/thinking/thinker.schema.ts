@@ -3,16 +3,10 @@ import { z } from 'zod';
 import { AffectDeltaSchema, AffectDimensionsSchema } from '../../actors/affect/affect.schema.js';
 import { GoalPrioritySchema, GoalSchema } from '../../actors/goals/goals.schema.js';
 import { MemoryItemSchema } from '../../actors/working-memory/working-memory.schema.js';
+import { PendingMessageSchema, type PendingMessage } from '../../protocol/conversation.schema.js';
 
-/** A user message waiting for an answer. */
-export const PendingMessageSchema = z.object({
-  turnId: z.string(),
-  text: z.string(),
-  from: z.string(),
-  /** Epoch ms. */
-  at: z.number(),
-});
-export type PendingMessage = z.infer<typeof PendingMessageSchema>;
+export { PendingMessageSchema, type PendingMessage };
+
 
 /** A finished swarm task's outcome, fed to the next think. */
 export const SwarmResultSchema = z.object({

@@ -7,7 +7,7 @@ import {
   migrateCheckpoint,
   type Migration,
 } from '../../../src/subsystems/checkpoint/checkpoint.migrations.js';
-import { CHECKPOINT_FORMAT_VERSION, CognitiveCheckpointSchema } from '../../../src/subsystems/checkpoint/checkpoint.schema.js';
+import { CHECKPOINT_FORMAT_VERSION, CognitiveCheckpointSchema } from '../../../src/protocol/checkpoint-format.schema.js';
 import { makeCheckpoint } from '../../fixtures/checkpoint.fixture.js';
 import { gzipSync } from 'node:zlib';
 

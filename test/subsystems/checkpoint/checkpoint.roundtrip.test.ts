@@ -4,7 +4,7 @@ import { MemoryLevel } from 'memory-level';
 import { describe, expect, it } from 'vitest';
 import { createSimulatedClock } from '../../../src/shared/clock.js';
 import { CheckpointStore } from '../../../src/subsystems/checkpoint/checkpoint.store.js';
-import { CognitiveCheckpointSchema } from '../../../src/subsystems/checkpoint/checkpoint.schema.js';
+import { CognitiveCheckpointSchema } from '../../../src/protocol/checkpoint-format.schema.js';
 import { checkpointArbitrary } from '../../fixtures/checkpoint.arbitrary.js';
 
 describe('CheckpointStore round trip', () => {

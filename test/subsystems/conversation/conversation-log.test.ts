@@ -2,7 +2,7 @@
 import { MemoryLevel } from 'memory-level';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConversationLog } from '../../../src/subsystems/conversation/conversation-log.js';
-import type { NewConversationMessage } from '../../../src/subsystems/conversation/conversation.schema.js';
+import type { NewConversationMessage } from '../../../src/protocol/conversation.schema.js';
 import type { VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 
 const AT = Date.parse('2026-01-01T00:00:00Z');

@@ -13,7 +13,7 @@ describe('VigilMetrics', () => {
     const thinker = new ScriptedThinker();
     thinker.costMicroUsd = 250_000;
     const h = await startRuntime({ thinker, config: { dailyBudgetUsd: 10 } });
-    const metrics = h.runtime.services.metrics;
+    const metrics = h.metrics;
     await h.runtime.send({ text: 'count me' });
     await h.advance(5000);
     const text = await metrics.text();

@@ -144,7 +144,7 @@ describe('AnthropicThinker abort', () => {
     expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: ZERO, costMicroUsd: 0 });
   });
 
-  it('aborts mid-call, keeping the cost of the completed calls and none of their actions', async () => {
+  it('aborts mid-call, keeping the cost and the actions of the completed calls (a preempted think keeps its work)', async () => {
     api.enqueue(ok(), { kind: 'hang' });
     const controller = new AbortController();
     const thinking = thinker().think(input, controller.signal);
@@ -154,7 +154,8 @@ describe('AnthropicThinker abort', () => {
     expect(err.code).toBe('THINK_ABORTED');
     expect(err.message).toContain('user message arrived');
     const firstCall = { ...ZERO, inputTokens: 10, outputTokens: 5 };
-    expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: firstCall, costMicroUsd: 105 });
+    const reply = { type: 'reply', turnId: 't-1', text: 'Hello, Ada.' };
+    expect(err.data.partial).toEqual({ model: MODEL, actions: [reply], usage: firstCall, costMicroUsd: 105 });
   });
 
   it('does not wait out a long retry-after once aborted', async () => {
@@ -186,7 +187,7 @@ describe('AnthropicThinker abort', () => {
     expect(err.code).toBe('THINK_ABORTED');
     expect(api.requests).toHaveLength(1);
     const partial = err.data.partial as ThinkResult;
-    expect(partial.actions).toEqual([]);
+    expect(partial.actions).toEqual([{ type: 'reply', turnId: 't-1', text: 'Hello, Ada.' }]);
     expect(partial.usage).toEqual({ ...ZERO, inputTokens: 10, outputTokens: 5 });
     expect(partial.costMicroUsd).toBe(105);
   });

@@ -1,28 +1,22 @@
 /** Every JSON-RPC method's params and result schema: the one catalogue the server, the typed client and `rpc.discover` read. */
 import { z } from 'zod';
+import { AffectViewSchema, MemoryItemViewSchema, SendParamsSchema, SendResultSchema } from './agent.schema.js';
+import { BudgetStatusSchema, SetCapParamsSchema, TopUpParamsSchema } from './budget.schema.js';
 import {
-  AddGoalParamsSchema,
-  AffectViewSchema,
-  BudgetStatusSchema,
   CheckpointCreatedSchema,
   CheckpointIdParamsSchema,
   CheckpointRestoredSchema,
   CheckpointSummarySchema,
-  GoalIdParamsSchema,
-  GoalViewSchema,
-  HeartbeatStatusSchema,
   ListCheckpointsParamsSchema,
-  MemoryItemViewSchema,
   RestoreParamsSchema,
-  SendParamsSchema,
-  SendResultSchema,
-  SetCapParamsSchema,
-  TopUpParamsSchema,
-} from '../runtime/runtime.schema.js';
-import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from '../runtime/checkpoint-transfer.schema.js';
-import { CognitiveCheckpointSchema } from '../subsystems/checkpoint/checkpoint.schema.js';
-import { VigilEventSchema } from '../subsystems/events/event.schema.js';
-import type { VigilErrorCode } from '../errors.js';
+} from './checkpoints.schema.js';
+import { ConversationEntrySchema, ConversationListParamsSchema } from './conversation.schema.js';
+import { AddGoalParamsSchema, GoalIdParamsSchema, GoalViewSchema } from './goals.schema.js';
+import { HeartbeatStatusSchema } from './heartbeat.schema.js';
+import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from './checkpoint-transfer.schema.js';
+import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
+import { VigilEventSchema } from './events.schema.js';
+import type { VigilErrorCode } from './error-codes.js';
 import {
   HistoryParamsSchema,
   SubscribeParamsSchema,
@@ -98,6 +92,11 @@ export const RPC_METHODS = {
     SendParamsSchema,
     SendResultSchema,
     ['RUNTIME_STOPPED'],
+  ),
+  'conversation.list': method(
+    'The conversation, newest last: the newest limit entries (default 50) before the seq given, so paging goes backwards.',
+    ConversationListParamsSchema,
+    z.array(ConversationEntrySchema),
   ),
   'events.subscribe': method(
     'Starts an event subscription on this connection (notifications events.event, events.dropped); after replays from the journal.',

@@ -1,11 +1,11 @@
 /** The `CognitiveCheckpoint`: every actor's state plus heartbeat and conversation fields, versioned for migration. */
 import { z } from 'zod';
-import { AffectStateSchema } from '../../actors/affect/affect.schema.js';
-import { BudgetStateSchema } from '../../actors/budget/budget.schema.js';
-import { GoalsStateSchema } from '../../actors/goals/goals.schema.js';
-import { SwarmsStateSchema } from '../../actors/swarms/swarms.schema.js';
-import { WorkingMemoryStateSchema } from '../../actors/working-memory/working-memory.schema.js';
-import { PendingMessageSchema } from '../thinking/thinker.schema.js';
+import { AffectStateSchema } from '../actors/affect/affect.schema.js';
+import { BudgetStateSchema } from '../actors/budget/budget.schema.js';
+import { GoalsStateSchema } from '../actors/goals/goals.schema.js';
+import { SwarmsStateSchema } from '../actors/swarms/swarms.schema.js';
+import { WorkingMemoryStateSchema } from '../actors/working-memory/working-memory.schema.js';
+import { PendingMessageSchema } from './conversation.schema.js';
 
 /** The format this build writes; older ones are migrated on load, newer ones are refused. */
 export const CHECKPOINT_FORMAT_VERSION = 2;

@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createSimulatedClock } from '../../../src/shared/clock.js';
-import { counterSeq, EventBus } from '../../../src/subsystems/events/event-bus.js';
-import { typeMatcher } from '../../../src/subsystems/events/event-filter.js';
-import { ALL_EVENT_TYPES, VigilEventSchema } from '../../../src/subsystems/events/event.schema.js';
-import type { VigilEvent } from '../../../src/subsystems/events/event.schema.js';
-import { settle } from '../../fixtures/runtime.fixture.js';
+import { createSimulatedClock } from '../../src/shared/clock.js';
+import { counterSeq, EventBus } from '../../src/events/event-bus.js';
+import { typeMatcher } from '../../src/events/event-filter.js';
+import { ALL_EVENT_TYPES, VigilEventSchema } from '../../src/protocol/events.schema.js';
+import type { VigilEvent } from '../../src/protocol/events.schema.js';
+import { settle } from '../fixtures/runtime.fixture.js';
 
 function makeBus(onSubscriberError?: (err: unknown) => void) {
   const clock = createSimulatedClock(Date.parse('2026-05-01T12:00:00Z'));

@@ -1,7 +1,7 @@
 /** The portable checkpoint file of `vigil checkpoints export` / `import`: a checkpoint plus its conversation, versioned. */
 import { z } from 'zod';
-import { CognitiveCheckpointSchema } from '../subsystems/checkpoint/checkpoint.schema.js';
-import { ConversationMessageSchema } from '../subsystems/conversation/conversation.schema.js';
+import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
+import { ConversationMessageSchema } from './conversation.schema.js';
 
 /** The export format this build writes and reads. */
 export const CHECKPOINT_EXPORT_VERSION = 1;

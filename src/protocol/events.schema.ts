@@ -1,5 +1,6 @@
 /** One zod schema per event type (CONTRACT §5 plus Vigil's own), and the discriminated union of them all. */
 import { z } from 'zod';
+import { TurnEndingCodeSchema } from './conversation.schema.js';
 
 /** The fields every event carries: a seq that only grows (also across restarts), its type, when, and at which beat. */
 export const EventEnvelopeSchema = z.object({
@@ -42,6 +43,10 @@ export const EVENT_PAYLOADS = {
   'agent.preempted': z.object({ reason: z.string() }),
   'agent.ack': z.object({ turnId: z.string(), text: z.string() }),
   'agent.reply': z.object({ turnId: z.string(), text: z.string() }),
+  /** A turn that ends without an answer: refused for good, never answered after several thinks, stuck, or cancelled. */
+  'agent.unanswered': z.object({ turnId: z.string(), code: TurnEndingCodeSchema, reason: z.string() }),
+  /** Autonomous work (a goal step, a debrief, a task digest) that the API refused for good was dropped; the goal stays. */
+  'agent.work_dropped': z.object({ reason: z.string(), work: z.string(), goalId: z.string().optional(), code: z.string() }),
   'agent.debrief': z.object({ turnId: z.string() }),
   'agent.message': z.object({ turnId: z.string(), text: z.string(), from: z.string() }),
   'think.completed': z.object({
@@ -53,6 +58,10 @@ export const EVENT_PAYLOADS = {
     costUsd: usd,
   }),
   'think.failed': z.object({ reason: z.string(), code: z.string() }),
+  /** The API refused the credentials: no thinks until `retryAt`, then one try; pending turns wait, they are not failed. */
+  'thinker.paused': z.object({ code: z.string(), reason: z.string(), retryAt: z.string() }),
+  /** A think succeeded after a pause: the key works again. */
+  'thinker.resumed': z.object({ pausedForMs: z.number().nonnegative() }),
   /** The ledger cannot be written: thinking stops until it can, so no money is spent unrecorded. */
   'budget.ledger_failed': z.object({ reason: z.string() }),
   'budget.ledger_recovered': z.object({ downForMs: z.number().nonnegative() }),

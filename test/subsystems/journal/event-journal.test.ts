@@ -5,8 +5,8 @@ import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
 import { describe, expect, it } from 'vitest';
 import { createSimulatedClock } from '../../../src/shared/clock.js';
-import { counterSeq, EventBus } from '../../../src/subsystems/events/event-bus.js';
-import { EventJournal } from '../../../src/subsystems/events/event-journal.js';
+import { counterSeq, EventBus } from '../../../src/events/event-bus.js';
+import { EventJournal } from '../../../src/subsystems/journal/event-journal.js';
 import type { VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 
 function setup(db: VigilDb, maxEvents = 1000, startSeq = 0) {

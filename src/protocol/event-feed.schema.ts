@@ -1,6 +1,6 @@
 /** The event feed's wire shapes: subscribe/unsubscribe/history params and the two notifications a subscriber receives. */
 import { z } from 'zod';
-import { VigilEventSchema } from '../subsystems/events/event.schema.js';
+import { VigilEventSchema } from './events.schema.js';
 
 /** Type filters: exact event types or prefixes ending in `*` (`"checkpoint.*"`). */
 export const TypeFiltersSchema = z.array(z.string().min(1).max(200)).max(100);

@@ -1,8 +1,8 @@
 /** The RxJS event bus: every part emits typed events here; gateway, logs and metrics subscribe to `events$`. */
 import { Subject, config as rxjsConfig, type Observable } from 'rxjs';
-import type { Clock } from '../../shared/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { ofTypes } from './event-filter.js';
-import type { EventPayload, EventType, VigilEvent, VigilEventOf } from './event.schema.js';
+import type { EventPayload, EventType, VigilEvent, VigilEventOf } from '../protocol/events.schema.js';
 
 /** Where the bus gets the next `seq`; the daemon backs it with a persisted counter so seq grows across restarts. */
 export interface SeqSource {
@@ -40,6 +40,7 @@ export class EventBus {
   private readonly options: EventBusOptions;
   private readonly errorHandler: (err: unknown) => void;
   private seqSource: SeqSource;
+  private currentBeat: () => number;
 
   /** Every event, in emission order. */
   readonly events$: Observable<VigilEvent>;
@@ -47,9 +48,15 @@ export class EventBus {
   constructor(options: EventBusOptions) {
     this.options = options;
     this.seqSource = options.seq ?? counterSeq();
+    this.currentBeat = options.currentBeat;
     this.events$ = this.subject.asObservable();
     this.errorHandler = options.onSubscriberError ?? (() => {});
     subscriberErrorHandlers.add(this.errorHandler);
+  }
+
+  /** Replaces where `beat` comes from (the runtime that publishes on this bus). */
+  useBeatSource(currentBeat: () => number): void {
+    this.currentBeat = currentBeat;
   }
 
   /** Replaces the seq source (used once at boot, after the persisted counter is read). */
@@ -59,15 +66,28 @@ export class EventBus {
 
   /** Stamps and publishes one event; returns it. A throwing subscriber is reported, never propagated. */
   emit<T extends EventType>(type: T, payload: EventPayload<T>): VigilEventOf<T> {
-    const event = {
+    const event = this.stamp(type, payload);
+    this.publish(event as VigilEvent);
+    return event;
+  }
+
+  /**
+   * Gives an event its envelope (seq, time, beat) without publishing it, so a caller can store it durably with the
+   * fact it reports (a turn's ending) before anyone sees it; `publish` it afterwards, in seq order with the rest.
+   */
+  stamp<T extends EventType>(type: T, payload: EventPayload<T>): VigilEventOf<T> {
+    return {
       seq: this.seqSource.next(),
       type,
       at: new Date(this.options.clock.now()).toISOString(),
-      beat: this.options.currentBeat(),
+      beat: this.currentBeat(),
       ...payload,
     } as VigilEventOf<T>;
-    this.subject.next(event as VigilEvent);
-    return event;
+  }
+
+  /** Publishes an event made by `stamp`. */
+  publish(event: VigilEvent): void {
+    this.subject.next(event);
   }
 
   /** An observable of the events matching `patterns` (exact types or `prefix.*`). */

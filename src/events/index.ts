@@ -1,4 +1,4 @@
 /** The events subsystem: schemas, filters and the bus. */
-export * from './event.schema.js';
+export * from '../protocol/events.schema.js';
 export * from './event-filter.js';
 export * from './event-bus.js';

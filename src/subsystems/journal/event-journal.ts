@@ -1,9 +1,9 @@
 /** The persisted event journal: the newest N events in LevelDB, so a subscriber can resume after a seq, across restarts. */
 import type { Subscription } from 'rxjs';
-import { SUBLEVELS, type VigilDb } from '../store/vigil-db.js';
-import type { EventBus } from './event-bus.js';
-import { typeMatcher } from './event-filter.js';
-import type { VigilEvent } from './event.schema.js';
+import { SUBLEVELS, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
+import type { EventBus } from '../../events/event-bus.js';
+import { typeMatcher } from '../../events/event-filter.js';
+import type { VigilEvent } from '../../protocol/events.schema.js';
 
 // Seqs are safe integers: 16 digits zero-padded sort numerically as strings.
 const SEQ_WIDTH = 16;
@@ -98,6 +98,11 @@ export class EventJournal {
       if (found.length >= limit) break;
     }
     return found.reverse();
+  }
+
+  /** The batch operation that stores `event` as the journal would, for writing it atomically with what it reports. */
+  entryOp(event: VigilEvent): VigilBatchOp {
+    return { type: 'put', sublevel: this.events, key: seqKey(event.seq), value: event };
   }
 
   /** The newest journaled seq, or 0. */

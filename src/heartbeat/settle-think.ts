@@ -1,0 +1,169 @@
+/**
+ * The integrate phase: settles one think. Its actions go to their actors; its replies, grouped per turn, and the
+ * endings of the turns it carried are written by the `TurnCloser` (ending and event in one sync batch) before they
+ * count. A think refused for good ends its turns as THINK_REJECTED, a stuck one as TURN_STUCK; a completed think
+ * that left a carried turn unanswered counts one try, and the last try ends it as NO_ANSWER.
+ */
+import type { ThinkAction, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
+import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
+import type { BeatPlan } from './beat-plan.js';
+import type { DomainActorRefs, HeartbeatDeps, TurnState } from './heartbeat.types.js';
+import { countUnanswered, isOpen, MAX_UNANSWERED_THINKS } from './turn-book.js';
+
+/** Why a think ended without a usable result. */
+export interface ThinkFailure {
+  /** THINK_REJECTED (refused for good), THINK_STUCK, THINK_ABORTED (preempted), or a transient code. */
+  code: string;
+  reason: string;
+}
+
+/** What settling changed in the turns; the heartbeat applies it to its current turn state. */
+export interface SettleOutcome {
+  /** Open turns that got their reply. */
+  replied: string[];
+  /** Open turns that ended without an answer. */
+  unanswered: string[];
+  /** Carried turns that stay open, one more unanswered think counted on each. */
+  missed: string[];
+  /** Carried turns this think handed to sub-agent tasks: they wait for the results. */
+  awaiting: string[];
+}
+
+/** Inputs of one settle. */
+export interface SettleInput {
+  deps: HeartbeatDeps;
+  refs: DomainActorRefs;
+  closer: TurnCloser;
+  plan: BeatPlan;
+  turnId: string;
+  /** The turn state when settling began. */
+  turns: TurnState;
+  /** The user turns whose messages the think was given. */
+  carried: readonly string[];
+  /** The think's result, or what a preempted think completed before it yielded; null when nothing is usable. */
+  result: ThinkResult | null;
+  failure: ThinkFailure | null;
+}
+
+/** Settles a think: actions, replies, then the carried turns' endings or tries. */
+export async function settleThink(input: SettleInput): Promise<SettleOutcome> {
+  const { deps, refs, closer, plan, turns, carried, result, failure } = input;
+  const { clock, bus } = deps;
+  const actions = result?.actions ?? [];
+  for (const action of actions) applyAction(deps, refs, input.turnId, action);
+  const replied: string[] = [];
+  // A reply names an open turn, or goes out under this think's own turn: a closed turn is never answered twice.
+  for (const [turnId, text] of repliesByTurn(actions, (id) => (isOpen(turns, id) ? id : input.turnId))) {
+    await closer.reply(turnId, text, clock.now());
+    if (isOpen(turns, turnId)) replied.push(turnId);
+  }
+  const spawnedFor = actions.some((a) => a.type === 'spawn_task') && isOpen(turns, input.turnId) && !replied.includes(input.turnId);
+  const awaiting = failure === null && spawnedFor ? [input.turnId] : [];
+  const waiting = carried.filter((turnId) => isOpen(turns, turnId) && !replied.includes(turnId) && !awaiting.includes(turnId));
+  const unanswered: string[] = [];
+  const end = async (turnIds: readonly string[], code: 'THINK_REJECTED' | 'TURN_STUCK' | 'NO_ANSWER', reason: string) => {
+    for (const turnId of turnIds) {
+      await closer.unanswered(turnId, code, reason, clock.now());
+      unanswered.push(turnId);
+    }
+  };
+  if (failure === null) {
+    if (plan.swarmTaskIds.length > 0) refs.swarms.send({ type: 'swarm.consumed', at: clock.now(), ids: plan.swarmTaskIds });
+    const { exhausted } = countUnanswered(turns, waiting);
+    const reason = `The agent ended ${MAX_UNANSWERED_THINKS} thinks without answering this message.`;
+    await end(exhausted, 'NO_ANSWER', reason);
+    return { replied, unanswered, missed: waiting.filter((turnId) => !exhausted.includes(turnId)), awaiting };
+  }
+  if (failure.code === 'THINK_REJECTED') {
+    await end(waiting, 'THINK_REJECTED', failure.reason);
+    if (plan.turnId === null) {
+      bus.emit('agent.work_dropped', {
+        reason: failure.reason,
+        work: plan.reason,
+        code: failure.code,
+        ...(plan.focusGoalId === undefined ? {} : { goalId: plan.focusGoalId }),
+      });
+    }
+  } else if (failure.code === 'THINK_STUCK') {
+    // A hung call may pass on another try; a turn stuck on its last try ends.
+    const { exhausted } = countUnanswered(turns, waiting);
+    await end(exhausted, 'TURN_STUCK', failure.reason);
+    return { replied, unanswered, missed: waiting.filter((turnId) => !exhausted.includes(turnId)), awaiting };
+  }
+  return { replied, unanswered, missed: [], awaiting };
+}
+
+/** The think's replies joined per turn, in the order the turns were first answered: one ending per turn, never two. */
+function repliesByTurn(actions: readonly ThinkAction[], target: (turnId: string) => string): Map<string, string> {
+  const byTurn = new Map<string, string>();
+  for (const action of actions) {
+    if (action.type !== 'reply') continue;
+    const turnId = target(action.turnId);
+    const before = byTurn.get(turnId);
+    byTurn.set(turnId, before === undefined ? action.text : `${before}\n\n${action.text}`);
+  }
+  return byTurn;
+}
+
+/** Applies one non-reply action to its actor and announces it. */
+function applyAction(deps: HeartbeatDeps, refs: DomainActorRefs, turnId: string, action: ThinkAction): void {
+  const { clock, bus, ids } = deps;
+  const at = clock.now();
+  switch (action.type) {
+    case 'reply':
+      // Replies are grouped per turn and written by the closer.
+      break;
+    case 'remember': {
+      const id = `m-${ids.next()}`;
+      const before = refs.workingMemory.getSnapshot().context.items;
+      refs.workingMemory.send({ type: 'memory.admit', at, item: { id, content: action.content, salience: action.salience } });
+      const after = refs.workingMemory.getSnapshot().context.items;
+      if (after.some((item) => item.id === id)) {
+        const evicted = before.find((item) => !after.some((kept) => kept.id === item.id));
+        bus.emit('memory.admitted', { itemId: id, salience: action.salience, evictedId: evicted?.id ?? null });
+      }
+      break;
+    }
+    case 'feel':
+      refs.affect.send({
+        type: 'affect.appraise',
+        at,
+        delta: action.delta,
+        ...(action.intensity === undefined ? {} : { intensity: action.intensity }),
+      });
+      break;
+    case 'goal_add': {
+      const id = `g-${ids.next()}`;
+      refs.goals.send({
+        type: 'goal.add',
+        at,
+        goal: {
+          id,
+          title: action.title,
+          ...(action.priority === undefined ? {} : { priority: action.priority }),
+          ...(action.dueAt === undefined ? {} : { dueAt: action.dueAt }),
+        },
+      });
+      const goal = refs.goals.getSnapshot().context.goals.find((g) => g.id === id);
+      if (goal) bus.emit('goal.added', { goalId: id, title: goal.title, priority: goal.priority });
+      break;
+    }
+    case 'goal_progress':
+    case 'goal_complete': {
+      const event =
+        action.type === 'goal_progress'
+          ? { type: 'goal.progress' as const, at, id: action.goalId, delta: action.delta }
+          : { type: 'goal.complete' as const, at, id: action.goalId };
+      refs.goals.send(event);
+      const goal = refs.goals.getSnapshot().context.goals.find((g) => g.id === action.goalId);
+      if (goal) bus.emit('goal.updated', { goalId: goal.id, progress: goal.progress, status: goal.status });
+      break;
+    }
+    case 'spawn_task': {
+      const id = `task-${ids.next()}`;
+      refs.swarms.send({ type: 'swarm.spawn', at, task: { id, turnId, prompt: action.prompt } });
+      bus.emit('swarm.task_spawned', { taskId: id, turnId });
+      break;
+    }
+  }
+}

@@ -1,0 +1,83 @@
+/** The conversation log's records: one message per entry, and the archives that hold entries moved aside by a restore. */
+import { z } from 'zod';
+
+/** How a turn may end without an answer (CONTRACT §7). */
+export const TurnEndingCodeSchema = z.enum([
+  /** The API refused the request for good (400 prompt too long, 404 unknown model, 413, 422). */
+  'THINK_REJECTED',
+  /** The model ended several thinks without answering this turn. */
+  'NO_ANSWER',
+  /** The think carrying it ran past the stuck-turn limit. */
+  'TURN_STUCK',
+  /** A restore went back to before the message, or the operator cancelled it. */
+  'TURN_CANCELLED',
+]);
+export type TurnEndingCode = z.infer<typeof TurnEndingCodeSchema>;
+
+/** The code and reason of an unanswered turn. */
+export const TurnEndingSchema = z.object({ code: TurnEndingCodeSchema, reason: z.string() });
+export type TurnEnding = z.infer<typeof TurnEndingSchema>;
+
+/** One message of the conversation. `seq` is the log's own counter, never reused, even after an archive. */
+export const ConversationMessageSchema = z.object({
+  seq: z.number().int().min(1),
+  turnId: z.string(),
+  role: z.enum(['user', 'assistant']),
+  text: z.string(),
+  /** Who sent a user message (a client or channel name). */
+  from: z.string().optional(),
+  /** An agent entry that ends its turn without an answer: why (the text says it in words). */
+  unanswered: TurnEndingSchema.optional(),
+  /** Epoch ms. */
+  at: z.number(),
+});
+export type ConversationMessage = z.infer<typeof ConversationMessageSchema>;
+
+/** What `append` takes: a message before the log numbers it. */
+export const NewConversationMessageSchema = ConversationMessageSchema.omit({ seq: true });
+export type NewConversationMessage = z.infer<typeof NewConversationMessageSchema>;
+
+/** An archive's summary: the entries after `afterSeq` that `archiveAfter` moved under `archiveId`. */
+export const ConversationArchiveSchema = z.object({
+  archiveId: z.string().min(1),
+  /** The watermark the archive was cut at. */
+  afterSeq: z.number().int().nonnegative(),
+  count: z.number().int().nonnegative(),
+  firstSeq: z.number().int().min(1),
+  lastSeq: z.number().int().min(1),
+});
+export type ConversationArchive = z.infer<typeof ConversationArchiveSchema>;
+
+/** A user message waiting for an answer. */
+export const PendingMessageSchema = z.object({
+  turnId: z.string(),
+  text: z.string(),
+  from: z.string(),
+  /** Epoch ms. */
+  at: z.number(),
+  /** Thinks that carried this message and ended without answering it (NO_ANSWER after a few). */
+  attempts: z.number().int().nonnegative().optional(),
+  /** Its think started a sub-agent task instead of answering: the answer comes with the task's result. */
+  awaitingTask: z.boolean().optional(),
+});
+export type PendingMessage = z.infer<typeof PendingMessageSchema>;
+
+/** `conversation.list` params: the newest `limit` entries before `before` (a seq), so paging goes backwards. */
+export const ConversationListParamsSchema = z.object({
+  before: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+});
+export type ConversationListParams = z.infer<typeof ConversationListParamsSchema>;
+
+/** One `conversation.list` entry (CONTRACT §7): what was said, by whom, when; newest last. */
+export const ConversationEntrySchema = z.object({
+  seq: z.number().int().min(1),
+  turnId: z.string().optional(),
+  role: z.enum(['user', 'agent']),
+  from: z.string().optional(),
+  text: z.string(),
+  at: z.string().datetime({ offset: true }),
+  /** Present on the agent entry that ended a turn without an answer. */
+  unanswered: TurnEndingSchema.optional(),
+});
+export type ConversationEntry = z.infer<typeof ConversationEntrySchema>;

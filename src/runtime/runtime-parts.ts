@@ -1,0 +1,41 @@
+/** The parts a runtime is made of: the stores, the bus, the clock and the heartbeat's dependencies, built by `createRuntime`. */
+import type { Clock } from '../shared/clock.js';
+import type { IdFactory } from '../shared/ids.js';
+import type { VigilLogger } from '../shared/logger.js';
+import type { CheckpointManager } from '../subsystems/checkpoint/checkpoint.manager.js';
+import type { CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
+import type { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
+import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
+import type { EventJournal } from '../subsystems/journal/event-journal.js';
+import type { VigilDb } from '../subsystems/store/vigil-db.js';
+import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
+import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
+import type { HeartbeatDeps, HeartbeatSeed } from '../heartbeat/heartbeat.types.js';
+
+/** The parts a runtime is made of; `createRuntime` builds them. */
+export interface RuntimeParts {
+  clock: Clock;
+  bus: EventBus;
+  log: VigilLogger;
+  store: CheckpointStore;
+  checkpoints: CheckpointManager;
+  conversation: ConversationLog;
+  swarmResults: SwarmResultLog;
+  journal: EventJournal;
+  ledger: BudgetLedger;
+  metrics: VigilMetrics;
+  /** The database everything above lives in. */
+  db: VigilDb;
+  ids: IdFactory;
+  /** VIGIL_DAILY_BUDGET_USD in micro-dollars (a run-time cap is kept only while this is unchanged). */
+  configuredCapMicroUsd: number;
+  deps: HeartbeatDeps;
+  /** The seed to start from (a restored checkpoint or a cold start). */
+  seed: HeartbeatSeed;
+  /** The checkpoint the seed came from, for `checkpoint.restored` at start. */
+  restored: CognitiveCheckpoint | null;
+  /** Closes what the runtime owns (the database) after it stops. */
+  close: () => Promise<void>;
+}

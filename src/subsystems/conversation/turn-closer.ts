@@ -1,0 +1,40 @@
+/** Ends user turns durably: the ending (a reply, or an unanswered entry) and the event announcing it go to disk in one sync batch. */
+import type { EventBus } from '../../events/event-bus.js';
+import type { TurnEndingCode } from '../../protocol/conversation.schema.js';
+import type { VigilBatchOp } from '../store/vigil-db.js';
+import type { VigilEvent } from '../../protocol/events.schema.js';
+import type { ConversationLog } from './conversation-log.js';
+
+/** Where an ending's event is stored with it (the event journal). */
+export interface EventRecorder {
+  entryOp(event: VigilEvent): VigilBatchOp;
+}
+
+/**
+ * Writes a turn's ending and its `agent.reply` / `agent.unanswered` event atomically, then publishes the event. After
+ * `kill -9` either both exist (the turn is ended, and a resuming subscriber finds the event in the journal) or
+ * neither (the turn is still pending and is thought about again): a turn never ends twice and never ends silently.
+ */
+export class TurnCloser {
+  constructor(
+    private readonly conversation: ConversationLog,
+    private readonly journal: EventRecorder,
+    private readonly bus: EventBus,
+  ) {}
+
+  /** The agent's answer to `turnId` (or an unprompted message under an autonomous turn id). */
+  async reply(turnId: string, text: string, at: number): Promise<void> {
+    const event = this.bus.stamp('agent.reply', { turnId, text });
+    await this.conversation.append({ turnId, role: 'assistant', text, at }, [this.journal.entryOp(event)]);
+    this.bus.publish(event);
+  }
+
+  /** Ends `turnId` without an answer: `code` for machines, `reason` for people. */
+  async unanswered(turnId: string, code: TurnEndingCode, reason: string, at: number): Promise<void> {
+    const event = this.bus.stamp('agent.unanswered', { turnId, code, reason });
+    await this.conversation.append({ turnId, role: 'assistant', text: reason, at, unanswered: { code, reason } }, [
+      this.journal.entryOp(event),
+    ]);
+    this.bus.publish(event);
+  }
+}
