@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   CONFIG_VARIABLES,
@@ -28,6 +29,28 @@ function caught(fn: () => unknown): VigilError {
 
 const tmp = mkdtempSync(join(tmpdir(), 'vigil-config-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/**
+ * The error code `loadConfig` gives for `VIGIL_IDENTITY_FILE=path` ('loaded' if none). Root reads any file whatever its
+ * mode (and CI runs as root), so there the check runs in a child process as `nobody`, for whom mode 000 means unreadable.
+ */
+function identityFileCode(path: string): string {
+  if (process.getuid?.() !== 0) {
+    try {
+      loadConfig({ VIGIL_IDENTITY_FILE: path });
+      return 'loaded';
+    } catch (err) {
+      return (err as VigilError).code;
+    }
+  }
+  // `nobody` may pass through the scratch dir, so the file's own mode is what refuses it.
+  chmodSync(tmp, 0o711);
+  const config = pathToFileURL(fileURLToPath(new URL('../src/config.ts', import.meta.url))).href;
+  const script = `const { loadConfig } = await import(${JSON.stringify(config)});
+try { loadConfig({ VIGIL_IDENTITY_FILE: ${JSON.stringify(path)} }); console.log('loaded'); } catch (err) { console.log(err.code); }`;
+  const nobody = 65534;
+  return execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { uid: nobody, gid: nobody, encoding: 'utf8' }).trim();
+}
 
 const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['dataDir', './data'],
@@ -228,11 +251,11 @@ describe('loadConfig', () => {
     expect(caught(() => loadConfig({ VIGIL_IDENTITY_FILE: tmp })).code).toBe('CONFIG_INVALID');
   });
 
-  it.skipIf(process.platform === 'win32' || process.getuid?.() === 0)('rejects an unreadable VIGIL_IDENTITY_FILE', () => {
+  it('rejects an unreadable VIGIL_IDENTITY_FILE', () => {
     const path = join(tmp, 'locked.md');
     writeFileSync(path, 'secret');
     chmodSync(path, 0o000);
-    expect(caught(() => loadConfig({ VIGIL_IDENTITY_FILE: path })).code).toBe('CONFIG_INVALID');
+    expect(identityFileCode(path)).toBe('CONFIG_INVALID');
   });
 });
 

@@ -1,5 +1,5 @@
 /** The gateway's one table from fault to wire: JSON-RPC error objects (standard messages for protocol faults) and WebSocket close codes. */
-import { isVigilError, JSON_RPC_CODE_BY_ERROR, VigilError, type JsonRpcErrorObject, type VigilErrorCode } from '../errors.js';
+import { isVigilError, JSON_RPC_CODE_BY_ERROR, VigilError, wireData, type JsonRpcErrorObject, type VigilErrorCode } from '../errors.js';
 import type { VigilLogger } from '../shared/logger.js';
 
 /** WebSocket close codes the gateway uses (RFC 6455 §7.4.1), with why. */
@@ -28,18 +28,21 @@ export function protocolError(code: 'RPC_PARSE_ERROR' | 'RPC_INVALID_REQUEST' | 
 
 /**
  * The JSON-RPC error object for anything a method threw: protocol faults exactly as the specification writes them,
- * VigilErrors through the code table of src/errors.ts, and anything else as -32603 (logged, never leaked).
+ * VigilErrors through the code table of src/errors.ts, and anything else as -32603 `INTERNAL` (logged, never leaked).
+ * Every `data` carries `vigilCode` (errors.ts `wireData`); only a bare protocol fault has no `data` at all.
  */
 export function toWireError(err: unknown, log: VigilLogger, method?: string): JsonRpcErrorObject {
   if (isVigilError(err)) {
     const standard = STANDARD_MESSAGES[err.code];
     if (standard !== undefined) {
       const code = JSON_RPC_CODE_BY_ERROR[err.code]!;
-      return err.data === undefined ? { code, message: standard } : { code, message: standard, data: err.data };
+      // §5.1's -32700, -32600 and -32601 name their fault one to one, and the specification's examples carry no
+      // `data`: a bare one goes out exactly so. One with a detail (`reason`) carries `vigilCode` beside it.
+      return err.data === undefined ? { code, message: standard } : { code, message: standard, data: wireData(err.code, err.data) };
     }
     if (err.code === 'INTERNAL') log.error({ err, method }, 'an RPC method failed');
     return err.toJsonRpc();
   }
   log.error({ err, method }, 'an RPC method threw an unexpected error');
-  return { code: -32603, message: 'Internal error' };
+  return new VigilError('INTERNAL', 'Internal error').toJsonRpc();
 }

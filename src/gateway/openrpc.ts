@@ -33,7 +33,7 @@ function describeMethod(name: string, spec: RpcMethodSpec) {
       schema,
     })),
     result: { name: `${name}.result`, schema: schemaOf(spec.result, 'output') },
-    errors: [{ code: -32602, message: 'Invalid params (zod issues in data)' }, ...errorsOf(spec.errors)],
+    errors: [{ code: -32602, message: 'Invalid params (zod issues in data, each with vigilCode)' }, ...errorsOf(spec.errors)],
   };
 }
 

@@ -218,8 +218,8 @@ describe('encryption at rest: the checkpoint store', () => {
 });
 
 describe('encryption at rest: export and import', () => {
-  /** Export/import services over `db`: a store with `key` and a conversation log holding `messages` messages. */
-  async function services(db: VigilDb, key: string | undefined, messages: number): Promise<TransferStores> {
+  /** Export/import stores over `db`: a store with `key` and a conversation log holding `messages` messages. */
+  async function stores(db: VigilDb, key: string | undefined, messages: number): Promise<TransferStores> {
     const clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z'));
     const store = new CheckpointStore(db, clock, { key });
     await store.open();
@@ -232,7 +232,7 @@ describe('encryption at rest: export and import', () => {
   }
 
   it('exports the plaintext checkpoint from an encrypted store and imports it into a store with another key and into a plain one', async () => {
-    const source = await services(new MemoryLevel() as unknown as VigilDb, KEY_A, 3);
+    const source = await stores(new MemoryLevel() as unknown as VigilDb, KEY_A, 3);
     const cp = secretCheckpoint(source.store.newId(), Date.parse('2026-03-01T10:00:05Z'));
     await source.store.save(cp, 10);
     // Through JSON, as the file on disk: the checkpoint travels decrypted, so any key (or none) can take it in.
@@ -241,7 +241,7 @@ describe('encryption at rest: export and import', () => {
     expect(document.messages.map((m) => m.text)).toEqual(['message 0 of ' + KEY_A, 'message 1 of ' + KEY_A, 'message 2 of ' + KEY_A]);
 
     const otherDb = new MemoryLevel() as unknown as VigilDb;
-    const other = await services(otherDb, KEY_B, 2);
+    const other = await stores(otherDb, KEY_B, 2);
     const intoB = await importCheckpoint(other, document);
     const storedB = await other.store.loadRaw(intoB.id);
     expect(sealedHeader(storedB.bytes).keyId).toBe(KEY_ID_B);
@@ -252,7 +252,7 @@ describe('encryption at rest: export and import', () => {
     // Sealed for B alone: A's key cannot open what the import wrote.
     expect((await caught(new CheckpointStore(otherDb, other.clock, { key: KEY_A }).load(intoB.id))).code).toBe('CHECKPOINT_KEY_INVALID');
 
-    const plain = await services(new MemoryLevel() as unknown as VigilDb, undefined, 0);
+    const plain = await stores(new MemoryLevel() as unknown as VigilDb, undefined, 0);
     const intoPlain = await importCheckpoint(plain, document);
     const storedPlain = await plain.store.loadRaw(intoPlain.id);
     expect(isSealed(storedPlain.bytes)).toBe(false);
@@ -280,24 +280,6 @@ describe('encryption at rest: configuration', () => {
   });
 });
 
-/**
- * True when `createRuntime` hands `config.checkpointKey` to its CheckpointStore (src/runtime/create-runtime.ts);
- * until then the runtime-level tests below are skipped, and the store-level ones above carry the proof.
- */
-async function keyReachesTheStore(): Promise<boolean> {
-  const h = await startRuntime({ config: { checkpointKey: KEY_A } });
-  try {
-    const created = h.runtime.createCheckpoint();
-    await h.advance(1000);
-    const { id } = await created;
-    const store = new CheckpointStore(h.db, h.clock, { key: KEY_A });
-    await store.open();
-    return isSealed((await store.loadRaw(id)).bytes);
-  } finally {
-    await h.runtime.stop();
-  }
-}
-
 /** Advances simulated time in 100 ms steps; a beat waiting on the disk (sync writes) is let finish in real time first. */
 async function runFor(h: RuntimeHarness, ms: number): Promise<void> {
   for (let elapsed = 0; elapsed < ms; elapsed += 100) {
@@ -311,7 +293,21 @@ async function runFor(h: RuntimeHarness, ms: number): Promise<void> {
   }
 }
 
-describe.skipIf(!(await keyReachesTheStore()))('encryption at rest: a runtime with VIGIL_CHECKPOINT_KEY', () => {
+describe('encryption at rest: a runtime with VIGIL_CHECKPOINT_KEY', () => {
+  it('seals the checkpoints it takes: createRuntime hands config.checkpointKey to its store', async () => {
+    const h = await startRuntime({ config: { checkpointKey: KEY_A } });
+    try {
+      const created = h.runtime.createCheckpoint();
+      await h.advance(1000);
+      const { id } = await created;
+      const store = new CheckpointStore(h.db, h.clock, { key: KEY_A });
+      await store.open();
+      expect(isSealed((await store.loadRaw(id)).bytes)).toBe(true);
+    } finally {
+      await h.runtime.stop();
+    }
+  });
+
   it('keeps what the agent remembered out of every file of its data dir', async () => {
     const dir = await tempDir();
     const db = await openVigilDb(dir);

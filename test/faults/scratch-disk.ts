@@ -1,4 +1,4 @@
-/** A small disk for fault tests: a real tmpfs that can be filled or made read-only, or null where mounting is not allowed. */
+/** A small disk for fault tests: a real tmpfs that can be filled or made read-only (mounting it needs root, as in CI). */
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,14 +16,22 @@ export interface ScratchDisk {
   unmount(): void;
 }
 
-/** Mounts a tmpfs of `sizeMb` (root only); null when this machine does not allow it. */
-export function mountScratchDisk(sizeMb: number): ScratchDisk | null {
+/**
+ * Mounts a tmpfs of `sizeMb`. Where mounting is not allowed it throws, saying so: a full disk cannot be faked by a
+ * test that quietly skips, so the disk-fault tests fail rather than pass untested.
+ */
+export function mountScratchDisk(sizeMb: number): ScratchDisk {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-disk-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m`, 'tmpfs', dir], { stdio: 'ignore' });
-  } catch {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m`, 'tmpfs', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
     rmSync(dir, { recursive: true, force: true });
-    return null;
+    const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim();
+    throw new Error(
+      `Cannot mount a ${sizeMb} MB tmpfs for the disk-fault tests (${stderr || (err as Error).message}): ` +
+        'run them as root with CAP_SYS_ADMIN, as .ci/run does.',
+      { cause: err },
+    );
   }
   const filler = join(dir, 'filler');
   const remount = (mode: 'ro' | 'rw') => execFileSync('mount', ['-o', `remount,${mode}`, dir], { stdio: 'ignore' });

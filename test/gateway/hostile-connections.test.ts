@@ -3,7 +3,7 @@
  * clients that never read, and oversized or deeply nested frames. Nothing may leak, nobody else may wait, and the
  * heartbeat keeps beating.
  */
-import { connect as tcpConnect } from 'node:net';
+import { connect as tcpConnect, type Socket } from 'node:net';
 import type { Subject } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
@@ -108,16 +108,27 @@ describe('the gateway under hostile connections', () => {
 
   it('keeps a client that never reads within its bound, stops reading it, and serves everyone else meanwhile', async () => {
     const observers = busObservers();
+    // The server's end of the deaf client's TCP connection (the first accepted from now on), to see it stop reading.
+    const deafSocket = new Promise<Socket>((resolve) => h.gateway.server.once('connection', resolve));
     const deaf = await openWs();
+    const serverSide = await deafSocket;
     const other = await h.connect();
     const discoverBytes = JSON.stringify((await other.request('rpc.discover'))['result']).length;
     // The deaf client's own socket stops reading: every response piles up on the server's side.
     deaf.pause();
     for (let i = 0; i < 400; i += 1) deaf.send(JSON.stringify({ jsonrpc: '2.0', method: 'rpc.discover', id: i }));
-    // 400 answers would be 400 × discoverBytes; the server stops reading past its high-water mark instead.
-    await vi.waitFor(() => expect(h.gateway.stats().connections.find((c) => c.bufferedAmount > 0)).toBeDefined(), { timeout: 5000 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const deafStats = h.gateway.stats().connections.find((c) => c.bufferedAmount > 0)!;
+    // 400 answers would be 400 × discoverBytes; the server stops reading past its high-water mark instead. Once it has
+    // stopped reading with nothing left in flight, it adds nothing more until the client reads: what it holds then is
+    // what it holds for good.
+    const deafConnection = () => h.gateway.stats().connections.find((c) => c.bufferedAmount > 0);
+    await vi.waitFor(
+      () => {
+        expect(serverSide.isPaused()).toBe(true);
+        expect(deafConnection()).toMatchObject({ inFlight: 0 });
+      },
+      { timeout: 5000, interval: 5 },
+    );
+    const deafStats = deafConnection()!;
     expect(400 * discoverBytes).toBeGreaterThan(8 * 1024 * 1024);
     // 4 × the 256 KiB high-water mark, plus what was being answered when it tripped (at most 64 frames).
     expect(deafStats.bufferedAmount).toBeLessThan(1024 * 1024 + 64 * (discoverBytes + 100));
@@ -154,7 +165,11 @@ describe('the gateway under hostile connections', () => {
       const answer = (await nested.exchange(frame)) as Frame;
       expect(answer).toEqual({
         jsonrpc: '2.0',
-        error: { code: -32600, message: 'Invalid Request', data: { reason: `the frame nests deeper than ${MAX_FRAME_DEPTH} levels` } },
+        error: {
+          code: -32600,
+          message: 'Invalid Request',
+          data: { reason: `the frame nests deeper than ${MAX_FRAME_DEPTH} levels`, vigilCode: 'RPC_INVALID_REQUEST' },
+        },
         id: null,
       });
     }

@@ -3,7 +3,7 @@
  * VIGIL_RPC_RATE_BURST) answers the excess with -32029 and runs none of it; the connection stays open, other
  * connections are untouched, the refusals are logged once per stretch, and the heartbeat keeps beating.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RATE_LIMIT_LOG_EVERY_MS } from '../../src/gateway/rpc-connection.js';
 import { DEFAULT_RATE_LIMIT, TokenBucket } from '../../src/gateway/token-bucket.js';
 import { recordingLogger, LEVELS, type LogRecord } from '../faults/recording-logger.js';
@@ -103,8 +103,9 @@ describe('the gateway under a request flood', () => {
     // Rounds at 0 s, 5 s and 10 s: a line at the first refusal and one at 10 s carrying the 600 refused since.
     expect(lines.map((l) => l['refused'])).toEqual([1, 600]);
     await client.close();
+    // The server forgets a connection only after its own close handler (which logs) has run.
+    await vi.waitFor(() => expect(harness.gateway.stats().connections).toHaveLength(0), { timeout: 5000, interval: 5 });
     // Closing says what was refused since the last line (the last round's other 299).
-    await new Promise((resolve) => setTimeout(resolve, 50));
     const closing = records.filter((r) => String(r.msg).includes('rate limit closed'));
     expect(closing).toMatchObject([{ refused: 299, refusedInAll: 900 }]);
   });

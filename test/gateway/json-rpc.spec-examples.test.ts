@@ -107,9 +107,9 @@ describe('JSON-RPC 2.0 specification examples (§7)', () => {
 });
 
 describe('JSON-RPC framing beyond the examples', () => {
-  it('refuses positional params and misspelt names with -32602 carrying the zod issues in data', async () => {
+  it('refuses positional params and misspelt names with -32602 carrying the zod issues in data, each with vigilCode', async () => {
     const positional = await client.request('goals.add', ['Water the plants']);
-    expect(positional.error).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: [] })] });
+    expect(positional.error).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: [], vigilCode: 'RPC_INVALID_PARAMS' })] });
     const misspelt = await client.request('checkpoint.restore', { id: 'ck-1', confirmed: true });
     expect(misspelt.error).toMatchObject({ code: -32602, data: [expect.objectContaining({ code: 'unrecognized_keys', keys: ['confirmed'] })] });
     const wrongType = await client.request('goals.add', { title: 42 });

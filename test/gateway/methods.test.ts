@@ -71,7 +71,7 @@ describe('gateway methods', () => {
     expect(confirmation).toEqual({
       code: -32001,
       message: expect.stringContaining(saved.id),
-      data: { id: saved.id, beatCount: saved.beatCount, createdAt: new Date(stored.createdAt).toISOString() },
+      data: { id: saved.id, beatCount: saved.beatCount, createdAt: new Date(stored.createdAt).toISOString(), vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED' },
     });
     const restored = await h.until(client.request('checkpoint.restore', { id: saved.id, confirm: true }));
     expect(restored.result).toEqual({ restored: saved.id, beatCount: saved.beatCount });
@@ -100,7 +100,7 @@ describe('gateway methods', () => {
     expect(await error('checkpoint.export', { id: 'ck-nope' })).toMatchObject({ code: -32004 });
     expect(await error('checkpoint.import', { document: { ...document, version: 99 } })).toMatchObject({
       code: -32602,
-      data: [expect.objectContaining({ path: ['document', 'version'] })],
+      data: [expect.objectContaining({ path: ['document', 'version'], vigilCode: 'RPC_INVALID_PARAMS' })],
     });
   });
 
@@ -112,7 +112,7 @@ describe('gateway methods', () => {
     expect(toppedUp).toMatchObject({ dailyCapUsd: 5, topUpUsd: 2.5, remainingUsd: 7.5 });
     expect(await result('budget.setCap', { dailyCapUsd: 12 })).toMatchObject({ dailyCapUsd: 12, remainingUsd: 14.5 });
     expect(await result('budget.status')).toEqual(h.runtime.budgetStatus());
-    expect(await error('budget.topUp', { amountUsd: -1 })).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ['amountUsd'] })] });
+    expect(await error('budget.topUp', { amountUsd: -1 })).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ['amountUsd'], vigilCode: 'RPC_INVALID_PARAMS' })] });
     expect(await error('budget.setCap', {})).toMatchObject({ code: -32602 });
   });
 
@@ -140,7 +140,7 @@ describe('gateway methods', () => {
     const { turnId } = await result('agent.send', { text: 'hello', from: 'tester' });
     await h.advance(2000);
     expect(h.ofType('agent.reply').map((e) => e.turnId)).toContain(turnId);
-    expect(await error('agent.send', { text: '' })).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ['text'] })] });
+    expect(await error('agent.send', { text: '' })).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ['text'], vigilCode: 'RPC_INVALID_PARAMS' })] });
   });
 
   it('events.subscribe / unsubscribe: up to the connection limit (-32009 past it), -32004 for an unknown one', async () => {
