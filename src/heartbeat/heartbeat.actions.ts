@@ -210,7 +210,9 @@ export function finishBeat(context: HeartbeatContext): BeatStep & { startTasks: 
     phaseMs: { sense: beat.senseMs, think: beat.thinkMs, integrate: integrateMs },
   };
   effects.push(() => deps.bus.emit('heartbeat.beat', beatEvent));
-  return { patch: { consecutiveFailures, intervalMs, lastGood, turns, beat: { ...beat, integrateMs } }, effects, startTasks };
+  // Turns still open after a think that did its work (more than one think carries, or a try left) go on at once.
+  const wakeRequested = context.wakeRequested || (!failed && beat.plan !== null && answerableTurns(turns).length > 0);
+  return { patch: { consecutiveFailures, intervalMs, lastGood, turns, wakeRequested, beat: { ...beat, integrateMs } }, effects, startTasks };
 }
 
 type BudgetRef = ActorRefFrom<typeof budgetLogic>;

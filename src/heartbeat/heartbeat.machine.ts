@@ -30,7 +30,7 @@ import type { HeartbeatContext, HeartbeatDeps, HeartbeatEvent, HeartbeatSeed } f
 import { ledgerProbeLogic, settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
 import { crashedActorName, lastGoodStateOf, SWARM_TASK_PREFIX } from './supervision.js';
 import { buildThinkInput } from './think-input.js';
-import { awaitTasks, closeTurns, countUnanswered, openTurn } from './turn-book.js';
+import { answerableTurns, awaitTasks, closeTurns, countUnanswered, openTurn } from './turn-book.js';
 import { thinkFailure, THINKER_PAUSE_MAX_MS, THINKER_PAUSE_MIN_MS } from './think-failure.js';
 
 const ERROR_PREFIX = 'xstate.error.actor.';
@@ -160,7 +160,8 @@ export const heartbeatMachine = setup({
     turns: input.seed.turns,
     beat: idleBeat(performance.now()),
     pauseRequested: false,
-    wakeRequested: false,
+    // Turns replayed at boot (open at a crash) are thought about at once, not a beat interval later.
+    wakeRequested: answerableTurns(input.seed.turns).length > 0,
     deferred: null,
     thinkerPause: null,
     ledger: { down: false, since: 0, probing: false },
@@ -489,6 +490,7 @@ export const heartbeatMachine = setup({
               lastGoalWorkBeat: Number.NEGATIVE_INFINITY,
               restoredFrom: seed.restoredFrom,
               turns: seed.turns,
+              wakeRequested: answerableTurns(seed.turns).length > 0,
             }));
           }),
         },

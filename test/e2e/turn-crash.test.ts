@@ -1,6 +1,8 @@
 /** `kill -9` with turns still pending: after the restart every turn has exactly one terminal event and one agent entry (CONTRACT §7). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type VigilClient } from '../../src/client/vigil-client.js';
@@ -177,8 +179,7 @@ describe('vigil run, killed with SIGKILL while turns are pending', () => {
         killedAt.set(turnId, Date.now());
       }
       life = await start(dataDir);
-      // A restart alone does not yet wake the heartbeat for the turns it replays (the `.fails` test below), so a new
-      // message does: its think carries the replayed turns too (at most 8 a think: 7 and this one).
+      // A restart wakes the heartbeat for the turns it replays; a new message on top is carried beside them.
       returned.add((await life.client.agent.send({ text: `Back after round ${index + 1}?`, from: 'turn-crash' })).turnId);
       await untilNoTurnOpen(life.client);
       await expectEveryTurnEndedOnce(life.client, returned, label);
@@ -193,24 +194,29 @@ describe('vigil run, killed with SIGKILL while turns are pending', () => {
   });
 
   // CONTRACT §7: "agent.send wakes the heartbeat: the think for it starts at once ... whatever VIGIL_BEAT_MS is". A
-  // message acknowledged just before a kill is replayed at the restart but waits a whole beat interval (60 s here),
-  // because boot starts the heartbeat asleep and only USER_MESSAGE sets wakeRequested. Drop `.fails` once it is fixed.
-  it.fails('answers a turn left open by kill -9 at once after the restart, not a beat interval later', async () => {
+  // message acknowledged just before a kill is replayed at the restart and thought about at once, not a 60 s beat later.
+  it('answers a turn left open by kill -9 at once after the restart, not a beat interval later', async () => {
     const dataDir = join(root, 'wake');
-    const env = { ...ENV, VIGIL_BEAT_MS: '60000' };
-    const first = await start(dataDir, env);
-    const { turnId } = await first.client.agent.send({ text: 'Are you there?', from: 'turn-crash' });
-    await kill(first);
-    const second = await start(dataDir, env);
+    // The first life thinks with an API that never answers, so the turn is surely still open when it is killed.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const hanging = { ...ENV, VIGIL_BEAT_MS: '60000', VIGIL_THINKER: 'anthropic', ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` };
     try {
-      const before = await second.client.events.history({ types: TERMINAL, limit: 1000 });
-      // Killed too late (the turn had ended): nothing to wake for, and nothing shown either way.
-      if (before.some((e) => (e as { turnId?: string }).turnId === turnId)) throw new Error(`${turnId} ended before the kill`);
-      // A woken think answers in milliseconds; 5 s is far under the 60 s interval it would otherwise wait.
-      await within(untilNoTurnOpen(second.client), 5_000, `the answer to ${turnId} after the restart`);
-      await expectEveryTurnEndedOnce(second.client, new Set([turnId]), 'after the restart');
+      const first = await start(dataDir, hanging);
+      const { turnId } = await first.client.agent.send({ text: 'Are you there?', from: 'turn-crash' });
+      await kill(first);
+      // The second life thinks offline; a woken think answers in milliseconds, far under the 60 s interval.
+      const second = await start(dataDir, { ...ENV, VIGIL_BEAT_MS: '60000' });
+      try {
+        await within(untilNoTurnOpen(second.client), 5_000, `the answer to ${turnId} after the restart`);
+        await expectEveryTurnEndedOnce(second.client, new Set([turnId]), 'after the restart');
+      } finally {
+        await kill(second);
+      }
     } finally {
-      await kill(second);
+      silent.closeAllConnections();
+      silent.close();
     }
   });
 });

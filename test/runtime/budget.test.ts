@@ -181,9 +181,9 @@ describe('budget', () => {
 
     const woken = await start({ db: h.db, clock: h.clock, thinker, config: CAP });
     expect(woken.ofType('agent.waking')).toMatchObject([{ reason: 'top_up' }]);
-    expect(woken.runtime.status().state).toBe('awake');
-    await woken.advance(1000);
+    // Awake, it answers the message that waited through the sleep at once, without waiting a beat.
     expect(thinker.calls).toHaveLength(2);
+    expect(woken.ofType('agent.reply')).toMatchObject([{ text: 're: anyone?' }]);
   });
 
   it('never gives money back after a crash, even with no checkpoint since the spend', async () => {
