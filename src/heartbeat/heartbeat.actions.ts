@@ -8,7 +8,7 @@ import type { budgetLogic } from '../actors/budget/budget.actor.js';
 import { budgetPct, budgetReducer, isNewDay, resetsAt, spendLevel } from '../actors/budget/budget.reducer.js';
 import { startableTasks, unconsumedResults } from '../actors/swarms/swarms.reducer.js';
 import { describeError } from '../errors.js';
-import type { TurnRecord } from '../subsystems/budget/budget-ledger.schema.js';
+import type { TurnTimersRecord } from '../subsystems/conversation/turn-timers-store.js';
 import { adaptiveIntervalMs } from './adaptive-interval.js';
 import { affectNow } from './decayed-views.js';
 import { planBeat } from './beat-plan.js';
@@ -51,15 +51,15 @@ export function phaseElapsed(context: HeartbeatContext): number {
   return Math.max(0, performance.now() - beat.startedAtPerf - beat.senseMs - beat.thinkMs);
 }
 
-/** Writes the turn timers to the ledger without holding up the beat (the checkpoint carries them too). */
+/** Writes the turn timers to their store without holding up the beat (the checkpoint carries them too). */
 export function persistTurn(deps: HeartbeatDeps, turns: TurnState): void {
-  const record: TurnRecord = {
+  const record: TurnTimersRecord = {
     lastMessageAt: turns.lastMessageAt,
     lastDebriefAt: turns.lastDebriefAt,
     turnStartedAt: turns.turnStartedAt,
     turnInProgress: turns.turnInProgress,
   };
-  deps.ledger.recordTurn(record).catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'could not record the turn timers'));
+  deps.turnTimers.record(record).catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'could not record the turn timers'));
 }
 
 /**

@@ -15,6 +15,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
 import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
+import type { TurnTimersStore } from '../subsystems/conversation/turn-timers-store.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
@@ -76,6 +77,8 @@ export interface HeartbeatDeps {
   options: HeartbeatOptions;
   /** Ends user turns: ending and event in one sync batch. */
   closer: TurnCloser;
+  /** Where the debrief timers are recorded as they change. */
+  turnTimers: TurnTimersStore;
   /** Where every think's and task's cost is recorded before its result is applied. */
   ledger: BudgetLedger;
 }

@@ -11,6 +11,7 @@ import type { CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.j
 import { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
 import { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 import { TurnCloser } from '../subsystems/conversation/turn-closer.js';
+import { TurnTimersStore } from '../subsystems/conversation/turn-timers-store.js';
 import { EventBus } from '../events/event-bus.js';
 import { EventJournal } from '../subsystems/journal/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
@@ -96,7 +97,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const now = clock.now();
     // The ledger, not the checkpoint, says what was spent today: a crash loop can never reset the budget.
     const budget = await readBudgetBasis(ledger, { timezone: config.timezone, configuredCapMicroUsd }, now);
-    const turn = await ledger.readTurn();
+    const turnTimers = new TurnTimersStore(db);
+    const turn = await turnTimers.read();
     const seed =
       restored === null
         ? coldSeed({
@@ -144,6 +146,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         swarmResults,
         checkpoints,
         closer: new TurnCloser(conversation, journal, bus),
+        turnTimers,
         ledger,
         ids,
         runtimeVersion: VIGIL_VERSION,

@@ -32,11 +32,3 @@ export type LedgerCap = z.infer<typeof LedgerCapSchema>;
 export const WakeSignalSchema = z.object({ requestedAt: z.number(), reason: z.enum(['top_up', 'manual']) });
 export type WakeSignal = z.infer<typeof WakeSignalSchema>;
 
-/** The debrief timers and whether a turn was running, so a restart knows what it cut short. Times are epoch ms. */
-export const TurnRecordSchema = z.object({
-  lastMessageAt: z.number().nullable(),
-  lastDebriefAt: z.number().nullable(),
-  turnStartedAt: z.number().nullable(),
-  turnInProgress: z.boolean(),
-});
-export type TurnRecord = z.infer<typeof TurnRecordSchema>;

@@ -5,18 +5,15 @@ import { SUBLEVELS, writeSyncBatch, type VigilDb } from '../store/vigil-db.js';
 import {
   LedgerCapSchema,
   LedgerDaySchema,
-  TurnRecordSchema,
   WakeSignalSchema,
   type LedgerCap,
   type LedgerCharge,
   type LedgerDay,
-  type TurnRecord,
   type WakeSignal,
 } from './budget-ledger.schema.js';
 
 const CAP_KEY = 'cap';
 const WAKE_KEY = 'wake';
-const TURN_KEY = 'turn';
 const PROBE_KEY = 'probe';
 const dayKey = (day: string): string => `day:${day}`;
 const chargeKey = (day: string, n: number): string => `charge:${day}:${String(n).padStart(10, '0')}`;
@@ -83,11 +80,6 @@ export class BudgetLedger {
     return this.serial.run(() => this.write([{ key: CAP_KEY, value: cap }], 'record the daily cap'));
   }
 
-  /** Records the turn timers (debrief bookkeeping). */
-  recordTurn(turn: TurnRecord): Promise<void> {
-    return this.serial.run(() => this.write([{ key: TURN_KEY, value: turn }], 'record the turn timers'));
-  }
-
   /** The totals of `day` (zeros when nothing is recorded). */
   async readDay(day: string): Promise<LedgerDay> {
     const parsed = LedgerDaySchema.safeParse(await this.ledger.get(dayKey(day)));
@@ -107,11 +99,6 @@ export class BudgetLedger {
     return parsed.success ? parsed.data : null;
   }
 
-  /** The last recorded turn timers, if any. */
-  async readTurn(): Promise<TurnRecord | null> {
-    const parsed = TurnRecordSchema.safeParse(await this.ledger.get(TURN_KEY));
-    return parsed.success ? parsed.data : null;
-  }
 
   /** Drops charges and totals of days before `oldestKeptDay`, keeping the ledger bounded. */
   prune(oldestKeptDay: string): Promise<void> {

@@ -23,6 +23,7 @@ export const SUBLEVELS = {
   swarmResults: 'swarm-results',
   eventJournal: 'event-journal',
   budgetLedger: 'budget-ledger',
+  turnTimers: 'turn-timers',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.
