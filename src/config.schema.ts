@@ -1,6 +1,9 @@
 /** The configuration's schema and its table of environment variables (CONTRACT §3): names, defaults, meanings. */
 import { z } from 'zod';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
+import { ALLOWED_PRICE, ModelPriceSchema } from './subsystems/thinking/model-price.schema.js';
+
+export { ModelPriceSchema, type ModelPrice } from './subsystems/thinking/model-price.schema.js';
 
 /** Node's timers overflow past 2^31-1 ms and then fire after 1 ms, so no interval may exceed it. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -28,21 +31,12 @@ const ALLOWED_MS = `expected an integer number of milliseconds from 1 to ${MAX_T
 const ALLOWED_COUNT = 'expected a positive integer';
 const ALLOWED_BOOL = 'expected one of true, false, 1, 0, yes, no';
 const ALLOWED_PCT = 'expected a positive number (a percentage of the daily budget)';
-const ALLOWED_PRICE =
-  'expected a JSON object like {"<model>": {"inputPerMTok": 3, "outputPerMTok": 15, "cacheWritePerMTok": 3.75, "cacheReadPerMTok": 0.3}} with prices in USD per million tokens, 0 or more';
 
 const nonEmpty = (allowed: string) => z.string({ error: allowed }).trim().min(1, { error: allowed });
 const intIn = (min: number, max: number, allowed: string) =>
   z.number({ error: allowed }).int({ error: allowed }).min(min, { error: allowed }).max(max, { error: allowed });
 const positive = (allowed: string) => z.number({ error: allowed }).positive({ error: allowed });
-const price = z.number({ error: ALLOWED_PRICE }).nonnegative({ error: ALLOWED_PRICE });
 
-/** Per-model prices in USD per million tokens, overriding the built-in table. */
-export const ModelPriceSchema = z.strictObject(
-  { inputPerMTok: price, outputPerMTok: price, cacheWritePerMTok: price, cacheReadPerMTok: price },
-  { error: ALLOWED_PRICE },
-);
-export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
 /** The whole validated configuration; `VigilConfig` is inferred from it, cross-variable rules included. */
 export const VigilConfigSchema = z

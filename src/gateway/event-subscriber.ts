@@ -3,7 +3,7 @@
  * goes live without a gap or a repeat, behind a bounded buffer that drops (and says so) rather than grow.
  */
 import type { Observable, Subscription } from 'rxjs';
-import type { JournalQuery } from '../subsystems/journal/event-journal.js';
+import type { JournalQuery } from '../runtime/facade/events.facade.js';
 import { typeMatcher } from '../events/event-filter.js';
 import type { VigilEvent } from '../protocol/events.schema.js';
 

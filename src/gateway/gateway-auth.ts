@@ -1,7 +1,6 @@
 /** Gateway authentication: the token from `Authorization: Bearer` or `?token=`, compared in constant time, failures logged. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 import type { VigilLogger } from '../shared/logger.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
@@ -84,11 +83,3 @@ export function createRequestAuth(
   };
 }
 
-/** True for hosts only this machine can reach: `localhost`, 127.0.0.0/8, `::1` (bracketed or not). */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  if (isIP(bare) === 6) return bare === '::1' || bare === '0:0:0:0:0:0:0:1' || bare.startsWith('::ffff:127.');
-  return false;
-}

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VigilError, describeError } from '../errors.js';
-import { isLoopbackHost } from '../gateway/gateway-auth.js';
+import { isLoopbackHost } from './loopback.js';
 
 /** The token file's name inside the data dir. */
 export const TOKEN_FILE_NAME = 'token';

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { tryUpgrade } from './ws-upgrade.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isVigilError } from '../../src/errors.js';
-import { createTokenCheck, isLoopbackHost } from '../../src/gateway/gateway-auth.js';
+import { createTokenCheck } from '../../src/gateway/gateway-auth.js';
+import { isLoopbackHost } from '../../src/shared/loopback.js';
 import { assertTokenPolicy, ensureTokenFile, readTokenFile } from '../../src/shared/token-file.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 

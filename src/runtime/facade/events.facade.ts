@@ -4,6 +4,8 @@ import type { VigilEvent } from '../../protocol/events.schema.js';
 import type { JournalQuery } from '../../subsystems/journal/event-journal.js';
 import type { RuntimeCore } from '../runtime-core.js';
 
+export type { JournalQuery };
+
 /** Events as the facade offers them. */
 export class EventsFacade {
   /** Every event, as it happens. */

@@ -1,6 +1,5 @@
 /** The built-in table of Claude models' prices, so a configured model is priced without any setup. */
-import type { ModelPrice } from '../../config.schema.js';
-import type { ModelPricing } from './pricing.js';
+import type { ModelPrice, ModelPricing } from './model-price.schema.js';
 
 // Prices in USD per million tokens, from Anthropic's pricing page
 // https://platform.claude.com/docs/en/about-claude/pricing ("Model pricing") and the per-model overview pages

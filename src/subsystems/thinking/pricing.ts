@@ -1,16 +1,10 @@
 /** Prices and costs: which price a model has, and what a request's tokens cost in integer micro-dollars. */
-import { z } from 'zod';
-import { ModelPriceSchema, type ModelPrice } from '../../config.schema.js';
+import { ModelPricingSchema, type ModelPrice, type ModelPricing } from './model-price.schema.js';
 import { VigilError } from '../../errors.js';
 import { MODEL_PRICES } from './model-prices.js';
 import type { TokenUsage } from './thinker.schema.js';
 
-/** A model's price in USD per million tokens, with an optional dearer band for requests whose prompt passes `overTokens`. */
-export const ModelPricingSchema = ModelPriceSchema.extend({
-  /** The band that prices a whole request (output included) once input + cache reads + cache writes exceed `overTokens`. */
-  longPrompt: z.object({ overTokens: z.number().int().positive(), price: ModelPriceSchema }).optional(),
-});
-export type ModelPricing = z.infer<typeof ModelPricingSchema>;
+export { ModelPricingSchema, type ModelPricing };
 
 const MICRO_PER_USD = 1_000_000;
 // Costs are summed exactly in pico-dollars (1e-6 micro-dollars) and rounded up once, at the end.
