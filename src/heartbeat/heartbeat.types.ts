@@ -20,7 +20,6 @@ import type { Thinker } from '../subsystems/thinking/thinker.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { TurnTimers } from './turn-tracker.js';
-import type { ThinkFailure } from './settle-think.js';
 
 /** The supervised domain actors, by the name their state has in a checkpoint. */
 export type DomainActorName = keyof ActorStates;
@@ -98,6 +97,13 @@ export interface HeartbeatSeed {
   lastUserActivityAt: number | null;
   turns: TurnState;
   restoredFrom: string | null;
+}
+
+/** Why a think ended without a usable result. */
+export interface ThinkFailure {
+  /** THINK_REJECTED (refused for good), THINK_STUCK, THINK_ABORTED (preempted), or a transient code. */
+  code: string;
+  reason: string;
 }
 
 /** Timings and outcome of the beat in progress. */

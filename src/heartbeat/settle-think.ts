@@ -7,15 +7,10 @@
 import type { ThinkAction, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { BeatPlan } from './beat-plan.js';
-import type { DomainActorRefs, HeartbeatDeps, TurnState } from './heartbeat.types.js';
-import { countUnanswered, isOpen, MAX_UNANSWERED_THINKS } from './turn-book.js';
+import type { DomainActorRefs, HeartbeatDeps, ThinkFailure, TurnState } from './heartbeat.types.js';
 
-/** Why a think ended without a usable result. */
-export interface ThinkFailure {
-  /** THINK_REJECTED (refused for good), THINK_STUCK, THINK_ABORTED (preempted), or a transient code. */
-  code: string;
-  reason: string;
-}
+export type { ThinkFailure };
+import { countUnanswered, isOpen, MAX_UNANSWERED_THINKS } from './turn-book.js';
 
 /** What settling changed in the turns; the heartbeat applies it to its current turn state. */
 export interface SettleOutcome {

@@ -3,11 +3,9 @@ import { VigilError, describeError } from '../../errors.js';
 import { CHECKPOINT_FORMAT_VERSION } from '../../protocol/checkpoint-format.schema.js';
 import { migrateV1ToV2 } from './migrations/v1-to-v2.js';
 
-/** Upgrades a raw record of format N to format N+1 (the migrator stamps `formatVersion` afterwards). */
-export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
+import type { MigrationRegistry } from './migration.js';
 
-/** Migration steps keyed by the format version they upgrade from. */
-export type MigrationRegistry = Readonly<Record<number, Migration>>;
+export type { Migration, MigrationRegistry } from './migration.js';
 
 /** Brings any raw decoded record to `currentVersion`, or throws CHECKPOINT_CORRUPT / CHECKPOINT_FORMAT_UNSUPPORTED. */
 export type Migrate = (raw: unknown) => unknown;

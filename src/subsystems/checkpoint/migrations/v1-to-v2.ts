@@ -1,5 +1,5 @@
 /** Format 1 → 2: adds the budget actor's state and the debrief timers, which format 1 did not record. */
-import type { Migration } from '../checkpoint.migrations.js';
+import type { Migration } from '../migration.js';
 
 /**
  * A format-1 agent had no budget state: it gets an empty one that the runtime rebases on restore (time zone and cap
