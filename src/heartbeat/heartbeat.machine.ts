@@ -6,10 +6,8 @@ import { spendLevel } from '../actors/budget/budget.reducer.js';
 import { goalsLogic } from '../actors/goals/goals.actor.js';
 import { swarmsLogic } from '../actors/swarms/swarms.actor.js';
 import { workingMemoryLogic } from '../actors/working-memory/working-memory.actor.js';
-import type { ActorStates } from '../protocol/checkpoint-format.schema.js';
 import { describeError } from '../errors.js';
-import type { SwarmTaskOutput } from '../subsystems/thinking/thinker.schema.js';
-import { hardStopReached, sleepAfterBeat, wakeReason } from './budget-gate.js';
+import { sleepAfterBeat, wakeReason } from './budget-gate.js';
 import { snapshotCheckpoint } from './checkpoint-snapshot.js';
 import { backedOffIntervalMs } from './circuit-breaker.js';
 import {
@@ -20,7 +18,6 @@ import {
   hasPendingWork,
   idleBeat,
   persistTurn,
-  phaseElapsed,
   prepareThink,
   sense,
   wakeUp,
@@ -28,14 +25,15 @@ import {
 } from './heartbeat.actions.js';
 import type { HeartbeatContext, HeartbeatDeps, HeartbeatEvent, HeartbeatSeed } from './heartbeat.types.js';
 import { ledgerProbeLogic, settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
-import { crashedActorName, lastGoodStateOf, SWARM_TASK_PREFIX } from './supervision.js';
+import { lastGoodStateOf, LEDGER_PROBE_ID, spawnDomainActors, SWARM_TASK_PREFIX } from './supervision.js';
+import { asleepAtBoot, atHardStop, roomToWake, sleepsAfterBeat, wakeAtBoot, wakeDue } from './heartbeat.guards.js';
+import { childDone, childFailed } from './child-outcomes.js';
 import { buildThinkInput } from './think-input.js';
-import { answerableTurns, awaitTasks, closeTurns, countUnanswered, openTurn } from './turn-book.js';
-import { thinkFailure, THINKER_PAUSE_MAX_MS, THINKER_PAUSE_MIN_MS } from './think-failure.js';
+import { answerableTurns, openTurn } from './turn-book.js';
+import { preemptThink, thinkDone, thinkFailed, thinkSettled, thinkStuck } from './think-steps.js';
 
 const ERROR_PREFIX = 'xstate.error.actor.';
 const DONE_PREFIX = 'xstate.done.actor.';
-const LEDGER_PROBE_ID = 'ledger-probe';
 
 /** A heartbeat event, typed where a wildcard handler's `enqueue` only knows the bare EventObject. */
 const event$ = (event: HeartbeatEvent): HeartbeatEvent => event;
@@ -43,6 +41,16 @@ const event$ = (event: HeartbeatEvent): HeartbeatEvent => event;
 /** Runs a step's effects as actions, in order, after its patch is assigned. */
 function runEffects(enqueue: (action: () => void) => void, step: BeatStep): void {
   for (const effect of step.effects) enqueue(effect);
+}
+
+/** Assigns a step's patch, runs its effects, then raises its events. */
+function run(
+  enqueue: { (action: () => void): void; assign(patch: Partial<HeartbeatContext>): void; raise(event: HeartbeatEvent): void },
+  step: BeatStep & { raise?: HeartbeatEvent[] },
+): void {
+  enqueue.assign(step.patch);
+  runEffects(enqueue, step);
+  for (const event of step.raise ?? []) enqueue.raise(event);
 }
 
 /** The machine's input: its dependencies and the state to start from. */
@@ -123,26 +131,12 @@ export const heartbeatMachine = setup({
     hasPlan: ({ context }) => context.beat.plan !== null,
     wakeRequested: ({ context }) => context.wakeRequested,
     pauseRequested: ({ context }) => context.pauseRequested,
-    sleepAfterBeat: ({ context }) =>
-      sleepAfterBeat(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, {
-        pendingWork: hasPendingWork(context),
-      }) !== null,
-    hardStopReached: ({ context }) => hardStopReached(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits),
-    wakeDue: ({ context }) =>
-      wakeReason(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, context.deps.clock.now()) !== null,
-    roomToWake: ({ context }) => spendLevel(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits) === 'ok',
-    /** At start: asleep, or spent past wind-down with no wake owed. */
-    asleepAtBoot: ({ context }) => {
-      const budget = context.refs.budget.getSnapshot().context;
-      const { budgetLimits } = context.deps.options;
-      if (wakeReason(budget, budgetLimits, context.deps.clock.now()) !== null) return false;
-      return budget.sleeping || budget.exceeded || spendLevel(budget, budgetLimits) !== 'ok';
-    },
-    /** At start: it was asleep, and a new day or a top-up since then wakes it. */
-    wakeAtBoot: ({ context }) => {
-      const budget = context.refs.budget.getSnapshot().context;
-      return (budget.sleeping || budget.exceeded) && wakeReason(budget, context.deps.options.budgetLimits, context.deps.clock.now()) !== null;
-    },
+    sleepAfterBeat: ({ context }) => sleepsAfterBeat(context),
+    hardStopReached: ({ context }) => atHardStop(context),
+    wakeDue: ({ context }) => wakeDue(context),
+    roomToWake: ({ context }) => roomToWake(context),
+    asleepAtBoot: ({ context }) => asleepAtBoot(context),
+    wakeAtBoot: ({ context }) => wakeAtBoot(context),
   },
 }).createMachine({
   id: 'heartbeat',
@@ -199,24 +193,12 @@ export const heartbeatMachine = setup({
     // Supervision: a domain actor that crashed restarts from its last good state; a failed swarm task is recorded.
     'xstate.error.actor.*': {
       actions: enqueueActions(({ context, event, enqueue }) => {
-        const childId = event.type.slice(ERROR_PREFIX.length);
-        const thrown = (event as { error?: unknown }).error;
-        const error = describeError(thrown);
-        const { bus, clock } = context.deps;
-        if (childId === LEDGER_PROBE_ID) {
-          enqueue.raise(event$({ type: 'LEDGER_PROBED', ok: false }));
-          return;
-        }
-        if (childId.startsWith(SWARM_TASK_PREFIX)) {
-          const taskId = childId.slice(SWARM_TASK_PREFIX.length);
-          enqueue(() => context.refs.swarms.send({ type: 'swarm.failed', at: clock.now(), id: taskId, error }));
-          enqueue(() => bus.emit('swarm.task_finished', { taskId, status: 'failed' }));
-          // Its cost could not be recorded: stop thinking until the ledger writes again.
-          if ((thrown as { code?: unknown } | null)?.code === 'BUDGET_LEDGER_UNAVAILABLE') enqueue.raise(event$({ type: 'LEDGER_FAILED', reason: error }));
-          return;
-        }
-        const name = crashedActorName(childId);
-        if (name === null) return;
+        const outcome = childFailed(context as HeartbeatContext, event.type.slice(ERROR_PREFIX.length), (event as { error?: unknown }).error);
+        for (const effect of outcome.effects) enqueue(effect);
+        for (const raised of outcome.raise) enqueue.raise(event$(raised));
+        if (outcome.restart === null) return;
+        const { name, error } = outcome.restart;
+        const { bus } = context.deps;
         enqueue(() => bus.emit('actor.crashed', { actor: name, error }));
         const restartFrom = lastGoodStateOf(name, context.refs[name].getSnapshot().context, context.lastGood);
         enqueue.stopChild(context.refs[name]);
@@ -230,18 +212,9 @@ export const heartbeatMachine = setup({
     },
     'xstate.done.actor.*': {
       actions: enqueueActions(({ context, event, enqueue }) => {
-        const childId = event.type.slice(DONE_PREFIX.length);
-        if (childId === LEDGER_PROBE_ID) {
-          enqueue.raise(event$({ type: 'LEDGER_PROBED', ok: true }));
-          return;
-        }
-        if (!childId.startsWith(SWARM_TASK_PREFIX)) return;
-        const taskId = childId.slice(SWARM_TASK_PREFIX.length);
-        const output = (event as { output?: SwarmTaskOutput }).output;
-        enqueue(() => context.refs.swarms.send({ type: 'swarm.succeeded', at: context.deps.clock.now(), id: taskId, result: output?.text ?? '' }));
-        enqueue(() => context.deps.bus.emit('swarm.task_finished', { taskId, status: 'done' }));
-        // Spend moved outside a think: stop at once if the task's cost reached the hard stop.
-        enqueue.raise({ type: 'BUDGET_CHECK' });
+        const outcome = childDone(context as HeartbeatContext, event.type.slice(DONE_PREFIX.length), (event as { output?: unknown }).output);
+        for (const effect of outcome.effects) enqueue(effect);
+        for (const raised of outcome.raise) enqueue.raise(event$(raised));
       }),
     },
   },
@@ -314,69 +287,15 @@ export const heartbeatMachine = setup({
                 ...(context.beat.budgetLine === null ? {} : { budget: context.beat.budgetLine }),
               }),
             }),
-            onDone: {
-              target: 'integrate',
-              actions: enqueueActions(({ context, event, enqueue }) => {
-                const pause = context.thinkerPause;
-                if (pause !== null) {
-                  const pausedForMs = Math.max(0, context.deps.clock.now() - pause.since);
-                  enqueue(() => context.deps.bus.emit('thinker.resumed', { pausedForMs }));
-                }
-                enqueue.assign({
-                  thinkerPause: null,
-                  beat: { ...context.beat, result: event.output, thinkMs: phaseElapsed(context) },
-                });
-              }),
-            },
+            onDone: { target: 'integrate', actions: enqueueActions(({ context, event, enqueue }) => run(enqueue, thinkDone(context, event.output))) },
             // Every ending goes through integrate, which settles the turns the think carried.
-            onError: {
-              target: 'integrate',
-              actions: enqueueActions(({ context, event, enqueue }) => {
-                const { deps, beat } = context;
-                const outcome = thinkFailure(event.error, beat.preempted);
-                if (outcome.announce) enqueue(() => deps.bus.emit('think.failed', { reason: outcome.failure.reason, code: outcome.failure.code }));
-                // Money that cannot be recorded must not be spent: stop thinking until the ledger writes again.
-                if (outcome.failure.code === 'BUDGET_LEDGER_UNAVAILABLE') enqueue.raise({ type: 'LEDGER_FAILED', reason: outcome.failure.reason });
-                if (outcome.failure.code === 'THINK_AUTH_FAILED') {
-                  const now = deps.clock.now();
-                  const backoffMs = Math.min(THINKER_PAUSE_MAX_MS, context.thinkerPause === null ? THINKER_PAUSE_MIN_MS : context.thinkerPause.backoffMs * 2);
-                  const pause = { since: context.thinkerPause?.since ?? now, retryAt: now + backoffMs, backoffMs };
-                  enqueue.assign({ thinkerPause: pause });
-                  enqueue(() =>
-                    deps.bus.emit('thinker.paused', { code: outcome.failure.code, reason: outcome.failure.reason, retryAt: new Date(pause.retryAt).toISOString() }),
-                  );
-                }
-                enqueue.assign(({ context: current }) => ({
-                  beat: { ...current.beat, failure: outcome.failure, result: outcome.partial, failed: outcome.countsAsFailure, thinkMs: phaseElapsed(current) },
-                }));
-              }),
-            },
+            onError: { target: 'integrate', actions: enqueueActions(({ context, event, enqueue }) => run(enqueue, thinkFailed(context, event.error))) },
           },
           on: {
-            // A user message preempts this think: it yields at its next safe point, what it completed is kept, and
-            // interrupted autonomous work is resumed after the user's turn.
-            PREEMPT: {
-              actions: enqueueActions(({ context, event, enqueue }) => {
-                const { beat } = context;
-                enqueue(() => context.deps.bus.emit('agent.preempted', { reason: event.reason }));
-                enqueue(() => beat.preempt?.abort(new Error(`preempted: ${event.reason}`)));
-                const autonomous = beat.plan !== null && beat.plan.reason !== 'user_message';
-                enqueue.assign({ beat: { ...beat, preempted: true }, ...(autonomous ? { deferred: beat.plan } : {}) });
-              }),
-            },
+            PREEMPT: { actions: enqueueActions(({ context, event, enqueue }) => run(enqueue, preemptThink(context, event.reason))) },
           },
           after: {
-            stuckDelay: {
-              target: 'integrate',
-              actions: enqueueActions(({ context, enqueue }) => {
-                const reason = `The turn was still thinking after ${context.deps.options.stuckTurnMs} ms and was reset as stuck.`;
-                enqueue(() => context.deps.bus.emit('think.failed', { reason, code: 'THINK_STUCK' }));
-                enqueue.assign({
-                  beat: { ...context.beat, failed: true, failure: { code: 'THINK_STUCK', reason }, thinkMs: phaseElapsed(context) },
-                  turns: { ...context.turns, turnInProgress: false },
-                });
-              }),
-            },
+            stuckDelay: { target: 'integrate', actions: enqueueActions(({ context, enqueue }) => run(enqueue, thinkStuck(context))) },
           },
         },
         // Settling the think (only beats that thought get here): its actions, replies and the turns it carried.
@@ -395,17 +314,7 @@ export const heartbeatMachine = setup({
               result: context.beat.result,
               failure: context.beat.failure,
             }),
-            onDone: {
-              target: 'finish',
-              actions: assign(({ context, event }) => {
-                const { replied, unanswered, missed, awaiting } = event.output;
-                const closed = closeTurns(context.turns, [
-                  ...replied.map((turnId) => ({ turnId, replied: true })),
-                  ...unanswered.map((turnId) => ({ turnId, replied: false })),
-                ]);
-                return { turns: awaitTasks(countUnanswered(closed, missed).turns, awaiting) };
-              }),
-            },
+            onDone: { target: 'finish', actions: assign(({ context, event }) => thinkSettled(context, event.output)) },
             onError: {
               target: 'finish',
               actions: [
@@ -498,18 +407,3 @@ export const heartbeatMachine = setup({
     },
   },
 });
-
-type Spawner = (src: 'affect' | 'goals' | 'workingMemory' | 'swarms' | 'budget', options: { id: string; systemId: string; input: never }) => unknown;
-
-/** Spawns the five domain actors from their states, each under its name as id and system id. */
-function spawnDomainActors(spawn: unknown, states: ActorStates): HeartbeatContext['refs'] {
-  const make = spawn as Spawner;
-  const one = <N extends keyof ActorStates>(name: N) => make(name, { id: name, systemId: name, input: states[name] as never });
-  return {
-    affect: one('affect'),
-    goals: one('goals'),
-    workingMemory: one('workingMemory'),
-    swarms: one('swarms'),
-    budget: one('budget'),
-  } as HeartbeatContext['refs'];
-}

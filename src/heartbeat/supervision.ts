@@ -1,9 +1,12 @@
 /** Supervision helpers: which child crashed, and the state it restarts from. */
 import { ActorStatesSchema, type ActorStates } from '../protocol/checkpoint-format.schema.js';
-import { DOMAIN_ACTOR_NAMES, type DomainActorName } from './heartbeat.types.js';
+import { DOMAIN_ACTOR_NAMES, type DomainActorName, type HeartbeatContext } from './heartbeat.types.js';
 
 /** Child ids of running swarm tasks start with this. */
 export const SWARM_TASK_PREFIX = 'swarm:';
+
+/** The child id of the write that probes a ledger that could not be written. */
+export const LEDGER_PROBE_ID = 'ledger-probe';
 
 /** The domain actor a child id names, or null for any other child. */
 export function crashedActorName(childId: string): DomainActorName | null {
@@ -21,4 +24,19 @@ export function lastGoodStateOf<N extends DomainActorName>(
 ): ActorStates[N] {
   const parsed = ActorStatesSchema.shape[name].safeParse(contextAtCrash);
   return (parsed.success ? parsed.data : lastGood[name]) as ActorStates[N];
+}
+
+type Spawner = (src: 'affect' | 'goals' | 'workingMemory' | 'swarms' | 'budget', options: { id: string; systemId: string; input: never }) => unknown;
+
+/** Spawns the five domain actors from their states, each under its name as id and system id. */
+export function spawnDomainActors(spawn: unknown, states: ActorStates): HeartbeatContext['refs'] {
+  const make = spawn as Spawner;
+  const one = <N extends keyof ActorStates>(name: N) => make(name, { id: name, systemId: name, input: states[name] as never });
+  return {
+    affect: one('affect'),
+    goals: one('goals'),
+    workingMemory: one('workingMemory'),
+    swarms: one('swarms'),
+    budget: one('budget'),
+  } as HeartbeatContext['refs'];
 }
