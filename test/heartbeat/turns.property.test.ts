@@ -337,13 +337,11 @@ describe('turns across kill -9', () => {
     expect(h.runtime.status().pendingMessages).toBe(0);
   });
 
-  // KNOWN BUG (CONTRACT §7, "never silence ... across kill -9"); both tests below fail for it: drop `.fails` once fixed.
-  // A checkpoint's conversation watermark is the log's last written seq, read when a beat finishes; the heartbeat
-  // learns of a message only when `send` delivers USER_MESSAGE, a few promise hops after its append resolved. A beat
-  // finishing in between (a think settling while a message is being sent) checkpoints {watermark: past the message,
-  // pending: without it}. After kill -9 the restore replays only the log past the watermark: the message is never
-  // answered, and no open turn is left to say so.
-  it.fails('answers every message of a client awaiting each send while a silent model uses up its tries, when kill -9 follows', async () => {
+  // Found by the property (CONTRACT §7, "never silence ... across kill -9"): the heartbeat learns of a message when
+  // `send` delivers USER_MESSAGE, a few promise hops after its append resolved. A beat finishing in between used to
+  // checkpoint {watermark: past the message, pending: without it}, and the restore never replayed it. The log now holds
+  // a user message back from the watermark until the heartbeat has it.
+  it('answers every message of a client awaiting each send while a silent model uses up its tries, when kill -9 follows', async () => {
     model = new ModelThinker({ kind: 'none' });
     h = await startRuntime({ thinker: model, config: CONFIG });
     const sent: string[] = [];
@@ -361,7 +359,7 @@ describe('turns across kill -9', () => {
     expect(sent.map((turnId) => terminal.filter((e) => e.turnId === turnId).length)).toEqual([1, 1, 1, 1, 1]);
   });
 
-  it.fails('answers a message sent while a refused think settles when kill -9 follows the checkpoint of that beat', async () => {
+  it('answers a message sent while a refused think settles when kill -9 follows the checkpoint of that beat', async () => {
     model = new ModelThinker({ kind: 'all' });
     model.queue.push({ kind: 'refuse' });
     const config = { ...CONFIG, checkpointIntervalBeats: 1 };

@@ -32,9 +32,14 @@ export async function sendMessage(core: RuntimeCore, params: SendParams): Promis
   const from = params.from ?? 'user';
   return core.exclusive.run(async () => {
     const at = clock.now();
-    await conversation.append({ turnId, role: 'user', text: params.text, from, at });
-    bus.emit('agent.message', { turnId, text: params.text, from });
-    core.actor.send({ type: 'USER_MESSAGE', message: { turnId, text: params.text, from, at } });
+    // Held until the heartbeat has it: a checkpoint in between must not count the message as seen.
+    const stored = await conversation.append({ turnId, role: 'user', text: params.text, from, at }, [], { hold: true });
+    try {
+      bus.emit('agent.message', { turnId, text: params.text, from });
+      core.actor.send({ type: 'USER_MESSAGE', message: { turnId, text: params.text, from, at } });
+    } finally {
+      conversation.release(stored.seq);
+    }
     const now = core.actor.getSnapshot();
     if (now.matches('dormant')) {
       // No API call now, but the sender hears at once when the answer will come.

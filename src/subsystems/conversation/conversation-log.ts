@@ -34,6 +34,8 @@ export class ConversationLog {
   private readonly meta;
   private lastLive = 0;
   private highest = 0;
+  /** Seqs written but not yet handed to their reader (a user message on its way to the heartbeat). */
+  private readonly held = new Set<number>();
   private opened = false;
   private writes: Promise<unknown> = Promise.resolve();
 
@@ -60,7 +62,11 @@ export class ConversationLog {
    * Numbers `msg` with the next seq and writes it durably (one sync batch, with `alongside` when given: e.g. the
    * event that announces it, so the two exist together or not at all); resolves with the stored message.
    */
-  async append(msg: NewConversationMessage, alongside: readonly VigilBatchOp[] = []): Promise<ConversationMessage> {
+  async append(
+    msg: NewConversationMessage,
+    alongside: readonly VigilBatchOp[] = [],
+    options: { hold?: boolean } = {},
+  ): Promise<ConversationMessage> {
     this.assertOpen('append');
     const input = NewConversationMessageSchema.safeParse(msg);
     if (!input.success) {
@@ -69,10 +75,13 @@ export class ConversationLog {
     // Numbered at the call, so concurrent appends keep call order; a failed write burns its seq, never reuses it.
     this.highest += 1;
     const message: ConversationMessage = { seq: this.highest, ...input.data };
+    // Held from the moment it is numbered: no watermark may pass it until its reader has it (`release`).
+    if (options.hold === true) this.held.add(message.seq);
     return this.exclusive(async () => {
       try {
         await writeSyncBatch(this.db, [{ type: 'put', sublevel: this.log, key: conversationSeqKey(message.seq), value: message }, ...alongside]);
       } catch (err) {
+        this.held.delete(message.seq);
         throw toStoreError(err, `append conversation message ${message.seq}`);
       }
       this.lastLive = Math.max(this.lastLive, message.seq);
@@ -80,9 +89,19 @@ export class ConversationLog {
     });
   }
 
-  /** The seq of the last live entry; 0 when the live log is empty. */
+  /**
+   * The seq up to which the log's entries are accounted for: the last live entry, but never past a held one. A
+   * checkpoint stores this, and a restart replays what lies after it; a message written but not yet seen by the
+   * heartbeat must be replayed, not skipped.
+   */
   watermark(): number {
-    return this.lastLive;
+    if (this.held.size === 0) return this.lastLive;
+    return Math.min(this.lastLive, Math.min(...this.held) - 1);
+  }
+
+  /** The reader has the held entry `seq`: the watermark may pass it. */
+  release(seq: number): void {
+    this.held.delete(seq);
   }
 
   /** Entries after `seq`, ascending, at most `limit`. */

@@ -55,6 +55,15 @@ describe('ConversationLog', () => {
     expect(log.watermark()).toBe(1);
   });
 
+  it('keeps the watermark below a held message until it is released, also while later ones are written', async () => {
+    await log.append(message(1));
+    const held = await log.append(message(2), [], { hold: true });
+    await log.append(message(3));
+    expect(log.watermark()).toBe(1);
+    log.release(held.seq);
+    expect(log.watermark()).toBe(3);
+  });
+
   it('reads in numeric seq order past 9 and 99', async () => {
     await appendMany(1, 120);
     const all = await log.readAfter(0);
