@@ -120,6 +120,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
     const identity = options.identity ?? (await readIdentity(config.identityFile));
     const ids = createIdFactory(clock);
+    // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
+    const [newest] = await conversation.readLast(1);
+    if (newest !== undefined) ids.observe(newest.turnId.replace(/^[a-z]+-/, ''));
     runtime = new Runtime({
       clock,
       bus,
