@@ -6,6 +6,7 @@ import { idleBeatBench } from './idle-beat.bench.js';
 import { seedRealisticAgent } from './realistic-agent.js';
 import { renderReport, summarise, writeJsonReport, type BenchOutcome, type BenchResult } from './report.js';
 import { runGatewayBench } from './gateway.bench.js';
+import { startupBench } from './startup.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -48,6 +49,7 @@ await withTempDir('agent', async (root) => {
   await run('beat-jitter', '3. Beat delay caused by a checkpoint', needsAgent(() => beatJitterBench(root)));
 });
 await run('gateway', '4. Gateway', () => runGatewayBench());
+await run('startup', '5. Start-up', () => startupBench());
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);
