@@ -9,14 +9,15 @@ import { createDashboardRoutes } from './dashboard-route.js';
 import { CLOSE_CODES } from './gateway-faults.js';
 import { createAuthFailureLog, createTokenCheck, tokenFromRequest } from './gateway-auth.js';
 import { DEFAULT_RATE_LIMIT } from './token-bucket.js';
+import { MAX_FRAME_BYTES } from './frame-limit.js';
 import { metricsRoute } from './metrics-route.js';
 import { ALL_METHODS } from './methods/index.js';
 import { buildOpenRpcDocument } from './openrpc.js';
 import { RpcConnection, type ConnectionLimits, type ConnectionStats } from './rpc-connection.js';
 import { serveEventStream } from './sse-feed.js';
 
-/** The largest frame a client may send (CONTRACT §4); larger ones close the connection with 1009. */
-export const MAX_FRAME_BYTES = 1024 * 1024;
+// Still exported from here, where the library (and its users) have always found it.
+export { MAX_FRAME_BYTES };
 
 /** An extra authenticated GET route. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void;

@@ -1,5 +1,5 @@
 /** `vigil checkpoints list|create|show ID|restore ID --yes|export ID FILE|import FILE`: shorthands for the checkpoint methods. */
-import { MAX_FRAME_BYTES } from '../../gateway/http-server.js';
+import { MAX_FRAME_BYTES } from '../../gateway/frame-limit.js';
 import { summariseIssues } from '../../subsystems/checkpoint/checkpoint.codec.js';
 import { CheckpointExportSchema } from '../../runtime/checkpoint-transfer.schema.js';
 import { RpcError } from '../rpc-error.js';
