@@ -114,7 +114,7 @@ export function renderReport(results: readonly BenchResult[], totalMs: number): 
   const out: string[] = [];
   const env = environment();
   out.push(`Vigil bench — node ${env.node} ${env.platform}/${env.arch}, ${env.cpus} × ${env.cpuModel}, load average ${env.loadavg.join(' / ')}`);
-  out.push('Every check compares Vigil with a limit measured in this run; ratio = vigil / limit, difference = vigil − limit.');
+  out.push('Every check compares Vigil with a limit measured in this run (the start-up targets are absolute); ratio = vigil / limit, difference = vigil − limit.');
   out.push('');
   out.push(table(['check', 'vigil', 'limit (same run)', 'result', 'target', 'verdict'], results.flatMap((r) => r.checks.map(checkRow))));
   for (const result of results) {

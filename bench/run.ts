@@ -7,6 +7,7 @@ import { seedRealisticAgent } from './realistic-agent.js';
 import { renderReport, summarise, writeJsonReport, type BenchOutcome, type BenchResult } from './report.js';
 import { runGatewayBench } from './gateway.bench.js';
 import { sendLatencyBench } from './send-latency.bench.js';
+import { startupBench } from './startup.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -50,6 +51,7 @@ await withTempDir('agent', async (root) => {
 });
 await run('gateway', '4. Gateway', () => runGatewayBench());
 await run('send-latency', '5. Send → reply latency of a real daemon', () => sendLatencyBench());
+await run('startup', '6. Start-up', () => startupBench());
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);

@@ -79,7 +79,7 @@ if (only !== 'kills') {
 
 if (only !== 'beats') {
   say('');
-  // Two loops on two data dirs at once, as in the test: a daemon start is ~2 s of one core, and there are two.
+  // Two loops on two data dirs at once, as in the test: a daemon start is mostly one core's work, and there are two.
   const loops = [
     { seed, kills: Math.ceil(kills / 2), label: 'crash-loop-a' },
     { seed: (seed + 1) >>> 0, kills: Math.floor(kills / 2), label: 'crash-loop-b' },

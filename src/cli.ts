@@ -1,13 +1,20 @@
-/** The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`, `checkpoints`). */
-import { checkpointsCommand, CHECKPOINTS_USAGE } from './client/commands/checkpoints.command.js';
+/**
+ * The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`,
+ * `checkpoints`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * XState, pino, prom-client).
+ */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
-import { conversationCommand, CONVERSATION_USAGE } from './client/commands/conversation.command.js';
-import { eventsCommand, EVENTS_USAGE } from './client/commands/events.command.js';
-import { rpcCommand, RPC_USAGE } from './client/commands/rpc.command.js';
-import { runDaemon } from './daemon.js';
 import { VIGIL_VERSION } from './shared/version.js';
 
-const USAGE = `usage: vigil <command>
+/** The whole help text; it quotes each client command's usage, so it loads those commands (help only). */
+async function usage(): Promise<string> {
+  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }] = await Promise.all([
+    import('./client/commands/rpc.command.js'),
+    import('./client/commands/events.command.js'),
+    import('./client/commands/conversation.command.js'),
+    import('./client/commands/checkpoints.command.js'),
+  ]);
+  return `usage: vigil <command>
 
 commands:
   run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic] [--repair]
@@ -31,21 +38,32 @@ ${RPC_USAGE}
 ${EVENTS_USAGE}
 ${CONVERSATION_USAGE}
 ${CHECKPOINTS_USAGE}`;
+}
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'run':
+    case 'run': {
+      const { runDaemon } = await import('./daemon.js');
       return runDaemon(rest, { env: io.env, stderr: (line) => io.stderr(`${line}\n`) });
-    case 'rpc':
+    }
+    case 'rpc': {
+      const { rpcCommand } = await import('./client/commands/rpc.command.js');
       return rpcCommand(rest, io);
-    case 'events':
+    }
+    case 'events': {
+      const { eventsCommand } = await import('./client/commands/events.command.js');
       return eventsCommand(rest, io);
-    case 'conversation':
+    }
+    case 'conversation': {
+      const { conversationCommand } = await import('./client/commands/conversation.command.js');
       return conversationCommand(rest, io);
-    case 'checkpoints':
+    }
+    case 'checkpoints': {
+      const { checkpointsCommand } = await import('./client/commands/checkpoints.command.js');
       return checkpointsCommand(rest, io);
+    }
     case '--version':
     case 'version':
       io.stdout(`${VIGIL_VERSION}\n`);
@@ -53,10 +71,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     case '--help':
     case 'help':
     case '-h':
-      io.stdout(`${USAGE}\n`);
+      io.stdout(`${await usage()}\n`);
       return 0;
     default:
-      io.stderr(`vigil: ${command === undefined ? 'no command given' : `unknown command "${command}"`}\n${USAGE}\n`);
+      io.stderr(`vigil: ${command === undefined ? 'no command given' : `unknown command "${command}"`}\n${await usage()}\n`);
       return 2;
   }
 }

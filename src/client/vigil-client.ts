@@ -3,7 +3,11 @@
  * types inferred from the schemas, `subscribe(types)` as an RxJS Observable, request timeouts, and reconnection
  * with backoff that resubscribes each feed after the last seq it saw.
  */
-import { BehaviorSubject, Observable, Subject, type Subscriber } from 'rxjs';
+// RxJS's classes one module each: the package index loads all of RxJS (~220 modules), a third of a CLI call's start-up.
+import { BehaviorSubject } from 'rxjs/internal/BehaviorSubject';
+import { Observable } from 'rxjs/internal/Observable';
+import { Subject } from 'rxjs/internal/Subject';
+import type { Subscriber } from 'rxjs';
 import WebSocket, { type RawData } from 'ws';
 import { VigilError, describeError, type JsonRpcErrorObject } from '../errors.js';
 import type { DroppedNotification } from '../protocol/event-feed.schema.js';

@@ -1,5 +1,8 @@
 /** The RxJS event bus: every part emits typed events here; gateway, logs and metrics subscribe to `events$`. */
-import { Subject, config as rxjsConfig, type Observable } from 'rxjs';
+// One RxJS module each instead of the package index, which loads all of RxJS (~220 modules) at start-up.
+import type { Observable } from 'rxjs';
+import { config as rxjsConfig } from 'rxjs/internal/config';
+import { Subject } from 'rxjs/internal/Subject';
 import type { Clock } from '../shared/clock.js';
 import { ofTypes } from './event-filter.js';
 import type { EventPayload, EventType, VigilEvent, VigilEventOf } from '../protocol/events.schema.js';

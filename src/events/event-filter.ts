@@ -1,5 +1,7 @@
 /** Event type filters: exact types or prefixes ending in `*` (`"checkpoint.*"`), as CONTRACT §4 says. */
-import { filter, type MonoTypeOperatorFunction } from 'rxjs';
+import type { MonoTypeOperatorFunction } from 'rxjs';
+// The one operator, not the package index (all of RxJS, ~220 modules, at start-up).
+import { filter } from 'rxjs/internal/operators/filter';
 
 /** A predicate over event types built from filter patterns; no patterns (or none given) matches everything. */
 export function typeMatcher(patterns: readonly string[] | undefined): (type: string) => boolean {

@@ -16,7 +16,7 @@ import { RpcConnection, type ConnectionLimits, type ConnectionStats } from './rp
 import { serveEventStream } from './sse-feed.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
 
-/** The largest frame a client may send (CONTRACT §4); larger ones close the connection with 1009. */
+// Still exported from here, where the library (and its users) have always found it.
 export { MAX_FRAME_BYTES };
 
 /** An extra authenticated GET route. */

@@ -17,7 +17,6 @@ import { EventJournal } from '../subsystems/journal/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
-import { AnthropicThinker } from '../subsystems/thinking/anthropic-thinker.js';
 import { OfflineThinker } from '../subsystems/thinking/offline-thinker.js';
 import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
@@ -57,7 +56,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const clock = options.clock ?? systemClock;
   const log = options.logger ?? silentLogger;
   // Before touching the data dir: an unknown model's price is a configuration error, not a half-started daemon.
-  const thinker = options.thinker ?? createThinker(config);
+  const thinker = options.thinker ?? (await createThinker(config));
   const ownsDb = options.db === undefined;
   const db = options.db ?? (await openVigilDb(config.dataDir));
   try {
@@ -179,13 +178,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
 }
 
-/** The thinker the configuration asks for. */
-export function createThinker(config: VigilConfig): Thinker {
+/** The thinker the configuration asks for; the Anthropic SDK is loaded only for the Anthropic thinker. */
+export async function createThinker(config: VigilConfig): Promise<Thinker> {
   if (config.thinker === 'offline') {
     return new OfflineThinker({ model: 'offline', costPerThinkMicroUsd: usdToMicroUsd(config.offlineCostUsd) });
   }
   // The config schema already refused "anthropic" without a key; an unknown model's price is refused here, at start.
   const price = resolvePrice(config.model, config.pricingOverrides);
+  const { AnthropicThinker } = await import('../subsystems/thinking/anthropic-thinker.js');
   return new AnthropicThinker({
     apiKey: config.anthropicApiKey ?? '',
     ...(config.anthropicBaseUrl === undefined ? {} : { baseURL: config.anthropicBaseUrl }),

@@ -10,6 +10,13 @@ let h: GatewayHarness;
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'vigil-cli-'));
+  // main() imports each command when it runs. Loaded once here, that import costs no turns of the event loop inside
+  // `until`, which advances simulated time on every turn (a status read would otherwise see extra beats).
+  await Promise.all([
+    import('../../src/client/commands/rpc.command.js'),
+    import('../../src/client/commands/events.command.js'),
+    import('../../src/client/commands/checkpoints.command.js'),
+  ]);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 beforeEach(async () => {

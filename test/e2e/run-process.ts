@@ -1,4 +1,4 @@
-/** Runs a short-lived child process (a client command or an example) to completion and collects its output. */
+/** Runs a short-lived child process (a client command, an example, npm) to completion and collects its output. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -12,10 +12,21 @@ export interface Finished {
   stderr: string;
 }
 
-/** Runs `node <args>` in the checkout with `env` added to a clean environment; fails after a safety timeout. */
-export function runNode(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Finished> {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
+/** Where and how long a process runs. */
+export interface RunOptions {
+  /** Working directory (default: the checkout's root). */
+  cwd?: string;
+  /** Added to a clean environment (PATH and HOME only). */
+  env?: Record<string, string>;
+  /** Safety bound: the process is killed and the run fails after this long (default 60 s). */
+  timeoutMs?: number;
+}
+
+/** Runs `command args` with `env` added to a clean environment; fails after a safety timeout. */
+export function runProcess(command: string, args: string[], options: RunOptions = {}): Promise<Finished> {
+  const { cwd = ROOT, env = {}, timeoutMs = 60_000 } = options;
+  const child = spawn(command, args, {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -26,11 +37,20 @@ export function runNode(args: string[], env: Record<string, string> = {}, timeou
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`node ${args.join(' ')} did not finish in ${timeoutMs} ms; stdout: ${stdout}; stderr: ${stderr}`));
+      reject(new Error(`${command} ${args.join(' ')} did not finish in ${timeoutMs} ms; stdout: ${stdout}; stderr: ${stderr}`));
     }, timeoutMs);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     child.once('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Runs `node <args>` in the checkout with `env` added to a clean environment; fails after a safety timeout. */
+export function runNode(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Finished> {
+  return runProcess(process.execPath, args, { env, timeoutMs });
 }

@@ -12,7 +12,7 @@ export interface CrashLoopOptions {
   seed: number;
   /** Overrides of `CRASH_LOOP_ENV`. */
   env?: Record<string, string>;
-  /** Bound on a boot, from spawn to `gateway listening` (default 30 s: two cores, tsx, other tests). */
+  /** Bound on a boot, from spawn to `gateway listening` (default 30 s: two cores shared with other tests). */
   bootTimeoutMs?: number;
   /** Bound on waiting for a kill moment once armed (default 15 s). */
   triggerTimeoutMs?: number;

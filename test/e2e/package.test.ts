@@ -1,0 +1,72 @@
+/** The published package: `npm pack`, installed into an empty project, works from plain Node with its types (CONTRACT §7). */
+import { copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runProcess, type Finished } from './run-process.js';
+
+const FIXTURES = join(ROOT, 'test/fixtures/package-consumer');
+const require = createRequire(import.meta.url);
+const TSC = require.resolve('typescript/bin/tsc');
+// Pinned to the versions this checkout installed, so npm finds them in its cache and needs no network.
+const TYPES_NODE = `@types/node@${(require('@types/node/package.json') as { version: string }).version}`;
+
+let work: string;
+let app: string;
+
+/** `npm …` in `cwd`; the whole output on failure. */
+async function npm(cwd: string, args: string[], timeoutMs: number): Promise<Finished> {
+  const result = await runProcess('npm', args, { cwd, timeoutMs });
+  if (result.code !== 0) throw new Error(`npm ${args.join(' ')} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+beforeAll(async () => {
+  work = await realpath(await mkdtemp(join(tmpdir(), 'vigil-package-')));
+  app = join(work, 'app');
+  // `npm pack` runs `prepare` (the build), as publishing does; the global setup left it up to date, so it is quick.
+  const packed = await npm(ROOT, ['pack', '--json', '--pack-destination', work], 120_000);
+  const [{ filename }] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string }];
+  await mkdir(app);
+  await writeFile(join(app, 'package.json'), `${JSON.stringify({ name: 'vigil-consumer', private: true, type: 'module' }, null, 2)}\n`);
+  // The dependencies are in npm's cache after `npm ci`: --prefer-offline installs without asking the registry.
+  await npm(app, ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, filename), TYPES_NODE], 180_000);
+  for (const name of ['library-smoke.mjs', 'consumer.ts']) await copyFile(join(FIXTURES, name), join(app, name));
+}, 300_000);
+
+afterAll(async () => {
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+describe('the packed package, installed elsewhere', () => {
+  it('runs from plain node: createRuntime with the offline thinker, its gateway, connect, the dashboard', async () => {
+    const { code, stdout, stderr } = await runProcess(process.execPath, ['library-smoke.mjs'], { cwd: app });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      state: 'awake',
+      thinker: 'offline',
+      page: { status: 200, html: true },
+      chart: 200,
+    });
+  });
+
+  it('installs a `vigil` binary that runs the compiled code, without tsx', async () => {
+    const bin = join(app, 'node_modules/.bin/vigil');
+    expect(await readFile(bin, 'utf8')).not.toMatch(/tsx/);
+    const { code, stdout } = await runProcess(bin, ['--version'], { cwd: app });
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe((JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  });
+
+  it('ships type declarations: a TypeScript consumer type-checks under --strict with NodeNext resolution', async () => {
+    const { code, stdout, stderr } = await runProcess(
+      process.execPath,
+      [TSC, '--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', 'consumer.ts'],
+      { cwd: app, timeoutMs: 120_000 },
+    );
+    expect(`${stdout}${stderr}`).toBe('');
+    expect(code).toBe(0);
+  }, 120_000);
+});

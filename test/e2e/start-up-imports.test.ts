@@ -1,0 +1,60 @@
+/** Fast start: each path of the binary loads only what it needs (a client call no daemon, the offline daemon no Anthropic SDK). */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_ENV, startDaemon } from './daemon-process.js';
+import { ROOT, runNode } from './run-process.js';
+
+const RECORDER = join(ROOT, 'test/fixtures/import-recorder.mjs');
+// What only the daemon needs: its modules (the wire schemas aside, which the client validates with) and their packages.
+const DAEMON_ONLY =
+  /\/dist\/(daemon\.js|runtime\/(?!.*\.schema\.js$)|heartbeat\/|subsystems\/store\/)|\/node_modules\/(level|classic-level|xstate|pino|prom-client|@anthropic-ai)\//;
+const ANTHROPIC_SDK = /\/node_modules\/@anthropic-ai\/sdk\//;
+
+let dir: string;
+let logs = 0;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vigil-imports-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** A fresh log file for the recorder, and the environment that turns it on. */
+function recorder(): { log: string; env: Record<string, string> } {
+  logs += 1;
+  const log = join(dir, `imports-${logs}.log`);
+  return { log, env: { VIGIL_IMPORT_LOG: log, NODE_OPTIONS: `--import=${RECORDER}` } };
+}
+
+const imported = async (log: string): Promise<string[]> => (await readFile(log, 'utf8')).trim().split('\n');
+
+describe('what each path of `vigil` imports', () => {
+  it('a client command (vigil rpc) loads no part of the daemon', async () => {
+    const { log, env } = recorder();
+    // Nothing listens on port 9: the call fails after every module it needs has loaded.
+    const { code, stderr } = await runNode(['bin/vigil.js', 'rpc', 'heartbeat.status', '--url', 'http://127.0.0.1:9', '--token', 't'], env);
+    expect(stderr).toMatch(/No connection to the gateway/);
+    expect(code).toBe(1);
+    const urls = await imported(log);
+    expect(urls.some((url) => url.endsWith('/dist/client/commands/rpc.command.js'))).toBe(true);
+    expect(urls.filter((url) => DAEMON_ONLY.test(url))).toEqual([]);
+  });
+
+  it('the daemon with the offline thinker never loads the Anthropic SDK; with the anthropic thinker it does', async () => {
+    const runs: Array<{ thinker: string; env: Record<string, string> }> = [
+      { thinker: 'offline', env: {} },
+      { thinker: 'anthropic', env: { ANTHROPIC_API_KEY: 'sk-unused', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' } },
+    ];
+    const sdkLoaded: Record<string, boolean> = {};
+    for (const run of runs) {
+      const { log, env } = recorder();
+      const dataDir = await mkdtemp(join(dir, `${run.thinker}-`));
+      const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', run.thinker], { ...FAST_ENV, ...run.env, ...env });
+      await daemon.waitFor((line) => line.msg === 'gateway listening');
+      daemon.kill('SIGTERM');
+      expect(await daemon.exited).toBe(0);
+      sdkLoaded[run.thinker] = (await imported(log)).some((url) => ANTHROPIC_SDK.test(url));
+    }
+    expect(sdkLoaded).toEqual({ offline: false, anthropic: true });
+  });
+});
