@@ -3,6 +3,8 @@ import { AnthropicThinker } from '../../src/subsystems/thinking/anthropic-thinke
 import { resolvePrice } from '../../src/subsystems/thinking/pricing.js';
 import type { FakeMessagesApi } from '../fixtures/fake-messages-api.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
+import type { createSimulatedClock } from '../../src/shared/clock.js';
+import type { VigilDb } from '../../src/subsystems/store/vigil-db.js';
 import { recordingLogger, type LogRecord } from './recording-logger.js';
 
 /** The model every fault test uses, and its price. */
@@ -22,7 +24,15 @@ export interface AnthropicHarness extends RuntimeHarness {
  */
 export async function startAnthropicRuntime(
   api: FakeMessagesApi,
-  options: { timeoutMs?: number; maxRetries?: number; config?: Record<string, unknown>; goalWorkEveryBeats?: number } = {},
+  options: {
+    timeoutMs?: number;
+    maxRetries?: number;
+    config?: Record<string, unknown>;
+    goalWorkEveryBeats?: number;
+    /** Restart on the database and clock of an earlier (crashed) runtime. */
+    db?: VigilDb;
+    clock?: ReturnType<typeof createSimulatedClock>;
+  } = {},
 ): Promise<AnthropicHarness> {
   const { log, records } = recordingLogger();
   const thinker = new AnthropicThinker({
@@ -40,6 +50,8 @@ export async function startAnthropicRuntime(
     logger: log,
     config: { dailyBudgetUsd: 1, ...options.config },
     ...(options.goalWorkEveryBeats === undefined ? {} : { goalWorkEveryBeats: options.goalWorkEveryBeats }),
+    ...(options.db === undefined ? {} : { db: options.db }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   return {
     ...h,

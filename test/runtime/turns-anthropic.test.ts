@@ -113,6 +113,24 @@ describe('turns with the Anthropic thinker', () => {
     });
   }
 
+  it('ends a turn left pending by kill -9 exactly once after the restart, answered by the next think', async () => {
+    h = await startAnthropicRuntime(api);
+    // The first life's think never returns: the turn is open when the process dies.
+    api.enqueue({ kind: 'hang' });
+    const { turnId } = await h.runtime.send({ text: 'still there?' });
+    await api.waitForRequests(1);
+    await h.crash();
+    api.enqueue(replyToEach, endTurn());
+    const again = await startAnthropicRuntime(api, { db: h.db, clock: h.clock });
+    h = again;
+    await again.runFor(1000);
+
+    expect(pendingTurnIds(api.requests[1]!)).toEqual([turnId]);
+    const history = await again.runtime.history({ types: ['agent.reply', 'agent.unanswered'], limit: 100 });
+    expect(history.map((e) => [e.type, (e as { turnId: string }).turnId])).toEqual([['agent.reply', turnId]]);
+    expect(again.runtime.status().pendingMessages).toBe(0);
+  });
+
   it('drops autonomous work the API refuses for good with agent.work_dropped, and keeps the goal', async () => {
     h = await startAnthropicRuntime(api, { goalWorkEveryBeats: 1000 });
     api.enqueue({ status: 400, body: apiErrorBody('invalid_request_error', 'prompt is too long') });
