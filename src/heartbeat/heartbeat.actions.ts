@@ -25,6 +25,8 @@ export interface BeatStep {
   effects: Array<() => void>;
 }
 
+const NO_EFFECTS: Array<() => void> = [];
+
 /** A beat with nothing done yet. */
 export function idleBeat(startedAtPerf: number): BeatProgress {
   return {
@@ -42,6 +44,8 @@ export function idleBeat(startedAtPerf: number): BeatProgress {
     preempt: null,
     notices: [],
     budgetLine: null,
+    senseEffects: NO_EFFECTS,
+    probeLedger: false,
   };
 }
 

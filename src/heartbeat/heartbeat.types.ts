@@ -128,6 +128,10 @@ export interface BeatProgress {
   notices: string[];
   /** Today's spend for the prompt's budget line, read when the think began. */
   budgetLine: { spentTodayUsd: number; dailyCapUsd: number; pct: number } | null;
+  /** Effects sense decided on (run by the action right after it; none on an idle beat). */
+  senseEffects: Array<() => void>;
+  /** The ledger is down and no probe is in flight: this beat spawns one. */
+  probeLedger: boolean;
 }
 
 /** The machine's context. */
