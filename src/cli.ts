@@ -1,9 +1,10 @@
-/** The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`, `checkpoints`). */
+/** The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`, `checkpoints`, `tools`). */
 import { checkpointsCommand, CHECKPOINTS_USAGE } from './client/commands/checkpoints.command.js';
 import { processIo, type CliIo } from './client/commands/cli-io.js';
 import { conversationCommand, CONVERSATION_USAGE } from './client/commands/conversation.command.js';
 import { eventsCommand, EVENTS_USAGE } from './client/commands/events.command.js';
 import { rpcCommand, RPC_USAGE } from './client/commands/rpc.command.js';
+import { toolsCommand, TOOLS_USAGE } from './client/commands/tools.command.js';
 import { runDaemon } from './daemon.js';
 import { VIGIL_VERSION } from './shared/version.js';
 
@@ -21,6 +22,8 @@ commands:
       page back with --before the oldest seq shown
   checkpoints list | create | show ID | restore ID --yes | export ID FILE | import FILE
       the checkpoint methods
+  tools list [--json]
+      the MCP tools the agent may use: name, up or down, approval, description
   --version   print the version
   --help      print this help
 
@@ -30,7 +33,8 @@ client commands take --url URL (default http://VIGIL_HOST:VIGIL_PORT) and --toke
 ${RPC_USAGE}
 ${EVENTS_USAGE}
 ${CONVERSATION_USAGE}
-${CHECKPOINTS_USAGE}`;
+${CHECKPOINTS_USAGE}
+${TOOLS_USAGE}`;
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -46,6 +50,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       return conversationCommand(rest, io);
     case 'checkpoints':
       return checkpointsCommand(rest, io);
+    case 'tools':
+      return toolsCommand(rest, io);
     case '--version':
     case 'version':
       io.stdout(`${VIGIL_VERSION}\n`);

@@ -1,4 +1,5 @@
 /** A hub under test: real MCP servers (the stdio fixture as a child process, the HTTP one in-process), a simulated clock for every back-off and ping, and the events it emitted. */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { EventBus } from '../../../src/events/event-bus.js';
@@ -77,4 +78,13 @@ export function useHubs(): (servers: Record<string, McpServerEntry>, options?: P
 export function resultText(result: { content?: unknown }): string {
   const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>;
   return first?.text ?? '';
+}
+
+/** True while `pid` runs; a zombie (dead, not yet reaped) counts as gone. */
+export function isAlive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }

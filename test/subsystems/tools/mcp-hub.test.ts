@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isVigilError } from '../../../src/errors.js';
 import { startHttpMcpServer, type HttpMcpFixture } from '../../fixtures/mcp-http-server.js';
-import { resultText, stdioFixture, useHubs } from './mcp-hub.fixture.js';
+import { isAlive, resultText, stdioFixture, useHubs } from './mcp-hub.fixture.js';
 
 const startHub = useHubs();
 let dir: string;
@@ -198,12 +198,3 @@ describe('McpHub', () => {
     expect(existsSync(dir)).toBe(true);
   });
 });
-
-/** True while `pid` runs; a zombie (dead, not yet reaped) counts as gone. */
-export function isAlive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
