@@ -1,13 +1,12 @@
 /** The MCP client hub: every configured server's connection, the registry of their tools, and calls to them by `mcp__SERVER__TOOL` name. */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, VigilError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
 import type { McpServerEntry } from '../../protocol/mcp-config.schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
 import type { ServerTransport } from './mcp-transport.js';
-import { ServerConnection, type ConnectionListener, type ConnectionTiming } from './server-connection.js';
+import type { ConnectionListener, ConnectionTiming, ServerConnection } from './server-connection.js';
 import { ToolArgsChecker } from './tool-args.js';
 import { mergeRegistry, serverTools, unknownAllowedTools, type RegisteredTool } from './tool-registry.js';
 
@@ -32,10 +31,14 @@ export interface ToolCallOptions {
   timeoutMs?: number;
 }
 
+/** The JSON-RPC code of a request the SDK gave up waiting for (`ErrorCode.RequestTimeout`; a test pins it to the SDK's). */
+export const MCP_REQUEST_TIMEOUT = -32001;
+
 /** One server's part of the registry: its last listing and whether it is connected. */
 interface ServerSlot {
   readonly entry: McpServerEntry;
-  readonly connection: ServerConnection;
+  /** Made at `start()`, once the SDK is loaded. */
+  connection: ServerConnection | undefined;
   tools: RegisteredTool[];
   listing: readonly Tool[];
   checker: ToolArgsChecker;
@@ -50,27 +53,13 @@ export class McpHub {
   private readonly slots = new Map<string, ServerSlot>();
   private registry: RegisteredTool[] = [];
   private byName = new Map<string, RegisteredTool>();
-  private started = false;
+  private started: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(private readonly options: McpHubOptions) {
-    const listener: ConnectionListener = {
-      up: (server, tools, attempt) => this.onUp(server, tools, attempt),
-      down: (server, reason, wasUp, retryInMs) => this.onDown(server, reason, wasUp, retryInMs),
-      toolsChanged: (server, tools) => this.onToolsChanged(server, tools),
-    };
     for (const [server, entry] of Object.entries(options.servers)) {
       if (entry.disabled === true) continue;
-      const connection = new ServerConnection({
-        server,
-        entry,
-        clock: options.clock,
-        log: options.log,
-        listener,
-        clientVersion: options.clientVersion,
-        ...(options.timing === undefined ? {} : { timing: options.timing }),
-        ...(options.createTransport === undefined ? {} : { createTransport: options.createTransport }),
-      });
-      this.slots.set(server, { entry, connection, tools: [], listing: [], checker: new ToolArgsChecker() });
+      this.slots.set(server, { entry, connection: undefined, tools: [], listing: [], checker: new ToolArgsChecker() });
     }
   }
 
@@ -81,14 +70,17 @@ export class McpHub {
 
   /** Starts connecting every server; returns at once. */
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    for (const { connection } of this.slots.values()) connection.start();
+    if (this.started !== undefined || this.stopped || this.slots.size === 0) return;
+    this.started = this.connectAll().catch((err: unknown) => {
+      this.options.log.error({ err: describeError(err) }, 'the MCP client could not be loaded; no MCP server is started');
+    });
   }
 
   /** Stops every server and waits until each stdio server's process group is gone. */
   async stop(): Promise<void> {
-    await Promise.all([...this.slots.values()].map(({ connection }) => connection.stop()));
+    this.stopped = true;
+    await this.started;
+    await Promise.all([...this.slots.values()].map(({ connection }) => connection?.stop()));
   }
 
   /** Every known tool, sorted by name; a tool of a server that is down is there with `available: false`. */
@@ -101,9 +93,34 @@ export class McpHub {
     return this.byName.get(name);
   }
 
-  /** The connection of `server` (tests and diagnostics). */
+  /** The connection of `server` once started (tests and diagnostics). */
   connection(server: string): ServerConnection | undefined {
     return this.slots.get(server)?.connection;
+  }
+
+  // The SDK's client is loaded here, not at import: ~180 ms a daemon without MCP servers never pays.
+  private async connectAll(): Promise<void> {
+    const { ServerConnection } = await import('./server-connection.js');
+    if (this.stopped) return;
+    const { options } = this;
+    const listener: ConnectionListener = {
+      up: (server, tools, attempt) => this.onUp(server, tools, attempt),
+      down: (server, reason, wasUp, retryInMs) => this.onDown(server, reason, wasUp, retryInMs),
+      toolsChanged: (server, tools) => this.onToolsChanged(server, tools),
+    };
+    for (const [server, slot] of this.slots) {
+      slot.connection = new ServerConnection({
+        server,
+        entry: slot.entry,
+        clock: options.clock,
+        log: options.log,
+        listener,
+        clientVersion: options.clientVersion,
+        ...(options.timing === undefined ? {} : { timing: options.timing }),
+        ...(options.createTransport === undefined ? {} : { createTransport: options.createTransport }),
+      });
+      slot.connection.start();
+    }
   }
 
   /**
@@ -117,12 +134,13 @@ export class McpHub {
     if (tool === undefined || slot === undefined) {
       throw new VigilError('TOOL_NOT_FOUND', `No tool is called ${JSON.stringify(name)}.`, { data: { name } });
     }
-    if (!tool.available || slot.connection.state !== 'up') {
+    const connection = slot.connection;
+    if (!tool.available || connection === undefined || connection.state !== 'up') {
       throw new VigilError('TOOL_UNAVAILABLE', `Tool ${name} is unavailable: its server ${tool.server} is not connected (it is being retried).`, {
         data: { name, server: tool.server },
       });
     }
-    const check = slot.checker.check(tool.name, tool.inputSchema, args);
+    const check = await slot.checker.check(tool.name, tool.inputSchema, args);
     if (!check.valid) {
       throw new VigilError('TOOL_INVALID_ARGS', `The arguments for ${name} do not match its input schema: ${check.problem}.`, {
         data: { name, problem: check.problem },
@@ -130,7 +148,7 @@ export class McpHub {
     }
     const timeoutMs = options.timeoutMs ?? tool.timeoutMs;
     try {
-      return await slot.connection.callTool(tool.tool, args as Record<string, unknown>, {
+      return await connection.callTool(tool.tool, args as Record<string, unknown>, {
         timeoutMs,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
@@ -182,7 +200,7 @@ function callError(name: string, timeoutMs: number, signal: AbortSignal | undefi
   if (signal?.aborted === true) {
     return new VigilError('TOOL_ABORTED', `The call to ${name} was aborted: ${describeError(signal.reason)}.`, { cause: err, data: { name } });
   }
-  if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+  if (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === MCP_REQUEST_TIMEOUT) {
     return new VigilError('TOOL_TIMEOUT', `The call to ${name} got no answer within ${timeoutMs} ms.`, { cause: err, data: { name, timeoutMs } });
   }
   return new VigilError('TOOL_CALL_FAILED', `The call to ${name} failed: ${describeError(err)}.`, { cause: err, data: { name } });

@@ -1,5 +1,5 @@
 /** Checks a tool call's arguments against the tool's input JSON Schema before anything is sent to its server. */
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { JsonSchemaObject } from './tool-registry.js';
 
@@ -15,13 +15,15 @@ export class ToolArgsChecker {
   private readonly compiled = new Map<string, JsonSchemaValidator<unknown>>();
 
   /** Checks `args` against `schema` (the schema of tool `name`). A schema that cannot be compiled fails the check. */
-  check(name: string, schema: JsonSchemaObject, args: unknown): ArgsCheck {
+  async check(name: string, schema: JsonSchemaObject, args: unknown): Promise<ArgsCheck> {
     let validate = this.compiled.get(name);
     if (validate === undefined) {
       // Ajv reads draft-07; a `$schema` naming 2020-12 would make it refuse the whole schema, so it is left out.
       const { $schema: _draft, ...rest } = schema;
+      // Loaded on the first call, not at boot: Ajv costs ~30 ms to import, and most starts make no tool call.
+      this.provider ??= new (await import('@modelcontextprotocol/sdk/validation/ajv')).AjvJsonSchemaValidator();
       try {
-        validate = (this.provider ??= new AjvJsonSchemaValidator()).getValidator<unknown>(rest as JsonSchemaType);
+        validate = this.provider.getValidator<unknown>(rest as JsonSchemaType);
       } catch (err) {
         return { valid: false, problem: `the tool's input schema cannot be used (${err instanceof Error ? err.message : String(err)})` };
       }

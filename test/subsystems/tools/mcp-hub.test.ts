@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { isVigilError } from '../../../src/errors.js';
+import { MCP_REQUEST_TIMEOUT } from '../../../src/subsystems/tools/mcp-hub.js';
 import { startHttpMcpServer, type HttpMcpFixture } from '../../fixtures/mcp-http-server.js';
 import { isAlive, resultText, stdioFixture, useHubs } from './mcp-hub.fixture.js';
 
@@ -189,6 +191,10 @@ describe('McpHub', () => {
     await h.hub.stop();
     expect(running.filter(isAlive)).toEqual([]);
     expect(h.events.filter((e) => e.type === 'mcp.server_down')).toEqual([]);
+  });
+
+  it('reads a timed-out request by the SDK’s own code (the hub does not load the SDK to compare)', () => {
+    expect(MCP_REQUEST_TIMEOUT).toBe(ErrorCode.RequestTimeout);
   });
 
   it('starts nothing for a disabled server and an empty config', async () => {
