@@ -121,18 +121,19 @@ export class ServerConnection {
     this.stateValue = 'connecting';
     this.attempts += 1;
     const { server, entry, log } = this.options;
-    const made = (this.options.createTransport ?? createServerTransport)(entry);
-    this.tail = made.stderr === null ? undefined : new StderrTail(made.stderr, (line) => log.debug({ server, line }, 'mcp server stderr'));
-    this.launcherPid = made.pid;
-    const client = new Client(
-      { name: 'vigil', version: this.options.clientVersion },
-      // The SDK only hands over the notification; the listing is ours, so it pages and is never run twice at once.
-      { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => void this.refresh(generation) } } },
-    );
-    client.onclose = () => this.lost(generation, 'the connection closed');
-    client.onerror = (err) => log.debug({ server, err: describeError(err) }, 'mcp transport error');
-    this.client = client;
+    this.tail = undefined;
     try {
+      const made = (this.options.createTransport ?? createServerTransport)(entry);
+      this.tail = made.stderr === null ? undefined : new StderrTail(made.stderr, (line) => log.debug({ server, line }, 'mcp server stderr'));
+      this.launcherPid = made.pid;
+      const client = new Client(
+        { name: 'vigil', version: this.options.clientVersion },
+        // The SDK only hands over the notification; the listing is ours, so it pages and is never run twice at once.
+        { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => void this.refresh(generation) } } },
+      );
+      client.onclose = () => this.lost(generation, 'the connection closed');
+      client.onerror = (err) => log.debug({ server, err: describeError(err) }, 'mcp transport error');
+      this.client = client;
       await client.connect(made.transport, { timeout: this.timing.requestTimeoutMs });
       const tools = await this.listTools(client);
       if (generation !== this.generation) return;
