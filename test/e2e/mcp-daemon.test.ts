@@ -39,6 +39,16 @@ async function allGone(pids: number[], timeoutMs = 10_000): Promise<void> {
   }
 }
 
+/** The `count` pids a file lists once both servers wrote theirs (the mute one may start a moment after the other is up). */
+async function pidsIn(file: string, count: number): Promise<number[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const pids = readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map(Number);
+    if (pids.length >= count || Date.now() > deadline) return pids;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** A daemon with two servers: the stubborn fixture (ignores stdin EOF and SIGTERM) and one that never answers. */
 async function daemonWithServers(name: string): Promise<{ daemon: DaemonProcess; url: string; pids: number[] }> {
   const pidFile = join(dir, `${name}.pids`);
@@ -55,7 +65,7 @@ async function daemonWithServers(name: string): Promise<{ daemon: DaemonProcess;
   await daemon.waitFor((l) => l.msg === 'mcp.server_up' && l['server'] === 'local', 20_000, 'mcp.server_up of local');
   // The mute server is still in its handshake (30 s timeout): it is up to nobody yet, and that held nothing up.
   expect(daemon.lines.some((l) => String(l.msg).startsWith('mcp.') && l['server'] === 'mute')).toBe(false);
-  const servers = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+  const servers = await pidsIn(pidFile, 2);
   expect(servers).toHaveLength(2);
   const pids = [...servers, ...servers.map(parentOf)];
   expect(pids.every(isAlive)).toBe(true);
