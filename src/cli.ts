@@ -1,6 +1,6 @@
 /**
  * The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`,
- * `checkpoints`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * `checkpoints`, `tools`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
@@ -8,11 +8,12 @@ import { VIGIL_VERSION } from './shared/version.js';
 
 /** The whole help text; it quotes each client command's usage, so it loads those commands (help only). */
 async function usage(): Promise<string> {
-  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }] = await Promise.all([
+  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }] = await Promise.all([
     import('./client/commands/rpc.command.js'),
     import('./client/commands/events.command.js'),
     import('./client/commands/conversation.command.js'),
     import('./client/commands/checkpoints.command.js'),
+    import('./client/commands/tools.command.js'),
   ]);
   return `usage: vigil <command>
 
@@ -28,6 +29,8 @@ commands:
       page back with --before the oldest seq shown
   checkpoints list | create | show ID | restore ID --yes | export ID FILE | import FILE
       the checkpoint methods
+  tools list [--json]
+      the MCP tools the agent may use: name, up or down, approval, description
   --version   print the version
   --help      print this help
 
@@ -37,7 +40,8 @@ client commands take --url URL (default http://VIGIL_HOST:VIGIL_PORT) and --toke
 ${RPC_USAGE}
 ${EVENTS_USAGE}
 ${CONVERSATION_USAGE}
-${CHECKPOINTS_USAGE}`;
+${CHECKPOINTS_USAGE}
+${TOOLS_USAGE}`;
 }
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
@@ -63,6 +67,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     case 'checkpoints': {
       const { checkpointsCommand } = await import('./client/commands/checkpoints.command.js');
       return checkpointsCommand(rest, io);
+    }
+    case 'tools': {
+      const { toolsCommand } = await import('./client/commands/tools.command.js');
+      return toolsCommand(rest, io);
     }
     case '--version':
     case 'version':

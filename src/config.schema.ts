@@ -1,5 +1,6 @@
 /** The configuration's schema and its table of environment variables (CONTRACT §3): names, defaults, meanings. */
 import { z } from 'zod';
+import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
 import { ALLOWED_PRICE, ModelPriceSchema } from './subsystems/thinking/model-price.schema.js';
 
@@ -87,6 +88,8 @@ export const VigilConfigSchema = z
       .string({ error: CHECKPOINT_KEY_ALLOWED })
       .refine(isCheckpointKeyText, { error: CHECKPOINT_KEY_ALLOWED })
       .optional(),
+    // The file's content, read by loadConfig; an embedder passes the same object directly.
+    mcp: McpConfigFileSchema,
   })
   .superRefine((c, ctx) => {
     // A broken relation between two variables blames the first; `alternative` blames the other instead, which
@@ -124,7 +127,7 @@ export const VigilConfigSchema = z
 export type VigilConfig = z.infer<typeof VigilConfigSchema>;
 
 /** How an environment string becomes the value the schema checks. */
-export type ConfigValueKind = 'string' | 'number' | 'boolean' | 'json';
+export type ConfigValueKind = 'string' | 'number' | 'boolean' | 'json' | 'jsonFile';
 
 /** One environment variable: its config field, how its text is read, its default text, and what it means. */
 export interface ConfigVariable {
@@ -133,6 +136,8 @@ export interface ConfigVariable {
   readonly kind: ConfigValueKind;
   /** The default as it would be written in the environment; undefined: unset (see the description). */
   readonly default: string | undefined;
+  /** For a `jsonFile` variable: the value when it is unset (there is no file to name). */
+  readonly unsetValue?: unknown;
   readonly description: string;
   /** The `vigil run` flag that overrides it, if any. */
   readonly flag?: '--data-dir' | '--host' | '--port' | '--thinker';
@@ -176,5 +181,6 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_MAX_TOOL_ITERATIONS', key: 'maxToolIterations', kind: 'number', default: '8', description: 'Iteration guard: the most model calls one think may make in its tool loop.' },
   { name: 'VIGIL_STUCK_TURN_S', key: 'stuckTurnS', kind: 'number', default: '600', description: 'A turn working longer than this many seconds is reset as stuck.' },
   { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
+  { name: 'VIGIL_MCP_CONFIG', key: 'mcp', kind: 'jsonFile', default: undefined, unsetValue: { mcpServers: {} }, description: 'Path to a JSON file of MCP servers in the mcpServers form ({"mcpServers": {NAME: {command, args?, env?, cwd?} | {url, headers?}}}, each with optional allowedTools, requireApproval, idempotentTools, timeoutMs); unset: no MCP tools.' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
 ];

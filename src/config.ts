@@ -1,5 +1,5 @@
 /** Loads and validates Vigil's configuration from the environment and `vigil run` flags (CONTRACT §2, §3). */
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import { CONFIG_VARIABLES, VigilConfigSchema, type ConfigVariable, type VigilConfig } from './config.schema.js';
@@ -46,10 +46,33 @@ const FALSE_WORDS = new Set(['false', '0', 'no']);
 // Plain decimals only: `1e3`, `0x10` or `Infinity` are more likely typos than intent.
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
+/** A CONFIG_INVALID error about one variable, in the shape every such error has. */
+function invalid(variable: string, value: unknown, allowed: string, cause?: unknown): VigilError {
+  return new VigilError('CONFIG_INVALID', `${variable}=${JSON.stringify(value)} is invalid: ${allowed}.`, {
+    cause,
+    data: { variable, value, allowed, problems: [{ variable, value, allowed }] },
+  });
+}
+
+/** The JSON a `jsonFile` variable names; a file that cannot be read or parsed is a configuration error naming both. */
+function readJsonFile(variable: string, path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw invalid(variable, path, `expected a readable JSON file (${describeError(err)})`, err);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw invalid(variable, path, `expected the file to hold JSON (${describeError(err)})`, err);
+  }
+}
+
 /** Reads an environment string as the kind of value the schema expects; unreadable text is passed on for the schema to reject. */
-function readValue(kind: ConfigVariable['kind'], text: string): unknown {
+function readValue(variable: ConfigVariable, text: string): unknown {
   const t = text.trim();
-  switch (kind) {
+  switch (variable.kind) {
     case 'number':
       return DECIMAL.test(t) ? Number(t) : t;
     case 'boolean': {
@@ -62,6 +85,8 @@ function readValue(kind: ConfigVariable['kind'], text: string): unknown {
       } catch {
         return t;
       }
+    case 'jsonFile':
+      return readJsonFile(variable.name, t);
     case 'string':
       return t;
   }
@@ -114,19 +139,33 @@ function configError(
   });
 }
 
-/** Checks that the files the configuration names exist and are readable; throws CONFIG_INVALID naming the variable. */
-export function validateConfigFiles(config: VigilConfig): void {
+/**
+ * Checks that the files and directories the configuration names exist: the identity file is readable, each MCP
+ * server's `cwd` is a directory. Throws CONFIG_INVALID naming the variable (`mcpConfigPath`: the value to show for
+ * VIGIL_MCP_CONFIG, its path when it came from a file).
+ */
+export function validateConfigFiles(config: VigilConfig, mcpConfigPath?: string): void {
   const path = config.identityFile;
-  if (path === undefined) return;
-  try {
-    accessSync(path, constants.R_OK);
-    if (!statSync(path).isFile()) throw new Error('it is not a regular file');
-  } catch (err) {
-    const allowed = `expected a readable file (${describeError(err)})`;
-    throw new VigilError('CONFIG_INVALID', `VIGIL_IDENTITY_FILE=${JSON.stringify(path)} is invalid: ${allowed}.`, {
-      cause: err,
-      data: { variable: 'VIGIL_IDENTITY_FILE', value: path, allowed, problems: [{ variable: 'VIGIL_IDENTITY_FILE', value: path, allowed }] },
-    });
+  if (path !== undefined) {
+    try {
+      accessSync(path, constants.R_OK);
+      if (!statSync(path).isFile()) throw new Error('it is not a regular file');
+    } catch (err) {
+      throw invalid('VIGIL_IDENTITY_FILE', path, `expected a readable file (${describeError(err)})`, err);
+    }
+  }
+  for (const [name, entry] of Object.entries(config.mcp.mcpServers)) {
+    if (!('command' in entry) || entry.cwd === undefined) continue;
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(entry.cwd).isDirectory();
+    } catch {
+      // A missing path is reported below like a file that is not a directory.
+    }
+    if (!isDirectory) {
+      const allowed = `expected "cwd" to be an existing directory, not ${JSON.stringify(entry.cwd)} (problem at mcpServers.${name}.cwd)`;
+      throw invalid('VIGIL_MCP_CONFIG', mcpConfigPath ?? '<given in code>', allowed);
+    }
   }
 }
 
@@ -145,7 +184,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
   const raw: Record<string, unknown> = {};
   for (const v of CONFIG_VARIABLES) {
     const text = given(v).text ?? v.default;
-    if (text !== undefined) raw[v.key] = readValue(v.kind, text);
+    if (text !== undefined) raw[v.key] = readValue(v, text);
+    else if (v.unsetValue !== undefined) raw[v.key] = v.unsetValue;
   }
   const parsed = VigilConfigSchema.safeParse(raw);
   if (!parsed.success) {
@@ -155,7 +195,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
       return { label, variable: v.name, ...(fromFlag ? { flag: v.flag } : {}), value: shownValue(v, text ?? v.default) };
     });
   }
-  validateConfigFiles(parsed.data);
+  validateConfigFiles(parsed.data, given(variableFor('mcp')).text);
   return parsed.data;
 }
 

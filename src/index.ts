@@ -27,3 +27,4 @@ export type { DroppedNotification, EventNotification, SubscribeParams, HistoryPa
 export { buildOpenRpcDocument } from './gateway/openrpc.js';
 export { exportCheckpoint, importCheckpoint } from './runtime/checkpoint-transfer.js';
 export { CheckpointExportSchema, type CheckpointExport, type ImportResult } from './protocol/checkpoint-transfer.schema.js';
+export { McpConfigFileSchema } from './protocol/mcp-config.schema.js';

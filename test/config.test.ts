@@ -82,6 +82,7 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['stuckTurnS', 600],
     ['offlineCostUsd', 0],
     ['pricingOverrides', {}],
+    ['mcp', { mcpServers: {} }],
     ['anthropicApiKey', undefined],
     ['anthropicBaseUrl', undefined],
     ['anthropicTimeoutMs', 120000],
@@ -256,6 +257,55 @@ describe('loadConfig', () => {
     writeFileSync(path, 'secret');
     chmodSync(path, 0o000);
     expect(identityFileCode(path)).toBe('CONFIG_INVALID');
+  });
+});
+
+describe('loadConfig: VIGIL_MCP_CONFIG', () => {
+  const file = (name: string, text: string): string => {
+    const path = join(tmp, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it('reads the servers of the file it names', () => {
+    const path = file(
+      'mcp-good.json',
+      JSON.stringify({
+        mcpServers: {
+          files: { command: 'npx', args: ['-y', 'some-server', tmp], env: { TOKEN: 't' }, cwd: tmp, allowedTools: ['read'], idempotentTools: ['read'] },
+          'web-search': { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' }, requireApproval: true, timeoutMs: 5000 },
+        },
+        // Other programs' settings in the same file are left alone.
+        globalShortcut: 'Ctrl+Space',
+      }),
+    );
+    expect(loadConfig({ VIGIL_MCP_CONFIG: path }).mcp.mcpServers).toEqual({
+      files: { command: 'npx', args: ['-y', 'some-server', tmp], env: { TOKEN: 't' }, cwd: tmp, allowedTools: ['read'], idempotentTools: ['read'] },
+      'web-search': { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' }, requireApproval: true, timeoutMs: 5000 },
+    });
+  });
+
+  it.each([
+    ['a missing file', () => join(tmp, 'no-such-mcp.json'), /expected a readable JSON file \(ENOENT/],
+    ['a file that is not JSON', () => file('mcp-broken.json', '{"mcpServers": {'), /expected the file to hold JSON/],
+    ['a bad field, naming the server and the field', () => file('mcp-field.json', '{"mcpServers": {"fs": {"command": "x", "args": "-y"}}}'), /expected args as a list of strings \(problem at mcpServers\.fs\.args\)/],
+    ['a misspelt field', () => file('mcp-typo.json', '{"mcpServers": {"fs": {"command": "x", "allowedTool": ["a"]}}}'), /unknown field "allowedTool" .*\(problem at mcpServers\.fs\)/],
+    ['a server name with __', () => file('mcp-name.json', '{"mcpServers": {"my__fs": {"command": "x"}}}'), /expected a server name .*\(problem at mcpServers\.my__fs\)/],
+    ['an entry with neither command nor url', () => file('mcp-neither.json', '{"mcpServers": {"fs": {"args": []}}}'), /either "command" .* or "url"/],
+    ['a cwd that is not a directory', () => file('mcp-cwd.json', `{"mcpServers": {"fs": {"command": "x", "cwd": ${JSON.stringify(join(tmp, 'nowhere'))}}}}`), /expected "cwd" to be an existing directory.*\(problem at mcpServers\.fs\.cwd\)/],
+  ])('refuses %s with CONFIG_INVALID naming VIGIL_MCP_CONFIG and the path', (_what, pathOf, message) => {
+    const path = pathOf();
+    const err = caught(() => loadConfig({ VIGIL_MCP_CONFIG: path }));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toContain(`VIGIL_MCP_CONFIG=${JSON.stringify(path)} is invalid: `);
+    expect(err.message).toMatch(message);
+    expect(err.data).toMatchObject({ variable: 'VIGIL_MCP_CONFIG', value: path });
+  });
+
+  it('takes the servers as an object from code, validated the same way', () => {
+    expect(configFromDefaults({ mcp: { mcpServers: { fs: { command: 'x' } } } }).mcp.mcpServers).toEqual({ fs: { command: 'x' } });
+    const err = caught(() => configFromDefaults({ mcp: { mcpServers: { 'bad name': { command: 'x' } } } }));
+    expect(err.message).toMatch(/^mcp \(VIGIL_MCP_CONFIG\)=.* is invalid: expected a server name/);
   });
 });
 

@@ -62,6 +62,18 @@ export const ERROR_CODES = {
   CLIENT_TIMEOUT: 'CLIENT_TIMEOUT',
   /** A client's connection closed (or could not be opened) before the answer came. */
   CLIENT_DISCONNECTED: 'CLIENT_DISCONNECTED',
+  /** No tool with that name is registered (an MCP tool is named `mcp__SERVER__TOOL`). */
+  TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
+  /** The tool's MCP server is not connected now; it is being retried with back-off. */
+  TOOL_UNAVAILABLE: 'TOOL_UNAVAILABLE',
+  /** A tool call's arguments do not match the tool's input schema; the call was not sent. */
+  TOOL_INVALID_ARGS: 'TOOL_INVALID_ARGS',
+  /** A tool call got no answer within its timeout (the entry's `timeoutMs`, or the caller's). */
+  TOOL_TIMEOUT: 'TOOL_TIMEOUT',
+  /** A tool call was aborted by its caller (preemption, stop). */
+  TOOL_ABORTED: 'TOOL_ABORTED',
+  /** A tool call failed on the way (the server answered with a protocol error or the connection broke); its outcome may be unknown. */
+  TOOL_CALL_FAILED: 'TOOL_CALL_FAILED',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /** Something that should not happen did; the message says what. */
@@ -78,6 +90,8 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   RPC_METHOD_NOT_FOUND: -32601,
   RPC_INVALID_PARAMS: -32602,
   CHECKPOINT_EXPORT_INVALID: -32602,
+  TOOL_INVALID_ARGS: -32602,
+  TOOL_NOT_FOUND: -32004,
   CHECKPOINT_CONFIRMATION_REQUIRED: -32001,
   CHECKPOINT_NOT_FOUND: -32004,
   GOAL_NOT_FOUND: -32004,

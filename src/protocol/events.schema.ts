@@ -70,6 +70,15 @@ export const EVENT_PAYLOADS = {
   'memory.admitted': z.object({ itemId: z.string(), salience: z.number(), evictedId: z.string().nullable() }),
   'swarm.task_spawned': z.object({ taskId: z.string(), turnId: z.string() }),
   'swarm.task_finished': z.object({ taskId: z.string(), status: z.enum(['done', 'failed']) }),
+  /** An MCP server (re)connected; `tools` is how many of its tools are offered (after `allowedTools`). */
+  'mcp.server_up': z.object({ server: z.string(), tools: z.number().int().nonnegative(), attempt: z.number().int().positive() }),
+  /**
+   * An MCP server could not be reached or went away; it is tried again in `retryInMs`. `wasUp`: it had been connected
+   * (a crash or a dropped connection), rather than a connection attempt that failed.
+   */
+  'mcp.server_down': z.object({ server: z.string(), reason: z.string(), wasUp: z.boolean(), retryInMs: z.number().int().nonnegative() }),
+  /** A connected server's tool list changed (`notifications/tools/list_changed`); `tools` is the new count. */
+  'mcp.tools_changed': z.object({ server: z.string(), tools: z.number().int().nonnegative() }),
   'actor.crashed': z.object({ actor: z.string(), error: z.string().optional() }),
   'actor.restarted': z.object({ actor: z.string(), error: z.string().optional() }),
 } as const;

@@ -15,6 +15,7 @@ import { AddGoalParamsSchema, GoalIdParamsSchema, GoalViewSchema } from './goals
 import { HeartbeatStatusSchema } from './heartbeat.schema.js';
 import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from './checkpoint-transfer.schema.js';
 import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
+import { ToolViewSchema } from './tools.schema.js';
 import { VigilEventSchema } from './events.schema.js';
 import type { VigilErrorCode } from './error-codes.js';
 import {
@@ -108,6 +109,11 @@ export const RPC_METHODS = {
     'SUBSCRIPTION_NOT_FOUND',
   ]),
   'events.history': method('Past events from the persisted journal, oldest first.', HistoryParamsSchema, z.array(VigilEventSchema)),
+  'tools.list': method(
+    'Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), whether its server is up and whether calls need approval.',
+    none,
+    z.array(ToolViewSchema),
+  ),
   'rpc.discover': method('This OpenRPC document.', none, z.record(z.string(), z.unknown())),
 } as const;
 

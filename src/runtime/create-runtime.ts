@@ -20,6 +20,10 @@ import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js'
 import { OfflineThinker } from '../subsystems/thinking/offline-thinker.js';
 import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
+import { McpHub } from '../subsystems/tools/mcp-hub.js';
+import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
+import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
+import type { McpServerEntry } from '../protocol/mcp-config.schema.js';
 import { readBudgetBasis } from './budget-basis.js';
 import { logWarningEvents } from './event-log.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
@@ -46,6 +50,8 @@ export interface RuntimeOptions {
    * own; the runtime stamps beats and seqs on it and does not close it.
    */
   bus?: EventBus;
+  /** How MCP servers are reached and retried (tests shorten or substitute these); the servers come from `config.mcp`. */
+  mcp?: { timing?: Partial<ConnectionTiming>; createTransport?: (entry: McpServerEntry) => ServerTransport };
 }
 
 const DEFAULT_IDENTITY_FILE = new URL('../../identity/default.md', import.meta.url);
@@ -118,6 +124,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           });
 
     const identity = options.identity ?? (await readIdentity(config.identityFile));
+    // Built here, started with the heartbeat: servers connect in the background and never hold up the boot.
+    const tools = new McpHub({
+      servers: config.mcp.mcpServers,
+      bus,
+      clock,
+      log,
+      clientVersion: VIGIL_VERSION,
+      ...(options.mcp?.timing === undefined ? {} : { timing: options.mcp.timing }),
+      ...(options.mcp?.createTransport === undefined ? {} : { createTransport: options.mcp.createTransport }),
+    });
     const ids = createIdFactory(clock);
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);
@@ -133,6 +149,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       journal,
       ledger,
       metrics,
+      tools,
       db,
       ids,
       seed,
@@ -164,6 +181,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         },
       },
       close: async () => {
+        // First: no MCP server process outlives the runtime, whatever fails after.
+        await tools.stop();
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();

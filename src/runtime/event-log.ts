@@ -17,6 +17,9 @@ export const LOGGED_EVENT_LEVELS: Partial<Record<EventType, 'warn' | 'error' | '
   'checkpoint.created': 'info',
   'budget.ledger_failed': 'error',
   'budget.ledger_recovered': 'info',
+  'mcp.server_up': 'info',
+  'mcp.server_down': 'warn',
+  'mcp.tools_changed': 'info',
 };
 
 /** Logs each listed event with its type and payload; returns the subscription. */

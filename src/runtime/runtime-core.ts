@@ -56,6 +56,8 @@ export class RuntimeCore {
       });
     }
     this.started = true;
+    // In the background: a slow or broken server shows as mcp.server_down, it never delays the first beat.
+    this.parts.tools.start();
     bus.emit('heartbeat.started', { restoredFrom: seed.restoredFrom, beatCount: seed.beatCount });
     // Where the money stands at start, for subscribers and metrics that have seen no think yet.
     emitBudgetUpdated(bus, seed.actors.budget);

@@ -13,6 +13,7 @@ import type { VigilDb } from '../subsystems/store/vigil-db.js';
 import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import type { HeartbeatDeps, HeartbeatSeed } from '../heartbeat/heartbeat.types.js';
+import type { McpHub } from '../subsystems/tools/mcp-hub.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -26,6 +27,8 @@ export interface RuntimeParts {
   journal: EventJournal;
   ledger: BudgetLedger;
   metrics: VigilMetrics;
+  /** The MCP servers and the registry of their tools. */
+  tools: McpHub;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

@@ -1,6 +1,6 @@
 /**
  * The `Runtime` facade: the one object the daemon, the gateway and tests drive. Each method is a named, typed entry
- * into one area (status, checkpoints, conversation, goals, mind, budget, events, metrics) under `./facade/`; nothing
+ * into one area (status, checkpoints, conversation, goals, mind, budget, events, metrics, tools) under `./facade/`; nothing
  * behind it (stores, bus, actors) is handed out.
  */
 import type { Observable } from 'rxjs';
@@ -13,6 +13,7 @@ import type { ConversationEntry, ConversationListParams } from '../protocol/conv
 import type { VigilEvent } from '../protocol/events.schema.js';
 import type { AddGoalParams, GoalView } from '../protocol/goals.schema.js';
 import type { HeartbeatStatus } from '../protocol/heartbeat.schema.js';
+import type { ToolView } from '../protocol/tools.schema.js';
 import type { JournalQuery } from '../subsystems/journal/event-journal.js';
 import { BudgetFacade } from './facade/budget.facade.js';
 import { createCheckpoint, exportOne, getCheckpoint, importOne, listCheckpoints } from './facade/checkpoints.facade.js';
@@ -23,13 +24,14 @@ import type { MetricsFacade } from './facade/metrics.facade.js';
 import { actorStates, getAffect, listMemory } from './facade/mind.facade.js';
 import { RestoreFacade } from './facade/restore.facade.js';
 import { heartbeatStatus } from './facade/status.facade.js';
+import { listTools } from './facade/tools.facade.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
 export { ACK_TEXT, SLEEPING_ACK_TEXT } from './facade/conversation.facade.js';
 export type { RuntimeParts } from './runtime-parts.js';
 
-/** A running agent: status, checkpoints, goals, memory, affect, messages, budget, and the event feed. */
+/** A running agent: status, checkpoints, goals, memory, affect, messages, budget, tools, and the event feed. */
 export class Runtime {
   /** Every event, as it happens. */
   readonly events$: Observable<VigilEvent>;
@@ -174,5 +176,10 @@ export class Runtime {
   /** `budget.setCap`: a new daily cap. */
   setCap(params: SetCapParams): Promise<BudgetStatus> {
     return this.budget.setCap(params);
+  }
+
+  /** `tools.list`: every MCP tool by name, whether its server is up and whether calls need approval. */
+  listTools(): ToolView[] {
+    return listTools(this.core);
   }
 }

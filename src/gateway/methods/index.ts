@@ -6,6 +6,7 @@ import { checkpointMethods } from './checkpoint.methods.js';
 import { discoverMethods } from './discover.methods.js';
 import { eventsMethods } from './events.methods.js';
 import { heartbeatMethods } from './heartbeat.methods.js';
+import { toolsMethods } from './tools.methods.js';
 
 /** The handler of every method. */
 export const ALL_METHODS: RpcHandlers = {
@@ -14,5 +15,6 @@ export const ALL_METHODS: RpcHandlers = {
   ...budgetMethods,
   ...agentMethods,
   ...eventsMethods,
+  ...toolsMethods,
   ...discoverMethods,
 };

@@ -72,6 +72,31 @@ export class VigilMetrics {
     registers: [this.registry],
   });
 
+  private readonly mcpUp = new Gauge({
+    name: 'vigil_mcp_server_up',
+    help: 'An MCP server is connected (1) or down and being retried (0), by server.',
+    labelNames: ['server'] as const,
+    registers: [this.registry],
+  });
+  private readonly mcpAttempts = new Counter({
+    name: 'vigil_mcp_connection_attempts_total',
+    help: 'Attempts to start or connect an MCP server, by server and outcome (connected, failed).',
+    labelNames: ['server', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly mcpLost = new Counter({
+    name: 'vigil_mcp_server_lost_total',
+    help: 'Times a connected MCP server went away (crashed, exited or stopped answering), by server.',
+    labelNames: ['server'] as const,
+    registers: [this.registry],
+  });
+  private readonly mcpTools = new Gauge({
+    name: 'vigil_mcp_tools',
+    help: 'Tools an MCP server offers (after allowedTools), by server.',
+    labelNames: ['server'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'vigil_' });
   }
@@ -159,6 +184,20 @@ export class VigilMetrics {
         break;
       case 'actor.crashed':
         this.actorCrashes.inc({ actor: event.actor });
+        break;
+      case 'mcp.server_up':
+        this.mcpUp.set({ server: event.server }, 1);
+        this.mcpAttempts.inc({ server: event.server, outcome: 'connected' });
+        this.mcpTools.set({ server: event.server }, event.tools);
+        break;
+      case 'mcp.server_down':
+        this.mcpUp.set({ server: event.server }, 0);
+        // A server that was up and went away is a loss, not an attempt; the attempts that follow count as attempts.
+        if (event.wasUp) this.mcpLost.inc({ server: event.server });
+        else this.mcpAttempts.inc({ server: event.server, outcome: 'failed' });
+        break;
+      case 'mcp.tools_changed':
+        this.mcpTools.set({ server: event.server }, event.tools);
         break;
       default:
         break;

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { EventBus } from '../../../src/events/event-bus.js';
+import { createSimulatedClock } from '../../../src/shared/clock.js';
+import { VigilMetrics } from '../../../src/subsystems/metrics/vigil-metrics.js';
 import { startRuntime } from '../../fixtures/runtime.fixture.js';
 import { ScriptedThinker } from '../../fixtures/scripted-thinker.js';
 
@@ -36,5 +39,26 @@ describe('VigilMetrics', () => {
     expect(sample(after, 'vigil_gateway_connections')).toBe(1);
     expect(sample(after, 'vigil_events_dropped_total')).toBe(3);
     await h.runtime.stop();
+  });
+
+  it('tracks each MCP server: up or down, connection attempts by outcome, losses and its tool count', async () => {
+    const bus = new EventBus({ clock: createSimulatedClock(), currentBeat: () => 0 });
+    const metrics = new VigilMetrics({ defaultMetrics: false });
+    metrics.observe(bus);
+    bus.emit('mcp.server_down', { server: 'fs', reason: 'spawn ENOENT', wasUp: false, retryInMs: 1000 });
+    bus.emit('mcp.server_down', { server: 'fs', reason: 'spawn ENOENT', wasUp: false, retryInMs: 2000 });
+    bus.emit('mcp.server_up', { server: 'fs', tools: 4, attempt: 3 });
+    bus.emit('mcp.server_up', { server: 'web', tools: 2, attempt: 1 });
+    bus.emit('mcp.tools_changed', { server: 'web', tools: 3 });
+    bus.emit('mcp.server_down', { server: 'web', reason: 'closed', wasUp: true, retryInMs: 1000 });
+    const text = await metrics.text();
+    expect(sample(text, 'vigil_mcp_server_up', '{server="fs"}')).toBe(1);
+    expect(sample(text, 'vigil_mcp_server_up', '{server="web"}')).toBe(0);
+    expect(sample(text, 'vigil_mcp_connection_attempts_total', '{server="fs",outcome="failed"}')).toBe(2);
+    expect(sample(text, 'vigil_mcp_connection_attempts_total', '{server="fs",outcome="connected"}')).toBe(1);
+    expect(sample(text, 'vigil_mcp_server_lost_total', '{server="web"}')).toBe(1);
+    expect(sample(text, 'vigil_mcp_tools', '{server="fs"}')).toBe(4);
+    expect(sample(text, 'vigil_mcp_tools', '{server="web"}')).toBe(3);
+    metrics.close();
   });
 });

@@ -1,0 +1,207 @@
+/** The MCP client hub: every configured server's connection, the registry of their tools, and calls to them by `mcp__SERVER__TOOL` name. */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { describeError, VigilError } from '../../errors.js';
+import type { EventBus } from '../../events/event-bus.js';
+import type { McpServerEntry } from '../../protocol/mcp-config.schema.js';
+import type { Clock } from '../../shared/clock.js';
+import type { VigilLogger } from '../../shared/logger.js';
+import type { ServerTransport } from './mcp-transport.js';
+import type { ConnectionListener, ConnectionTiming, ServerConnection } from './server-connection.js';
+import { ToolArgsChecker } from './tool-args.js';
+import { mergeRegistry, serverTools, unknownAllowedTools, type RegisteredTool } from './tool-registry.js';
+
+/** What a hub needs. */
+export interface McpHubOptions {
+  /** The configured servers by name (`mcpServers` of `VIGIL_MCP_CONFIG`). */
+  servers: Readonly<Record<string, McpServerEntry>>;
+  bus: EventBus;
+  clock: Clock;
+  log: VigilLogger;
+  /** The version Vigil gives in the MCP handshake. */
+  clientVersion: string;
+  timing?: Partial<ConnectionTiming>;
+  /** Builds each server's transport; tests may substitute one. */
+  createTransport?: (entry: McpServerEntry) => ServerTransport;
+}
+
+/** How a call may be bounded by its caller. */
+export interface ToolCallOptions {
+  signal?: AbortSignal;
+  /** Overrides the entry's `timeoutMs` for this call. */
+  timeoutMs?: number;
+}
+
+/** The JSON-RPC code of a request the SDK gave up waiting for (`ErrorCode.RequestTimeout`; a test pins it to the SDK's). */
+export const MCP_REQUEST_TIMEOUT = -32001;
+
+/** One server's part of the registry: its last listing and whether it is connected. */
+interface ServerSlot {
+  readonly entry: McpServerEntry;
+  /** Made at `start()`, once the SDK is loaded. */
+  connection: ServerConnection | undefined;
+  tools: RegisteredTool[];
+  listing: readonly Tool[];
+  checker: ToolArgsChecker;
+}
+
+/**
+ * Connects every enabled server in the background at `start()` (nothing waits for them), keeps a sorted registry of
+ * their tools, and emits `mcp.server_up`, `mcp.server_down` and `mcp.tools_changed`. A server that goes down keeps
+ * its tools in the registry, marked unavailable, so the list the model sees keeps its order (and its cache).
+ */
+export class McpHub {
+  private readonly slots = new Map<string, ServerSlot>();
+  private registry: RegisteredTool[] = [];
+  private byName = new Map<string, RegisteredTool>();
+  private started: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: McpHubOptions) {
+    for (const [server, entry] of Object.entries(options.servers)) {
+      if (entry.disabled === true) continue;
+      this.slots.set(server, { entry, connection: undefined, tools: [], listing: [], checker: new ToolArgsChecker() });
+    }
+  }
+
+  /** The servers the hub runs (the enabled ones), by name. */
+  servers(): string[] {
+    return [...this.slots.keys()].sort();
+  }
+
+  /** Starts connecting every server; returns at once. */
+  start(): void {
+    if (this.started !== undefined || this.stopped || this.slots.size === 0) return;
+    this.started = this.connectAll().catch((err: unknown) => {
+      this.options.log.error({ err: describeError(err) }, 'the MCP client could not be loaded; no MCP server is started');
+    });
+  }
+
+  /** Stops every server and waits until each stdio server's process group is gone. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.started;
+    await Promise.all([...this.slots.values()].map(({ connection }) => connection?.stop()));
+  }
+
+  /** Every known tool, sorted by name; a tool of a server that is down is there with `available: false`. */
+  list(): readonly RegisteredTool[] {
+    return this.registry;
+  }
+
+  /** The tool called `name`, if any. */
+  get(name: string): RegisteredTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The connection of `server` once started (tests and diagnostics). */
+  connection(server: string): ServerConnection | undefined {
+    return this.slots.get(server)?.connection;
+  }
+
+  // The SDK's client is loaded here, not at import: ~180 ms a daemon without MCP servers never pays.
+  private async connectAll(): Promise<void> {
+    const { ServerConnection } = await import('./server-connection.js');
+    if (this.stopped) return;
+    const { options } = this;
+    const listener: ConnectionListener = {
+      up: (server, tools, attempt) => this.onUp(server, tools, attempt),
+      down: (server, reason, wasUp, retryInMs) => this.onDown(server, reason, wasUp, retryInMs),
+      toolsChanged: (server, tools) => this.onToolsChanged(server, tools),
+    };
+    for (const [server, slot] of this.slots) {
+      slot.connection = new ServerConnection({
+        server,
+        entry: slot.entry,
+        clock: options.clock,
+        log: options.log,
+        listener,
+        clientVersion: options.clientVersion,
+        ...(options.timing === undefined ? {} : { timing: options.timing }),
+        ...(options.createTransport === undefined ? {} : { createTransport: options.createTransport }),
+      });
+      slot.connection.start();
+    }
+  }
+
+  /**
+   * Calls tool `name` with `args` after checking them against its input schema. The result is the server's, a tool
+   * error (`isError: true`) included; failures to call at all are VigilErrors: TOOL_NOT_FOUND, TOOL_UNAVAILABLE,
+   * TOOL_INVALID_ARGS, TOOL_TIMEOUT, TOOL_ABORTED, TOOL_CALL_FAILED.
+   */
+  async callTool(name: string, args: unknown, options: ToolCallOptions = {}): Promise<CallToolResult> {
+    const tool = this.byName.get(name);
+    const slot = tool === undefined ? undefined : this.slots.get(tool.server);
+    if (tool === undefined || slot === undefined) {
+      throw new VigilError('TOOL_NOT_FOUND', `No tool is called ${JSON.stringify(name)}.`, { data: { name } });
+    }
+    const connection = slot.connection;
+    if (!tool.available || connection === undefined || connection.state !== 'up') {
+      throw new VigilError('TOOL_UNAVAILABLE', `Tool ${name} is unavailable: its server ${tool.server} is not connected (it is being retried).`, {
+        data: { name, server: tool.server },
+      });
+    }
+    const check = await slot.checker.check(tool.name, tool.inputSchema, args);
+    if (!check.valid) {
+      throw new VigilError('TOOL_INVALID_ARGS', `The arguments for ${name} do not match its input schema: ${check.problem}.`, {
+        data: { name, problem: check.problem },
+      });
+    }
+    const timeoutMs = options.timeoutMs ?? tool.timeoutMs;
+    try {
+      return await connection.callTool(tool.tool, args as Record<string, unknown>, {
+        timeoutMs,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    } catch (err) {
+      throw callError(name, timeoutMs, options.signal, err);
+    }
+  }
+
+  private onUp(server: string, listing: Tool[], attempt: number): void {
+    const slot = this.slots.get(server)!;
+    this.setListing(server, slot, listing, true);
+    this.options.bus.emit('mcp.server_up', { server, tools: slot.tools.length, attempt });
+  }
+
+  private onDown(server: string, reason: string, wasUp: boolean, retryInMs: number): void {
+    const slot = this.slots.get(server)!;
+    slot.tools = slot.tools.map((tool) => ({ ...tool, available: false }));
+    this.rebuild();
+    this.options.bus.emit('mcp.server_down', { server, reason, wasUp, retryInMs });
+  }
+
+  private onToolsChanged(server: string, listing: Tool[]): void {
+    const slot = this.slots.get(server)!;
+    this.setListing(server, slot, listing, true);
+    this.options.bus.emit('mcp.tools_changed', { server, tools: slot.tools.length });
+  }
+
+  private setListing(server: string, slot: ServerSlot, listing: readonly Tool[], available: boolean): void {
+    const { tools, skipped } = serverTools(server, slot.entry, listing, available);
+    const { log } = this.options;
+    for (const skip of skipped) log.warn(skip, 'an MCP tool is left out');
+    const unknown = unknownAllowedTools(slot.entry, listing);
+    if (unknown.length > 0) log.warn({ server, unknown }, 'allowedTools names tools the MCP server does not offer');
+    slot.listing = listing;
+    slot.tools = tools;
+    // A new listing may change a tool's schema under the same name: validators start afresh.
+    slot.checker = new ToolArgsChecker();
+    this.rebuild();
+  }
+
+  private rebuild(): void {
+    this.registry = mergeRegistry([...this.slots.values()].map((slot) => slot.tools));
+    this.byName = new Map(this.registry.map((tool) => [tool.name, tool]));
+  }
+}
+
+/** The VigilError for a call that did not get a result. */
+function callError(name: string, timeoutMs: number, signal: AbortSignal | undefined, err: unknown): VigilError {
+  if (signal?.aborted === true) {
+    return new VigilError('TOOL_ABORTED', `The call to ${name} was aborted: ${describeError(signal.reason)}.`, { cause: err, data: { name } });
+  }
+  if (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === MCP_REQUEST_TIMEOUT) {
+    return new VigilError('TOOL_TIMEOUT', `The call to ${name} got no answer within ${timeoutMs} ms.`, { cause: err, data: { name, timeoutMs } });
+  }
+  return new VigilError('TOOL_CALL_FAILED', `The call to ${name} failed: ${describeError(err)}.`, { cause: err, data: { name } });
+}
