@@ -16,6 +16,7 @@ import { wrapUpDue, type SleepReason } from './budget-gate.js';
 import { readActorStates, snapshotCheckpoint } from './checkpoint-snapshot.js';
 import { backedOffIntervalMs, CIRCUIT_FAILURE_THRESHOLD } from './circuit-breaker.js';
 import type { BeatProgress, HeartbeatContext, HeartbeatDeps, TurnState } from './heartbeat.types.js';
+import type { EventPayload } from '../protocol/events.schema.js';
 import { beginThink, debriefReady, DEBRIEF_PROMPT, endTurn, injectDebrief, RESUME_NOTICE, WIND_DOWN_NOTICE } from './turn-tracker.js';
 import { answerableTurns, turnsAwaitingResults, turnsForThink } from './turn-book.js';
 
@@ -26,6 +27,7 @@ export interface BeatStep {
 }
 
 const NO_EFFECTS: Array<() => void> = [];
+const NO_TASKS: Array<{ id: string; prompt: string }> = [];
 
 /** A beat with nothing done yet. */
 export function idleBeat(startedAtPerf: number): BeatProgress {
@@ -67,37 +69,44 @@ export function persistTurn(deps: HeartbeatDeps, turns: TurnState): void {
 }
 
 /**
- * Sense: roll the budget day, decide what (if anything) to think about, and open the turn it belongs to. With the
- * ledger down nothing thinks, and `probeLedger` asks the machine to try one small write to see if it is back.
+ * Sense: roll the budget day, decide what (if anything) to think about, and open the turn it belongs to; the patch's
+ * beat carries the effects to run next (`senseEffects`). With the ledger down nothing thinks, and `beat.probeLedger`
+ * asks the machine to try one small write to see if it is back.
  */
-export function sense(context: HeartbeatContext): BeatStep & { probeLedger: boolean } {
+export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
   const startedAtPerf = performance.now();
   const { deps, refs } = context;
   const { clock, ids, options, bus } = deps;
   const now = clock.now();
   const beatCount = context.beatCount + 1;
-  const effects: Array<() => void> = [];
+  // Allocated only when there is an effect: an idle beat, the common case, has none.
+  let effects: Array<() => void> = NO_EFFECTS;
+  const addEffect = (effect: () => void): void => {
+    if (effects === NO_EFFECTS) effects = [];
+    effects.push(effect);
+  };
   let budget = refs.budget.getSnapshot().context;
   if (isNewDay(budget, now)) {
     // Planned on the rolled state now; the actor gets the same event as an effect.
     const roll = { type: 'budget.roll_day' as const, at: now };
     budget = budgetReducer(budget, roll);
-    effects.push(() => refs.budget.send(roll));
+    addEffect(() => refs.budget.send(roll));
   }
-  const idle = (): BeatProgress => ({ ...idleBeat(startedAtPerf), senseMs: performance.now() - startedAtPerf });
   if (context.ledger.down) {
     const probeLedger = !context.ledger.probing;
     const ledger = probeLedger ? { ...context.ledger, probing: true } : context.ledger;
-    return { patch: { beatCount, beat: idle(), wakeRequested: false, ledger }, effects, probeLedger };
+    const beat = { ...idleBeat(startedAtPerf), senseMs: performance.now() - startedAtPerf, senseEffects: effects, probeLedger };
+    return { beatCount, beat, wakeRequested: false, ledger };
   }
   // Credentials refused: nothing thinks until the retry time; messages wait (they are not failed for a bad key).
   if (context.thinkerPause !== null && now < context.thinkerPause.retryAt) {
-    return { patch: { beatCount, beat: idle(), wakeRequested: false }, effects, probeLedger: false };
+    const beat = { ...idleBeat(startedAtPerf), senseMs: performance.now() - startedAtPerf, senseEffects: effects };
+    return { beatCount, beat, wakeRequested: false };
   }
   const plan = planBeat({
     now,
     beatCount,
-    pending: answerableTurns(context.turns),
+    pending: context.turns.pending.length === 0 ? context.turns.pending : answerableTurns(context.turns),
     goals: refs.goals.getSnapshot().context,
     swarms: refs.swarms.getSnapshot().context,
     lastGoalWorkBeat: context.lastGoalWorkBeat,
@@ -117,7 +126,7 @@ export function sense(context: HeartbeatContext): BeatStep & { probeLedger: bool
     if (plan.reason === 'debrief') {
       turns = { ...turns, ...injectDebrief(turns, now) };
       const turnId = beat.turnId;
-      effects.push(() => bus.emit('agent.debrief', { turnId }));
+      addEffect(() => bus.emit('agent.debrief', { turnId }));
     } else {
       // A user turn began when its first message arrived; autonomous work begins now.
       const firstMessageAt = plan.reason === 'user_message' ? (turns.pending[0]?.at ?? now) : now;
@@ -125,19 +134,20 @@ export function sense(context: HeartbeatContext): BeatStep & { probeLedger: bool
     }
     if (turns !== context.turns) {
       const opened = turns;
-      effects.push(() => persistTurn(deps, opened));
+      addEffect(() => persistTurn(deps, opened));
     }
   }
   beat.senseMs = performance.now() - startedAtPerf;
+  beat.senseEffects = effects;
   const patch: Partial<HeartbeatContext> = {
     beatCount,
     beat,
     turns,
     wakeRequested: false,
-    ...(plan?.resumed === true ? { deferred: null } : {}),
     lastGoalWorkBeat: plan?.reason === 'goal_work' ? beatCount : context.lastGoalWorkBeat,
   };
-  return { patch, effects, probeLedger: false };
+  if (plan?.resumed === true) patch.deferred = null;
+  return patch;
 }
 
 /** The notices and budget line for this beat's think; telling the agent to wrap up marks (as an effect) that it was told. */
@@ -158,7 +168,10 @@ export function prepareThink(context: HeartbeatContext): BeatStep {
     dailyCapUsd: (budget.dailyCapMicroUsd + budget.topUpMicroUsd) / 1_000_000,
     pct: Math.min(budgetPct(budget), 1e9),
   };
-  return { patch: { beat: { ...context.beat, notices, budgetLine } }, effects };
+  // Sense's effects run here for a beat that thinks (and are spent, so finishBeat does not run them again).
+  const senseEffects = context.beat.senseEffects;
+  if (senseEffects.length > 0) effects.unshift(...senseEffects);
+  return { patch: { beat: { ...context.beat, notices, budgetLine, senseEffects: NO_EFFECTS } }, effects };
 }
 
 /** True while there is work the current turn still has to do (messages to answer, results to digest). */
@@ -170,28 +183,37 @@ export function hasPendingWork(context: HeartbeatContext): boolean {
  * The end of a beat: circuit breaker, swarm tasks to start, turn end and debrief, the next interval, a checkpoint
  * when due, and `heartbeat.beat`. `startTasks` lists the swarm tasks the machine spawns (marked started first).
  */
-export function finishBeat(context: HeartbeatContext): BeatStep & { startTasks: Array<{ id: string; prompt: string }> } {
+export function finishBeat(context: HeartbeatContext): BeatStep & {
+  startTasks: Array<{ id: string; prompt: string }>;
+  beatEvent: EventPayload<'heartbeat.beat'>;
+} {
   const { deps, refs, beat } = context;
   const now = deps.clock.now();
-  const effects: Array<() => void> = [];
+  // Allocated only when there is an effect besides `heartbeat.beat`: an idle beat has none.
+  let effects: Array<() => void> = NO_EFFECTS;
+  const addEffect = (effect: () => void): void => {
+    if (effects === NO_EFFECTS) effects = [];
+    effects.push(effect);
+  };
   const failed = beat.failed;
   // Only a beat that did its work resets the count: idle beats between paced thinks must not, or a failing API
   // (a bad key) would be retried every few beats forever, never tripping the breaker.
   const consecutiveFailures = failed ? context.consecutiveFailures + 1 : beat.plan !== null ? 0 : context.consecutiveFailures;
   if (failed && consecutiveFailures === CIRCUIT_FAILURE_THRESHOLD) {
     const intervalMs = context.intervalMs;
-    effects.push(() => deps.bus.emit('heartbeat.circuit_open', { consecutiveFailures, intervalMs }));
+    addEffect(() => deps.bus.emit('heartbeat.circuit_open', { consecutiveFailures, intervalMs }));
   } else if (consecutiveFailures === 0 && context.consecutiveFailures >= CIRCUIT_FAILURE_THRESHOLD) {
     const afterFailures = context.consecutiveFailures;
-    effects.push(() => deps.bus.emit('heartbeat.circuit_closed', { afterFailures }));
+    addEffect(() => deps.bus.emit('heartbeat.circuit_closed', { afterFailures }));
   }
-  const startTasks = startableTasks(refs.swarms.getSnapshot().context).map((task) => ({ id: task.id, prompt: task.prompt }));
+  const startable = startableTasks(refs.swarms.getSnapshot().context);
+  const startTasks = startable.length === 0 ? NO_TASKS : startable.map((task) => ({ id: task.id, prompt: task.prompt }));
   let turns = context.turns;
   // A turn ends at a completed think that leaves nothing to do; a failed or preempted one goes on.
   if (beat.result !== null && !failed && !beat.preempted && !hasPendingWork(context)) {
     turns = { ...turns, ...endTurn(turns, now, deps.options.debriefAfterMs) };
     const ended = turns;
-    effects.push(() => persistTurn(deps, ended));
+    addEffect(() => persistTurn(deps, ended));
   }
   const intervalMs = adaptiveIntervalMs({
     baseMs: deps.options.beatMs,
@@ -204,19 +226,19 @@ export function finishBeat(context: HeartbeatContext): BeatStep & { startTasks: 
   });
   const lastGood = failed ? context.lastGood : readActorStates(refs);
   const integrateMs = phaseElapsed(context);
-  const next = { ...context, consecutiveFailures, intervalMs, lastGood, turns };
   if (deps.checkpoints.isDue(context.beatCount)) {
-    effects.push(() => deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'integrate')));
+    const next = { ...context, consecutiveFailures, intervalMs, lastGood, turns };
+    addEffect(() => deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'integrate')));
   }
   const beatEvent = {
     beatCount: context.beatCount,
     intervalMs: backedOffIntervalMs(intervalMs, consecutiveFailures),
     phaseMs: { sense: beat.senseMs, think: beat.thinkMs, integrate: integrateMs },
   };
-  effects.push(() => deps.bus.emit('heartbeat.beat', beatEvent));
   // Turns still open after a think that did its work (more than one think carries, or a try left) go on at once.
   const wakeRequested = context.wakeRequested || (!failed && beat.plan !== null && answerableTurns(turns).length > 0);
-  return { patch: { consecutiveFailures, intervalMs, lastGood, turns, wakeRequested, beat: { ...beat, integrateMs } }, effects, startTasks };
+  const patch = { consecutiveFailures, intervalMs, lastGood, turns, wakeRequested, beat: { ...beat, integrateMs } };
+  return { patch, effects, startTasks, beatEvent };
 }
 
 type BudgetRef = ActorRefFrom<typeof budgetLogic>;

@@ -88,24 +88,26 @@ export const heartbeatMachine = setup({
   },
   actions: {
     finishBeat: enqueueActions(({ context, enqueue }) => {
+      const senseEffects = context.beat.senseEffects;
       const step = finishBeat(context);
       enqueue.assign(step.patch);
       for (const task of step.startTasks) {
         enqueue(() => context.refs.swarms.send({ type: 'swarm.started', at: context.deps.clock.now(), id: task.id }));
         enqueue.spawnChild('swarmTask', { id: `${SWARM_TASK_PREFIX}${task.id}`, input: { deps: context.deps, taskId: task.id, prompt: task.prompt } });
       }
-      runEffects(enqueue, step);
+      // One action for the effects and `heartbeat.beat`, the last word of every beat.
+      const { effects, beatEvent } = step;
+      const { bus } = context.deps;
+      enqueue(() => {
+        for (const effect of senseEffects) effect();
+        for (const effect of effects) effect();
+        bus.emit('heartbeat.beat', beatEvent);
+      });
     }),
     /** Sense: plan the beat; with the ledger down, probe it in a child whose outcome comes back as an event. */
-    // Sense plans in one assign and keeps its effects on the beat, run by the next action: an idle beat, the most
-    // frequent step of the machine, costs one assign and one empty loop.
-    sense: assign(({ context }) => {
-      const step = sense(context);
-      return { ...step.patch, beat: { ...step.patch.beat!, senseEffects: step.effects, probeLedger: step.probeLedger } };
-    }),
-    runSenseEffects: ({ context }) => {
-      for (const effect of context.beat.senseEffects) effect();
-    },
+    // Sense plans in one assign and keeps its effects on the beat; every way out of sense runs them first (finishBeat
+    // or prepareThink), so an idle beat, the machine's most frequent step, costs one assign and no extra action.
+    sense: assign(({ context }) => sense(context)),
     spawnLedgerProbe: spawnChild('ledgerProbe', { id: LEDGER_PROBE_ID, input: ({ context }) => ({ deps: context.deps }) }),
     /** The think's notices and budget line, read as it begins. */
     prepareThink: enqueueActions(({ context, enqueue }) => {
@@ -268,7 +270,7 @@ export const heartbeatMachine = setup({
       },
       states: {
         sense: {
-          entry: ['sense', 'runSenseEffects'],
+          entry: 'sense',
           // An idle beat ends right here, in the same step: the cheapest path through the machine.
           always: [
             { guard: 'hasPlan', target: 'think' },
