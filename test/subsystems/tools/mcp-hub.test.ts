@@ -126,7 +126,7 @@ describe('McpHub', () => {
     const seen = h.events.length;
     h.clock.increment(4000);
     const up = await h.next('mcp.server_up', () => true, seen);
-    expect(up).toMatchObject({ server: 'local', tools: 8, attempt: 5 });
+    expect(up).toMatchObject({ server: 'local', tools: 10, attempt: 5 });
     expect(h.hub.get('mcp__local__echo')).toMatchObject({ available: true });
     expect(resultText(await h.hub.callTool('mcp__local__echo', { text: 'back' }))).toBe('back');
   });
