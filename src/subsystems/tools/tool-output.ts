@@ -66,7 +66,7 @@ function capText(parts: readonly ExternalToolContent[], capBytes: number): Exter
     left -= utf8Bytes(kept);
     out.push({ type: 'text', text: kept });
   }
-  out.push({ type: 'text', text: `[truncated: the tool returned ${total} bytes of text; the last ${total - capBytes} bytes were cut]` });
+  out.push({ type: 'text', text: `[truncated: the tool returned ${total} bytes of text; the last ${total - (capBytes - left)} bytes were cut]` });
   return out;
 }
 
