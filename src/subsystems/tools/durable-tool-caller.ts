@@ -24,8 +24,8 @@ export interface DurableToolCallerOptions {
 }
 
 /**
- * The runtime's `ThinkTools`. The list the model sees is every registered tool (a tool whose server is down keeps its
- * place, so a server going down does not change the cached prefix; a call to it comes back as an error saying so).
+ * The runtime's `ThinkTools`. The list the model sees is every registered tool but those needing approval (a tool
+ * whose server is down keeps its place, so a server going down does not change the cached prefix; a call to it comes back as an error saying so).
  * At boot `recover()` finds intents without a result: their calls are never run again; `tool.interrupted` is
  * emitted once for each, and the next think of its turn is told the outcome is unknown.
  */
@@ -40,7 +40,8 @@ export class DurableToolCaller implements ThinkTools {
     const registry = this.options.hub.list();
     // The registry array is replaced only when a server's listing or state changes: rebuild then, not every think.
     if (registry !== this.listed) {
-      const next = registry.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+      // Tools that need an operator's approval are held back until approvals exist (the next slice): never called unasked.
+      const next = registry.filter((tool) => !tool.requireApproval).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
       // A server going down flips `available` only: same bytes, so the same array is kept (and the prompt cache).
       if (JSON.stringify(next) !== JSON.stringify(this.defs)) this.defs = next;
       this.listed = registry;
@@ -55,6 +56,9 @@ export class DurableToolCaller implements ThinkTools {
   async call(request: { name: string; args: unknown; turnId: string }, signal: AbortSignal): Promise<ExternalToolResult> {
     const { hub, log, journal, bus, clock } = this.options;
     const { name, args, turnId } = request;
+    if (hub.get(name)?.requireApproval === true) {
+      return errorOutput(`${name} needs an operator's approval, which this version of Vigil cannot ask for yet: it was not called.`).result;
+    }
     const callId = `call-${randomUUID()}`;
     const argsJson = JSON.stringify(args ?? null);
     const intent: ToolCallRecord = { callId, turnId, name, args: args ?? null, at: clock.now(), idempotent: hub.get(name)?.idempotent ?? false };

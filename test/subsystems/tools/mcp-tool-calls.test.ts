@@ -157,3 +157,20 @@ describe('MCP tools in the think tool loop', () => {
     expect(failed.content[0]).toMatchObject({ text: expect.stringMatching(/unavailable/) });
   });
 });
+
+describe('tools that need approval', () => {
+  it('are neither offered nor called until approvals exist', async () => {
+    const countFile = join(dir, 'count');
+    const hub = hubs({ fixture: stdioFixture({ FIXTURE_COUNT_FILE: countFile }, { requireApproval: ['tally'] }) });
+    await hub.next('mcp.server_up');
+    const clock = createSimulatedClock(NOW);
+    const bus = new EventBus({ clock, currentBeat: () => 0 });
+    const caller = new DurableToolCaller({ hub: hub.hub, log: await ToolCallLog.open(db), journal: new EventJournal(db), bus, clock, logger: silentLogger });
+    const names = caller.definitions().map((t) => t.name);
+    expect(names).toContain('mcp__fixture__echo');
+    expect(names).not.toContain('mcp__fixture__tally');
+    const refused = await caller.call({ name: 'mcp__fixture__tally', args: { text: 'a' }, turnId: 't-1' }, live());
+    expect(refused).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/needs an operator's approval/) }] });
+    expect(calls(countFile)).toBe(0);
+  });
+});
