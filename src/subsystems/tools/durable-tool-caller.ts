@@ -73,10 +73,18 @@ export class DurableToolCaller implements ThinkTools {
     bus.publish(called);
     const started = performance.now();
     let shaped: ShapedToolOutput;
+    // A signal of its own per call: the SDK leaves its abort listener on the signal it is given, and the think's
+    // signal lives for every call of the think (and a `/tool` think's for all of them).
+    const own = new AbortController();
+    const forward = () => own.abort(signal.reason);
+    if (signal.aborted) forward();
+    else signal.addEventListener('abort', forward, { once: true });
     try {
-      shaped = shapeToolOutput(await hub.callTool(name, args ?? {}, { signal }));
+      shaped = shapeToolOutput(await hub.callTool(name, args ?? {}, { signal: own.signal }));
     } catch (err) {
       shaped = errorOutput(isVigilError(err) ? err.message : `The call to ${name} failed: ${describeError(err)}.`);
+    } finally {
+      signal.removeEventListener('abort', forward);
     }
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const ok = !shaped.result.isError;

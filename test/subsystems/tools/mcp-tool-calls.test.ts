@@ -1,4 +1,5 @@
 /** The model calls MCP tools: the real SDK against the fake Messages API, a real stdio fixture server, the durable log on a memory db. */
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,5 +173,9 @@ describe('tools that need approval', () => {
     const refused = await caller.call({ name: 'mcp__fixture__tally', args: { text: 'a' }, turnId: 't-1' }, live());
     expect(refused).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/needs an operator's approval/) }] });
     expect(calls(countFile)).toBe(0);
+    // Many calls under one think's signal leave no listener on it (the SDK does not remove its own).
+    const signal = live();
+    for (let i = 0; i < 12; i++) expect((await caller.call({ name: 'mcp__fixture__echo', args: { text: `${i}` }, turnId: 't-1' }, signal)).isError).toBe(false);
+    expect(getEventListeners(signal, 'abort')).toEqual([]);
   });
 });
