@@ -8,6 +8,7 @@ import { renderReport, summarise, writeJsonReport, type BenchOutcome, type Bench
 import { runGatewayBench } from './gateway.bench.js';
 import { sendLatencyBench } from './send-latency.bench.js';
 import { startupBench } from './startup.bench.js';
+import { toolCallBench } from './tool-call.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -52,6 +53,7 @@ await withTempDir('agent', async (root) => {
 await run('gateway', '4. Gateway', () => runGatewayBench());
 await run('send-latency', '5. Send → reply latency of a real daemon', () => sendLatencyBench());
 await run('startup', '6. Start-up', () => startupBench());
+await run('tool-call', '7. MCP tool call', () => toolCallBench());
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);

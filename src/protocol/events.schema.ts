@@ -79,6 +79,24 @@ export const EVENT_PAYLOADS = {
   'mcp.server_down': z.object({ server: z.string(), reason: z.string(), wasUp: z.boolean(), retryInMs: z.number().int().nonnegative() }),
   /** A connected server's tool list changed (`notifications/tools/list_changed`); `tools` is the new count. */
   'mcp.tools_changed': z.object({ server: z.string(), tools: z.number().int().nonnegative() }),
+  /** A tool call is about to run; its intent is on disk first. `argsBytes`: the size of its JSON arguments. */
+  'tool.called': z.object({
+    callId: z.string(),
+    turnId: z.string().optional(),
+    taskId: z.string().optional(),
+    name: z.string(),
+    argsBytes: z.number().int().nonnegative(),
+  }),
+  /** A tool call ended: `ok` false for a tool error or a call that could not be made (bad arguments, timeout, server down). */
+  'tool.completed': z.object({
+    callId: z.string(),
+    name: z.string(),
+    ok: z.boolean(),
+    durationMs: z.number().nonnegative(),
+    resultBytes: z.number().int().nonnegative(),
+  }),
+  /** A call whose intent was written but whose result never was: a crash left its outcome unknown. Emitted once. */
+  'tool.interrupted': z.object({ callId: z.string(), name: z.string() }),
   'actor.crashed': z.object({ actor: z.string(), error: z.string().optional() }),
   'actor.restarted': z.object({ actor: z.string(), error: z.string().optional() }),
 } as const;

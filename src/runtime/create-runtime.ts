@@ -20,7 +20,9 @@ import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js'
 import { OfflineThinker } from '../subsystems/thinking/offline-thinker.js';
 import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
+import { DurableToolCaller } from '../subsystems/tools/durable-tool-caller.js';
 import { McpHub } from '../subsystems/tools/mcp-hub.js';
+import { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
 import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 import type { McpServerEntry } from '../protocol/mcp-config.schema.js';
@@ -134,6 +136,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.mcp?.timing === undefined ? {} : { timing: options.mcp.timing }),
       ...(options.mcp?.createTransport === undefined ? {} : { createTransport: options.mcp.createTransport }),
     });
+    // Before the first think: calls a crash cut short are reported (once) and never run again.
+    const toolCalls = new DurableToolCaller({ hub: tools, log: await ToolCallLog.open(db), journal, bus, clock, logger: log });
+    await toolCalls.recover();
+    thinker.useTools?.(toolCalls);
     const ids = createIdFactory(clock);
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);

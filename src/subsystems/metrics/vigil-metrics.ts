@@ -96,6 +96,25 @@ export class VigilMetrics {
     labelNames: ['server'] as const,
     registers: [this.registry],
   });
+  private readonly toolCalls = new Counter({
+    name: 'vigil_tool_calls_total',
+    help: 'MCP tool calls completed, by tool and outcome (ok, failed).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly toolDuration = new Histogram({
+    name: 'vigil_tool_call_duration_ms',
+    help: 'How long MCP tool calls took, by tool.',
+    labelNames: ['tool'] as const,
+    buckets: [5, 25, 100, 500, 2000, 10_000, 60_000],
+    registers: [this.registry],
+  });
+  private readonly toolInterrupted = new Counter({
+    name: 'vigil_tool_calls_interrupted_total',
+    help: 'MCP tool calls whose outcome a crash left unknown (reported at the next boot), by tool.',
+    labelNames: ['tool'] as const,
+    registers: [this.registry],
+  });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'vigil_' });
@@ -195,6 +214,13 @@ export class VigilMetrics {
         // A server that was up and went away is a loss, not an attempt; the attempts that follow count as attempts.
         if (event.wasUp) this.mcpLost.inc({ server: event.server });
         else this.mcpAttempts.inc({ server: event.server, outcome: 'failed' });
+        break;
+      case 'tool.completed':
+        this.toolCalls.inc({ tool: event.name, outcome: event.ok ? 'ok' : 'failed' });
+        this.toolDuration.observe({ tool: event.name }, event.durationMs);
+        break;
+      case 'tool.interrupted':
+        this.toolInterrupted.inc({ tool: event.name });
         break;
       case 'mcp.tools_changed':
         this.mcpTools.set({ server: event.server }, event.tools);

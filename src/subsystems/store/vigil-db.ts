@@ -24,6 +24,7 @@ export const SUBLEVELS = {
   eventJournal: 'event-journal',
   budgetLedger: 'budget-ledger',
   turnTimers: 'turn-timers',
+  toolCalls: 'tool-calls',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

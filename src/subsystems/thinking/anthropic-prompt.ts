@@ -21,6 +21,9 @@ written down with a tool.
   the state; a new goal gets its id after this think, so progress on it waits for a later think.
 - spawn_task: hand a self-contained research or drafting task to a sub-agent. It sees only the prompt you give it;
   its result reaches you in a later think under swarm results.
+- mcp__SERVER__TOOL: tools of outside programs (MCP servers), when any are configured. They run at once and their
+  result comes back to you in this think. A call whose outcome a restart left unknown is named in the notices and
+  was not run again: do not assume it did or did not take effect.
 
 A tool call that is invalid comes back as an error explaining why: correct it and call again, or drop it.
 

@@ -11,7 +11,8 @@ import type {
 import { VigilError } from '../../errors.js';
 import { MalformedResponseError, abortedError, callError } from './anthropic-errors.js';
 import { stateMessage, taskMessage, taskSystem, thinkSystem } from './anthropic-prompt.js';
-import { ANTHROPIC_TOOLS, toolUseToAction, type ToolContext } from './anthropic-tools.js';
+import { requestTools, toolUseToAction, type ToolContext } from './anthropic-tools.js';
+import type { ExternalToolResult, ThinkTools } from './think-tools.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import type { Thinker } from './thinker.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkAction, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
@@ -90,6 +91,19 @@ export async function bufferedFetch(input: string | URL | Request, init?: Reques
   });
 }
 
+/** An MCP tool's result as a tool_result block: text, and images the API accepts as images. */
+function externalResult(toolUseId: string, result: ExternalToolResult): ToolResultBlockParam {
+  const content = result.content.map((part) =>
+    part.type === 'text'
+      ? { type: 'text' as const, text: part.text === '' ? '(empty)' : part.text }
+      : {
+          type: 'image' as const,
+          source: { type: 'base64' as const, data: part.data, media_type: part.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' },
+        },
+  );
+  return { type: 'tool_result', tool_use_id: toolUseId, content, ...(result.isError ? { is_error: true } : {}) };
+}
+
 /** Thinks with Claude. Money is charged per completed call: an abort or a failure still reports what was spent. */
 export class AnthropicThinker implements Thinker {
   readonly kind = 'anthropic';
@@ -98,6 +112,7 @@ export class AnthropicThinker implements Thinker {
   readonly maxToolIterations: number;
   readonly maxTokens: number;
   private readonly client: Anthropic;
+  private tools: ThinkTools | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
     const guard = options.maxToolIterations;
@@ -127,6 +142,11 @@ export class AnthropicThinker implements Thinker {
       });
   }
 
+  /** Offers the runtime's MCP tools to the model from the next think on. */
+  useTools(tools: ThinkTools): void {
+    this.tools = tools;
+  }
+
   /** Runs the tool loop until the model ends its turn or the iteration guard stops it; aborts only between calls. */
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
@@ -140,17 +160,27 @@ export class AnthropicThinker implements Thinker {
       goalIds: input.goals.map((g) => g.id),
     };
     const system = thinkSystem(input.identity);
-    const messages: MessageParam[] = [{ role: 'user', content: stateMessage(input) }];
+    const tools = this.tools;
+    // One snapshot per think: the list stays the same for all its calls, and is the same array while nothing changed.
+    const toolDefs = requestTools(tools?.definitions() ?? []);
+    // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
+    const notices = tools?.notices(ctx.turnIds) ?? [];
+    const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
+    const messages: MessageParam[] = [{ role: 'user', content: stateMessage(shown) }];
     let lastText = '';
     for (let call = 1; call <= this.maxToolIterations; call++) {
       this.checkAborted(signal, what, partial);
-      const params = { system, tools: [...ANTHROPIC_TOOLS], messages };
+      const params = { system, tools: [...toolDefs], messages };
       const response = await this.create(params, signal, `${what} (call ${call})`, partial);
       calls.push(tokenUsage(response.usage));
       lastText = textOf(response.content);
       const results: ToolResultBlockParam[] = [];
       for (const block of response.content) {
         if (block.type !== 'tool_use') continue;
+        if (tools?.owns(block.name) === true) {
+          results.push(externalResult(block.id, await tools.call({ name: block.name, args: block.input, turnId: input.turnId }, signal)));
+          continue;
+        }
         const outcome = toolUseToAction(block.name, block.input, ctx);
         if (outcome.ok) actions.push(outcome.action);
         results.push(
@@ -164,6 +194,7 @@ export class AnthropicThinker implements Thinker {
       // The assistant turn goes back verbatim (thinking blocks included), followed by one result per tool_use.
       messages.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
     }
+    tools?.acknowledge(notices.map((n) => n.callId));
     return this.result([...actions, ...this.unsentReply(input, actions, lastText)], calls);
   }
 

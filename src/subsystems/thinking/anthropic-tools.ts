@@ -2,6 +2,7 @@
 import type { Tool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { GoalPrioritySchema } from '../../actors/goals/goals.schema.js';
+import type { ExternalToolDefinition } from './think-tools.js';
 import type { ThinkAction } from './thinker.schema.js';
 
 /** What a tool call is checked against besides its schema: the turns it may answer and the goals it may name. */
@@ -124,6 +125,29 @@ export const ANTHROPIC_TOOLS: readonly Tool[] = TOOL_SPECS.map((spec, i) => ({
   input_schema: inputSchema(spec.input),
   ...(i === TOOL_SPECS.length - 1 ? { cache_control: { type: 'ephemeral' as const } } : {}),
 }));
+
+/**
+ * The tools of one request: Vigil's own, then the external ones in their given order, the cache breakpoint moved to
+ * the last. Memoised on the external array's identity, so while the registry is unchanged every think sends the
+ * very same bytes (the cached prefix); a server coming up changes it once.
+ */
+export function requestTools(external: readonly ExternalToolDefinition[]): readonly Tool[] {
+  if (external === lastExternal) return lastTools;
+  const own = ANTHROPIC_TOOLS.map(({ cache_control: _breakpoint, ...rest }) => rest);
+  const all: Tool[] = [...own, ...external.map((t) => ({ name: t.name, description: t.description, input_schema: externalSchema(t.inputSchema) }))];
+  const last = all.length - 1;
+  all[last] = { ...all[last]!, cache_control: { type: 'ephemeral' } };
+  lastExternal = external;
+  lastTools = all;
+  return all;
+}
+// `$schema` is dropped as for Vigil's own tools: the Messages API wants a bare object schema.
+function externalSchema(schema: Readonly<Record<string, unknown>>): Tool.InputSchema {
+  const { $schema: _dropped, ...rest } = schema;
+  return { ...rest, type: 'object' };
+}
+let lastExternal: readonly ExternalToolDefinition[] = [];
+let lastTools: readonly Tool[] = ANTHROPIC_TOOLS;
 
 /** A tool call's outcome: the action it becomes, or the error text to send back as an is_error tool_result. */
 export type ToolOutcome = { ok: true; action: ThinkAction } | { ok: false; error: string };

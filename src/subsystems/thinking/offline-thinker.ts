@@ -1,8 +1,10 @@
 /** The offline thinker: deterministic answers from simple patterns, no network, so Vigil runs without an API key. */
 import { VigilError, describeError } from '../../errors.js';
 import { answerMessage, offlineContext } from './offline-replies.js';
+import { answerToolCommand, parseToolCommand } from './offline-tool-command.js';
 import { keyTerms, excerpt } from './offline-text.js';
 import { debrief, digestSwarmResult, workOnGoal } from './offline-work.js';
+import type { ThinkTools } from './think-tools.js';
 import type { Thinker } from './thinker.js';
 import {
   ZERO_USAGE,
@@ -30,11 +32,12 @@ function checkAborted(signal: AbortSignal, what: string): void {
   }
 }
 
-/** Same input, same output: no clock but `input.now`, no randomness, no I/O. Steps yield to the event loop so an abort is seen between them. */
+/** Same input, same output: no clock but `input.now`, no randomness, no I/O but the tool calls a `/tool` message asks for. Steps yield to the event loop so an abort is seen between them. */
 export class OfflineThinker implements Thinker {
   readonly kind = 'offline';
   readonly model: string;
   readonly costPerThinkMicroUsd: number;
+  private tools: ThinkTools | undefined;
 
   constructor(options: OfflineThinkerOptions = {}) {
     const cost = options.costPerThinkMicroUsd ?? 0;
@@ -45,6 +48,11 @@ export class OfflineThinker implements Thinker {
     }
     this.model = options.model ?? 'offline';
     this.costPerThinkMicroUsd = cost;
+  }
+
+  /** Lets `/tool NAME {json}` messages call the runtime's MCP tools. */
+  useTools(tools: ThinkTools): void {
+    this.tools = tools;
   }
 
   /** Answers pending messages, digests swarm results, then does the reason's own work (a goal step or a debrief). */
@@ -61,7 +69,8 @@ export class OfflineThinker implements Thinker {
     const digested = new Set(input.swarmResults.map((result) => result.turnId));
     for (const message of input.pendingMessages) {
       if (digested.has(message.turnId)) continue;
-      actions.push(...answerMessage(message, ctx));
+      const command = parseToolCommand(message.text);
+      actions.push(...(command === undefined ? answerMessage(message, ctx) : await answerToolCommand(message, command, this.tools, signal)));
       await step();
     }
     for (const result of input.swarmResults) {

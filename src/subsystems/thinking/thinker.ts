@@ -1,4 +1,5 @@
 /** The `Thinker` interface: the think phase's one dependency, offline or Claude. */
+import type { ThinkTools } from './think-tools.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult } from './thinker.schema.js';
 
 /** Decides what the agent does given what it sees. Implementations must honour `signal` (preemption, hard stop). */
@@ -9,4 +10,6 @@ export interface Thinker {
   think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult>;
   /** Runs one swarm sub-agent task to its answer. */
   runTask(input: SwarmTaskInput, signal: AbortSignal): Promise<SwarmTaskOutput>;
+  /** Gives the thinker the runtime's external (MCP) tools; a thinker without this method uses none. */
+  useTools?(tools: ThinkTools): void;
 }

@@ -20,7 +20,7 @@ afterEach(async () => {
   http = undefined;
 });
 
-const ALL_STDIO = ['add', 'add_tool', 'count', 'crash', 'echo', 'env', 'remove_tool', 'slow'];
+const ALL_STDIO = ['add', 'add_tool', 'count', 'crash', 'echo', 'env', 'hang', 'remove_tool', 'slow', 'tally'];
 
 describe('McpHub', () => {
   it('lists the tools of a stdio and a Streamable HTTP server as mcp__SERVER__TOOL, sorted, with the entry policy', async () => {
@@ -31,7 +31,7 @@ describe('McpHub', () => {
     });
     const ups = await Promise.all([h.next('mcp.server_up', (e) => e.server === 'local'), h.next('mcp.server_up', (e) => e.server === 'web')]);
     expect(ups.map((e) => [e.server, e.tools, e.attempt])).toEqual([
-      ['local', 8, 1],
+      ['local', 10, 1],
       ['web', 6, 1],
     ]);
     const names = h.hub.list().map((tool) => tool.name);
@@ -126,7 +126,7 @@ describe('McpHub', () => {
     const seen = h.events.length;
     h.clock.increment(4000);
     const up = await h.next('mcp.server_up', () => true, seen);
-    expect(up).toMatchObject({ server: 'local', tools: 8, attempt: 5 });
+    expect(up).toMatchObject({ server: 'local', tools: 10, attempt: 5 });
     expect(h.hub.get('mcp__local__echo')).toMatchObject({ available: true });
     expect(resultText(await h.hub.callTool('mcp__local__echo', { text: 'back' }))).toBe('back');
   });
@@ -134,12 +134,12 @@ describe('McpHub', () => {
   it('lists the tools again on notifications/tools/list_changed', async () => {
     const h = startHub({ local: stdioFixture() });
     await h.next('mcp.server_up');
-    const added = h.next('mcp.tools_changed', (e) => e.tools === 9);
+    const added = h.next('mcp.tools_changed', (e) => e.tools === 11);
     await h.hub.callTool('mcp__local__add_tool', { name: 'fresh' });
     await added;
     expect(h.hub.get('mcp__local__fresh')).toMatchObject({ description: 'Added at run time: fresh.', available: true });
     expect(resultText(await h.hub.callTool('mcp__local__fresh', {}))).toBe('fresh');
-    const removed = h.next('mcp.tools_changed', (e) => e.tools === 8);
+    const removed = h.next('mcp.tools_changed', (e) => e.tools === 10);
     await h.hub.callTool('mcp__local__remove_tool', { name: 'fresh' });
     await removed;
     expect(h.hub.get('mcp__local__fresh')).toBeUndefined();

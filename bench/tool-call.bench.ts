@@ -1,0 +1,96 @@
+/** Bench 7: one MCP tool call through Vigil (intent synced, events, result synced) beside a bare SDK client calling the same tool of the same server. */
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { EventBus } from '../src/events/event-bus.js';
+import { systemClock } from '../src/shared/clock.js';
+import { silentLogger } from '../src/shared/logger.js';
+import { EventJournal } from '../src/subsystems/journal/event-journal.js';
+import { openVigilDb } from '../src/subsystems/store/vigil-db.js';
+import { DurableToolCaller } from '../src/subsystems/tools/durable-tool-caller.js';
+import { McpHub } from '../src/subsystems/tools/mcp-hub.js';
+import { ToolCallLog } from '../src/subsystems/tools/tool-call-log.js';
+import { median, withTempDir } from './bench-utils.js';
+import { ratioCheck, sanity, type BenchOutcome } from './report.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../test/fixtures/mcp-stdio-server.ts', import.meta.url));
+const SERVER = { command: process.execPath, args: ['--import', 'tsx', FIXTURE], cwd: ROOT };
+
+/** How many calls of each kind, after a warm-up, in alternating blocks so drift hits both alike. */
+export interface ToolCallOptions {
+  warmup: number;
+  blocks: number;
+  callsPerBlock: number;
+}
+export const DEFAULT_TOOL_CALL_OPTIONS: ToolCallOptions = { warmup: 50, blocks: 10, callsPerBlock: 50 };
+
+/** Runs bench 7. */
+export async function toolCallBench(options: ToolCallOptions = DEFAULT_TOOL_CALL_OPTIONS): Promise<BenchOutcome> {
+  return withTempDir('tools', async (dataDir) => {
+    const db = await openVigilDb(dataDir);
+    const bus = new EventBus({ clock: systemClock, currentBeat: () => 0 });
+    const hub = new McpHub({ servers: { fixture: SERVER }, bus, clock: systemClock, log: silentLogger, clientVersion: 'bench' });
+    const bare = new Client({ name: 'bench-bare', version: '1.0.0' });
+    try {
+      const up = new Promise<void>((resolve) => bus.events$.subscribe((e) => e.type === 'mcp.server_up' && resolve()));
+      hub.start();
+      await up;
+      await bare.connect(new StdioClientTransport(SERVER));
+      const journal = new EventJournal(db);
+      journal.attach(bus);
+      const caller = new DurableToolCaller({ hub, log: await ToolCallLog.open(db), journal, bus, clock: systemClock, logger: silentLogger });
+      let completed = 0;
+      bus.events$.subscribe((e) => {
+        if (e.type === 'tool.completed' && e.ok) completed += 1;
+      });
+      const signal = new AbortController().signal;
+      const args = { text: 'hello' };
+      const viaVigil = async () => {
+        const result = await caller.call({ name: 'mcp__fixture__echo', args, turnId: 'bench' }, signal);
+        if (result.isError) throw new Error('the call through Vigil failed');
+      };
+      const viaSdk = async () => {
+        await bare.callTool({ name: 'echo', arguments: args });
+      };
+      const perCall = async (call: () => Promise<void>, n: number) => {
+        const start = performance.now();
+        for (let i = 0; i < n; i += 1) await call();
+        return (performance.now() - start) / n;
+      };
+      await perCall(viaVigil, options.warmup);
+      await perCall(viaSdk, options.warmup);
+      const vigil: number[] = [];
+      const sdk: number[] = [];
+      for (let b = 0; b < options.blocks; b += 1) {
+        vigil.push(await perCall(viaVigil, options.callsPerBlock));
+        sdk.push(await perCall(viaSdk, options.callsPerBlock));
+      }
+      await journal.detach();
+      const vigilMs = median(vigil);
+      const sdkMs = median(sdk);
+      const expected = options.warmup + options.blocks * options.callsPerBlock;
+      return {
+        id: 'tool-call',
+        title: '7. MCP tool call',
+        checks: [
+          ratioCheck(
+            'tool-call-ratio',
+            'one tool call through Vigil (intent and result synced) / a bare SDK call',
+            { value: vigilMs, unit: 'ms', what: 'per call, DurableToolCaller → McpHub → stdio server (median block)' },
+            { value: sdkMs, unit: 'ms', what: 'per call, @modelcontextprotocol/sdk Client → the same server command (median block)' },
+            '<=',
+            1.2,
+          ),
+        ],
+        details: [],
+        sanity: [sanity('every call through Vigil completed', completed === expected, `${completed} of ${expected} tool.completed ok`)],
+        notes: ['Each call through Vigil makes two fsynced LevelDB batches (intent before, result after): the price of at most once.'],
+      };
+    } finally {
+      await bare.close().catch(() => undefined);
+      await hub.stop();
+      await db.close();
+    }
+  });
+}

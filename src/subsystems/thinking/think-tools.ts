@@ -1,0 +1,42 @@
+/** What a thinker sees of the tools beyond its own: the external (MCP) tools it may offer the model, and how to call them. */
+
+/** One external tool as the model is shown it. */
+export interface ExternalToolDefinition {
+  /** `mcp__SERVER__TOOL`. */
+  readonly name: string;
+  readonly description: string;
+  /** The tool's JSON Schema, as its server lists it. */
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+}
+
+/** One piece of a tool's result: text, or an image (base64) the model may be shown as such. */
+export type ExternalToolContent = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
+
+/** A call's outcome as the model is given it; `isError` for a tool error or a call that could not be made. */
+export interface ExternalToolResult {
+  readonly isError: boolean;
+  readonly content: readonly ExternalToolContent[];
+}
+
+/** A call a crash left unknown, for the next think of its turn. */
+export interface ToolCallNotice {
+  readonly callId: string;
+  readonly turnId: string | undefined;
+  readonly name: string;
+  /** The line the model (or the offline reply) is given. */
+  readonly line: string;
+}
+
+/** The external tools of a runtime, given to its thinker (`Thinker.useTools`). */
+export interface ThinkTools {
+  /** The tools to offer, in a stable order; the same array (same identity) until the registry changes. */
+  definitions(): readonly ExternalToolDefinition[];
+  /** True when `name` is an external tool's name (whether or not it is listed now). */
+  owns(name: string): boolean;
+  /** Calls a tool durably (intent before, result after); never rejects: a failure is an `isError` result. */
+  call(request: { name: string; args: unknown; turnId: string }, signal: AbortSignal): Promise<ExternalToolResult>;
+  /** Calls of these turns whose outcome a crash left unknown and that the model was not yet told about. */
+  notices(turnIds: readonly string[]): readonly ToolCallNotice[];
+  /** The think that showed these notices ended normally: they are not shown again. */
+  acknowledge(callIds: readonly string[]): void;
+}

@@ -1,0 +1,113 @@
+/** The ToolCallLog: every MCP tool call's intent (synced before the call) and result (synced after), newest N kept. */
+import { ToolCallRecordSchema, type ToolCallRecord, type ToolCallResult } from '../../protocol/tool-call.schema.js';
+import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
+
+/** How many calls the log keeps by default; older ones are pruned in the batch that adds a new one. */
+export const DEFAULT_TOOL_CALL_LOG_SIZE = 1000;
+
+// Keys are the call's position, zero-padded, so LevelDB's key order is the calls' order (and the oldest go first).
+const keyOf = (position: number) => String(position).padStart(16, '0');
+
+/**
+ * One record per call, keyed by position. Each write goes with the batch ops the caller adds (the journal entry of
+ * the event that announces it), in one synced batch: after `kill -9` the record and its event exist together or
+ * not at all. Writes are serialised, so a result never lands before its intent.
+ */
+export class ToolCallLog {
+  private readonly calls;
+  /** Positions by callId, oldest first (Map keeps insertion order). */
+  private readonly positions = new Map<string, number>();
+  private next = 1;
+  private writes: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly db: VigilDb,
+    private readonly maxCalls: number,
+  ) {
+    this.calls = db.sublevel<string, unknown>(SUBLEVELS.toolCalls, { valueEncoding: 'json' });
+  }
+
+  /** Opens the log and indexes what is on disk. */
+  static async open(db: VigilDb, maxCalls = DEFAULT_TOOL_CALL_LOG_SIZE): Promise<ToolCallLog> {
+    const log = new ToolCallLog(db, Math.max(1, maxCalls));
+    try {
+      for await (const [key, value] of log.calls.iterator()) {
+        const record = ToolCallRecordSchema.safeParse(value);
+        const position = Number(key);
+        log.next = Math.max(log.next, position + 1);
+        if (record.success) log.positions.set(record.data.callId, position);
+      }
+    } catch (err) {
+      throw toStoreError(err, 'read the tool call log');
+    }
+    return log;
+  }
+
+  /** Every record, oldest first. */
+  async all(): Promise<ToolCallRecord[]> {
+    const out: ToolCallRecord[] = [];
+    try {
+      for await (const value of this.calls.values()) {
+        const record = ToolCallRecordSchema.safeParse(value);
+        if (record.success) out.push(record.data);
+      }
+    } catch (err) {
+      throw toStoreError(err, 'read the tool call log');
+    }
+    return out;
+  }
+
+  /** The record of `callId`, if kept. */
+  async get(callId: string): Promise<ToolCallRecord | undefined> {
+    const position = this.positions.get(callId);
+    if (position === undefined) return undefined;
+    const record = ToolCallRecordSchema.safeParse(await this.calls.get(keyOf(position)));
+    return record.success ? record.data : undefined;
+  }
+
+  /** Writes a call's intent with `extra` (its event's journal entry), pruning the oldest calls beyond the limit. */
+  intent(record: ToolCallRecord, extra: VigilBatchOp[]): Promise<void> {
+    return this.serial('record a tool call intent', () => {
+      const position = this.next++;
+      this.positions.set(record.callId, position);
+      const prune: VigilBatchOp[] = [];
+      while (this.positions.size > this.maxCalls) {
+        const [oldestId, oldest] = this.positions.entries().next().value as [string, number];
+        this.positions.delete(oldestId);
+        prune.push({ type: 'del', sublevel: this.calls, key: keyOf(oldest) });
+      }
+      return [{ type: 'put', sublevel: this.calls, key: keyOf(position), value: record }, ...prune, ...extra];
+    });
+  }
+
+  /** Adds the result to a call's record, with `extra` (its event's journal entry). */
+  result(record: ToolCallRecord, result: ToolCallResult, extra: VigilBatchOp[]): Promise<void> {
+    return this.update(record.callId, { ...record, result }, extra, 'record a tool call result');
+  }
+
+  /** Marks an interrupted call as reported, with `extra` (its `tool.interrupted` event's journal entry). */
+  reported(record: ToolCallRecord, extra: VigilBatchOp[]): Promise<void> {
+    return this.update(record.callId, { ...record, interruptedReported: true }, extra, 'record a reported interruption');
+  }
+
+  private update(callId: string, record: ToolCallRecord, extra: VigilBatchOp[], what: string): Promise<void> {
+    return this.serial(what, () => {
+      const position = this.positions.get(callId);
+      // Pruned meanwhile (a burst of newer calls): only the event is written.
+      if (position === undefined) return extra;
+      return [{ type: 'put', sublevel: this.calls, key: keyOf(position), value: record }, ...extra];
+    });
+  }
+
+  private serial(what: string, ops: () => VigilBatchOp[]): Promise<void> {
+    const write = this.writes.then(async () => {
+      try {
+        await writeSyncBatch(this.db, ops());
+      } catch (err) {
+        throw toStoreError(err, what);
+      }
+    });
+    this.writes = write.catch(() => undefined);
+    return write;
+  }
+}
