@@ -103,6 +103,11 @@ describe('the dashboard in Chromium against a real daemon', () => {
       // Errors include CSP violations and failed loads (a 401 or 404 for one of the page's own files).
       if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
     });
+    // What the page fetched and which sockets it opened: the bundled typed client, over /rpc with ?token=.
+    const loaded: string[] = [];
+    page.on('request', (request) => loaded.push(new URL(request.url()).pathname));
+    const sockets: URL[] = [];
+    page.on('websocket', (socket) => sockets.push(new URL(socket.url())));
 
     // Load with the token once: the page keeps it for the session and takes it out of the address bar.
     await timed('page load to live', async () => {
@@ -110,6 +115,11 @@ describe('the dashboard in Chromium against a real daemon', () => {
       await page.locator('body[data-ready="true"]').waitFor();
     });
     expect(page.url()).toBe(`${url}/`);
+    // The page runs the typed client of src/client, bundled by esbuild, not a twin of it.
+    expect(loaded).toContain('/dashboard/vigil-client.js');
+    expect(loaded.filter((path) => /browser-client/.test(path))).toEqual([]);
+    // A page cannot set headers on a WebSocket: the token goes as ?token= (CONTRACT §4); the cookie never opens /rpc.
+    expect(sockets.map((socket) => [socket.pathname, socket.searchParams.get('token')])).toEqual([['/rpc', TOKEN]]);
     // (This project type-checks tests without the DOM library, hence the cast.)
     const storedToken = await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('vigil.token'));
     expect(storedToken).toBe(TOKEN);

@@ -4,7 +4,7 @@ import { byId, describeFailure, formatTime, h, toast } from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
-/** @typedef {import('../../protocol/events.schema.js').VigilEvent} VigilEvent */
+/** @typedef {import('./vigil-client.js').VigilEvent} VigilEvent */
 /** @typedef {Extract<VigilEvent, { type: 'agent.message' | 'agent.ack' | 'agent.reply' }>} ChatEvent */
 
 /** The event types the conversation is made of. */
