@@ -17,8 +17,8 @@ import { connect } from './vigil-client.js';
 /** @typedef {import('./vigil-client.js').VigilEvent} VigilEvent */
 /** What one panel knows that another shows (the budget's reset time is a dormant agent's wake time). */
 /** @typedef {{ budget: import('./vigil-client.js').RpcResult<'budget.status'> | null }} Shared */
-/** A panel: `refresh` reloads it over RPC; `onEvent` sees every event of the live feed. */
-/** @typedef {{ refresh: () => Promise<void>, onEvent?: (event: VigilEvent) => void }} Panel */
+/** A panel: `refresh` reloads it over RPC; `onEvent` sees every event: the journal's replay first (`replayed`), then the live feed. */
+/** @typedef {{ refresh: () => Promise<void>, onEvent?: (event: VigilEvent, replayed: boolean) => void }} Panel */
 
 // How often each panel is polled (ms), on top of the refreshes events trigger. Modest: the gateway rate-limits clients.
 const POLL = { heartbeat: 1000, affect: 1000, budget: 5000, goals: 5000, memory: 5000, checkpoints: 15_000 };
@@ -84,9 +84,9 @@ async function start() {
     conversation: createConversationPanel(client),
     events,
   };
-  /** @param {VigilEvent} event */
-  const dispatch = (event) => {
-    for (const panel of Object.values(panels)) panel.onEvent?.(event);
+  /** @param {VigilEvent} event @param {boolean} [replayed] */
+  const dispatch = (event, replayed = false) => {
+    for (const panel of Object.values(panels)) panel.onEvent?.(event, replayed);
   };
   const refreshAll = () =>
     Promise.all(
@@ -95,11 +95,12 @@ async function start() {
       ),
     );
 
-  await refreshAll();
-  // The newest events seed the feed; the subscription then continues right after them (replayed if need be).
+  // The newest events seed the feed; the subscription then continues right after them (replayed if need be). They
+  // are read before the panels load, so whatever happens in between is in both, never in neither.
   // The schema's output type is wider than the VigilEvent union (zod infers the envelope loosely): same wire shape.
   const recent = /** @type {VigilEvent[]} */ (/** @type {unknown} */ (await client.events.history({ limit: 200 })));
-  for (const event of recent) dispatch(event);
+  await refreshAll();
+  for (const event of recent) dispatch(event, true);
   client.subscribe(undefined, { after: recent.at(-1)?.seq }).subscribe({
     next: dispatch,
     // The feed ends only with the connection itself (no more retries), which the top bar already shows.
