@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// `npm run build`: compiles src/ into dist/ (tsc --build, incremental) and copies the dashboard's static files beside the compiled route.
+// `npm run build`: compiles src/ into dist/ (tsc --build, incremental), bundles the browser client with esbuild and copies the dashboard's static files beside the compiled route.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { extname, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleBrowserClient } from './browser-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-// The dashboard is served as written (plain browser modules, no bundling): these are the kinds of file it has.
+// The dashboard's own files are served as written (plain browser modules): these are the kinds of file it has.
 const DASHBOARD_EXTENSIONS = new Set(['.html', '.css', '.js', '.svg']);
 
 // The project's own TypeScript, run with this Node: no shell, no PATH lookup, the same on every platform.
@@ -19,14 +20,40 @@ const compiled = spawnSync(process.execPath, [tsc, '--build', join(root, 'tsconf
 const from = join(root, 'src/gateway/dashboard');
 const to = join(root, 'dist/gateway/dashboard');
 mkdirSync(to, { recursive: true });
-for (const name of readdirSync(from)) {
-  if (!DASHBOARD_EXTENSIONS.has(extname(name))) continue;
-  const body = readFileSync(join(from, name));
-  const target = join(to, name);
-  if (existsSync(target) && readFileSync(target).equals(body)) continue;
+
+/** Writes `body` to `target` unless it holds it already. */
+function writeIfChanged(target, body) {
+  if (existsSync(target) && readFileSync(target).equals(body)) return;
   // Written aside, then renamed: a daemon serving dist/ (a test, while `npm pack` rebuilds) never reads half a file.
   writeFileSync(`${target}.tmp`, body);
   renameSync(`${target}.tmp`, target);
 }
+
+const written = new Set();
+for (const name of readdirSync(from)) {
+  if (!DASHBOARD_EXTENSIONS.has(extname(name))) continue;
+  writeIfChanged(join(to, name), readFileSync(join(from, name)));
+  written.add(name);
+}
+
+let bundled = true;
+try {
+  const { outputFiles } = await bundleBrowserClient(root, to);
+  for (const file of outputFiles) {
+    writeIfChanged(file.path, Buffer.from(file.contents));
+    written.add(basename(file.path));
+  }
+} catch (err) {
+  bundled = false;
+  console.error(`the browser client did not bundle:\n${err instanceof Error ? err.message : String(err)}`);
+}
+
+// A file the dashboard no longer has (a renamed module) must not linger in dist/ and so in the package.
+if (bundled) {
+  for (const name of readdirSync(to)) {
+    if (!written.has(name) && !name.endsWith('.tmp')) rmSync(join(to, name));
+  }
+}
+
 // tsc emits despite type errors, and so the dashboard is copied anyway; the exit code still reports them.
-process.exitCode = compiled.status ?? 1;
+process.exitCode = compiled.status === 0 && bundled ? 0 : (compiled.status ?? 1) || 1;

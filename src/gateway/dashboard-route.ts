@@ -4,33 +4,39 @@
  * own scripts load without the token in their URLs.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { VigilError } from '../errors.js';
 import { createTokenCheck, tokenFromRequest } from './gateway-auth.js';
 
-const here = (name: string): string => fileURLToPath(new URL(`./dashboard/${name}`, import.meta.url));
+// Served from the build, wherever this module runs: compiled in dist/gateway/, or as source in src/gateway/ (under
+// vitest); both stand two levels below the package root. Only the build has the bundled client beside the copies.
+const DASHBOARD_DIR = fileURLToPath(new URL('../../dist/gateway/dashboard/', import.meta.url));
+const built = (name: string): string => `${DASHBOARD_DIR}${name}`;
 const fromPackage = (specifier: string): string => createRequire(import.meta.url).resolve(specifier);
 
 /** Every file the dashboard serves, by URL path. Nothing outside this table is ever read. */
 export const DASHBOARD_FILES: Readonly<Record<string, string>> = {
-  '/': here('index.html'),
-  '/dashboard/dashboard.css': here('dashboard.css'),
-  '/dashboard/favicon.svg': here('favicon.svg'),
-  '/dashboard/dashboard-app.js': here('dashboard-app.js'),
-  '/dashboard/session-token.js': here('session-token.js'),
-  '/dashboard/vigil-browser-client.js': here('vigil-browser-client.js'),
-  '/dashboard/dom-helpers.js': here('dom-helpers.js'),
-  '/dashboard/heartbeat.panel.js': here('heartbeat.panel.js'),
-  '/dashboard/budget.panel.js': here('budget.panel.js'),
-  '/dashboard/affect.panel.js': here('affect.panel.js'),
-  '/dashboard/memory.panel.js': here('memory.panel.js'),
-  '/dashboard/goals.panel.js': here('goals.panel.js'),
-  '/dashboard/conversation.panel.js': here('conversation.panel.js'),
-  '/dashboard/events.panel.js': here('events.panel.js'),
-  '/dashboard/checkpoints.panel.js': here('checkpoints.panel.js'),
+  '/': built('index.html'),
+  '/dashboard/dashboard.css': built('dashboard.css'),
+  '/dashboard/favicon.svg': built('favicon.svg'),
+  '/dashboard/dashboard-app.js': built('dashboard-app.js'),
+  '/dashboard/session-token.js': built('session-token.js'),
+  // The typed client (src/client/browser.ts), bundled by esbuild at build time (scripts/browser-bundle.mjs).
+  '/dashboard/vigil-client.js': built('vigil-client.js'),
+  '/dashboard/vigil-client.js.map': built('vigil-client.js.map'),
+  '/dashboard/dom-helpers.js': built('dom-helpers.js'),
+  '/dashboard/heartbeat.panel.js': built('heartbeat.panel.js'),
+  '/dashboard/budget.panel.js': built('budget.panel.js'),
+  '/dashboard/affect.panel.js': built('affect.panel.js'),
+  '/dashboard/memory.panel.js': built('memory.panel.js'),
+  '/dashboard/goals.panel.js': built('goals.panel.js'),
+  '/dashboard/conversation.panel.js': built('conversation.panel.js'),
+  '/dashboard/events.panel.js': built('events.panel.js'),
+  '/dashboard/checkpoints.panel.js': built('checkpoints.panel.js'),
   // uPlot's own browser build, straight from node_modules: no bundling, no build step.
   '/dashboard/vendor/uplot.esm.js': fromPackage('uplot/dist/uPlot.esm.js'),
   '/dashboard/vendor/uplot.min.css': fromPackage('uplot/dist/uPlot.min.css'),
@@ -41,6 +47,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.svg': 'image/svg+xml',
+  '.map': 'application/json; charset=utf-8',
 };
 
 /**
@@ -92,6 +99,8 @@ export interface DashboardRoutes {
  * and is honoured only for these static files: `/rpc`, `/events` and `/metrics` still need the token itself.
  */
 export function createDashboardRoutes(token: string): DashboardRoutes {
+  // The files are read at their first request (start-up stays fast); a missing build is said at once, not as a 404 later.
+  assertDashboardBuilt(DASHBOARD_FILES['/dashboard/vigil-client.js']!);
   const session = createHmac('sha256', token).update('vigil dashboard session v1').digest('base64url');
   // Named after the session, so daemons on other ports of the same host (cookies ignore ports) keep theirs apart.
   const cookieName = `vigil_dashboard_${createHash('sha256').update(session).digest('hex').slice(0, 12)}`;
@@ -160,6 +169,12 @@ export function createDashboardRoutes(token: string): DashboardRoutes {
       return true;
     },
   };
+}
+
+/** Throws, saying to build, when the bundled client (which only `npm run build` makes) is not at `bundle`. */
+export function assertDashboardBuilt(bundle: string): void {
+  if (existsSync(bundle)) return;
+  throw new VigilError('INTERNAL', `The dashboard is not built: ${bundle} is missing. Run \`npm run build\` (npm ci, npm start and npm test run it).`);
 }
 
 /** The value of cookie `name` in a Cookie header, if present. */

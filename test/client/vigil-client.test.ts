@@ -1,25 +1,35 @@
+/**
+ * The typed client, run over both of its transports against a real gateway: Node's (`ws`, the token in a header) and
+ * the browser's (a WHATWG WebSocket, the token as `?token=`; `ws` implements that interface too).
+ */
 import { firstValueFrom, filter, take, toArray } from 'rxjs';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
+import { browserSocket, type WhatwgWebSocketClass } from '../../src/client/browser-socket.js';
+import { ClientCore } from '../../src/client/client-core.js';
+import type { ConnectOptions } from '../../src/client/connect-options.js';
 import { RpcError } from '../../src/client/rpc-error.js';
-import { connect, rpcUrl, type VigilClient } from '../../src/client/vigil-client.js';
+import { connect as connectNode, rpcUrl } from '../../src/client/vigil-client.js';
 import { isVigilError } from '../../src/errors.js';
 import { startGateway } from '../../src/gateway/http-server.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from '../gateway/gateway.fixture.js';
 
 let h: GatewayHarness | undefined;
-const clients: VigilClient[] = [];
+const clients: ClientCore[] = [];
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close();
   await h?.close();
   h = undefined;
 });
 
-async function open(options: Partial<Parameters<typeof connect>[0]> = {}): Promise<VigilClient> {
-  const client = await connect({ url: h!.gateway.url, token: TEST_TOKEN, ...options });
-  clients.push(client);
+const openBrowserSocket = browserSocket(WebSocket as unknown as WhatwgWebSocketClass);
+
+/** The client over the transport a page uses. */
+async function connectBrowser(options: ConnectOptions): Promise<ClientCore> {
+  const client = new ClientCore(options, openBrowserSocket);
+  await client.ready();
   return client;
 }
 
@@ -43,6 +53,20 @@ describe('the typed client', () => {
     expect(rpcUrl('https://vigil.example:443/')).toBe('wss://vigil.example/rpc');
     expect(rpcUrl('ws://[::1]:9/rpc')).toBe('ws://[::1]:9/rpc');
   });
+});
+
+// A browser is never told the HTTP status of a refused upgrade, so its refusal is a lost connection.
+const TRANSPORTS = [
+  { transport: 'Node (ws)', connect: connectNode as (options: ConnectOptions) => Promise<ClientCore>, refused: 'GATEWAY_UNAUTHORIZED' },
+  { transport: 'the browser (WHATWG WebSocket)', connect: connectBrowser, refused: 'CLIENT_DISCONNECTED' },
+];
+
+describe.each(TRANSPORTS)('the typed client over $transport', ({ connect, refused }) => {
+  async function open(options: Partial<ConnectOptions> = {}): Promise<ClientCore> {
+    const client = await connect({ url: h!.gateway.url, token: TEST_TOKEN, ...options });
+    clients.push(client);
+    return client;
+  }
 
   it('calls typed methods and validates their results', async () => {
     h = await startGatewayHarness();
@@ -64,13 +88,16 @@ describe('the typed client', () => {
     const err = await client.checkpoint.restore({ id: saved.id }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcError);
     expect(err).toMatchObject({ code: -32001, method: 'checkpoint.restore', data: { id: saved.id, beatCount: saved.beatCount } });
+    expect((err as RpcError).vigilCode).toBe('CHECKPOINT_CONFIRMATION_REQUIRED');
     await expect(client.goals.complete({ id: 'g-nope' })).rejects.toMatchObject({ code: -32004 });
   });
 
-  it('refuses to connect with a wrong token: GATEWAY_UNAUTHORIZED', async () => {
+  it(`refuses to connect with a wrong token or none: ${refused}, without the token in the message`, async () => {
     h = await startGatewayHarness();
-    await expectCode(connect({ url: h.gateway.url, token: 'wrong' }), 'GATEWAY_UNAUTHORIZED');
-    await expectCode(connect({ url: h.gateway.url }), 'GATEWAY_UNAUTHORIZED');
+    const wrong = await connect({ url: h.gateway.url, token: 'wrong-token-4c1d' }).catch((err: unknown) => err);
+    expect(isVigilError(wrong) ? wrong.code : wrong).toBe(refused);
+    expect((wrong as Error).message).not.toContain('wrong-token-4c1d');
+    await expectCode(connect({ url: h.gateway.url }), refused);
   });
 
   it('fails a call that gets no answer in time with CLIENT_TIMEOUT', async () => {

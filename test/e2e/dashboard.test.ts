@@ -103,6 +103,11 @@ describe('the dashboard in Chromium against a real daemon', () => {
       // Errors include CSP violations and failed loads (a 401 or 404 for one of the page's own files).
       if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
     });
+    // What the page fetched and which sockets it opened: the bundled typed client, over /rpc with ?token=.
+    const loaded: string[] = [];
+    page.on('request', (request) => loaded.push(new URL(request.url()).pathname));
+    const sockets: URL[] = [];
+    page.on('websocket', (socket) => sockets.push(new URL(socket.url())));
 
     // Load with the token once: the page keeps it for the session and takes it out of the address bar.
     await timed('page load to live', async () => {
@@ -110,6 +115,11 @@ describe('the dashboard in Chromium against a real daemon', () => {
       await page.locator('body[data-ready="true"]').waitFor();
     });
     expect(page.url()).toBe(`${url}/`);
+    // The page runs the typed client of src/client, bundled by esbuild, not a twin of it.
+    expect(loaded).toContain('/dashboard/vigil-client.js');
+    expect(loaded.filter((path) => /browser-client/.test(path))).toEqual([]);
+    // A page cannot set headers on a WebSocket: the token goes as ?token= (CONTRACT §4); the cookie never opens /rpc.
+    expect(sockets.map((socket) => [socket.pathname, socket.searchParams.get('token')])).toEqual([['/rpc', TOKEN]]);
     // (This project type-checks tests without the DOM library, hence the cast.)
     const storedToken = await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('vigil.token'));
     expect(storedToken).toBe(TOKEN);
@@ -196,7 +206,9 @@ describe('the dashboard in Chromium against a real daemon', () => {
       await page.locator('body[data-ready="true"]').waitFor();
     });
     await page.locator('#goals li', { hasText: goalTitle }).waitFor();
-    await page.locator('.chat-reply').first().waitFor();
+    // The conversation comes back from the log (conversation.list): its bubbles carry the log's seq.
+    await page.locator('.chat-reply[data-seq]').first().waitFor();
+    await page.locator('.chat-message[data-seq]', { hasText: 'Hello Vigil' }).first().waitFor();
     await page.locator('#affect-chart canvas').first().waitFor();
     await page.locator('#events li[data-type]').first().waitFor();
 
@@ -212,6 +224,42 @@ describe('the dashboard in Chromium against a real daemon', () => {
     expect((await refused.goto(`${url}/dashboard/dashboard-app.js`))?.status()).toBe(401);
     await stranger.close();
     await context.close();
+
+    // An unanswered turn is marked with its code. The offline thinker always answers, so the ending is put into the
+    // live feed between a real daemon and the page: the page's own socket, relayed, plus one agent.unanswered.
+    await timed('an unanswered turn', async () => {
+      const relayed = await browser.newContext();
+      let feedId: string | undefined;
+      let subscribeId: unknown;
+      let inject: ((frame: object) => void) | undefined;
+      await relayed.routeWebSocket(/\/rpc/, (pageSide) => {
+        const serverSide = pageSide.connectToServer();
+        pageSide.onMessage((message) => {
+          const frame = JSON.parse(String(message)) as { method?: string; id?: unknown };
+          if (frame.method === 'events.subscribe') subscribeId = frame.id;
+          serverSide.send(message);
+        });
+        serverSide.onMessage((message) => {
+          const frame = JSON.parse(String(message)) as { id?: unknown; result?: { subscription?: string } };
+          if (subscribeId !== undefined && frame.id === subscribeId) feedId = frame.result?.subscription;
+          pageSide.send(message);
+        });
+        inject = (frame) => pageSide.send(JSON.stringify(frame));
+      });
+      const watched = await relayed.newPage();
+      watched.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+      await watched.goto(`${url}/?token=${TOKEN}`);
+      await watched.locator('body[data-ready="true"]').waitFor();
+      await expect.poll(() => feedId, { timeout: WAIT_MS }).toBeDefined();
+      const event = { seq: 0, type: 'agent.unanswered', at: new Date().toISOString(), beat: 0, turnId: 't-e2e-unanswered', code: 'TURN_CANCELLED', reason: 'A restore went back to before this message.' };
+      inject!({ jsonrpc: '2.0', method: 'events.event', params: { subscription: feedId, event } });
+      const bubble = watched.locator('.chat-unanswered[data-turn="t-e2e-unanswered"]');
+      await bubble.waitFor();
+      expect(await bubble.locator('.chat-code').textContent()).toBe('unanswered · TURN_CANCELLED');
+      expect(await bubble.locator('.chat-text').textContent()).toBe(event.reason);
+      expect(await watched.locator('#conv-unread').textContent()).toContain('1 unanswered');
+      await relayed.close();
+    });
 
     expect(problems).toEqual([]);
 

@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 describe('the packed package, installed elsewhere', () => {
-  it('runs from plain node: createRuntime with the offline thinker, its gateway, connect, the dashboard', async () => {
+  it('runs from plain node: createRuntime with the offline thinker, its gateway, connect, the dashboard and its bundled client', async () => {
     const { code, stdout, stderr } = await runProcess(process.execPath, ['library-smoke.mjs'], { cwd: app });
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -49,6 +49,7 @@ describe('the packed package, installed elsewhere', () => {
       thinker: 'offline',
       page: { status: 200, html: true },
       chart: 200,
+      bundle: { status: 200, type: 'text/javascript; charset=utf-8', exportsConnect: true },
     });
   });
 

@@ -11,6 +11,8 @@ const RECORDER = join(ROOT, 'test/fixtures/import-recorder.mjs');
 const DAEMON_ONLY =
   /\/dist\/(daemon\.js|runtime\/(?!.*\.schema\.js$)|heartbeat\/|subsystems\/store\/)|\/node_modules\/(level|classic-level|xstate|pino|prom-client|@anthropic-ai)\//;
 const ANTHROPIC_SDK = /\/node_modules\/@anthropic-ai\/sdk\//;
+// The browser's entry and transport, and the dashboard's bundle: never part of a Node process.
+const BROWSER_ONLY = /\/dist\/(client\/browser(-socket)?\.js|gateway\/dashboard\/)/;
 
 let dir: string;
 let logs = 0;
@@ -29,7 +31,7 @@ function recorder(): { log: string; env: Record<string, string> } {
 const imported = async (log: string): Promise<string[]> => (await readFile(log, 'utf8')).trim().split('\n');
 
 describe('what each path of `vigil` imports', () => {
-  it('a client command (vigil rpc) loads no part of the daemon', async () => {
+  it('a client command (vigil rpc) loads no part of the daemon, and no browser code: its client runs over ws', async () => {
     const { log, env } = recorder();
     // Nothing listens on port 9: the call fails after every module it needs has loaded.
     const { code, stderr } = await runNode(['bin/vigil.js', 'rpc', 'heartbeat.status', '--url', 'http://127.0.0.1:9', '--token', 't'], env);
@@ -38,6 +40,8 @@ describe('what each path of `vigil` imports', () => {
     const urls = await imported(log);
     expect(urls.some((url) => url.endsWith('/dist/client/commands/rpc.command.js'))).toBe(true);
     expect(urls.filter((url) => DAEMON_ONLY.test(url))).toEqual([]);
+    expect(urls.filter((url) => BROWSER_ONLY.test(url))).toEqual([]);
+    expect(urls.some((url) => url.endsWith('/dist/client/node-socket.js'))).toBe(true);
   });
 
   it('the daemon with the offline thinker never loads the Anthropic SDK; with the anthropic thinker it does', async () => {

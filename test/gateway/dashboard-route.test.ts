@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { DASHBOARD_FILES } from '../../src/gateway/dashboard-route.js';
+import { assertDashboardBuilt, DASHBOARD_FILES } from '../../src/gateway/dashboard-route.js';
+import { isVigilError } from '../../src/errors.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 
 let h: GatewayHarness;
@@ -111,6 +112,7 @@ describe('the dashboard page and files', () => {
       css: /^text\/css; charset=utf-8$/,
       js: /^text\/javascript; charset=utf-8$/,
       svg: /^image\/svg\+xml$/,
+      map: /^application\/json; charset=utf-8$/,
     };
     for (const path of Object.keys(DASHBOARD_FILES).filter((p) => p !== '/')) {
       const answer = await raw(path, bearer);
@@ -148,6 +150,26 @@ describe('the dashboard page and files', () => {
         expect(served, `${path} imports ${specifier}`).toContain(new URL(specifier!, `http://x${path}`).pathname);
       }
     }
+  });
+
+  it('serves the build: the bundled typed client beside the copies in dist/, and says to build when it is missing', () => {
+    for (const file of Object.values(DASHBOARD_FILES).filter((f) => !f.includes('/node_modules/'))) {
+      expect(file).toMatch(/\/dist\/gateway\/dashboard\/[^/]+$/);
+    }
+    expect(DASHBOARD_FILES['/dashboard/vigil-client.js']).toBeDefined();
+    expect(Object.keys(DASHBOARD_FILES).filter((path) => /browser-client/.test(path))).toEqual([]);
+    const missing = '/nowhere/dist/gateway/dashboard/vigil-client.js';
+    const err = (() => {
+      try {
+        assertDashboardBuilt(missing);
+        return undefined;
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isVigilError(err, 'INTERNAL')).toBe(true);
+    expect((err as Error).message).toContain(missing);
+    expect((err as Error).message).toContain('npm run build');
   });
 
   it('never reaches the file system from a request path: traversal, encodings and unlisted files are 404', async () => {

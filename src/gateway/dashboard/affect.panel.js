@@ -5,7 +5,7 @@ import { byId, formatTime, h } from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
-/** @typedef {import('../../protocol/rpc-methods.js').RpcResult<'affect.get'>} AffectView */
+/** @typedef {import('./vigil-client.js').RpcResult<'affect.get'>} AffectView */
 
 const WINDOW_S = 5 * 60;
 // Until five minutes have been sampled, the chart spans at least this much, so a fresh page is not all zoom.

@@ -5,7 +5,7 @@ import { byId, describeFailure, formatClock, formatDateTime, formatRelative, for
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Shared} Shared */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
-/** @typedef {import('../../protocol/rpc-methods.js').RpcResult<'budget.status'>} BudgetStatus */
+/** @typedef {import('./vigil-client.js').RpcResult<'budget.status'>} BudgetStatus */
 
 const BUDGET_EVENTS = new Set(['agent.budget_updated', 'agent.sleeping', 'agent.waking', 'agent.budget_exceeded']);
 

@@ -1,12 +1,12 @@
 // @ts-check
 /** The checkpoints panel: the newest checkpoints with create, and restore behind the gateway's own -32001 confirmation. */
 import { byId, describeFailure, formatBytes, formatDateTime, formatWhen, h, throttle, toast } from './dom-helpers.js';
-import { RpcError } from './vigil-browser-client.js';
+import { RpcError } from './vigil-client.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
-/** @typedef {import('../../protocol/rpc-methods.js').RpcResult<'checkpoint.list'>[number]} CheckpointSummary */
-/** @typedef {import('../../protocol/index.js').RestoreConfirmation} RestoreConfirmation */
+/** @typedef {import('./vigil-client.js').RpcResult<'checkpoint.list'>[number]} CheckpointSummary */
+/** @typedef {import('./vigil-client.js').RestoreConfirmation} RestoreConfirmation */
 
 const CONFIRMATION_REQUIRED = -32001;
 

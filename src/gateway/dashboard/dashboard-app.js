@@ -1,5 +1,5 @@
 // @ts-check
-/** The dashboard's entry: takes the token, connects the browser client, wires every panel to the live feed and to polling. */
+/** The dashboard's entry: takes the token, connects the typed client, wires every panel to the live feed and to polling. */
 import { createAffectPanel } from './affect.panel.js';
 import { createBudgetPanel } from './budget.panel.js';
 import { createCheckpointsPanel } from './checkpoints.panel.js';
@@ -10,17 +10,20 @@ import { createGoalsPanel } from './goals.panel.js';
 import { createHeartbeatPanel } from './heartbeat.panel.js';
 import { createMemoryPanel } from './memory.panel.js';
 import { forgetSessionToken, keepSessionToken, takeSessionToken } from './session-token.js';
-import { connect } from './vigil-browser-client.js';
+import { connect } from './vigil-client.js';
 
-/** The connected client: the catalogue's methods, typed as in src/client. */
-/** @typedef {import('./vigil-browser-client.js').BrowserVigilClient & import('../../client/client-methods.js').TypedMethods} Client */
+/** The connected client: the typed client of src/client, bundled for the browser (src/client/browser.ts). */
+/** @typedef {import('./vigil-client.js').VigilClient} Client */
+/** @typedef {import('./vigil-client.js').VigilEvent} VigilEvent */
 /** What one panel knows that another shows (the budget's reset time is a dormant agent's wake time). */
-/** @typedef {{ budget: import('../../protocol/rpc-methods.js').RpcResult<'budget.status'> | null }} Shared */
-/** A panel: `refresh` reloads it over RPC; `onEvent` sees every event of the live feed. */
-/** @typedef {{ refresh: () => Promise<void>, onEvent?: (event: import('../../protocol/events.schema.js').VigilEvent) => void }} Panel */
+/** @typedef {{ budget: import('./vigil-client.js').RpcResult<'budget.status'> | null }} Shared */
+/** A panel: `refresh` reloads it over RPC; `onEvent` sees every event: the journal's replay first (`replayed`), then the live feed. */
+/** @typedef {{ refresh: () => Promise<void>, onEvent?: (event: VigilEvent, replayed: boolean) => void }} Panel */
 
 // How often each panel is polled (ms), on top of the refreshes events trigger. Modest: the gateway rate-limits clients.
 const POLL = { heartbeat: 1000, affect: 1000, budget: 5000, goals: 5000, memory: 5000, checkpoints: 15_000 };
+// A page waits less than a program for an answer, and retries a lost connection at least every five seconds.
+const CONNECTION = { requestTimeoutMs: 15_000, reconnect: { initialDelayMs: 100, maxDelayMs: 5000 } };
 
 /** @param {string} reason */
 function askForToken(reason) {
@@ -43,7 +46,7 @@ function askForToken(reason) {
   );
 }
 
-/** @param {import('./vigil-browser-client.js').ClientState} state */
+/** @param {import('./vigil-client.js').ClientState} state */
 function showConnection(state) {
   const labels = { connecting: 'connecting…', open: 'live', reconnecting: 'reconnecting…', closed: 'disconnected' };
   byId('connection').dataset['state'] = state;
@@ -59,7 +62,8 @@ async function start() {
   /** @type {Client} */
   let client;
   try {
-    client = await connect({ url: window.location.origin, token, onState: showConnection });
+    // The page's own origin: connect() turns http(s) into ws(s) and adds /rpc; the token goes as ?token=.
+    client = await connect({ url: window.location.origin, token, ...CONNECTION });
   } catch (err) {
     forgetSessionToken();
     showConnection('closed');
@@ -80,9 +84,9 @@ async function start() {
     conversation: createConversationPanel(client),
     events,
   };
-  /** @param {import('../../protocol/events.schema.js').VigilEvent} event */
-  const dispatch = (event) => {
-    for (const panel of Object.values(panels)) panel.onEvent?.(event);
+  /** @param {VigilEvent} event @param {boolean} [replayed] */
+  const dispatch = (event, replayed = false) => {
+    for (const panel of Object.values(panels)) panel.onEvent?.(event, replayed);
   };
   const refreshAll = () =>
     Promise.all(
@@ -91,33 +95,37 @@ async function start() {
       ),
     );
 
-  await refreshAll();
-  // The newest events seed the feed; the subscription then continues right after them (replayed if need be).
+  // The newest events seed the feed; the subscription then continues right after them (replayed if need be). They
+  // are read before the panels load, so whatever happens in between is in both, never in neither.
   // The schema's output type is wider than the VigilEvent union (zod infers the envelope loosely): same wire shape.
-  const recent = /** @type {import('../../protocol/events.schema.js').VigilEvent[]} */ (
-    /** @type {unknown} */ (await client.events.history({ limit: 200 }))
-  );
-  for (const event of recent) dispatch(event);
-  client.subscribe(undefined, dispatch, { after: recent.at(-1)?.seq, onDropped: (notice) => events.dropped(notice) });
+  const recent = /** @type {VigilEvent[]} */ (/** @type {unknown} */ (await client.events.history({ limit: 200 })));
+  await refreshAll();
+  for (const event of recent) dispatch(event, true);
+  client.subscribe(undefined, { after: recent.at(-1)?.seq }).subscribe({
+    next: dispatch,
+    // The feed ends only with the connection itself (no more retries), which the top bar already shows.
+    error: (err) => console.warn(`the event feed ended: ${describeFailure(err)}`),
+  });
+  client.dropped$.subscribe((notice) => events.dropped(notice));
   // After a reconnection the feed resumes by itself; the polled views are reloaded at once.
   let wasOpen = true;
-  client.onState = (state) => {
+  client.state$.subscribe((state) => {
     showConnection(state);
     if (state === 'open' && !wasOpen) void refreshAll();
     wasOpen = state === 'open';
     if (state === 'reconnecting') toast('Connection lost; reconnecting…', 'error');
-  };
+  });
 
   for (const [name, ms] of Object.entries(POLL)) {
     const panel = panels[/** @type {keyof typeof POLL} */ (name)];
     window.setInterval(() => {
       // A hidden tab costs the daemon nothing; it catches up when shown (the feed keeps the live parts current).
-      if (document.hidden || client.state !== 'open') return;
+      if (document.hidden || client.state$.value !== 'open') return;
       panel.refresh().catch((err) => console.warn(`polling ${name} failed: ${describeFailure(err)}`));
     }, ms);
   }
   document.addEventListener('visibilitychange', () => {
-    if (!document.hidden && client.state === 'open') void refreshAll();
+    if (!document.hidden && client.state$.value === 'open') void refreshAll();
   });
   document.body.dataset['ready'] = 'true';
 }

@@ -13,8 +13,12 @@ export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs ?? {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (key === 'dataset') Object.assign(el.dataset, value);
-    else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
+    if (key === 'dataset') {
+      // An absent value leaves its data- attribute out (Object.assign would write "undefined").
+      for (const [name, data] of Object.entries(/** @type {Record<string, unknown>} */ (value))) {
+        if (data !== undefined && data !== null) el.dataset[name] = String(data);
+      }
+    } else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
     else el.setAttribute(key, value === true ? '' : String(value));
   }
   for (const child of children) {

@@ -3,8 +3,8 @@
 import { byId, formatTime, h, typeMatcher } from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
-/** @typedef {import('../../protocol/events.schema.js').VigilEvent} VigilEvent */
-/** @typedef {import('../../protocol/event-feed.schema.js').DroppedNotification} DroppedNotification */
+/** @typedef {import('./vigil-client.js').VigilEvent} VigilEvent */
+/** @typedef {import('./vigil-client.js').DroppedNotification} DroppedNotification */
 
 // Beats are kept apart, so a fast heartbeat never pushes the rarer events out of the page.
 const KEEP = 1000;

@@ -4,7 +4,7 @@ import { byId, describeFailure, formatRelative, h, throttle, toast } from './dom
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
-/** @typedef {import('../../protocol/rpc-methods.js').RpcResult<'goals.list'>[number]} GoalView */
+/** @typedef {import('./vigil-client.js').RpcResult<'goals.list'>[number]} GoalView */
 
 /**
  * @param {Client} client

@@ -5,8 +5,8 @@ import { byId, formatDuration, formatRelative, formatTime } from './dom-helpers.
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Shared} Shared */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
-/** @typedef {import('../../protocol/events.schema.js').VigilEvent} VigilEvent */
-/** @typedef {import('../../protocol/rpc-methods.js').RpcResult<'heartbeat.status'>} HeartbeatStatus */
+/** @typedef {import('./vigil-client.js').VigilEvent} VigilEvent */
+/** @typedef {import('./vigil-client.js').RpcResult<'heartbeat.status'>} HeartbeatStatus */
 
 const RATE_WINDOW_MS = 10_000;
 

@@ -1,0 +1,48 @@
+/**
+ * The browser's transport for the typed client: the page's own WebSocket. It cannot set headers, so the token goes
+ * as `?token=` on the upgrade (CONTRACT §4); the dashboard's session cookie opens its static files only, never `/rpc`.
+ */
+import type { ClientSocket, OpenSocket } from './client-socket.js';
+
+/** The part of the WHATWG WebSocket used here (typed locally: the Node build has no DOM library). */
+export interface WhatwgWebSocket extends ClientSocket {
+  binaryType: string;
+  addEventListener(type: 'open' | 'error' | 'close', listener: () => void): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+}
+
+/** A WHATWG WebSocket class: the browser's global, or `ws`'s in tests (it implements the same interface). */
+export type WhatwgWebSocketClass = new (url: string) => WhatwgWebSocket;
+
+/** A transport over `WebSocketClass`, by default the global `WebSocket`. */
+export function browserSocket(WebSocketClass?: WhatwgWebSocketClass): OpenSocket {
+  return (url, token, listener) => {
+    const Socket = WebSocketClass ?? (globalThis as { WebSocket?: WhatwgWebSocketClass }).WebSocket;
+    if (Socket === undefined) throw new Error('This platform has no global WebSocket: in Node, use the client from vigil-client.js.');
+    const withToken = new URL(url);
+    if (token !== undefined) withToken.searchParams.set('token', token);
+    const ws = new Socket(withToken.toString());
+    ws.binaryType = 'arraybuffer';
+    let opened = false;
+    ws.addEventListener('open', () => {
+      opened = true;
+      listener.open();
+    });
+    ws.addEventListener('message', ({ data }) => {
+      if (typeof data === 'string') listener.message(data);
+      else if (data instanceof ArrayBuffer) listener.message(new TextDecoder().decode(data));
+    });
+    // The browser hides the HTTP status of a refused upgrade (and the reason of a lost connection): say what it may be.
+    ws.addEventListener('error', () =>
+      listener.error(
+        new Error(
+          opened
+            ? 'the connection was lost'
+            : 'the gateway refused the connection or could not be reached (a browser does not tell which: a wrong token, or a stopped daemon)',
+        ),
+      ),
+    );
+    ws.addEventListener('close', () => listener.close());
+    return ws;
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The typed client for the browser: the same client as Node's, over the page's own WebSocket. esbuild bundles this
+ * entry, with the protocol's schemas, zod and the RxJS classes it uses, into the dashboard's `vigil-client.js`
+ * (scripts/browser-bundle.mjs).
+ */
+import { z } from 'zod';
+import { browserSocket } from './browser-socket.js';
+import { ClientCore } from './client-core.js';
+import type { ConnectOptions } from './connect-options.js';
+
+// The dashboard's Content-Security-Policy has no 'unsafe-eval': zod must not even probe `new Function` (Chromium
+// reports the refused probe as a violation although zod catches it), so results are checked without its JIT.
+z.config({ jitless: true });
+
+export { rpcUrl, type ClientState, type ConnectOptions, type ReconnectOptions } from './connect-options.js';
+export { RpcError } from './rpc-error.js';
+export { VigilError } from '../errors.js';
+export type { TypedMethods } from './client-methods.js';
+export type { RpcMethodName, RpcParams, RpcResult } from '../protocol/rpc-methods.js';
+export type { VigilEvent } from '../protocol/events.schema.js';
+export type { DroppedNotification } from '../protocol/event-feed.schema.js';
+export type { ConversationEntry } from '../protocol/conversation.schema.js';
+export type { RestoreConfirmation } from '../protocol/checkpoints.schema.js';
+
+const openBrowserSocket = browserSocket();
+
+/** Opens a client and resolves once connected; rejects with CLIENT_DISCONNECTED if it cannot (a browser hides a 401). */
+export async function connect(options: ConnectOptions): Promise<VigilClient> {
+  const client = new VigilClient(options);
+  await client.ready();
+  return client;
+}
+
+/** A connection to the gateway over the browser's WebSocket, the token as `?token=`; use `connect()` to get one. */
+export class VigilClient extends ClientCore {
+  constructor(options: ConnectOptions) {
+    super(options, openBrowserSocket);
+  }
+}
