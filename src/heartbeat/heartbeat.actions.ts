@@ -29,6 +29,13 @@ export interface BeatStep {
 const NO_EFFECTS: Array<() => void> = [];
 const NO_TASKS: Array<{ id: string; prompt: string }> = [];
 
+/** `effects` with `effect` added, allocating the list on the first one (no closure per beat: the idle path stays lean). */
+function withEffect(effects: Array<() => void>, effect: () => void): Array<() => void> {
+  if (effects === NO_EFFECTS) return [effect];
+  effects.push(effect);
+  return effects;
+}
+
 /** A beat with nothing done yet. */
 export function idleBeat(startedAtPerf: number): BeatProgress {
   return {
@@ -81,16 +88,12 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
   const beatCount = context.beatCount + 1;
   // Allocated only when there is an effect: an idle beat, the common case, has none.
   let effects: Array<() => void> = NO_EFFECTS;
-  const addEffect = (effect: () => void): void => {
-    if (effects === NO_EFFECTS) effects = [];
-    effects.push(effect);
-  };
   let budget = refs.budget.getSnapshot().context;
   if (isNewDay(budget, now)) {
     // Planned on the rolled state now; the actor gets the same event as an effect.
     const roll = { type: 'budget.roll_day' as const, at: now };
     budget = budgetReducer(budget, roll);
-    addEffect(() => refs.budget.send(roll));
+    effects = withEffect(effects, () => refs.budget.send(roll));
   }
   if (context.ledger.down) {
     const probeLedger = !context.ledger.probing;
@@ -126,7 +129,7 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
     if (plan.reason === 'debrief') {
       turns = { ...turns, ...injectDebrief(turns, now) };
       const turnId = beat.turnId;
-      addEffect(() => bus.emit('agent.debrief', { turnId }));
+      effects = withEffect(effects, () => bus.emit('agent.debrief', { turnId }));
     } else {
       // A user turn began when its first message arrived; autonomous work begins now.
       const firstMessageAt = plan.reason === 'user_message' ? (turns.pending[0]?.at ?? now) : now;
@@ -134,7 +137,7 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
     }
     if (turns !== context.turns) {
       const opened = turns;
-      addEffect(() => persistTurn(deps, opened));
+      effects = withEffect(effects, () => persistTurn(deps, opened));
     }
   }
   beat.senseMs = performance.now() - startedAtPerf;
@@ -191,20 +194,16 @@ export function finishBeat(context: HeartbeatContext): BeatStep & {
   const now = deps.clock.now();
   // Allocated only when there is an effect besides `heartbeat.beat`: an idle beat has none.
   let effects: Array<() => void> = NO_EFFECTS;
-  const addEffect = (effect: () => void): void => {
-    if (effects === NO_EFFECTS) effects = [];
-    effects.push(effect);
-  };
   const failed = beat.failed;
   // Only a beat that did its work resets the count: idle beats between paced thinks must not, or a failing API
   // (a bad key) would be retried every few beats forever, never tripping the breaker.
   const consecutiveFailures = failed ? context.consecutiveFailures + 1 : beat.plan !== null ? 0 : context.consecutiveFailures;
   if (failed && consecutiveFailures === CIRCUIT_FAILURE_THRESHOLD) {
     const intervalMs = context.intervalMs;
-    addEffect(() => deps.bus.emit('heartbeat.circuit_open', { consecutiveFailures, intervalMs }));
+    effects = withEffect(effects, () => deps.bus.emit('heartbeat.circuit_open', { consecutiveFailures, intervalMs }));
   } else if (consecutiveFailures === 0 && context.consecutiveFailures >= CIRCUIT_FAILURE_THRESHOLD) {
     const afterFailures = context.consecutiveFailures;
-    addEffect(() => deps.bus.emit('heartbeat.circuit_closed', { afterFailures }));
+    effects = withEffect(effects, () => deps.bus.emit('heartbeat.circuit_closed', { afterFailures }));
   }
   const startable = startableTasks(refs.swarms.getSnapshot().context);
   const startTasks = startable.length === 0 ? NO_TASKS : startable.map((task) => ({ id: task.id, prompt: task.prompt }));
@@ -213,7 +212,7 @@ export function finishBeat(context: HeartbeatContext): BeatStep & {
   if (beat.result !== null && !failed && !beat.preempted && !hasPendingWork(context)) {
     turns = { ...turns, ...endTurn(turns, now, deps.options.debriefAfterMs) };
     const ended = turns;
-    addEffect(() => persistTurn(deps, ended));
+    effects = withEffect(effects, () => persistTurn(deps, ended));
   }
   const intervalMs = adaptiveIntervalMs({
     baseMs: deps.options.beatMs,
@@ -228,7 +227,7 @@ export function finishBeat(context: HeartbeatContext): BeatStep & {
   const integrateMs = phaseElapsed(context);
   if (deps.checkpoints.isDue(context.beatCount)) {
     const next = { ...context, consecutiveFailures, intervalMs, lastGood, turns };
-    addEffect(() => deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'integrate')));
+    effects = withEffect(effects, () => deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'integrate')));
   }
   const beatEvent = {
     beatCount: context.beatCount,
