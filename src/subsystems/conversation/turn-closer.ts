@@ -1,14 +1,8 @@
 /** Ends user turns durably: the ending (a reply, or an unanswered entry) and the event announcing it go to disk in one sync batch. */
 import type { EventBus } from '../../events/event-bus.js';
 import type { TurnEndingCode } from '../../protocol/conversation.schema.js';
-import type { VigilBatchOp } from '../store/vigil-db.js';
-import type { VigilEvent } from '../../protocol/events.schema.js';
+import type { EventRecorder } from '../journal/event-journal.js';
 import type { ConversationLog } from './conversation-log.js';
-
-/** Where an ending's event is stored with it (the event journal). */
-export interface EventRecorder {
-  entryOp(event: VigilEvent): VigilBatchOp;
-}
 
 /**
  * Writes a turn's ending and its `agent.reply` / `agent.unanswered` event atomically, then publishes the event. After

@@ -9,6 +9,14 @@ import type { VigilEvent } from '../../protocol/events.schema.js';
 const SEQ_WIDTH = 16;
 const seqKey = (seq: number): string => String(Math.max(0, Math.floor(seq))).padStart(SEQ_WIDTH, '0');
 
+/**
+ * What a store needs of the journal to write an event atomically with the fact it reports (a turn's ending, a tool
+ * call's intent or result): the event's own batch operation. Stamp the event, write it with the fact, then publish.
+ */
+export interface EventRecorder {
+  entryOp(event: VigilEvent): VigilBatchOp;
+}
+
 /** Journal settings. */
 export interface EventJournalOptions {
   /** How many of the newest events are kept (default 10,000). */
@@ -37,7 +45,7 @@ export interface JournalQuery {
  * survives a killed process, and the heartbeat never waits on it), prunes to the newest `maxEvents`, and answers
  * history queries. Batching is what keeps an idle beat cheap: one LevelDB batch per interval, not per beat.
  */
-export class EventJournal {
+export class EventJournal implements EventRecorder {
   private readonly events;
   private readonly maxEvents: number;
   private readonly onWriteError: (err: unknown) => void;

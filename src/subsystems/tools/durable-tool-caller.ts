@@ -5,7 +5,7 @@ import type { EventBus } from '../../events/event-bus.js';
 import type { ToolCallRecord } from '../../protocol/tool-call.schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
-import type { EventRecorder } from '../conversation/turn-closer.js';
+import type { EventRecorder } from '../journal/event-journal.js';
 import type { ExternalToolDefinition, ExternalToolResult, ThinkTools, ToolCallNotice } from '../thinking/think-tools.js';
 import type { McpHub } from './mcp-hub.js';
 import type { ToolCallLog } from './tool-call-log.js';

@@ -3,8 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VigilError, isVigilError } from '../../../src/errors.js';
 import { AnthropicThinker, type AnthropicThinkerOptions } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { costMicroUsd, resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
-import type { ThinkInput, ThinkResult } from '../../../src/subsystems/thinking/thinker.schema.js';
+import type { ThinkResult } from '../../../src/subsystems/thinking/thinker.schema.js';
 import { apiError, message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const MODEL = 'claude-sonnet-4-6';
 const PRICE = resolvePrice(MODEL);
@@ -12,18 +13,7 @@ const NOW = Date.parse('2026-03-01T08:00:00Z');
 // retry-after-ms keeps the SDK's wait at 1 ms, so retries cost no real time.
 const FAST = { 'retry-after-ms': '1' };
 
-const input: ThinkInput = {
-  identity: 'You are Vigil.',
-  reason: 'user_message',
-  turnId: 't-1',
-  now: NOW,
-  affect: { valence: 0, arousal: 0.3, dominance: 0, certainty: 0.5, goalCongruence: 0 },
-  workingMemory: [],
-  goals: [],
-  pendingMessages: [{ turnId: 't-1', text: 'Hello?', from: 'ada', at: NOW - 10 }],
-  swarmResults: [],
-  notices: [],
-};
+const input = userMessageInput('Hello?', NOW);
 const ok = () => message([toolUse('reply', { turnId: 't-1', text: 'Hello, Ada.' })], { input_tokens: 10, output_tokens: 5 });
 const done = () => message([text('done')]);
 const live = () => new AbortController().signal;

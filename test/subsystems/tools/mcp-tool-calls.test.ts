@@ -13,27 +13,16 @@ import { EventJournal } from '../../../src/subsystems/journal/event-journal.js';
 import type { VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 import { AnthropicThinker } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
-import type { ThinkInput } from '../../../src/subsystems/thinking/thinker.schema.js';
 import { DurableToolCaller } from '../../../src/subsystems/tools/durable-tool-caller.js';
 import { ToolCallLog } from '../../../src/subsystems/tools/tool-call-log.js';
 import { TOOL_RESULT_TEXT_CAP_BYTES } from '../../../src/subsystems/tools/tool-output.js';
 import { message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
 import { stdioFixture, useHubs, type HubHarness } from './mcp-hub.fixture.js';
+import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const MODEL = 'claude-sonnet-4-6';
 const NOW = Date.parse('2026-03-01T08:00:00Z');
-const input: ThinkInput = {
-  identity: 'You are Vigil.',
-  reason: 'user_message',
-  turnId: 't-1',
-  now: NOW,
-  affect: { valence: 0, arousal: 0.3, dominance: 0, certainty: 0.5, goalCongruence: 0 },
-  workingMemory: [],
-  goals: [],
-  pendingMessages: [{ turnId: 't-1', text: 'Use the tool.', from: 'ada', at: NOW - 10 }],
-  swarmResults: [],
-  notices: [],
-};
+const input = userMessageInput('Use the tool.', NOW);
 const live = () => new AbortController().signal;
 
 const hubs = useHubs();

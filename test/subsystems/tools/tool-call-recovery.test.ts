@@ -9,10 +9,10 @@ import { EventJournal } from '../../../src/subsystems/journal/event-journal.js';
 import type { VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 import { AnthropicThinker } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
-import type { ThinkInput } from '../../../src/subsystems/thinking/thinker.schema.js';
 import { DurableToolCaller } from '../../../src/subsystems/tools/durable-tool-caller.js';
 import { ToolCallLog } from '../../../src/subsystems/tools/tool-call-log.js';
 import { message, startFakeMessagesApi, text, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const NOW = Date.parse('2026-03-01T08:00:00Z');
 const noHub = { list: () => [], get: () => undefined, callTool: () => Promise.reject(new Error('no server in this test')) };
@@ -67,18 +67,7 @@ describe('calls a crash left unknown', () => {
     const { caller } = await boot(db);
     const thinker = new AnthropicThinker({ apiKey: 'sk-test', baseURL: api.url, model: 'claude-sonnet-4-6', price: resolvePrice('claude-sonnet-4-6'), maxToolIterations: 2, maxRetries: 0, timeoutMs: 5000 });
     thinker.useTools(caller);
-    const input: ThinkInput = {
-      identity: 'You are Vigil.',
-      reason: 'user_message',
-      turnId: 't-1',
-      now: NOW,
-      affect: { valence: 0, arousal: 0, dominance: 0, certainty: 0, goalCongruence: 0 },
-      workingMemory: [],
-      goals: [],
-      pendingMessages: [{ turnId: 't-1', text: 'Write it.', from: 'ada', at: NOW }],
-      swarmResults: [],
-      notices: [],
-    };
+    const input = userMessageInput('Write it.', NOW);
     api.enqueue(message([text('I will check first.')]), message([text('again')]));
     await thinker.think(input, new AbortController().signal);
     await thinker.think(input, new AbortController().signal);
