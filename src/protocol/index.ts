@@ -16,3 +16,4 @@ export * from './mcp-config.schema.js';
 export * from './rpc-methods.js';
 export * from './tools.schema.js';
 export * from './zod-issues.js';
+export * from './think-trace.schema.js';

@@ -4,6 +4,7 @@ import { AffectDeltaSchema, AffectDimensionsSchema } from '../../actors/affect/a
 import { GoalPrioritySchema, GoalSchema } from '../../actors/goals/goals.schema.js';
 import { MemoryItemSchema } from '../../actors/working-memory/working-memory.schema.js';
 import { PendingMessageSchema, type PendingMessage } from '../../protocol/conversation.schema.js';
+import { ModelCallTraceSchema, PromptSectionTraceSchema, ToolCallTraceSchema } from '../../protocol/think-trace.schema.js';
 
 export { PendingMessageSchema, type PendingMessage };
 
@@ -17,6 +18,17 @@ export const SwarmResultSchema = z.object({
   text: z.string(),
 });
 export type SwarmResult = z.infer<typeof SwarmResultSchema>;
+
+/** A long-term memory as a think is shown it. */
+export const RecalledMemorySchema = z.object({
+  id: z.string(),
+  content: z.string(),
+  /** Where it came from: `conversation`, `working_memory`, `tool`, `task`, … */
+  source: z.string(),
+  /** Epoch ms. */
+  createdAt: z.number(),
+});
+export type RecalledMemory = z.infer<typeof RecalledMemorySchema>;
 
 /** Why this think runs: a user turn, autonomous work on a goal, swarm results, or a debrief. */
 export const ThinkReasonSchema = z.enum(['user_message', 'goal_work', 'swarm_results', 'debrief']);
@@ -43,6 +55,8 @@ export const ThinkInputSchema = z.object({
   budget: z
     .object({ spentTodayUsd: z.number().nonnegative(), dailyCapUsd: z.number().nonnegative(), pct: z.number().nonnegative() })
     .optional(),
+  /** Long-term memories recalled for this think (most relevant first), already within the prompt's token bound. */
+  recalledMemories: z.array(RecalledMemorySchema).optional(),
 });
 export type ThinkInput = z.infer<typeof ThinkInputSchema>;
 
@@ -79,6 +93,15 @@ export const ThinkResultSchema = z.object({
   usage: TokenUsageSchema,
   /** Integer micro-dollars this think cost. */
   costMicroUsd: z.number().int().nonnegative(),
+  /** What the think trace records of it (CONTRACT §10): each model call, each tool call, the prompt's sections. */
+  trace: z
+    .object({
+      calls: z.array(ModelCallTraceSchema),
+      toolCalls: z.array(ToolCallTraceSchema),
+      sections: z.array(PromptSectionTraceSchema),
+      stopReason: z.string(),
+    })
+    .optional(),
 });
 export type ThinkResult = z.infer<typeof ThinkResultSchema>;
 
