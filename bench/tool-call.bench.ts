@@ -1,4 +1,9 @@
-/** Bench 7: one MCP tool call through Vigil (intent synced, events, result synced) beside a bare SDK client calling the same tool of the same server. */
+/**
+ * Bench 7: one MCP tool call through Vigil (intent synced, events, result) beside a bare SDK client calling the same
+ * tool of the same server, in alternating blocks. At most once needs the intent on disk before the call, so the
+ * floor for any durable caller is the bare call plus one synced LevelDB batch of the same bytes: measured here too,
+ * with the hub alone (Vigil's connection, no log), to say where the time goes.
+ */
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -6,12 +11,12 @@ import { EventBus } from '../src/events/event-bus.js';
 import { systemClock } from '../src/shared/clock.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { EventJournal } from '../src/subsystems/journal/event-journal.js';
-import { openVigilDb } from '../src/subsystems/store/vigil-db.js';
+import { openVigilDb, writeSyncBatch } from '../src/subsystems/store/vigil-db.js';
 import { DurableToolCaller } from '../src/subsystems/tools/durable-tool-caller.js';
 import { McpHub } from '../src/subsystems/tools/mcp-hub.js';
 import { ToolCallLog } from '../src/subsystems/tools/tool-call-log.js';
 import { median, withTempDir } from './bench-utils.js';
-import { ratioCheck, sanity, type BenchOutcome } from './report.js';
+import { ratioCheck, ratioInfo, sanity, type BenchOutcome } from './report.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../test/fixtures/mcp-stdio-server.ts', import.meta.url));
@@ -53,6 +58,21 @@ export async function toolCallBench(options: ToolCallOptions = DEFAULT_TOOL_CALL
       const viaSdk = async () => {
         await bare.callTool({ name: 'echo', arguments: args });
       };
+      const viaHub = async () => {
+        await hub.callTool('mcp__fixture__echo', args, { signal });
+      };
+      // The intent's own bytes, synced alone in a sublevel of the same database: the durable part of the floor.
+      const floorLevel = db.sublevel<string, unknown>('bench-floor', { valueEncoding: 'json' });
+      const intentBytes = { callId: `call-${'0'.repeat(36)}`, turnId: 'bench', name: 'mcp__fixture__echo', args, at: Date.now(), idempotent: false };
+      let floorKey = 0;
+      const syncedPut = async () => {
+        floorKey += 1;
+        await writeSyncBatch(db, [{ type: 'put', sublevel: floorLevel, key: String(floorKey).padStart(16, '0'), value: intentBytes }]);
+      };
+      const sdkThenSync = async () => {
+        await syncedPut();
+        await viaSdk();
+      };
       const perCall = async (call: () => Promise<void>, n: number) => {
         const start = performance.now();
         for (let i = 0; i < n; i += 1) await call();
@@ -60,15 +80,23 @@ export async function toolCallBench(options: ToolCallOptions = DEFAULT_TOOL_CALL
       };
       await perCall(viaVigil, options.warmup);
       await perCall(viaSdk, options.warmup);
+      await perCall(viaHub, options.warmup);
+      await perCall(sdkThenSync, options.warmup);
       const vigil: number[] = [];
       const sdk: number[] = [];
+      const hubOnly: number[] = [];
+      const floor: number[] = [];
       for (let b = 0; b < options.blocks; b += 1) {
         vigil.push(await perCall(viaVigil, options.callsPerBlock));
         sdk.push(await perCall(viaSdk, options.callsPerBlock));
+        hubOnly.push(await perCall(viaHub, options.callsPerBlock));
+        floor.push(await perCall(sdkThenSync, options.callsPerBlock));
       }
       await journal.detach();
       const vigilMs = median(vigil);
       const sdkMs = median(sdk);
+      const hubMs = median(hubOnly);
+      const floorMs = median(floor);
       const expected = options.warmup + options.blocks * options.callsPerBlock;
       return {
         id: 'tool-call',
@@ -76,16 +104,32 @@ export async function toolCallBench(options: ToolCallOptions = DEFAULT_TOOL_CALL
         checks: [
           ratioCheck(
             'tool-call-ratio',
-            'one tool call through Vigil (intent and result synced) / a bare SDK call',
+            'one tool call through Vigil (intent synced, events, result) / a bare SDK call',
             { value: vigilMs, unit: 'ms', what: 'per call, DurableToolCaller → McpHub → stdio server (median block)' },
             { value: sdkMs, unit: 'ms', what: 'per call, @modelcontextprotocol/sdk Client → the same server command (median block)' },
             '<=',
             1.2,
           ),
+          ratioCheck(
+            'tool-call-floor-ratio',
+            'one tool call through Vigil / the durable floor: one synced LevelDB batch of the intent, then a bare SDK call',
+            { value: vigilMs, unit: 'ms', what: 'per call through Vigil (median block)' },
+            { value: floorMs, unit: 'ms', what: 'per call, synced put of the same intent bytes + bare SDK call (median block)' },
+            '<=',
+            1.2,
+          ),
+          ratioInfo(
+            'tool-call-hub-ratio',
+            "the hub alone (Vigil's connection under its launcher, no log) / a bare SDK call",
+            { value: hubMs, unit: 'ms', what: 'per call, McpHub.callTool (median block)' },
+            { value: sdkMs, unit: 'ms', what: 'per call, bare SDK (median block)' },
+          ),
         ],
-        details: [],
+        details: [{ label: 'one synced LevelDB batch + bare SDK call − bare SDK call', value: floorMs - sdkMs, unit: 'ms' }],
         sanity: [sanity('every call through Vigil completed', completed === expected, `${completed} of ${expected} tool.completed ok`)],
-        notes: ['Each call through Vigil makes two fsynced LevelDB batches (intent before, result after): the price of at most once.'],
+        notes: [
+          'Each call through Vigil makes one fsynced LevelDB batch (its intent with its tool.called journal entry) before the call and one unsynced batch (its result) after: the price of at most once is the fsync, which no durable caller can skip; the bare-SDK ratio carries it in full.',
+        ],
       };
     } finally {
       await bare.close().catch(() => undefined);

@@ -96,7 +96,7 @@ describe('MCP servers under vigil run', () => {
     expect(tools.every((t) => t.server === 'local' && t.available)).toBe(true);
     daemon.kill('SIGKILL');
     expect(await daemon.exited).toBe('SIGKILL');
-    // Each launcher sees its stdin end with the daemon; the stubborn server needs its SIGKILL, ~2 s after.
+    // Each launcher sees its parent gone (within 200 ms); the stubborn server needs its SIGKILL, ~2 s after.
     await allGone(pids);
   });
 

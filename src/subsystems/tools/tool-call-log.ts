@@ -1,17 +1,25 @@
-/** The ToolCallLog: every MCP tool call's intent (synced before the call) and result (synced after), newest N kept. */
+/** The ToolCallLog: every MCP tool call's intent (synced before the call) and result (written after), newest N kept. */
 import { ToolCallRecordSchema, type ToolCallRecord, type ToolCallResult } from '../../protocol/tool-call.schema.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 
 /** How many calls the log keeps by default; older ones are pruned in the batch that adds a new one. */
 export const DEFAULT_TOOL_CALL_LOG_SIZE = 1000;
 
+const SYNCED = true;
+const UNSYNCED = false;
+
 // Keys are the call's position, zero-padded, so LevelDB's key order is the calls' order (and the oldest go first).
 const keyOf = (position: number) => String(position).padStart(16, '0');
 
 /**
  * One record per call, keyed by position. Each write goes with the batch ops the caller adds (the journal entry of
- * the event that announces it), in one synced batch: after `kill -9` the record and its event exist together or
- * not at all. Writes are serialised, so a result never lands before its intent.
+ * the event that announces it), in one batch: after `kill -9` the record and its event exist together or not at all.
+ * Writes are serialised, so a result never lands before its intent.
+ *
+ * Only the intent is synced. At most once needs the intent on disk before the call; a result lost to a crash leaves
+ * an intent without a result, which is reported as interrupted (outcome unknown) and never run again: the safe
+ * side. The next synced write (the turn's reply, the next intent) makes an unsynced result durable with it, since
+ * LevelDB syncs its one log file as a whole; so the window is short, and a call costs one fsync, not two.
  */
 export class ToolCallLog {
   private readonly calls;
@@ -82,7 +90,7 @@ export class ToolCallLog {
 
   /** Adds the result to a call's record, with `extra` (its event's journal entry). */
   result(record: ToolCallRecord, result: ToolCallResult, extra: VigilBatchOp[]): Promise<void> {
-    return this.update(record.callId, { ...record, result }, extra, 'record a tool call result');
+    return this.update(record.callId, { ...record, result }, extra, 'record a tool call result', UNSYNCED);
   }
 
   /** Marks an interrupted call as reported, with `extra` (its `tool.interrupted` event's journal entry). */
@@ -90,19 +98,23 @@ export class ToolCallLog {
     return this.update(record.callId, { ...record, interruptedReported: true }, extra, 'record a reported interruption');
   }
 
-  private update(callId: string, record: ToolCallRecord, extra: VigilBatchOp[], what: string): Promise<void> {
-    return this.serial(what, () => {
-      const position = this.positions.get(callId);
-      // Pruned meanwhile (a burst of newer calls): only the event is written.
-      if (position === undefined) return extra;
-      return [{ type: 'put', sublevel: this.calls, key: keyOf(position), value: record }, ...extra];
-    });
+  private update(callId: string, record: ToolCallRecord, extra: VigilBatchOp[], what: string, sync = SYNCED): Promise<void> {
+    return this.serial(
+      what,
+      () => {
+        const position = this.positions.get(callId);
+        // Pruned meanwhile (a burst of newer calls): only the event is written.
+        if (position === undefined) return extra;
+        return [{ type: 'put', sublevel: this.calls, key: keyOf(position), value: record }, ...extra];
+      },
+      sync,
+    );
   }
 
-  private serial(what: string, ops: () => VigilBatchOp[]): Promise<void> {
+  private serial(what: string, ops: () => VigilBatchOp[], sync = SYNCED): Promise<void> {
     const write = this.writes.then(async () => {
       try {
-        await writeSyncBatch(this.db, ops());
+        await (sync ? writeSyncBatch(this.db, ops()) : this.db.batch<string, unknown>(ops(), {}));
       } catch (err) {
         throw toStoreError(err, what);
       }
