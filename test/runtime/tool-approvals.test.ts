@@ -117,6 +117,9 @@ describe('tool-call approvals in a runtime (offline thinker, stdio fixture)', ()
     expect(h.ofType('tool.approval_decided')).toEqual([expect.objectContaining({ callId, approved: false, reason: 'not on a Friday' })]);
     expect(h.ofType('tool.called')).toEqual([]);
     expect(calls(countFile)).toBe(0);
+    const metrics = await h.metrics.text();
+    expect(metrics).toContain('vigil_tool_approvals_total{tool="mcp__fixture__tally",decision="requested"} 1');
+    expect(metrics).toContain('vigil_tool_approvals_total{tool="mcp__fixture__tally",decision="denied"} 1');
   });
 
   it('refuses a decision on an unknown call, on one already decided, and on a call that needed none, with stable codes', async () => {
