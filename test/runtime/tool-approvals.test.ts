@@ -10,7 +10,7 @@ import { createSimulatedClock } from '../../src/shared/clock.js';
 import { ToolCallLog } from '../../src/subsystems/tools/tool-call-log.js';
 import { message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../fixtures/fake-messages-api.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
-import { startAnthropicRuntime } from '../faults/anthropic-harness.js';
+import { startAnthropicRuntime, type AnthropicHarness } from '../faults/anthropic-harness.js';
 import { stdioFixture } from '../subsystems/tools/mcp-hub.fixture.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -37,6 +37,17 @@ async function until(h: Pick<RuntimeHarness, 'advance'>, done: () => boolean): P
   await vi.waitFor(
     async () => {
       await h.advance(1000, 1000);
+      expect(done()).toBe(true);
+    },
+    { timeout: 15_000, interval: 10 },
+  );
+}
+
+/** The same for a runtime whose thinks are real HTTP calls: simulated time never runs ahead of a think in flight. */
+async function untilThought(h: AnthropicHarness, done: () => boolean): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await h.runFor(1000);
       expect(done()).toBe(true);
     },
     { timeout: 15_000, interval: 10 },
@@ -220,13 +231,13 @@ describe('tool-call approvals with the Anthropic thinker (fake Messages API)', (
     const countFile = join(tempDir(), 'count');
     const h = await startAnthropicRuntime(api, { config: mcpConfig(countFile) });
     cleanups.push(() => h.runtime.stop());
-    await until(h, () => h.ofType('mcp.server_up').length === 1);
+    await untilThought(h, () => h.ofType('mcp.server_up').length === 1);
     api.enqueue(
       message([text('I will ask for approval.'), toolUse('mcp__fixture__tally', { text: 'ship it' })]),
       message([text('Asked; waiting for the operator.')]),
     );
     const { turnId } = await h.runtime.send({ text: 'Please ship it.' });
-    await until(h, () => h.ofType('tool.approval_requested').length === 1 && api.requests.length === 2);
+    await untilThought(h, () => h.ofType('tool.approval_requested').length === 1 && api.requests.length === 2);
     await h.runFor(3000);
     const tools = (api.requests[0]!.body.tools as Array<{ name: string }>).map((t) => t.name);
     expect(tools).toContain('mcp__fixture__tally');
@@ -240,7 +251,7 @@ describe('tool-call approvals with the Anthropic thinker (fake Messages API)', (
     const { callId } = h.ofType('tool.approval_requested')[0]!;
     api.enqueue(message([toolUse('reply', { turnId, text: 'The operator said no: not during the freeze.' })]), message([text('')]));
     await h.runtime.denyToolCall({ callId, reason: 'release freeze until Monday' });
-    await until(h, () => endingsOf(h.events, turnId).length === 1);
+    await untilThought(h, () => endingsOf(h.events, turnId).length === 1);
     const state = JSON.stringify(api.requests[2]!.body.messages[0].content);
     expect(state).toContain(`- turn ${turnId} from`);
     expect(state).toMatch(/was denied by the operator \(the reason given: release freeze until Monday\)\. It was not run\./);
