@@ -31,6 +31,8 @@ commands:
       the checkpoint methods
   tools list [--json]
       the MCP tools the agent may use: name, up or down, approval, description
+  tools pending [--json] | approve CALL_ID | deny CALL_ID [--reason R]
+      tool calls waiting for an operator's approval; approve runs one, deny refuses it (the agent is told why)
   --version   print the version
   --help      print this help
 

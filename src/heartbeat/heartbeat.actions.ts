@@ -19,6 +19,7 @@ import type { BeatProgress, HeartbeatContext, HeartbeatDeps, TurnState } from '.
 import type { EventPayload } from '../protocol/events.schema.js';
 import { beginThink, debriefReady, DEBRIEF_PROMPT, endTurn, injectDebrief, RESUME_NOTICE, WIND_DOWN_NOTICE } from './turn-tracker.js';
 import { answerableTurns, turnsAwaitingResults, turnsForThink } from './turn-book.js';
+import { NO_APPROVAL_WAITS } from '../subsystems/tools/approval-waits.js';
 
 /** A step of the beat: the patch to assign, then the effects to run, in order. */
 export interface BeatStep {
@@ -109,7 +110,7 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
   const plan = planBeat({
     now,
     beatCount,
-    pending: context.turns.pending.length === 0 ? context.turns.pending : answerableTurns(context.turns),
+    pending: context.turns.pending.length === 0 ? context.turns.pending : answerableTurns(context.turns, approvalWaits(deps)),
     goals: refs.goals.getSnapshot().context,
     swarms: refs.swarms.getSnapshot().context,
     lastGoalWorkBeat: context.lastGoalWorkBeat,
@@ -124,7 +125,7 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
     beat.plan = plan;
     beat.turnId = plan.turnId ?? `auto-${ids.next()}`;
     beat.preempt = new AbortController();
-    if (plan.reason === 'user_message') beat.handledTurnIds = turnsForThink(turns);
+    if (plan.reason === 'user_message') beat.handledTurnIds = turnsForThink(turns, approvalWaits(deps));
     if (plan.reason === 'swarm_results') beat.handledTurnIds = turnsAwaitingResults(turns, resultTurnIds(refs, plan.swarmTaskIds));
     if (plan.reason === 'debrief') {
       turns = { ...turns, ...injectDebrief(turns, now) };
@@ -235,7 +236,7 @@ export function finishBeat(context: HeartbeatContext): BeatStep & {
     phaseMs: { sense: beat.senseMs, think: beat.thinkMs, integrate: integrateMs },
   };
   // Turns still open after a think that did its work (more than one think carries, or a try left) go on at once.
-  const wakeRequested = context.wakeRequested || (!failed && beat.plan !== null && answerableTurns(turns).length > 0);
+  const wakeRequested = context.wakeRequested || (!failed && beat.plan !== null && answerableTurns(turns, approvalWaits(deps)).length > 0);
   const patch = { consecutiveFailures, intervalMs, lastGood, turns, wakeRequested, beat: { ...beat, integrateMs } };
   return { patch, effects, startTasks, beatEvent };
 }
@@ -283,6 +284,11 @@ export function dormantBeat(context: HeartbeatContext): BeatStep {
   const intervalMs = dormantDelayMs(next);
   effects.push(() => deps.bus.emit('heartbeat.beat', { beatCount, intervalMs, phaseMs: { sense: 0, think: 0, integrate: 0 } }));
   return { patch: { beatCount, lastGood: readActorStates(refs) }, effects };
+}
+
+/** The turns whose tool call waits for an operator (none without approvals). */
+export function approvalWaits(deps: HeartbeatDeps): ReadonlySet<string> {
+  return deps.approvals?.waitingTurnIds() ?? NO_APPROVAL_WAITS;
 }
 
 /** The user turns the finished tasks `taskIds` were started for. */

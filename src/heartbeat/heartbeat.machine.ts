@@ -17,6 +17,7 @@ import {
   finishBeat,
   hasPendingWork,
   idleBeat,
+  approvalWaits,
   persistTurn,
   prepareThink,
   sense,
@@ -166,7 +167,7 @@ export const heartbeatMachine = setup({
     beat: idleBeat(performance.now()),
     pauseRequested: false,
     // Turns replayed at boot (open at a crash) are thought about at once, not a beat interval later.
-    wakeRequested: answerableTurns(input.seed.turns).length > 0,
+    wakeRequested: answerableTurns(input.seed.turns, approvalWaits(input.deps)).length > 0,
     deferred: null,
     thinkerPause: null,
     ledger: { down: false, since: 0, probing: false },
@@ -181,6 +182,8 @@ export const heartbeatMachine = setup({
         enqueue(() => persistTurn(context.deps, turns));
       }),
     },
+    // A tool call was decided: the turn waiting on it is thought about now, like a new message.
+    TOOL_DECIDED: { actions: assign({ wakeRequested: true }) },
     LEDGER_FAILED: {
       guard: ({ context }) => !context.ledger.down,
       actions: [
@@ -412,7 +415,7 @@ export const heartbeatMachine = setup({
               lastGoalWorkBeat: Number.NEGATIVE_INFINITY,
               restoredFrom: seed.restoredFrom,
               turns: seed.turns,
-              wakeRequested: answerableTurns(seed.turns).length > 0,
+              wakeRequested: answerableTurns(seed.turns, approvalWaits(context.deps)).length > 0,
             }));
           }),
         },

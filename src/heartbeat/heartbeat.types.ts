@@ -17,6 +17,7 @@ import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { TurnTimersStore } from '../subsystems/conversation/turn-timers-store.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
+import type { ApprovalWaits } from '../subsystems/tools/approval-waits.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { TurnTimers } from './turn-tracker.js';
@@ -80,6 +81,8 @@ export interface HeartbeatDeps {
   turnTimers: TurnTimersStore;
   /** Where every think's and task's cost is recorded before its result is applied. */
   ledger: BudgetLedger;
+  /** Turns waiting for an operator's decision on a tool call (absent: none ever wait). */
+  approvals?: ApprovalWaits;
 }
 
 /** The conversation's turn state kept by the heartbeat (messages themselves are in the log), with the debrief timers. */
@@ -176,4 +179,6 @@ export type HeartbeatEvent =
   /** A charge could not be written to the ledger. */
   | { type: 'LEDGER_FAILED'; reason: string }
   /** A probe write to the ledger succeeded (true) or failed again (false). */
-  | { type: 'LEDGER_PROBED'; ok: boolean };
+  | { type: 'LEDGER_PROBED'; ok: boolean }
+  /** A tool call was decided (and, if approved, ran): its waiting turn can be thought about now. */
+  | { type: 'TOOL_DECIDED' };

@@ -54,7 +54,11 @@ export async function settleThink(input: SettleInput): Promise<SettleOutcome> {
   }
   const spawnedFor = actions.some((a) => a.type === 'spawn_task') && isOpen(turns, input.turnId) && !replied.includes(input.turnId);
   const awaiting = failure === null && spawnedFor ? [input.turnId] : [];
-  const waiting = carried.filter((turnId) => isOpen(turns, turnId) && !replied.includes(turnId) && !awaiting.includes(turnId));
+  // A turn whose tool call waits for an operator, or whose decision it has yet to hear, has not missed a try.
+  const held = deps.approvals?.heldTurnIds();
+  const waiting = carried.filter(
+    (turnId) => isOpen(turns, turnId) && !replied.includes(turnId) && !awaiting.includes(turnId) && held?.has(turnId) !== true,
+  );
   const unanswered: string[] = [];
   const end = async (turnIds: readonly string[], code: 'THINK_REJECTED' | 'TURN_STUCK' | 'NO_ANSWER', reason: string) => {
     for (const turnId of turnIds) {

@@ -4,6 +4,7 @@
  * closed exactly once, by a reply or an unanswered ending; the ending itself is written by the `TurnCloser`.
  */
 import type { PendingMessage } from '../protocol/conversation.schema.js';
+import { NO_APPROVAL_WAITS } from '../subsystems/tools/approval-waits.js';
 import type { TurnState } from './heartbeat.types.js';
 import { onUserMessage } from './turn-tracker.js';
 
@@ -19,14 +20,18 @@ export function openTurn(turns: TurnState, message: PendingMessage): TurnState {
   return { ...turns, ...onUserMessage(turns, message.at), pending: [...turns.pending, message], unreadReplies: 0 };
 }
 
-/** Open turns a user-message think should take up: all but those waiting for a sub-agent task's result. */
-export function answerableTurns(turns: TurnState): TurnState['pending'] {
-  return turns.pending.filter((open) => open.awaitingTask !== true);
+/**
+ * Open turns a user-message think should take up: all but those waiting for a sub-agent task's result, and those in
+ * `waitingForApproval` (a tool call of theirs waits for an operator's decision).
+ */
+export function answerableTurns(turns: TurnState, waitingForApproval: ReadonlySet<string> = NO_APPROVAL_WAITS): TurnState['pending'] {
+  if (waitingForApproval.size === 0) return turns.pending.filter((open) => open.awaitingTask !== true);
+  return turns.pending.filter((open) => open.awaitingTask !== true && !waitingForApproval.has(open.turnId));
 }
 
 /** The open turns the next user-message think answers. */
-export function turnsForThink(turns: TurnState): string[] {
-  return answerableTurns(turns).slice(0, MAX_TURNS_PER_THINK).map((open) => open.turnId);
+export function turnsForThink(turns: TurnState, waitingForApproval: ReadonlySet<string> = NO_APPROVAL_WAITS): string[] {
+  return answerableTurns(turns, waitingForApproval).slice(0, MAX_TURNS_PER_THINK).map((open) => open.turnId);
 }
 
 /** The open turns whose answer waits on one of these finished tasks (they ride along with the results' think). */

@@ -74,6 +74,10 @@ export const ERROR_CODES = {
   TOOL_ABORTED: 'TOOL_ABORTED',
   /** A tool call failed on the way (the server answered with a protocol error or the connection broke); its outcome may be unknown. */
   TOOL_CALL_FAILED: 'TOOL_CALL_FAILED',
+  /** No tool call with that id is known (never made, or pruned from the ToolCallLog). */
+  TOOL_CALL_NOT_FOUND: 'TOOL_CALL_NOT_FOUND',
+  /** The tool call is not waiting for approval (it needs none, or it was already approved or denied). */
+  TOOL_CALL_NOT_PENDING: 'TOOL_CALL_NOT_PENDING',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /** Something that should not happen did; the message says what. */
@@ -102,6 +106,8 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   CHECKPOINT_RESTORE_BUSY: -32009,
   SUBSCRIPTION_LIMIT: -32009,
   RPC_RATE_LIMITED: -32029,
+  TOOL_CALL_NOT_FOUND: -32004,
+  TOOL_CALL_NOT_PENDING: -32010,
 };
 
 /** A JSON-RPC 2.0 error object. */

@@ -97,6 +97,16 @@ export const EVENT_PAYLOADS = {
   }),
   /** A call whose intent was written but whose result never was: a crash left its outcome unknown. Emitted once. */
   'tool.interrupted': z.object({ callId: z.string(), name: z.string() }),
+  /** A call to a tool under `requireApproval` waits for an operator (`tools.approve` / `tools.deny`); its intent is on disk. */
+  'tool.approval_requested': z.object({
+    callId: z.string(),
+    name: z.string(),
+    args: z.unknown(),
+    turnId: z.string().optional(),
+    taskId: z.string().optional(),
+  }),
+  /** An operator decided on a waiting call: approved (it runs now: `tool.called`, `tool.completed` follow) or denied. */
+  'tool.approval_decided': z.object({ callId: z.string(), name: z.string(), approved: z.boolean(), reason: z.string().optional() }),
   'actor.crashed': z.object({ actor: z.string(), error: z.string().optional() }),
   'actor.restarted': z.object({ actor: z.string(), error: z.string().optional() }),
 } as const;

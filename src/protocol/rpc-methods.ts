@@ -16,6 +16,7 @@ import { HeartbeatStatusSchema } from './heartbeat.schema.js';
 import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from './checkpoint-transfer.schema.js';
 import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
 import { ToolViewSchema } from './tools.schema.js';
+import { ApproveToolCallParamsSchema, DenyToolCallParamsSchema, PendingToolCallSchema, ToolDecisionSchema } from './tool-approvals.schema.js';
 import { VigilEventSchema } from './events.schema.js';
 import type { VigilErrorCode } from './error-codes.js';
 import {
@@ -113,6 +114,19 @@ export const RPC_METHODS = {
     'Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), whether its server is up and whether calls need approval.',
     none,
     z.array(ToolViewSchema),
+  ),
+  'tools.pending': method('Tool calls waiting for an operator\'s approval, oldest first.', none, z.array(PendingToolCallSchema)),
+  'tools.approve': method(
+    'Approves a waiting tool call: it runs now, and its result goes to the next think of its turn.',
+    ApproveToolCallParamsSchema,
+    ToolDecisionSchema,
+    ['TOOL_CALL_NOT_FOUND', 'TOOL_CALL_NOT_PENDING', 'RUNTIME_STOPPED'],
+  ),
+  'tools.deny': method(
+    'Denies a waiting tool call: it is not run, and the next think of its turn is told so, with the reason.',
+    DenyToolCallParamsSchema,
+    ToolDecisionSchema,
+    ['TOOL_CALL_NOT_FOUND', 'TOOL_CALL_NOT_PENDING', 'RUNTIME_STOPPED'],
   ),
   'rpc.discover': method('This OpenRPC document.', none, z.record(z.string(), z.unknown())),
 } as const;

@@ -12,6 +12,20 @@ export const ToolCallResultSchema = z.object({
 });
 export type ToolCallResult = z.infer<typeof ToolCallResultSchema>;
 
+/**
+ * An operator's decision on a call to a tool under `requireApproval`: `pending` until `tools.approve` or `tools.deny`;
+ * `delivered` once a think of its turn was told the outcome (the result, or the denial and its reason).
+ */
+export const ToolApprovalSchema = z.object({
+  state: z.enum(['pending', 'approved', 'denied']),
+  /** The operator's reason for a denial. */
+  reason: z.string().optional(),
+  /** Epoch ms of the decision. */
+  decidedAt: z.number().optional(),
+  delivered: z.boolean().optional(),
+});
+export type ToolApproval = z.infer<typeof ToolApprovalSchema>;
+
 /** One call: its intent, then its result once it has one; `reported` once a crash-left-unknown call was announced. */
 export const ToolCallRecordSchema = z.object({
   callId: z.string(),
@@ -27,5 +41,9 @@ export const ToolCallRecordSchema = z.object({
   result: ToolCallResultSchema.optional(),
   /** `tool.interrupted` was emitted for it (after a crash between intent and result). */
   interruptedReported: z.boolean().optional(),
+  /** The sub-agent task whose step made the call, if one did. */
+  taskId: z.string().optional(),
+  /** Present on a call to a tool under `requireApproval`: it runs only once approved (its intent is written at the request). */
+  approval: ToolApprovalSchema.optional(),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;

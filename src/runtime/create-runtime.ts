@@ -137,7 +137,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.mcp?.createTransport === undefined ? {} : { createTransport: options.mcp.createTransport }),
     });
     // Before the first think: calls a crash cut short are reported (once) and never run again.
-    const toolCalls = new DurableToolCaller({ hub: tools, log: await ToolCallLog.open(db), journal, bus, clock, logger: log });
+    const toolCalls = new DurableToolCaller({
+      hub: tools,
+      log: await ToolCallLog.open(db),
+      journal,
+      bus,
+      clock,
+      logger: log,
+      // Late-bound: the heartbeat that holds the turns is built below.
+      isTurnOpen: (turnId) => runtime?.isTurnOpen(turnId) ?? true,
+    });
     await toolCalls.recover();
     thinker.useTools?.(toolCalls);
     const ids = createIdFactory(clock);
@@ -156,6 +165,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ledger,
       metrics,
       tools,
+      toolCalls,
       db,
       ids,
       seed,
@@ -173,6 +183,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         closer: new TurnCloser(conversation, journal, bus),
         turnTimers,
         ledger,
+        approvals: toolCalls,
         ids,
         runtimeVersion: VIGIL_VERSION,
         options: {

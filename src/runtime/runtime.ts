@@ -24,7 +24,8 @@ import type { MetricsFacade } from './facade/metrics.facade.js';
 import { actorStates, getAffect, listMemory } from './facade/mind.facade.js';
 import { RestoreFacade } from './facade/restore.facade.js';
 import { heartbeatStatus } from './facade/status.facade.js';
-import { listTools } from './facade/tools.facade.js';
+import { approveToolCall, denyToolCall, listTools, pendingToolCalls } from './facade/tools.facade.js';
+import type { DenyToolCallParams, PendingToolCall, ToolDecision } from '../protocol/tool-approvals.schema.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
@@ -181,5 +182,25 @@ export class Runtime {
   /** `tools.list`: every MCP tool by name, whether its server is up and whether calls need approval. */
   listTools(): ToolView[] {
     return listTools(this.core);
+  }
+
+  /** `tools.pending`: tool calls waiting for an operator's approval, oldest first. */
+  pendingToolCalls(): PendingToolCall[] {
+    return pendingToolCalls(this.core);
+  }
+
+  /** `tools.approve`: the call runs now and its result goes to its turn; TOOL_CALL_NOT_FOUND, TOOL_CALL_NOT_PENDING. */
+  approveToolCall(callId: string): Promise<ToolDecision> {
+    return approveToolCall(this.core, callId);
+  }
+
+  /** `tools.deny`: the call is not run and its turn is told why; TOOL_CALL_NOT_FOUND, TOOL_CALL_NOT_PENDING. */
+  denyToolCall(params: DenyToolCallParams): Promise<ToolDecision> {
+    return denyToolCall(this.core, params);
+  }
+
+  /** True while user turn `turnId` waits for its answer. */
+  isTurnOpen(turnId: string): boolean {
+    return this.core.context().turns.pending.some((open) => open.turnId === turnId);
   }
 }

@@ -77,6 +77,8 @@ describe('typeMatcher', () => {
       'heartbeat.beat', 'checkpoint.created', 'checkpoint.restored', 'checkpoint.failed', 'checkpoint.corrupt',
       'agent.budget_updated', 'agent.sleeping', 'agent.waking', 'agent.budget_exceeded', 'agent.preempted',
       'agent.ack', 'agent.reply', 'agent.debrief', 'think.completed', 'actor.crashed', 'actor.restarted',
+      // CONTRACT §8's tool events, and the approvals' extension.
+      'tool.called', 'tool.completed', 'tool.approval_requested', 'tool.interrupted', 'tool.approval_decided',
     ]) {
       expect(ALL_EVENT_TYPES).toContain(type);
     }

@@ -9,6 +9,7 @@ import { createEventsPanel } from './events.panel.js';
 import { createGoalsPanel } from './goals.panel.js';
 import { createHeartbeatPanel } from './heartbeat.panel.js';
 import { createMemoryPanel } from './memory.panel.js';
+import { createToolsPanel } from './tools.panel.js';
 import { forgetSessionToken, keepSessionToken, takeSessionToken } from './session-token.js';
 import { connect } from './vigil-client.js';
 
@@ -82,6 +83,7 @@ async function start() {
     memory: createMemoryPanel(client),
     checkpoints: createCheckpointsPanel(client, () => refreshAll()),
     conversation: createConversationPanel(client),
+    tools: createToolsPanel(client),
     events,
   };
   /** @param {VigilEvent} event @param {boolean} [replayed] */

@@ -1,7 +1,10 @@
-/** `tools.list`. */
+/** `tools.list`, `tools.pending`, `tools.approve`, `tools.deny`. */
 import type { RpcHandlers } from '../rpc-router.js';
 
 /** The tools method group. */
-export const toolsMethods: RpcHandlers<'tools.list'> = {
+export const toolsMethods: RpcHandlers<'tools.list' | 'tools.pending' | 'tools.approve' | 'tools.deny'> = {
   'tools.list': (_params, { runtime }) => runtime.listTools(),
+  'tools.pending': (_params, { runtime }) => runtime.pendingToolCalls(),
+  'tools.approve': (params, { runtime }) => runtime.approveToolCall(params.callId),
+  'tools.deny': (params, { runtime }) => runtime.denyToolCall(params),
 };

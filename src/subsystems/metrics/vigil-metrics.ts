@@ -116,6 +116,13 @@ export class VigilMetrics {
     registers: [this.registry],
   });
 
+  private readonly toolApprovals = new Counter({
+    name: 'vigil_tool_approvals_total',
+    help: 'Tool calls under requireApproval, by tool and step (requested, approved, denied).',
+    labelNames: ['tool', 'decision'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'vigil_' });
   }
@@ -221,6 +228,12 @@ export class VigilMetrics {
         break;
       case 'tool.interrupted':
         this.toolInterrupted.inc({ tool: event.name });
+        break;
+      case 'tool.approval_requested':
+        this.toolApprovals.inc({ tool: event.name, decision: 'requested' });
+        break;
+      case 'tool.approval_decided':
+        this.toolApprovals.inc({ tool: event.name, decision: event.approved ? 'approved' : 'denied' });
         break;
       case 'mcp.tools_changed':
         this.mcpTools.set({ server: event.server }, event.tools);

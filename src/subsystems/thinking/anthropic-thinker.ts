@@ -168,6 +168,8 @@ export class AnthropicThinker implements Thinker {
     const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
     const messages: MessageParam[] = [{ role: 'user', content: stateMessage(shown) }];
     let lastText = '';
+    // A call that waits for an operator's approval keeps the turn open: its closing text is not taken as the answer.
+    let awaitingApproval = false;
     for (let call = 1; call <= this.maxToolIterations; call++) {
       this.checkAborted(signal, what, partial);
       const params = { system, tools: [...toolDefs], messages };
@@ -178,7 +180,9 @@ export class AnthropicThinker implements Thinker {
       for (const block of response.content) {
         if (block.type !== 'tool_use') continue;
         if (tools?.owns(block.name) === true) {
-          results.push(externalResult(block.id, await tools.call({ name: block.name, args: block.input, turnId: input.turnId }, signal)));
+          const result = await tools.call({ name: block.name, args: block.input, turnId: input.turnId }, signal);
+          if (result.pendingApproval !== undefined) awaitingApproval = true;
+          results.push(externalResult(block.id, result));
           continue;
         }
         const outcome = toolUseToAction(block.name, block.input, ctx);
@@ -195,7 +199,7 @@ export class AnthropicThinker implements Thinker {
       messages.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
     }
     tools?.acknowledge(notices.map((n) => n.callId));
-    return this.result([...actions, ...this.unsentReply(input, actions, lastText)], calls);
+    return this.result([...actions, ...(awaitingApproval ? [] : this.unsentReply(input, actions, lastText))], calls);
   }
 
   /** One call without tools: the identity and a sub-agent instruction as the cached prefix, the task as the message. */

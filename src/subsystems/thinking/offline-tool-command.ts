@@ -23,7 +23,7 @@ export function parseToolCommand(text: string): ToolCommand | undefined {
 }
 
 /**
- * Answers a `/tool` message: a call a crash left unknown for this turn is reported, never repeated (the message
+ * Answers a `/tool` message (not at all while its call waits for an operator's approval): a call a crash left unknown for this turn is reported, never repeated (the message
  * is thought about again after the restart, and running its call again is exactly what must not happen).
  */
 export async function answerToolCommand(
@@ -41,6 +41,8 @@ export async function answerToolCommand(
   if ('problem' in command) return reply(command.problem);
   if (tools === undefined) return reply(`No MCP tools are configured, so ${command.name} cannot be called (see VIGIL_MCP_CONFIG).`);
   const result = await tools.call({ name: command.name, args: command.args, turnId: message.turnId }, signal);
+  // Waiting for an operator: no answer yet; the turn is thought about again with the decision (the notice above).
+  if (result.pendingApproval !== undefined) return [];
   return reply(`${command.name} ${result.isError ? 'failed' : 'returned'}:\n${resultText(result)}`);
 }
 

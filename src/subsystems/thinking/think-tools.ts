@@ -16,6 +16,8 @@ export type ExternalToolContent = { type: 'text'; text: string } | { type: 'imag
 export interface ExternalToolResult {
   readonly isError: boolean;
   readonly content: readonly ExternalToolContent[];
+  /** The call waits for an operator's approval (its callId): it has not run, and its turn waits for the decision. */
+  readonly pendingApproval?: string;
 }
 
 /** A call a crash left unknown, for the next think of its turn. */
@@ -34,7 +36,7 @@ export interface ThinkTools {
   /** True when `name` is an external tool's name (whether or not it is listed now). */
   owns(name: string): boolean;
   /** Calls a tool durably (intent before, result after); never rejects: a failure is an `isError` result. */
-  call(request: { name: string; args: unknown; turnId: string }, signal: AbortSignal): Promise<ExternalToolResult>;
+  call(request: { name: string; args: unknown; turnId: string; taskId?: string }, signal: AbortSignal): Promise<ExternalToolResult>;
   /** Calls of these turns whose outcome a crash left unknown and that the model was not yet told about. */
   notices(turnIds: readonly string[]): readonly ToolCallNotice[];
   /** The think that showed these notices ended normally: they are not shown again. */

@@ -157,6 +157,15 @@ export class McpHub {
     }
   }
 
+  /** Why `args` do not fit tool `name`'s input schema, or undefined when they do (or no such tool is known): asked before an operator is. */
+  async argsProblem(name: string, args: unknown): Promise<string | undefined> {
+    const tool = this.byName.get(name);
+    const slot = tool === undefined ? undefined : this.slots.get(tool.server);
+    if (tool === undefined || slot === undefined) return undefined;
+    const check = await slot.checker.check(tool.name, tool.inputSchema, args);
+    return check.valid ? undefined : check.problem;
+  }
+
   private onUp(server: string, listing: Tool[], attempt: number): void {
     const slot = this.slots.get(server)!;
     this.setListing(server, slot, listing, true);

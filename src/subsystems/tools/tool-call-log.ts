@@ -98,6 +98,11 @@ export class ToolCallLog {
     return this.update(record.callId, { ...record, interruptedReported: true }, extra, 'record a reported interruption');
   }
 
+  /** Writes an approval's progress (decided, delivered) into a call's record, with `extra` (its event's journal entry). */
+  approval(record: ToolCallRecord, extra: VigilBatchOp[]): Promise<void> {
+    return this.update(record.callId, record, extra, 'record a tool call approval');
+  }
+
   private update(callId: string, record: ToolCallRecord, extra: VigilBatchOp[], what: string, sync = SYNCED): Promise<void> {
     return this.serial(
       what,

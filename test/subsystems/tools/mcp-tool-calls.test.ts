@@ -149,22 +149,66 @@ describe('MCP tools in the think tool loop', () => {
 });
 
 describe('tools that need approval', () => {
-  it('are neither offered nor called until approvals exist', async () => {
+  it('are offered in the same stable order; a call waits (its pending intent synced with tool.approval_requested), runs once approved, and its turn is held until told', async () => {
     const countFile = join(dir, 'count');
     const hub = hubs({ fixture: stdioFixture({ FIXTURE_COUNT_FILE: countFile }, { requireApproval: ['tally'] }) });
     await hub.next('mcp.server_up');
     const clock = createSimulatedClock(NOW);
     const bus = new EventBus({ clock, currentBeat: () => 0 });
-    const caller = new DurableToolCaller({ hub: hub.hub, log: await ToolCallLog.open(db), journal: new EventJournal(db), bus, clock, logger: silentLogger });
+    const events: VigilEvent[] = [];
+    bus.events$.subscribe((event) => events.push(event));
+    const journal = new EventJournal(db);
+    const log = await ToolCallLog.open(db);
+    const caller = new DurableToolCaller({ hub: hub.hub, log, journal, bus, clock, logger: silentLogger });
     const names = caller.definitions().map((t) => t.name);
-    expect(names).toContain('mcp__fixture__echo');
-    expect(names).not.toContain('mcp__fixture__tally');
-    const refused = await caller.call({ name: 'mcp__fixture__tally', args: { text: 'a' }, turnId: 't-1' }, live());
-    expect(refused).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/needs an operator's approval/) }] });
+    expect(names).toEqual([...names].sort());
+    expect(names).toContain('mcp__fixture__tally');
+
+    const waiting = await caller.call({ name: 'mcp__fixture__tally', args: { text: 'a' }, turnId: 't-1' }, live());
+    expect(waiting).toMatchObject({ isError: false, pendingApproval: expect.stringMatching(/^call-/), content: [{ text: expect.stringMatching(/needs an operator's approval and was not run/) }] });
+    const callId = waiting.pendingApproval!;
     expect(calls(countFile)).toBe(0);
-    // Many calls under one think's signal leave no listener on it (the SDK does not remove its own).
+    expect(events.map((e) => e.type)).toEqual(['tool.approval_requested']);
+    // The record and its event were written in one synced batch: both are on disk already.
+    expect(await log.get(callId)).toMatchObject({ callId, turnId: 't-1', approval: { state: 'pending' } });
+    expect(await journal.query({ types: ['tool.approval_requested'] })).toEqual([expect.objectContaining({ callId, args: { text: 'a' } })]);
+    expect([...caller.waitingTurnIds()]).toEqual(['t-1']);
+    expect(caller.waitingTurnIds()).toBe(caller.waitingTurnIds());
+
+    const { decision, ran } = await caller.approve(callId);
+    expect(decision).toMatchObject({ callId, approved: true, decidedAt: NOW });
+    expect([...caller.waitingTurnIds()]).toEqual(['t-1']);
+    await ran;
+    expect(calls(countFile)).toBe(1);
+    expect(caller.waitingTurnIds().size).toBe(0);
+    expect([...caller.heldTurnIds()]).toEqual(['t-1']);
+    expect(caller.notices(['t-2']).map((n) => n.callId)).toEqual([]);
+    const [notice] = caller.notices(['t-1']);
+    expect(notice).toMatchObject({ callId, turnId: 't-1', line: expect.stringMatching(/approved by the operator and returned:\na$/) });
+    caller.acknowledge([callId]);
+    expect(caller.heldTurnIds().size).toBe(0);
+    await expect.poll(async () => (await log.get(callId))?.approval).toMatchObject({ state: 'approved', delivered: true });
+    expect(events.map((e) => e.type)).toEqual(['tool.approval_requested', 'tool.approval_decided', 'tool.called', 'tool.completed']);
+  });
+
+  it('a decision whose turn has ended is told to the next think of any turn', async () => {
+    const hub = hubs({ fixture: stdioFixture({}, { requireApproval: true }) });
+    await hub.next('mcp.server_up');
+    const clock = createSimulatedClock(NOW);
+    const bus = new EventBus({ clock, currentBeat: () => 0 });
+    const open = new Set(['t-1']);
+    const caller = new DurableToolCaller({ hub: hub.hub, log: await ToolCallLog.open(db), journal: new EventJournal(db), bus, clock, logger: silentLogger, isTurnOpen: (id) => open.has(id) });
+    const { pendingApproval } = await caller.call({ name: 'mcp__fixture__echo', args: { text: 'x' }, turnId: 't-1' }, live());
+    await caller.deny(pendingApproval!);
+    expect(caller.notices(['t-9'])).toEqual([]);
+    open.delete('t-1');
+    expect(caller.notices(['t-9'])).toEqual([expect.objectContaining({ callId: pendingApproval, line: expect.stringMatching(/denied by the operator \(no reason was given\)/) })]);
+  });
+
+  it('many calls under one think’s signal leave no listener on it', async () => {
+    const r = await rig();
     const signal = live();
-    for (let i = 0; i < 12; i++) expect((await caller.call({ name: 'mcp__fixture__echo', args: { text: `${i}` }, turnId: 't-1' }, signal)).isError).toBe(false);
+    for (let i = 0; i < 12; i++) expect((await r.caller.call({ name: 'mcp__fixture__echo', args: { text: `${i}` }, turnId: 't-1' }, signal)).isError).toBe(false);
     expect(getEventListeners(signal, 'abort')).toEqual([]);
   });
 });

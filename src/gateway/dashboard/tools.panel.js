@@ -1,0 +1,101 @@
+// @ts-check
+/** The tools panel: the MCP tools (up or down, which need approval) and the calls waiting for an operator, each with approve and deny (and a reason). */
+import { byId, describeFailure, formatRelative, h, throttle, toast } from './dom-helpers.js';
+
+/** @typedef {import('./dashboard-app.js').Client} Client */
+/** @typedef {import('./dashboard-app.js').Panel} Panel */
+/** @typedef {import('./vigil-client.js').RpcResult<'tools.pending'>[number]} PendingCall */
+/** @typedef {import('./vigil-client.js').RpcResult<'tools.list'>[number]} ToolView */
+
+// Events after which the lists may have changed.
+const TOOL_EVENTS = new Set(['tool.approval_requested', 'tool.approval_decided', 'mcp.server_up', 'mcp.server_down', 'mcp.tools_changed', 'checkpoint.restored']);
+
+/**
+ * @param {Client} client
+ * @returns {Panel}
+ */
+export function createToolsPanel(client) {
+  const pendingList = byId('tools-pending');
+  const toolList = byId('tools');
+  const count = byId('tools-count');
+  /** Rows by callId, kept across refreshes so a reason being typed is not lost. @type {Map<string, HTMLLIElement>} */
+  const rows = new Map();
+
+  /** @param {PendingCall} call */
+  const pendingRow = (call) => {
+    const reason = h('input', { class: 'tool-reason', placeholder: 'reason (optional, for deny)', maxlength: 2000, 'aria-label': `reason for denying ${call.callId}` });
+    /** @param {boolean} approve */
+    const decide = (approve) => {
+      for (const button of row.querySelectorAll('button')) button.disabled = true;
+      const text = reason.value.trim();
+      const decision = approve ? client.tools.approve({ callId: call.callId }) : client.tools.deny({ callId: call.callId, ...(text === '' ? {} : { reason: text }) });
+      decision
+        .then((done) => {
+          toast(`${done.approved ? 'Approved' : 'Denied'} ${done.name}`, 'ok');
+          return refresh();
+        })
+        .catch((err) => {
+          for (const button of row.querySelectorAll('button')) button.disabled = false;
+          toast(`Could not ${approve ? 'approve' : 'deny'} ${call.name}: ${describeFailure(err)}`, 'error');
+          return refresh();
+        });
+    };
+    const row = h(
+      'li',
+      { class: 'tool-call', dataset: { callId: call.callId, turn: call.turnId } },
+      h(
+        'div',
+        { class: 'tool-call-line' },
+        h('span', { class: 'tool-name mono', title: call.callId }, call.name),
+        h('span', { class: 'muted small', title: call.requestedAt }, formatRelative(call.requestedAt)),
+      ),
+      h('pre', { class: 'tool-args mono' }, JSON.stringify(call.args ?? null, null, 1)),
+      h(
+        'div',
+        { class: 'tool-call-actions' },
+        reason,
+        h('button', { type: 'button', class: 'btn btn-small btn-primary tool-approve', onclick: () => decide(true) }, 'Approve'),
+        h('button', { type: 'button', class: 'btn btn-small btn-danger tool-deny', onclick: () => decide(false) }, 'Deny'),
+      ),
+    );
+    return row;
+  };
+
+  /** @param {ToolView} tool */
+  const toolRow = (tool) =>
+    h(
+      'li',
+      { class: 'tool', dataset: { name: tool.name, available: tool.available } },
+      h('span', { class: 'tool-dot', title: tool.available ? 'server up' : 'server down' }),
+      h('span', { class: 'tool-name mono', title: tool.description }, tool.name),
+      tool.requireApproval ? h('span', { class: 'pill pill-soft' }, 'approval') : null,
+    );
+
+  const refresh = async () => {
+    const [tools, pending] = await Promise.all([client.tools.list(), client.tools.pending()]);
+    count.textContent = `${pending.length} waiting · ${tools.length} tool${tools.length === 1 ? '' : 's'}`;
+    const wanted = new Set(pending.map((call) => call.callId));
+    for (const [callId, row] of rows) {
+      if (wanted.has(callId)) continue;
+      row.remove();
+      rows.delete(callId);
+    }
+    pendingList.querySelector('.empty')?.remove();
+    for (const call of pending) {
+      if (rows.has(call.callId)) continue;
+      const row = pendingRow(call);
+      rows.set(call.callId, row);
+      pendingList.append(row);
+    }
+    if (pending.length === 0) pendingList.append(h('li', { class: 'empty' }, 'No call waits for approval.'));
+    toolList.replaceChildren(...(tools.length === 0 ? [h('li', { class: 'empty' }, 'No MCP tools (see VIGIL_MCP_CONFIG).')] : tools.map(toolRow)));
+  };
+  const soon = throttle(refresh, 300);
+
+  return {
+    refresh,
+    onEvent(event) {
+      if (TOOL_EVENTS.has(event.type)) soon();
+    },
+  };
+}
