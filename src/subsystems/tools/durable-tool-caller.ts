@@ -161,10 +161,12 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     try {
       await log.approval(denied, [journal.entryOp(event)]);
     } catch (err) {
+      this.running.delete(callId);
       this.restore(record);
       throw err;
     }
     bus.publish(event);
+    this.running.delete(callId);
     this.ready(denied);
     return { callId, name: record.name, approved: false, ...why, decidedAt };
   }
@@ -310,7 +312,10 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
   private async take(callId: string): Promise<ToolCallRecord> {
     const record = this.awaiting.get(callId);
     if (record !== undefined) {
+      // Held among the running calls while its decision is written: its turn must not be thought about in between
+      // (a think then would see neither the wait nor the decision, and ask again).
       this.awaiting.delete(callId);
+      this.running.set(callId, record);
       this.waits = undefined;
       return record;
     }
@@ -319,7 +324,7 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
       throw new VigilError('TOOL_CALL_NOT_FOUND', `No tool call ${JSON.stringify(callId)} is known (see tools.pending).`, { data: { callId } });
     }
     const state = known.approval?.state;
-    const why = state === undefined ? 'its tool needs no approval' : `it was already ${state}`;
+    const why = state !== undefined ? `it was already ${state}` : this.running.has(callId) ? 'it is being decided' : 'its tool needs no approval';
     throw new VigilError('TOOL_CALL_NOT_PENDING', `Tool call ${callId} is not waiting for approval: ${why}.`, {
       data: { callId, ...(state === undefined ? {} : { state }) },
     });
