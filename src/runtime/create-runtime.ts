@@ -16,6 +16,7 @@ import { EventBus } from '../events/event-bus.js';
 import { EventJournal } from '../subsystems/journal/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
+import { sealStore } from '../subsystems/store/store-seal.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
 import { OfflineThinker } from '../subsystems/thinking/offline-thinker.js';
 import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
@@ -66,8 +67,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // Before touching the data dir: an unknown model's price is a configuration error, not a half-started daemon.
   const thinker = options.thinker ?? (await createThinker(config));
   const ownsDb = options.db === undefined;
-  const db = options.db ?? (await openVigilDb(config.dataDir));
+  const storeDb = options.db ?? (await openVigilDb(config.dataDir));
+  let db: VigilDb = storeDb;
   try {
+    // Every store below writes through `db`: with VIGIL_CHECKPOINT_KEY, a database that seals each value first.
+    const sealing = await sealStore(storeDb, config.checkpointKey, { closeInner: ownsDb, dataDir: config.dataDir });
+    db = sealing.db;
+    if (sealing.report.resealed > 0) log.info(sealing.report, 'data dir sealed: values written before VIGIL_CHECKPOINT_KEY was set are now encrypted');
     let runtime: Runtime | undefined;
     const ownsBus = options.bus === undefined;
     const currentBeat = () => runtime?.beatCount ?? 0;
@@ -193,6 +199,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         await journal.detach();
         if (ownsBus) bus.close();
         await seq.flush().catch(() => undefined);
+        // The sealing database closes the one under it only when the runtime opened that one itself.
         if (ownsDb) await db.close();
       },
     });

@@ -11,7 +11,11 @@ export type VigilDb = AbstractLevel<string | Buffer | Uint8Array, string, string
 /** One operation of an atomic batch on the root database, usually aimed at a sublevel via `sublevel`. */
 export type VigilBatchOp = AbstractBatchOperation<VigilDb, string, unknown>;
 
-/** The sublevel names in use, listed once so two modules never share a prefix by accident. */
+/**
+ * The sublevel names in use, listed once so two modules never share a prefix by accident. With VIGIL_CHECKPOINT_KEY
+ * every value is sealed (`sealed-level.ts`) but keys are stored as they are: a key must never hold user text (use
+ * ids, seqs, dates), only values may.
+ */
 export const SUBLEVELS = {
   checkpointBodies: 'checkpoint-body',
   checkpointIndex: 'checkpoint-index',
@@ -25,6 +29,8 @@ export const SUBLEVELS = {
   budgetLedger: 'budget-ledger',
   turnTimers: 'turn-timers',
   toolCalls: 'tool-calls',
+  /** The seal canary: present when the data dir is sealed, and with which key. */
+  storeMeta: 'store-meta',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.
