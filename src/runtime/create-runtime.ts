@@ -32,6 +32,7 @@ import { logWarningEvents } from './event-log.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
 import { Runtime } from './runtime.js';
+import { RetentionKeeper } from './retention-keeper.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
 export interface RuntimeOptions {
@@ -143,9 +144,23 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.mcp?.createTransport === undefined ? {} : { createTransport: options.mcp.createTransport }),
     });
     // Before the first think: calls a crash cut short are reported (once) and never run again.
-    const toolCalls = new DurableToolCaller({ hub: tools, log: await ToolCallLog.open(db), journal, bus, clock, logger: log });
+    const toolCallLog = await ToolCallLog.open(db);
+    const toolCalls = new DurableToolCaller({ hub: tools, log: toolCallLog, journal, bus, clock, logger: log });
     await toolCalls.recover();
     thinker.useTools?.(toolCalls);
+    // Hourly, on a beat: every append-only record pruned to its retention (README, "Retention").
+    const retention = new RetentionKeeper(
+      { db, checkpoints: store, conversation, ledger, swarmResults, toolCalls: toolCallLog },
+      {
+        conversationMaxMessages: config.conversationMaxMessages,
+        ledgerChargeDays: config.ledgerChargeDays,
+        toolCallRetentionDays: config.toolCallRetentionDays,
+        timezone: config.timezone,
+      },
+      clock,
+      log,
+    );
+    retention.attach(bus);
     const ids = createIdFactory(clock);
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);
@@ -195,6 +210,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       close: async () => {
         // First: no MCP server process outlives the runtime, whatever fails after.
         await tools.stop();
+        await retention.detach();
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();

@@ -4,7 +4,7 @@
  * as ciphertext. Keys pass through as they are (they must hold no user text: see SUBLEVELS).
  */
 import { AbstractIterator, AbstractLevel } from 'abstract-level';
-import type { VigilDb } from './vigil-db.js';
+import { compactVigilDb, type VigilDb } from './vigil-db.js';
 import { isSealedValue, type ValueCipher } from './value-cipher.js';
 
 type Format = 'utf8' | 'buffer' | 'view';
@@ -44,7 +44,6 @@ type Loose = {
   batch(ops: object[], options: object): Promise<void>;
   clear(options: object): Promise<void>;
   iterator(options: object): InnerIterator;
-  compactRange?(start: Buffer, end: Buffer, options: object): Promise<void>;
 };
 interface InnerIterator {
   next(): Promise<[Encoded, Buffer | undefined] | undefined>;
@@ -97,7 +96,7 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
    * the key, pruned records) leave the table files; a no-op on a database without `compactRange` (memory-level).
    */
   async compactAll(): Promise<void> {
-    await this.#inner.compactRange?.(Buffer.of(0x00), Buffer.alloc(8, 0xff), { keyEncoding: 'buffer' });
+    await compactVigilDb(this.#innerDb);
   }
 
   async _open(): Promise<void> {

@@ -41,6 +41,20 @@ export function writeSyncBatch(db: VigilDb, ops: VigilBatchOp[]): Promise<void> 
   return db.batch<string, unknown>(ops, SYNC_WRITE);
 }
 
+/**
+ * Compacts the whole key range, so deleted and overwritten versions (pruned records, plaintext from before a key)
+ * leave LevelDB's log and table files; a no-op on a database that cannot (memory-level).
+ */
+export async function compactVigilDb(db: VigilDb): Promise<void> {
+  const compactable = db as unknown as {
+    compactAll?: () => Promise<void>;
+    compactRange?: (start: Buffer, end: Buffer, options: { keyEncoding: 'buffer' }) => Promise<void>;
+  };
+  if (compactable.compactAll !== undefined) return compactable.compactAll();
+  // Every key Vigil writes is printable ASCII, so these bounds cover the whole database.
+  await compactable.compactRange?.(Buffer.of(0x00), Buffer.alloc(8, 0xff), { keyEncoding: 'buffer' });
+}
+
 /** The location of the LevelDB files inside a data dir. */
 export function vigilDbLocation(dataDir: string): string {
   return join(dataDir, 'db');
