@@ -15,6 +15,8 @@ import { differenceCheck, ratioInfo, renderReport, sanity, type BenchOutcome, ty
 export interface SendLatencyOptions {
   sends: number;
   warmup: number;
+  /** Extra environment for the daemon (e.g. `VIGIL_CHECKPOINT_KEY`, for the sealed-store bench's comparison). */
+  env?: Record<string, string>;
 }
 
 /** The load `npm run bench` uses. */
@@ -147,7 +149,7 @@ export async function sendLatencyBench(options: SendLatencyOptions = DEFAULT_SEN
     let client: VigilClient | undefined;
     try {
       const bootStarted = performance.now();
-      daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', 'offline'], { VIGIL_TOKEN: TOKEN, VIGIL_BEAT_MS: String(BEAT_MS) });
+      daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', 'offline'], { VIGIL_TOKEN: TOKEN, VIGIL_BEAT_MS: String(BEAT_MS), ...options.env });
       const listening = await daemon.waitFor((l) => l.msg === 'gateway listening', 60_000, 'gateway listening');
       const bootMs = performance.now() - bootStarted;
       client = await connect({ url: String(listening.url), token: TOKEN, reconnect: false });

@@ -50,7 +50,8 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     const code = isVigilError(err) ? err.code : 'INTERNAL';
     log.error({ code, err: describeError(err) }, 'cannot start');
     io.stderr(`vigil: ${describeError(err)}`);
-    return code === 'CONFIG_INVALID' ? 2 : 1;
+    // A wrong or missing VIGIL_CHECKPOINT_KEY for a sealed data dir is a configuration error, like an invalid value.
+    return code === 'CONFIG_INVALID' || code === 'STORE_KEY_INVALID' ? 2 : 1;
   }
   runtime.start();
   const status = runtime.status();

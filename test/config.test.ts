@@ -75,6 +75,9 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['wmCapacity', 7],
     ['swarmConcurrency', 3],
     ['eventJournalSize', 10000],
+    ['conversationMaxMessages', 10000],
+    ['ledgerChargeDays', 30],
+    ['toolCallRetentionDays', 30],
     ['maxSubscriptions', 16],
     ['subscriberBuffer', 1000],
     ['busyStrategy', 'interrupt'],
@@ -176,6 +179,12 @@ describe('loadConfig', () => {
     ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":1}}'],
     ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":-1,"outputPerMTok":2,"cacheWritePerMTok":1,"cacheReadPerMTok":1}}'],
     ['ANTHROPIC_BASE_URL', 'ftp://example.com'],
+    ['VIGIL_CONVERSATION_MAX_MESSAGES', '99'],
+    ['VIGIL_CONVERSATION_MAX_MESSAGES', 'all'],
+    ['VIGIL_LEDGER_CHARGE_DAYS', '0'],
+    ['VIGIL_LEDGER_CHARGE_DAYS', '1.5'],
+    ['VIGIL_TOOL_CALL_RETENTION_DAYS', '0'],
+    ['VIGIL_TOOL_CALL_RETENTION_DAYS', '3651'],
   ])('rejects %s=%j with CONFIG_INVALID naming the variable and the value', (variable, value) => {
     const err = caught(() => loadConfig({ [variable]: value }));
     expect(err.code).toBe('CONFIG_INVALID');

@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   STORE_IO: 'STORE_IO',
   /** The data dir's LevelDB files are damaged (missing or corrupt table, MANIFEST or CURRENT); `vigil run --repair` salvages what it can. */
   STORE_CORRUPT: 'STORE_CORRUPT',
+  /** The data dir is sealed and `VIGIL_CHECKPOINT_KEY` is unset or another key: the daemon refuses to start (exit 2) rather than cold-start. */
+  STORE_KEY_INVALID: 'STORE_KEY_INVALID',
   /** No checkpoint with that id exists. */
   CHECKPOINT_NOT_FOUND: 'CHECKPOINT_NOT_FOUND',
   /** A stored checkpoint failed to decompress, parse, validate or migrate. */

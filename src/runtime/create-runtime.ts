@@ -16,6 +16,7 @@ import { EventBus } from '../events/event-bus.js';
 import { EventJournal } from '../subsystems/journal/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
+import { sealStore } from '../subsystems/store/store-seal.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
 import { OfflineThinker } from '../subsystems/thinking/offline-thinker.js';
 import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
@@ -31,6 +32,7 @@ import { logWarningEvents } from './event-log.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
 import { Runtime } from './runtime.js';
+import { RetentionKeeper } from './retention-keeper.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
 export interface RuntimeOptions {
@@ -66,8 +68,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // Before touching the data dir: an unknown model's price is a configuration error, not a half-started daemon.
   const thinker = options.thinker ?? (await createThinker(config));
   const ownsDb = options.db === undefined;
-  const db = options.db ?? (await openVigilDb(config.dataDir));
+  const storeDb = options.db ?? (await openVigilDb(config.dataDir));
+  let db: VigilDb = storeDb;
   try {
+    // Every store below writes through `db`: with VIGIL_CHECKPOINT_KEY, a database that seals each value first.
+    const sealing = await sealStore(storeDb, config.checkpointKey, { closeInner: ownsDb, dataDir: config.dataDir });
+    db = sealing.db;
+    if (sealing.report.resealed > 0) log.info(sealing.report, 'data dir sealed: values written before VIGIL_CHECKPOINT_KEY was set are now encrypted');
     let runtime: Runtime | undefined;
     const ownsBus = options.bus === undefined;
     const currentBeat = () => runtime?.beatCount ?? 0;
@@ -137,9 +144,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.mcp?.createTransport === undefined ? {} : { createTransport: options.mcp.createTransport }),
     });
     // Before the first think: calls a crash cut short are reported (once) and never run again.
+    const toolCallLog = await ToolCallLog.open(db);
     const toolCalls = new DurableToolCaller({
       hub: tools,
-      log: await ToolCallLog.open(db),
+      log: toolCallLog,
       journal,
       bus,
       clock,
@@ -149,6 +157,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
     await toolCalls.recover();
     thinker.useTools?.(toolCalls);
+    // Hourly, on a beat: every append-only record pruned to its retention (README, "Retention").
+    const retention = new RetentionKeeper(
+      { db, checkpoints: store, conversation, ledger, swarmResults, toolCalls: toolCallLog },
+      {
+        conversationMaxMessages: config.conversationMaxMessages,
+        ledgerChargeDays: config.ledgerChargeDays,
+        toolCallRetentionDays: config.toolCallRetentionDays,
+        timezone: config.timezone,
+      },
+      clock,
+      log,
+    );
+    retention.attach(bus);
     const ids = createIdFactory(clock);
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);
@@ -200,10 +221,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       close: async () => {
         // First: no MCP server process outlives the runtime, whatever fails after.
         await tools.stop();
+        await retention.detach();
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();
         await seq.flush().catch(() => undefined);
+        // The sealing database closes the one under it only when the runtime opened that one itself.
         if (ownsDb) await db.close();
       },
     });

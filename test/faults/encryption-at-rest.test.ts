@@ -1,7 +1,9 @@
 /**
- * Encryption at rest (VIGIL_CHECKPOINT_KEY): checkpoint bodies sealed with AES-256-GCM, the id bound as AAD; a wrong
- * or missing key is CHECKPOINT_KEY_INVALID, skipped at boot as corrupt and never the cause of lost history; export
- * files hold the plaintext checkpoint, so an agent moves between stores with different keys or none.
+ * Encryption at rest (VIGIL_CHECKPOINT_KEY): checkpoint bodies sealed with AES-256-GCM, the id bound as AAD; in the
+ * checkpoint store a wrong or missing key is CHECKPOINT_KEY_INVALID, skipped as corrupt and never the cause of lost
+ * history; a runtime on a sealed data dir refuses to boot under another key or none (STORE_KEY_INVALID, exit 2); every
+ * stored value is sealed, so no text of the agent's reaches a file; export files hold the plaintext checkpoint, so an
+ * agent moves between stores with different keys or none.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,6 +28,8 @@ import { ConversationLog } from '../../src/subsystems/conversation/conversation-
 import { EventBus } from '../../src/events/event-bus.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { openVigilDb, SUBLEVELS, type VigilDb } from '../../src/subsystems/store/vigil-db.js';
+import { sealStore } from '../../src/subsystems/store/store-seal.js';
+import { isSealedValue } from '../../src/subsystems/store/value-cipher.js';
 import { makeCheckpoint } from '../fixtures/checkpoint.fixture.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import { ScriptedThinker } from '../fixtures/scripted-thinker.js';
@@ -300,9 +304,12 @@ describe('encryption at rest: a runtime with VIGIL_CHECKPOINT_KEY', () => {
       const created = h.runtime.createCheckpoint();
       await h.advance(1000);
       const { id } = await created;
-      const store = new CheckpointStore(h.db, h.clock, { key: KEY_A });
+      // Read below the sealing layer: a body is sealed as a checkpoint, and that again as a stored value.
+      const { db: sealed } = await sealStore(h.db, KEY_A, { closeInner: false });
+      const store = new CheckpointStore(sealed, h.clock, { key: KEY_A });
       await store.open();
       expect(isSealed((await store.loadRaw(id)).bytes)).toBe(true);
+      expect(isSealedValue((await bodiesOf(h.db).get(id))!)).toBe(true);
     } finally {
       await h.runtime.stop();
     }
@@ -325,14 +332,14 @@ describe('encryption at rest: a runtime with VIGIL_CHECKPOINT_KEY', () => {
     await h.stop();
     await db.close();
     const disk = await allBytes(dir);
-    expect(disk.includes(Buffer.from('remember the code'))).toBe(true); // the conversation log: not sealed (see README)
+    // The scan sees what is in the clear (sublevel names are keys), so its silence about the texts means something.
+    expect(disk.includes(Buffer.from(`!${SUBLEVELS.conversation}!`))).toBe(true);
+    expect(disk.includes(Buffer.from('remember the code'))).toBe(false);
     expect(disk.includes(Buffer.from(MARKERS[1]!))).toBe(false);
   });
 
-  // Known limit, documented in the README: only checkpoint bodies are sealed. The event journal keeps `goal.added`
-  // (with the title), `agent.message` and `agent.reply` in the clear, and the conversation log its messages. When
-  // those are sealed too, this starts passing: drop `.fails`.
-  it.fails('keeps goal titles out of every file of its data dir', async () => {
+  // The event journal holds `goal.added` with the title: every value of the store is sealed, the journal's too.
+  it('keeps goal titles out of every file of its data dir', async () => {
     const dir = await tempDir();
     const db = await openVigilDb(dir);
     const h = await startRuntime({ db, config: { checkpointKey: KEY_A } });
@@ -343,32 +350,37 @@ describe('encryption at rest: a runtime with VIGIL_CHECKPOINT_KEY', () => {
     expect((await allBytes(dir)).includes(Buffer.from(MARKERS[0]!))).toBe(false);
   });
 
-  it('cold-starts with checkpoint.corrupt warnings naming the key under another key, and the right key brings the agent back', async () => {
+  it('refuses to boot under another key or none (STORE_KEY_INVALID, nothing written), and the right key brings the agent back', async () => {
     const db = new MemoryLevel() as unknown as VigilDb;
     const first = await startRuntime({ db, config: { checkpointKey: KEY_A } });
     first.runtime.addGoal({ title: MARKERS[0]!, priority: 5 });
     await first.advance(6000);
     await first.stop();
     const newestA = (await first.runtime.listCheckpoints({ limit: 1 }))[0]!.id;
+    const before = await db.iterator({ valueEncoding: 'view' }).all();
 
-    const { log, records } = recordingLogger();
-    const wrong = await startRuntime({ db, logger: log, clock: first.clock, config: { checkpointKey: KEY_B } });
-    expect(wrong.runtime.status().restoredFrom).toBeNull();
-    expect(wrong.runtime.listGoals()).toEqual([]);
-    // Skipped during createRuntime, before anyone could subscribe: the log (and the journal) have them.
-    const corrupt = records.filter((r) => r.msg === 'checkpoint.corrupt');
-    expect(corrupt.length).toBeGreaterThan(0);
-    for (const line of corrupt) {
-      expect(line.level).toBe(LEVELS.warn);
-      expect(line['reason']).toMatch(/sealed with another key .* than VIGIL_CHECKPOINT_KEY/);
+    for (const key of [KEY_B, undefined]) {
+      const err = await caught(startRuntime({ db, clock: first.clock, config: { checkpointKey: key } }));
+      expect(err.code).toBe('STORE_KEY_INVALID');
+      expect(err.message).toMatch(key === undefined ? /is sealed \(key id [0-9a-f]{8}\) but VIGIL_CHECKPOINT_KEY is not set/ : /sealed with another key .* than VIGIL_CHECKPOINT_KEY/);
     }
-    await wrong.advance(3000);
-    await wrong.stop();
+    // Not a cold start that goes on to checkpoint over the agent: the store is as the first run left it.
+    expect(await db.iterator({ valueEncoding: 'view' }).all()).toEqual(before);
 
     const right = await startRuntime({ db, clock: first.clock, config: { checkpointKey: KEY_A } });
-    // The wrong-key run's own checkpoints are newer: skipped, and the agent comes back from A's newest.
     expect(right.runtime.status().restoredFrom).toBe(newestA);
     expect(right.runtime.listGoals().map((g) => g.title)).toEqual([MARKERS[0]]);
     await right.stop();
+  });
+
+  it('exits 2 naming VIGIL_CHECKPOINT_KEY when the data dir is sealed with another key', async () => {
+    const dataDir = await tempDir();
+    const db = await openVigilDb(dataDir);
+    await sealStore(db, KEY_A, { closeInner: false });
+    await db.close();
+    const lines: string[] = [];
+    const code = await runDaemon([], { env: { VIGIL_CHECKPOINT_KEY: KEY_B, VIGIL_DATA_DIR: dataDir, VIGIL_LOG_LEVEL: 'silent' }, stderr: (line) => lines.push(line) });
+    expect(code).toBe(2);
+    expect(lines.join('\n')).toMatch(new RegExp(`is sealed with another key \\(key id ${KEY_ID_A}\\) than VIGIL_CHECKPOINT_KEY \\(key id ${KEY_ID_B}\\)`));
   });
 });

@@ -100,6 +100,21 @@ export class BudgetLedger {
   }
 
 
+  /**
+   * Retention: drops the per-think charges of days before `chargesFromDay` (each day's total keeps their sum) and the
+   * day totals before `totalsFromDay`; returns how many records went. Callers pass days before today: today's total,
+   * the one the budget is read from at boot (CONTRACT §6), is never touched.
+   */
+  compact(chargesFromDay: string, totalsFromDay: string): Promise<number> {
+    return this.serial.run(async () => {
+      const charges = await this.ledger.keys({ gte: 'charge:', lt: `charge:${chargesFromDay}` }).all();
+      const days = await this.ledger.keys({ gte: 'day:', lt: `day:${totalsFromDay}` }).all();
+      const stale = [...charges, ...days];
+      if (stale.length > 0) await writeSyncBatch(this.db, stale.map((key) => ({ type: 'del' as const, sublevel: this.ledger, key })));
+      return stale.length;
+    });
+  }
+
   /** Drops charges and totals of days before `oldestKeptDay`, keeping the ledger bounded. */
   prune(oldestKeptDay: string): Promise<void> {
     return this.serial.run(async () => {

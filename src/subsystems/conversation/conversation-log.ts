@@ -168,6 +168,36 @@ export class ConversationLog {
     });
   }
 
+  /**
+   * Retention: deletes the oldest live entries beyond the newest `keepNewest`, but none above seq `notAbove` (what a
+   * stored checkpoint would replay on restore) nor above the watermark (messages not yet seen by the heartbeat); and
+   * every archive whose newest entry lies at or below the same cut. Returns how many entries went.
+   */
+  async pruneOldest(keepNewest: number, notAbove: number): Promise<number> {
+    this.assertOpen('pruneOldest');
+    return this.exclusive(async () => {
+      try {
+        const newest = await this.log.keys({ reverse: true, limit: nonNegative(keepNewest) + 1 }).all();
+        const boundary = newest.length > nonNegative(keepNewest) ? Number(newest[newest.length - 1]) : 0;
+        const cut = Math.min(boundary, notAbove, this.watermark());
+        if (cut <= 0) return 0;
+        const live = await this.log.keys({ lte: conversationSeqKey(cut) }).all();
+        const ops: VigilBatchOp[] = live.map((key) => ({ type: 'del', sublevel: this.log, key }));
+        for (const summary of await this.archives.values().all()) {
+          const archive = ConversationArchiveSchema.safeParse(summary);
+          if (!archive.success || archive.data.lastSeq > cut) continue;
+          const id = archive.data.archiveId;
+          const entries = await this.archive.keys({ gt: id + ARCHIVE_SEPARATOR, lt: id + String.fromCharCode(ARCHIVE_SEPARATOR.charCodeAt(0) + 1) }).all();
+          ops.push(...entries.map((key): VigilBatchOp => ({ type: 'del', sublevel: this.archive, key })), { type: 'del', sublevel: this.archives, key: id });
+        }
+        for (let i = 0; i < ops.length; i += 1000) await writeSyncBatch(this.db, ops.slice(i, i + 1000));
+        return ops.filter((op) => op.sublevel !== this.archives).length;
+      } catch (err) {
+        throw toStoreError(err, `prune the conversation log up to seq ${notAbove}`);
+      }
+    });
+  }
+
   /** Every archive's summary, ordered by archive id. */
   async listArchives(): Promise<ConversationArchive[]> {
     try {

@@ -11,7 +11,11 @@ export type VigilDb = AbstractLevel<string | Buffer | Uint8Array, string, string
 /** One operation of an atomic batch on the root database, usually aimed at a sublevel via `sublevel`. */
 export type VigilBatchOp = AbstractBatchOperation<VigilDb, string, unknown>;
 
-/** The sublevel names in use, listed once so two modules never share a prefix by accident. */
+/**
+ * The sublevel names in use, listed once so two modules never share a prefix by accident. With VIGIL_CHECKPOINT_KEY
+ * every value is sealed (`sealed-level.ts`) but keys are stored as they are: a key must never hold user text (use
+ * ids, seqs, dates), only values may.
+ */
 export const SUBLEVELS = {
   checkpointBodies: 'checkpoint-body',
   checkpointIndex: 'checkpoint-index',
@@ -25,6 +29,8 @@ export const SUBLEVELS = {
   budgetLedger: 'budget-ledger',
   turnTimers: 'turn-timers',
   toolCalls: 'tool-calls',
+  /** The seal canary: present when the data dir is sealed, and with which key. */
+  storeMeta: 'store-meta',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.
@@ -33,6 +39,20 @@ const SYNC_WRITE = { sync: true } as AbstractBatchOptions<string, unknown> & { s
 /** Commits `ops` atomically and durably: LevelDB fsyncs its log before the promise resolves. */
 export function writeSyncBatch(db: VigilDb, ops: VigilBatchOp[]): Promise<void> {
   return db.batch<string, unknown>(ops, SYNC_WRITE);
+}
+
+/**
+ * Compacts the whole key range, so deleted and overwritten versions (pruned records, plaintext from before a key)
+ * leave LevelDB's log and table files; a no-op on a database that cannot (memory-level).
+ */
+export async function compactVigilDb(db: VigilDb): Promise<void> {
+  const compactable = db as unknown as {
+    compactAll?: () => Promise<void>;
+    compactRange?: (start: Buffer, end: Buffer, options: { keyEncoding: 'buffer' }) => Promise<void>;
+  };
+  if (compactable.compactAll !== undefined) return compactable.compactAll();
+  // Every key Vigil writes is printable ASCII, so these bounds cover the whole database.
+  await compactable.compactRange?.(Buffer.of(0x00), Buffer.alloc(8, 0xff), { keyEncoding: 'buffer' });
 }
 
 /** The location of the LevelDB files inside a data dir. */

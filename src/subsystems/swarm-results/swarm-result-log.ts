@@ -36,6 +36,21 @@ export class SwarmResultLog {
     });
   }
 
+  /**
+   * Retention: forgets outcomes of tasks that finished before `finishedBefore` (no stored checkpoint can still show
+   * them queued or running; see RetentionKeeper); returns how many went.
+   */
+  async forgetFinishedBefore(finishedBefore: number): Promise<number> {
+    const stale: string[] = [];
+    for await (const [key, value] of this.results.iterator()) {
+      const parsed = SwarmResultRecordSchema.safeParse(value);
+      // An unreadable record can help no restore: it goes too.
+      if (!parsed.success || parsed.data.finishedAt < finishedBefore) stale.push(key);
+    }
+    if (stale.length > 0) await this.results.batch(stale.map((key) => ({ type: 'del' as const, key })));
+    return stale.length;
+  }
+
   /** Forgets outcomes of tasks no longer referenced, keeping the log bounded. */
   async forgetExcept(keepTaskIds: ReadonlySet<string>): Promise<number> {
     const stale: string[] = [];

@@ -1,4 +1,4 @@
-/** The ToolCallLog: every MCP tool call's intent (synced before the call) and result (written after), newest N kept. */
+/** The ToolCallLog: every MCP tool call's intent (synced before the call) and result (written after); the newest N ended calls kept, and calls of unknown outcome always. */
 import { ToolCallRecordSchema, type ToolCallRecord, type ToolCallResult } from '../../protocol/tool-call.schema.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 
@@ -25,6 +25,8 @@ export class ToolCallLog {
   private readonly calls;
   /** Positions by callId, oldest first (Map keeps insertion order). */
   private readonly positions = new Map<string, number>();
+  /** Calls whose outcome is not known yet (an intent without a result, not reported as interrupted): never pruned. */
+  private readonly unresolved = new Set<string>();
   private next = 1;
   private writes: Promise<unknown> = Promise.resolve();
 
@@ -44,6 +46,7 @@ export class ToolCallLog {
         const position = Number(key);
         log.next = Math.max(log.next, position + 1);
         if (record.success) log.positions.set(record.data.callId, position);
+        if (record.success && isUnresolved(record.data)) log.unresolved.add(record.data.callId);
       }
     } catch (err) {
       throw toStoreError(err, 'read the tool call log');
@@ -78,11 +81,16 @@ export class ToolCallLog {
     return this.serial('record a tool call intent', () => {
       const position = this.next++;
       this.positions.set(record.callId, position);
+      if (isUnresolved(record)) this.unresolved.add(record.callId);
       const prune: VigilBatchOp[] = [];
-      while (this.positions.size > this.maxCalls) {
-        const [oldestId, oldest] = this.positions.entries().next().value as [string, number];
-        this.positions.delete(oldestId);
+      let excess = this.positions.size - this.maxCalls;
+      // Oldest first, skipping calls whose outcome is still unknown: recovery needs their intent after a crash.
+      for (const [callId, oldest] of this.positions) {
+        if (excess <= 0) break;
+        if (this.unresolved.has(callId)) continue;
+        this.positions.delete(callId);
         prune.push({ type: 'del', sublevel: this.calls, key: keyOf(oldest) });
+        excess -= 1;
       }
       return [{ type: 'put', sublevel: this.calls, key: keyOf(position), value: record }, ...prune, ...extra];
     });
@@ -103,10 +111,31 @@ export class ToolCallLog {
     return this.update(record.callId, record, extra, 'record a tool call approval');
   }
 
+  /**
+   * Retention: deletes the records of calls that ended (a result, or reported as interrupted) before `endedBefore`
+   * (by their intent's time); calls whose outcome is unknown are kept whatever their age. Returns how many went.
+   */
+  async pruneResolvedBefore(endedBefore: number): Promise<number> {
+    let pruned = 0;
+    await this.serialAsync('prune old tool calls', async () => {
+      const ops: VigilBatchOp[] = [];
+      for await (const [key, value] of this.calls.iterator()) {
+        const record = ToolCallRecordSchema.safeParse(value);
+        if (record.success && (isUnresolved(record.data) || record.data.at >= endedBefore)) continue;
+        ops.push({ type: 'del', sublevel: this.calls, key });
+        if (record.success) this.positions.delete(record.data.callId);
+      }
+      pruned = ops.length;
+      return ops;
+    });
+    return pruned;
+  }
+
   private update(callId: string, record: ToolCallRecord, extra: VigilBatchOp[], what: string, sync = SYNCED): Promise<void> {
     return this.serial(
       what,
       () => {
+        if (!isUnresolved(record)) this.unresolved.delete(callId);
         const position = this.positions.get(callId);
         // Pruned meanwhile (a burst of newer calls): only the event is written.
         if (position === undefined) return extra;
@@ -117,9 +146,14 @@ export class ToolCallLog {
   }
 
   private serial(what: string, ops: () => VigilBatchOp[], sync = SYNCED): Promise<void> {
+    return this.serialAsync(what, async () => ops(), sync);
+  }
+
+  private serialAsync(what: string, ops: () => Promise<VigilBatchOp[]>, sync = SYNCED): Promise<void> {
     const write = this.writes.then(async () => {
       try {
-        await (sync ? writeSyncBatch(this.db, ops()) : this.db.batch<string, unknown>(ops(), {}));
+        const batch = await ops();
+        if (batch.length > 0) await (sync ? writeSyncBatch(this.db, batch) : this.db.batch<string, unknown>(batch, {}));
       } catch (err) {
         throw toStoreError(err, what);
       }
@@ -127,4 +161,10 @@ export class ToolCallLog {
     this.writes = write.catch(() => undefined);
     return write;
   }
+}
+
+function isUnresolved(record: ToolCallRecord): boolean {
+  // A denied call ended without running once its turn was told; a call waiting for a decision has not ended.
+  if (record.approval?.state === 'denied') return record.approval.delivered !== true;
+  return record.result === undefined && record.interruptedReported !== true;
 }

@@ -1,0 +1,191 @@
+/**
+ * What sealing the whole store (VIGIL_CHECKPOINT_KEY) costs: the data dir's size after 100,000 conversation messages
+ * with and without the key, a synced conversation append and a checkpoint save with and without it (same run,
+ * interleaved), and a real daemon's send → reply latency with and without it.
+ * `node --import tsx bench/sealed-store.bench.ts` runs it alone (it is not part of `npm run bench`).
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createSimulatedClock } from '../src/shared/clock.js';
+import { CheckpointStore } from '../src/subsystems/checkpoint/checkpoint.store.js';
+import { ConversationLog, conversationSeqKey } from '../src/subsystems/conversation/conversation-log.js';
+import { sealStore } from '../src/subsystems/store/store-seal.js';
+import { ValueCipher } from '../src/subsystems/store/value-cipher.js';
+import { openVigilDb, SUBLEVELS, type VigilBatchOp, type VigilDb } from '../src/subsystems/store/vigil-db.js';
+import type { ConversationMessage } from '../src/protocol/conversation.schema.js';
+import { makeCheckpoint } from '../test/fixtures/checkpoint.fixture.js';
+import { median, percentile, withTempDir } from './bench-utils.js';
+import { ratioCheck, ratioInfo, renderReport, sanity, type BenchOutcome, type Check, type Detail, type Sanity } from './report.js';
+import { DEFAULT_SEND_LATENCY_OPTIONS, sendLatencyBench } from './send-latency.bench.js';
+
+/** How much to measure. */
+export interface SealedStoreOptions {
+  messages: number;
+  appends: number;
+  saves: number;
+  sends: number;
+}
+
+/** The load of a standalone run. */
+export const DEFAULT_SEALED_STORE_OPTIONS: SealedStoreOptions = { messages: 100_000, appends: 300, saves: 60, sends: 150 };
+
+const KEY = 'c3'.repeat(32);
+// Words of ordinary English, so LevelDB's snappy compression sees text like an agent's conversation.
+const WORDS = (
+  'the agent keeps a watch over the harbour and reports what it sees to the keeper every hour of the night, ' +
+  'noting ships that pass, weather that turns, lights that fail, and questions the keeper asks about tides, ' +
+  'supplies, repairs, letters from town, the budget for oil, and plans for the long winter ahead of them all'
+).split(' ');
+
+/** A deterministic message of 20 to 60 words. */
+function messageText(i: number): string {
+  let x = (i * 2654435761) >>> 0;
+  const next = () => (x = (Math.imul(x ^ (x >>> 15), 2246822507) + 0x9e3779b9) >>> 0);
+  const count = 20 + (next() % 41);
+  return Array.from({ length: count }, () => WORDS[next() % WORDS.length]).join(' ');
+}
+
+/** Bytes of every file under `dir`. */
+async function dirBytes(dir: string): Promise<number> {
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+  const sizes = await Promise.all(files.map(async (file) => (await stat(join(file.parentPath, file.name))).size));
+  return sizes.reduce((a, b) => a + b, 0);
+}
+
+async function openStore(dir: string, key: string | undefined): Promise<VigilDb> {
+  return (await sealStore(await openVigilDb(dir), key, { closeInner: true })).db;
+}
+
+/**
+ * Writes `count` messages in the conversation log's own layout (user and agent alternating), 1000 per batch (not
+ * synced: the bytes are what matter here), closes, and measures the data dir; then compacts and measures again.
+ */
+async function sizeAfter(dir: string, key: string | undefined, count: number): Promise<{ bytes: number; compacted: number; textBytes: number }> {
+  let db = await openStore(dir, key);
+  const log = db.sublevel<string, ConversationMessage>(SUBLEVELS.conversation, { valueEncoding: 'json' });
+  const at = Date.parse('2026-01-01T00:00:00Z');
+  let textBytes = 0;
+  for (let start = 1; start <= count; start += 1000) {
+    const ops: VigilBatchOp[] = [];
+    for (let seq = start; seq < start + 1000 && seq <= count; seq += 1) {
+      const text = messageText(seq);
+      textBytes += Buffer.byteLength(text);
+      const message: ConversationMessage = { seq, turnId: `turn-${String(Math.ceil(seq / 2)).padStart(10, '0')}`, role: seq % 2 === 1 ? 'user' : 'assistant', text, at: at + seq * 1000 };
+      ops.push({ type: 'put', sublevel: log, key: conversationSeqKey(seq), value: message });
+    }
+    await db.batch<string, unknown>(ops, {});
+  }
+  await db.close();
+  const bytes = await dirBytes(dir);
+  const inner = await openVigilDb(dir);
+  await (inner as unknown as { compactRange(a: Buffer, b: Buffer, o: object): Promise<void> }).compactRange(Buffer.of(0), Buffer.alloc(8, 0xff), { keyEncoding: 'buffer' });
+  await inner.close();
+  return { bytes, compacted: await dirBytes(dir), textBytes };
+}
+
+/** Median ms of each named async step, in interleaved rounds. */
+async function interleaved(steps: Record<string, () => Promise<unknown>>, rounds: number, warmup: number): Promise<Record<string, number[]>> {
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(steps).map((name) => [name, []]));
+  for (let round = 0; round < warmup + rounds; round += 1) {
+    for (const [name, step] of Object.entries(steps)) {
+      const start = performance.now();
+      await step();
+      if (round >= warmup) samples[name]!.push(performance.now() - start);
+    }
+  }
+  return samples;
+}
+
+/** Runs the benchmark. */
+export async function sealedStoreBench(options: SealedStoreOptions = DEFAULT_SEALED_STORE_OPTIONS): Promise<BenchOutcome> {
+  const checks: Check[] = [];
+  const details: Detail[] = [];
+  const sanityChecks: Sanity[] = [];
+  const ms = (value: number, what: string) => ({ value, unit: 'ms', what });
+
+  // 1. Size after N messages.
+  const plainSize = await withTempDir('sealed-size-plain', (dir) => sizeAfter(dir, undefined, options.messages));
+  const sealedSize = await withTempDir('sealed-size-key', (dir) => sizeAfter(dir, KEY, options.messages));
+  checks.push(
+    ratioInfo('sealed-store.size', `data dir after ${options.messages} messages: with key / without`, { value: sealedSize.bytes, unit: 'B', what: 'sealed' }, { value: plainSize.bytes, unit: 'B', what: 'plain' }),
+    ratioInfo('sealed-store.size-compacted', 'the same, after a full compaction: with key / without', { value: sealedSize.compacted, unit: 'B', what: 'sealed' }, { value: plainSize.compacted, unit: 'B', what: 'plain' }),
+  );
+  details.push(
+    { label: 'message text alone', value: plainSize.textBytes / 2 ** 20, unit: 'MiB' },
+    { label: 'data dir without key', value: plainSize.bytes / 2 ** 20, unit: 'MiB' },
+    { label: 'data dir with key', value: sealedSize.bytes / 2 ** 20, unit: 'MiB' },
+    { label: 'data dir without key, compacted', value: plainSize.compacted / 2 ** 20, unit: 'MiB' },
+    { label: 'data dir with key, compacted', value: sealedSize.compacted / 2 ** 20, unit: 'MiB' },
+  );
+
+  // 2. The hot path's writes: a synced conversation append and a checkpoint save, with and without the key.
+  await withTempDir('sealed-hot', async (root) => {
+    const plainDb = await openStore(join(root, 'plain'), undefined);
+    const sealedDb = await openStore(join(root, 'sealed'), KEY);
+    try {
+      const clock = createSimulatedClock();
+      const logs = [new ConversationLog(plainDb), new ConversationLog(sealedDb)] as const;
+      await Promise.all(logs.map((log) => log.open()));
+      const stores = [new CheckpointStore(plainDb, clock), new CheckpointStore(sealedDb, clock, { key: KEY })] as const;
+      await Promise.all(stores.map((store) => store.open()));
+      let n = 0;
+      const append = (log: ConversationLog) => () => log.append({ turnId: `turn-${n}`, role: 'user', text: messageText((n += 1)), at: clock.now() });
+      const appendMs = await interleaved({ plain: append(logs[0]), sealed: append(logs[1]) }, options.appends, 20);
+      const save = (store: CheckpointStore) => () => store.save(makeCheckpoint({ id: store.newId() }), 10);
+      const saveMs = await interleaved({ plain: save(stores[0]), sealed: save(stores[1]) }, options.saves, 10);
+      const readMs = await interleaved({ plain: () => logs[0].readLast(100), sealed: () => logs[1].readLast(100) }, options.saves, 10);
+      const cipher = new ValueCipher(KEY);
+      const value = Buffer.from(JSON.stringify({ seq: 1, turnId: 'turn-1', role: 'user', text: messageText(1), at: 0 }));
+      const sealStart = performance.now();
+      for (let i = 0; i < 10_000; i += 1) cipher.open(Buffer.from('!conversation!0000000000000001'), cipher.seal(Buffer.from('!conversation!0000000000000001'), value));
+      const sealOpenUs = ((performance.now() - sealStart) * 1000) / 10_000;
+      checks.push(
+        ratioCheck('sealed-store.append', 'synced conversation append p50: with key / without', ms(median(appendMs.sealed!), 'sealed'), ms(median(appendMs.plain!), 'plain'), '<=', 1.2),
+        ratioCheck('sealed-store.checkpoint', 'checkpoint save p50: with key / without', ms(median(saveMs.sealed!), 'sealed'), ms(median(saveMs.plain!), 'plain'), '<=', 1.2),
+        ratioInfo('sealed-store.read', 'read of the last 100 messages p50: with key / without', ms(median(readMs.sealed!), 'sealed'), ms(median(readMs.plain!), 'plain')),
+      );
+      details.push(
+        { label: 'synced append p50 without key', value: median(appendMs.plain!), unit: 'ms' },
+        { label: 'synced append p50 with key', value: median(appendMs.sealed!), unit: 'ms' },
+        { label: 'synced append p99 with key', value: percentile(appendMs.sealed!, 99), unit: 'ms' },
+        { label: 'checkpoint save p50 without key', value: median(saveMs.plain!), unit: 'ms' },
+        { label: 'checkpoint save p50 with key', value: median(saveMs.sealed!), unit: 'ms' },
+        { label: 'seal + open of one ~300-byte message value', value: sealOpenUs, unit: 'µs' },
+      );
+      sanityChecks.push(sanity('both logs hold every append', (await logs[0].count()) === (await logs[1].count()), `${await logs[0].count()} / ${await logs[1].count()}`));
+    } finally {
+      await plainDb.close();
+      await sealedDb.close();
+    }
+  });
+
+  // 3. A real daemon's send → reply, with and without the key.
+  const sendOptions = { ...DEFAULT_SEND_LATENCY_OPTIONS, sends: options.sends };
+  const plainSend = await sendLatencyBench(sendOptions);
+  const sealedSend = await sendLatencyBench({ ...sendOptions, env: { VIGIL_CHECKPOINT_KEY: KEY } });
+  const p50 = (outcome: BenchOutcome) => outcome.details.find((d) => d.label === 'send → agent.reply p50')?.value ?? Number.NaN;
+  checks.push(ratioCheck('sealed-store.send-reply', 'daemon send → agent.reply p50: with key / without', ms(p50(sealedSend), 'sealed'), ms(p50(plainSend), 'plain'), '<=', 1.2));
+  for (const [label, outcome] of [['without key', plainSend], ['with key', sealedSend]] as const) {
+    for (const s of outcome.sanity) sanityChecks.push(sanity(`send bench ${label}: ${s.label}`, s.ok, s.detail));
+  }
+
+  return {
+    id: 'sealed-store',
+    title: 'Sealed store (VIGIL_CHECKPOINT_KEY): size and write cost',
+    checks,
+    details,
+    sanity: sanityChecks,
+    notes: [
+      'Every value is sealed with AES-256-GCM under a key derived once at start: 35 bytes per value (header, IV, tag), and no compression, since LevelDB\'s snappy cannot shrink ciphertext.',
+      'The size ratio is the price of sealing in bytes; retention (README, "Retention") bounds how many such values a data dir holds.',
+    ],
+  };
+}
+
+// `node --import tsx bench/sealed-store.bench.ts` runs it alone.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const started = performance.now();
+  const outcome = await sealedStoreBench();
+  const durationMs = performance.now() - started;
+  process.stdout.write(`${renderReport([{ ...outcome, durationMs }], durationMs)}\n`);
+}
