@@ -16,6 +16,10 @@ export type ExternalToolContent = { type: 'text'; text: string } | { type: 'imag
 export interface ExternalToolResult {
   readonly isError: boolean;
   readonly content: readonly ExternalToolContent[];
+  /** The durable call id (`tool.called`), when the call was made. */
+  readonly callId?: string;
+  /** What the server sent, in UTF-8 bytes of its JSON (`tool.completed`), when the call was made. */
+  readonly resultBytes?: number;
 }
 
 /** A call a crash left unknown, for the next think of its turn. */

@@ -95,7 +95,7 @@ export class DurableToolCaller implements ThinkTools {
       this.options.logger.error({ err: describeError(err), name, callId }, 'a tool call result could not be written');
     }
     bus.publish(completed);
-    return shaped.result;
+    return { ...shaped.result, callId, resultBytes: shaped.resultBytes };
   }
 
   /** At boot: every intent without a result is reported (`tool.interrupted`, once) and kept for its turn's next think. */
