@@ -89,6 +89,9 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['rpcRateLimit', 200],
     ['rpcRateBurst', 1000],
     ['checkpointKey', undefined],
+    ['traceContent', false],
+    ['traceMaxCount', 1000],
+    ['traceMaxAgeDays', 30],
 ];
 
 describe('loadConfig', () => {
@@ -176,6 +179,9 @@ describe('loadConfig', () => {
     ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":1}}'],
     ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":-1,"outputPerMTok":2,"cacheWritePerMTok":1,"cacheReadPerMTok":1}}'],
     ['ANTHROPIC_BASE_URL', 'ftp://example.com'],
+    ['VIGIL_TRACE_CONTENT', 'sometimes'],
+    ['VIGIL_TRACE_MAX_COUNT', '0'],
+    ['VIGIL_TRACE_MAX_AGE_DAYS', '-1'],
   ])('rejects %s=%j with CONFIG_INVALID naming the variable and the value', (variable, value) => {
     const err = caught(() => loadConfig({ [variable]: value }));
     expect(err.code).toBe('CONFIG_INVALID');

@@ -16,6 +16,8 @@ import { HeartbeatStatusSchema } from './heartbeat.schema.js';
 import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from './checkpoint-transfer.schema.js';
 import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
 import { ToolViewSchema } from './tools.schema.js';
+import { ThinkTraceSchema, ThinkTraceSummarySchema } from './think-trace.schema.js';
+import { ThinkIdParamsSchema, ThinksListParamsSchema } from './thinks.schema.js';
 import { VigilEventSchema } from './events.schema.js';
 import type { VigilErrorCode } from './error-codes.js';
 import {
@@ -113,6 +115,17 @@ export const RPC_METHODS = {
     'Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), whether its server is up and whether calls need approval.',
     none,
     z.array(ToolViewSchema),
+  ),
+  'thinks.list': method(
+    "The newest thinks' traces, newest first: why each ran, its model calls and tool calls, tokens and cost (the sums of its calls).",
+    ThinksListParamsSchema,
+    z.array(ThinkTraceSummarySchema),
+  ),
+  'thinks.get': method(
+    "One think's trace: its calls, tool calls and the prompt's sections with their token counts (their text only with VIGIL_TRACE_CONTENT=true).",
+    ThinkIdParamsSchema,
+    ThinkTraceSchema,
+    ['THINK_NOT_FOUND'],
   ),
   'rpc.discover': method('This OpenRPC document.', none, z.record(z.string(), z.unknown())),
 } as const;

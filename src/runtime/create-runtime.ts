@@ -23,6 +23,8 @@ import type { Thinker } from '../subsystems/thinking/thinker.js';
 import { DurableToolCaller } from '../subsystems/tools/durable-tool-caller.js';
 import { McpHub } from '../subsystems/tools/mcp-hub.js';
 import { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
+import { retention, ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
+import { ThinkTracer } from '../subsystems/traces/think-tracer.js';
 import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 import type { McpServerEntry } from '../protocol/mcp-config.schema.js';
@@ -141,6 +143,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await toolCalls.recover();
     thinker.useTools?.(toolCalls);
     const ids = createIdFactory(clock);
+    const traces = await ThinkTraceStore.open(db, retention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>
+      log.error({ err }, 'a think trace listener threw; tracing goes on'),
+    );
+    const traceIds = createIdFactory(clock, 'th-');
+    const newestTrace = traces.newestId();
+    if (newestTrace !== undefined) traceIds.observe(newestTrace);
+    const tracer = new ThinkTracer({ store: traces, ids: traceIds, includeContent: config.traceContent, bus, log, now: () => clock.now() });
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);
     if (newest !== undefined) ids.observe(newest.turnId.replace(/^[a-z]+-/, ''));
@@ -156,6 +165,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ledger,
       metrics,
       tools,
+      traces,
       db,
       ids,
       seed,
@@ -173,6 +183,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         closer: new TurnCloser(conversation, journal, bus),
         turnTimers,
         ledger,
+        traces: tracer,
         ids,
         runtimeVersion: VIGIL_VERSION,
         options: {

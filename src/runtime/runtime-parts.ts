@@ -14,6 +14,7 @@ import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import type { HeartbeatDeps, HeartbeatSeed } from '../heartbeat/heartbeat.types.js';
 import type { McpHub } from '../subsystems/tools/mcp-hub.js';
+import type { ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -29,6 +30,8 @@ export interface RuntimeParts {
   metrics: VigilMetrics;
   /** The MCP servers and the registry of their tools. */
   tools: McpHub;
+  /** The think traces (CONTRACT §10). */
+  traces: ThinkTraceStore;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

@@ -25,6 +25,9 @@ import { actorStates, getAffect, listMemory } from './facade/mind.facade.js';
 import { RestoreFacade } from './facade/restore.facade.js';
 import { heartbeatStatus } from './facade/status.facade.js';
 import { listTools } from './facade/tools.facade.js';
+import { getThink, listThinks, onThinkTrace } from './facade/thinks.facade.js';
+import type { ThinkTrace, ThinkTraceSummary } from '../protocol/think-trace.schema.js';
+import type { ThinksListParams } from '../protocol/thinks.schema.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
@@ -181,5 +184,20 @@ export class Runtime {
   /** `tools.list`: every MCP tool by name, whether its server is up and whether calls need approval. */
   listTools(): ToolView[] {
     return listTools(this.core);
+  }
+
+  /** `thinks.list`: the newest thinks' traces (calls, tool calls, totals), newest first, paging back with `before`. */
+  listThinks(params: ThinksListParams = {}): Promise<ThinkTraceSummary[]> {
+    return listThinks(this.core, params);
+  }
+
+  /** `thinks.get`: one think's trace with the prompt's sections; THINK_NOT_FOUND for an id not kept. */
+  getThink(id: string): Promise<ThinkTrace> {
+    return getThink(this.core, id);
+  }
+
+  /** Calls `listener` with each think's trace once stored (an exporter's hook); returns the function that stops it. */
+  onThinkTrace(listener: (trace: ThinkTrace) => void): () => void {
+    return onThinkTrace(this.core, listener);
   }
 }
