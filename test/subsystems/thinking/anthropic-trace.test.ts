@@ -76,7 +76,10 @@ describe('AnthropicThinker trace', () => {
 
   it('records a call that failed after its retries with its error, in the failed think\'s partial trace', async () => {
     api.enqueue(message([toolUse('remember', { content: 'x', salience: 0.5 })], { input_tokens: 10, output_tokens: 5 }), apiError(500, 'api_error', FAST), apiError(500, 'api_error', FAST));
-    const err = await thinker({ maxRetries: 1 }).think(userMessageInput('Hi!', NOW), live()).catch((e: unknown) => e as { code: string; data: { partial: ThinkResult } });
+    const err = (await thinker({ maxRetries: 1 }).think(userMessageInput('Hi!', NOW), live()).then(
+      () => ({ code: 'resolved', data: { partial: {} as ThinkResult } }),
+      (e: unknown) => e as { code: string; data: { partial: ThinkResult } },
+    ));
     expect(err.code).toBe('THINK_FAILED');
     const trace = err.data.partial.trace!;
     expect(trace.stopReason).toBe('error');
