@@ -66,7 +66,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const clock = options.clock ?? systemClock;
   const log = options.logger ?? silentLogger;
   // Before touching the data dir: an unknown model's price is a configuration error, not a half-started daemon.
-  const thinker = options.thinker ?? (await createThinker(config));
+  const thinker = options.thinker ?? (await createThinker(config, clock));
   const ownsDb = options.db === undefined;
   const db = options.db ?? (await openVigilDb(config.dataDir));
   try {
@@ -214,8 +214,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
 }
 
-/** The thinker the configuration asks for; the Anthropic SDK is loaded only for the Anthropic thinker. */
-export async function createThinker(config: VigilConfig): Promise<Thinker> {
+/** The thinker the configuration asks for; the Anthropic SDK is loaded only for the Anthropic thinker. `clock` times its traces. */
+export async function createThinker(config: VigilConfig, clock: Clock = systemClock): Promise<Thinker> {
   if (config.thinker === 'offline') {
     return new OfflineThinker({ model: 'offline', costPerThinkMicroUsd: usdToMicroUsd(config.offlineCostUsd) });
   }
@@ -229,6 +229,7 @@ export async function createThinker(config: VigilConfig): Promise<Thinker> {
     price,
     maxToolIterations: config.maxToolIterations,
     timeoutMs: config.anthropicTimeoutMs,
+    now: () => clock.now(),
   });
 }
 

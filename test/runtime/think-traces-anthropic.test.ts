@@ -57,6 +57,9 @@ describe('think traces with the Anthropic thinker (real SDK, fake Messages API)'
     expect(think).toMatchObject({ turnIds: [turnId], reason: 'user_message', model: 'claude-sonnet-5-5', stopReason: 'end_turn' });
     expect(think!.calls.map((c) => [c.retries, c.stopReason])).toEqual([[1, 'tool_use'], [0, 'end_turn']]);
     expect(think!.toolCalls).toMatchObject([{ name: 'reply', ok: true }]);
+    // Calls are timed on the runtime's clock (simulated here), like the think itself.
+    for (const call of think!.calls) expect(call.startedAt - think!.startedAt).toBeGreaterThanOrEqual(0);
+    for (const call of think!.calls) expect(call.startedAt - think!.startedAt).toBeLessThanOrEqual(1000);
     expectTotalsAreSums(think!);
     expect(think).toMatchObject({ inputTokens: 1050, outputTokens: 210, cacheWriteTokens: 3000, cacheReadTokens: 3000 });
     // The ledger's charge is the same money, rounded up once to a micro-dollar.
