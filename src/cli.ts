@@ -8,12 +8,13 @@ import { VIGIL_VERSION } from './shared/version.js';
 
 /** The whole help text; it quotes each client command's usage, so it loads those commands (help only). */
 async function usage(): Promise<string> {
-  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }] = await Promise.all([
+  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }, { THINKS_USAGE }] = await Promise.all([
     import('./client/commands/rpc.command.js'),
     import('./client/commands/events.command.js'),
     import('./client/commands/conversation.command.js'),
     import('./client/commands/checkpoints.command.js'),
     import('./client/commands/tools.command.js'),
+    import('./client/commands/thinks.command.js'),
   ]);
   return `usage: vigil <command>
 
@@ -33,6 +34,9 @@ commands:
       the MCP tools the agent may use: name, up or down, approval, description
   tools pending [--json] | approve CALL_ID | deny CALL_ID [--reason R]
       tool calls waiting for an operator's approval; approve runs one, deny refuses it (the agent is told why)
+  thinks list [--limit N] [--before ID] [--json] | thinks show ID [--json]
+      the traces of recent thinks: why each ran, its model and tool calls, tokens, cache ratio, cost;
+      show: one think's calls and prompt sections
   --version   print the version
   --help      print this help
 
@@ -43,7 +47,8 @@ ${RPC_USAGE}
 ${EVENTS_USAGE}
 ${CONVERSATION_USAGE}
 ${CHECKPOINTS_USAGE}
-${TOOLS_USAGE}`;
+${TOOLS_USAGE}
+${THINKS_USAGE}`;
 }
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
@@ -73,6 +78,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     case 'tools': {
       const { toolsCommand } = await import('./client/commands/tools.command.js');
       return toolsCommand(rest, io);
+    }
+    case 'thinks': {
+      const { thinksCommand } = await import('./client/commands/thinks.command.js');
+      return thinksCommand(rest, io);
     }
     case '--version':
     case 'version':

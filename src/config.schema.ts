@@ -91,6 +91,10 @@ export const VigilConfigSchema = z
       .string({ error: CHECKPOINT_KEY_ALLOWED })
       .refine(isCheckpointKeyText, { error: CHECKPOINT_KEY_ALLOWED })
       .optional(),
+    traceContent: z.boolean({ error: ALLOWED_BOOL }),
+    traceMaxCount: intIn(1, 10_000_000, 'expected an integer from 1 to 10000000'),
+    // 0 switches the age limit off: only VIGIL_TRACE_MAX_COUNT bounds the traces.
+    traceMaxAgeDays: intIn(0, 36_500, 'expected a whole number of days from 0 to 36500 (0 = no age limit)'),
     // The file's content, read by loadConfig; an embedder passes the same object directly.
     mcp: McpConfigFileSchema,
   })
@@ -188,5 +192,8 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_STUCK_TURN_S', key: 'stuckTurnS', kind: 'number', default: '600', description: 'A turn working longer than this many seconds is reset as stuck.' },
   { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
   { name: 'VIGIL_MCP_CONFIG', key: 'mcp', kind: 'jsonFile', default: undefined, unsetValue: { mcpServers: {} }, description: 'Path to a JSON file of MCP servers in the mcpServers form ({"mcpServers": {NAME: {command, args?, env?, cwd?} | {url, headers?}}}, each with optional allowedTools, requireApproval, idempotentTools, timeoutMs); unset: no MCP tools.' },
+  { name: 'VIGIL_TRACE_CONTENT', key: 'traceContent', kind: 'boolean', default: 'false', description: 'Keep the text of each think\'s prompt sections and answers in its trace (thinks.get); off: token counts only. Sealed at rest with VIGIL_CHECKPOINT_KEY when set.' },
+  { name: 'VIGIL_TRACE_MAX_COUNT', key: 'traceMaxCount', kind: 'number', default: '1000', description: 'Keep the traces of the newest N thinks; older ones are pruned in the batch that adds a new one.' },
+  { name: 'VIGIL_TRACE_MAX_AGE_DAYS', key: 'traceMaxAgeDays', kind: 'number', default: '30', description: 'Prune think traces older than this many days (0 = no age limit), in the batch that adds a new one.' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
 ];

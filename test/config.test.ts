@@ -92,6 +92,9 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['rpcRateLimit', 200],
     ['rpcRateBurst', 1000],
     ['checkpointKey', undefined],
+    ['traceContent', false],
+    ['traceMaxCount', 1000],
+    ['traceMaxAgeDays', 30],
 ];
 
 describe('loadConfig', () => {
@@ -185,6 +188,9 @@ describe('loadConfig', () => {
     ['VIGIL_LEDGER_CHARGE_DAYS', '1.5'],
     ['VIGIL_TOOL_CALL_RETENTION_DAYS', '0'],
     ['VIGIL_TOOL_CALL_RETENTION_DAYS', '3651'],
+    ['VIGIL_TRACE_CONTENT', 'sometimes'],
+    ['VIGIL_TRACE_MAX_COUNT', '0'],
+    ['VIGIL_TRACE_MAX_AGE_DAYS', '-1'],
   ])('rejects %s=%j with CONFIG_INVALID naming the variable and the value', (variable, value) => {
     const err = caught(() => loadConfig({ [variable]: value }));
     expect(err.code).toBe('CONFIG_INVALID');

@@ -18,6 +18,7 @@ import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { TurnTimersStore } from '../subsystems/conversation/turn-timers-store.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
 import type { ApprovalWaits } from '../subsystems/tools/approval-waits.js';
+import type { ThinkTraceSink } from '../subsystems/traces/think-tracer.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { TurnTimers } from './turn-tracker.js';
@@ -83,6 +84,8 @@ export interface HeartbeatDeps {
   ledger: BudgetLedger;
   /** Turns waiting for an operator's decision on a tool call (absent: none ever wait). */
   approvals?: ApprovalWaits;
+  /** Where each finished think's trace goes (CONTRACT §10); none: thinks are not traced. */
+  traces?: ThinkTraceSink;
 }
 
 /** The conversation's turn state kept by the heartbeat (messages themselves are in the log), with the debrief timers. */

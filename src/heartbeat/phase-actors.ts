@@ -5,6 +5,7 @@ import type { SwarmTaskOutput, ThinkInput, ThinkResult } from '../subsystems/thi
 import { settleThink, type SettleInput, type SettleOutcome } from './settle-think.js';
 import { budgetRefOf, partialCostOf, recordCost } from './cost-recorder.js';
 import type { HeartbeatDeps } from './heartbeat.types.js';
+import { thinkStart, traceThink } from './think-trace.js';
 
 /**
  * One think. Its cost is in the ledger before the result is returned (and so before it is applied). A think that
@@ -15,6 +16,7 @@ export const thinkLogic = fromPromise<ThinkResult, { deps: HeartbeatDeps; thinkI
     const { deps } = input;
     // Stopped (hard stop, daemon stopping) or preempted by a user message: either way the thinker yields at once.
     const signal = AbortSignal.any([stopSignal, input.preemptSignal]);
+    const start = thinkStart(deps);
     let result: ThinkResult;
     try {
       result = await deps.thinker.think(input.thinkInput, signal);
@@ -25,9 +27,17 @@ export const thinkLogic = fromPromise<ThinkResult, { deps: HeartbeatDeps; thinkI
           deps.log.error({ err: describeError(recordErr) }, 'could not record the cost of a failed think'),
         );
       }
+      await traceThink(deps, input.thinkInput, start, { error: err });
       throw err;
     }
-    await recordCost(deps, budgetRefOf(system), 'think', result);
+    try {
+      await recordCost(deps, budgetRefOf(system), 'think', result);
+    } catch (err) {
+      await traceThink(deps, input.thinkInput, start, { error: err, result });
+      throw err;
+    }
+    // Stored before the result is applied, so a think's trace exists once its replies do.
+    await traceThink(deps, input.thinkInput, start, { result });
     return result;
   },
 );

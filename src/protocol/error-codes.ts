@@ -80,6 +80,8 @@ export const ERROR_CODES = {
   TOOL_CALL_NOT_FOUND: 'TOOL_CALL_NOT_FOUND',
   /** The tool call is not waiting for approval (it needs none, or it was already approved or denied). */
   TOOL_CALL_NOT_PENDING: 'TOOL_CALL_NOT_PENDING',
+  /** No think trace with that id is kept (never existed, or pruned by VIGIL_TRACE_MAX_COUNT / VIGIL_TRACE_MAX_AGE_DAYS). */
+  THINK_NOT_FOUND: 'THINK_NOT_FOUND',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /** Something that should not happen did; the message says what. */
@@ -102,6 +104,7 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   CHECKPOINT_NOT_FOUND: -32004,
   GOAL_NOT_FOUND: -32004,
   SUBSCRIPTION_NOT_FOUND: -32004,
+  THINK_NOT_FOUND: -32004,
   CHECKPOINT_CORRUPT: -32005,
   CHECKPOINT_FORMAT_UNSUPPORTED: -32005,
   CHECKPOINT_KEY_INVALID: -32005,

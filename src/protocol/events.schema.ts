@@ -58,6 +58,8 @@ export const EVENT_PAYLOADS = {
     costUsd: usd,
   }),
   'think.failed': z.object({ reason: z.string(), code: z.string() }),
+  /** A think's trace was stored (CONTRACT §10): `thinks.get {id: thinkId}` reads it. */
+  'think.traced': z.object({ thinkId: z.string(), costUsd: usd, durationMs: z.number().nonnegative() }),
   /** The API refused the credentials: no thinks until `retryAt`, then one try; pending turns wait, they are not failed. */
   'thinker.paused': z.object({ code: z.string(), reason: z.string(), retryAt: z.string() }),
   /** A think succeeded after a pause: the key works again. */

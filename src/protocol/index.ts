@@ -17,3 +17,4 @@ export * from './rpc-methods.js';
 export * from './tools.schema.js';
 export * from './zod-issues.js';
 export * from './think-trace.schema.js';
+export * from './thinks.schema.js';

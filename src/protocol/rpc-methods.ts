@@ -17,6 +17,8 @@ import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from '
 import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
 import { ToolViewSchema } from './tools.schema.js';
 import { ApproveToolCallParamsSchema, DenyToolCallParamsSchema, PendingToolCallSchema, ToolDecisionSchema } from './tool-approvals.schema.js';
+import { ThinkTraceSchema, ThinkTraceSummarySchema } from './think-trace.schema.js';
+import { ThinkIdParamsSchema, ThinksListParamsSchema } from './thinks.schema.js';
 import { VigilEventSchema } from './events.schema.js';
 import type { VigilErrorCode } from './error-codes.js';
 import {
@@ -127,6 +129,17 @@ export const RPC_METHODS = {
     DenyToolCallParamsSchema,
     ToolDecisionSchema,
     ['TOOL_CALL_NOT_FOUND', 'TOOL_CALL_NOT_PENDING', 'RUNTIME_STOPPED'],
+  ),
+  'thinks.list': method(
+    "The newest thinks' traces, newest first: why each ran, its model calls and tool calls, tokens and cost (the sums of its calls).",
+    ThinksListParamsSchema,
+    z.array(ThinkTraceSummarySchema),
+  ),
+  'thinks.get': method(
+    "One think's trace: its calls, tool calls and the prompt's sections with their token counts (their text only with VIGIL_TRACE_CONTENT=true).",
+    ThinkIdParamsSchema,
+    ThinkTraceSchema,
+    ['THINK_NOT_FOUND'],
   ),
   'rpc.discover': method('This OpenRPC document.', none, z.record(z.string(), z.unknown())),
 } as const;

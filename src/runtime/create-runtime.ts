@@ -24,6 +24,8 @@ import type { Thinker } from '../subsystems/thinking/thinker.js';
 import { DurableToolCaller } from '../subsystems/tools/durable-tool-caller.js';
 import { McpHub } from '../subsystems/tools/mcp-hub.js';
 import { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
+import { retention as traceRetention, ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
+import { ThinkTracer } from '../subsystems/traces/think-tracer.js';
 import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 import type { McpServerEntry } from '../protocol/mcp-config.schema.js';
@@ -66,7 +68,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const clock = options.clock ?? systemClock;
   const log = options.logger ?? silentLogger;
   // Before touching the data dir: an unknown model's price is a configuration error, not a half-started daemon.
-  const thinker = options.thinker ?? (await createThinker(config));
+  const thinker = options.thinker ?? (await createThinker(config, clock));
   const ownsDb = options.db === undefined;
   const storeDb = options.db ?? (await openVigilDb(config.dataDir));
   let db: VigilDb = storeDb;
@@ -171,6 +173,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     );
     retention.attach(bus);
     const ids = createIdFactory(clock);
+    const traces = await ThinkTraceStore.open(db, traceRetention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>
+      log.error({ err }, 'a think trace listener threw; tracing goes on'),
+    );
+    const traceIds = createIdFactory(clock, 'th-');
+    const newestTrace = traces.newestId();
+    if (newestTrace !== undefined) traceIds.observe(newestTrace);
+    const tracer = new ThinkTracer({ store: traces, ids: traceIds, includeContent: config.traceContent, bus, log, now: () => clock.now() });
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);
     if (newest !== undefined) ids.observe(newest.turnId.replace(/^[a-z]+-/, ''));
@@ -187,6 +196,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       metrics,
       tools,
       toolCalls,
+      traces,
       db,
       ids,
       seed,
@@ -205,6 +215,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         turnTimers,
         ledger,
         approvals: toolCalls,
+        traces: tracer,
         ids,
         runtimeVersion: VIGIL_VERSION,
         options: {
@@ -237,8 +248,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
 }
 
-/** The thinker the configuration asks for; the Anthropic SDK is loaded only for the Anthropic thinker. */
-export async function createThinker(config: VigilConfig): Promise<Thinker> {
+/** The thinker the configuration asks for; the Anthropic SDK is loaded only for the Anthropic thinker. `clock` times its traces. */
+export async function createThinker(config: VigilConfig, clock: Clock = systemClock): Promise<Thinker> {
   if (config.thinker === 'offline') {
     return new OfflineThinker({ model: 'offline', costPerThinkMicroUsd: usdToMicroUsd(config.offlineCostUsd) });
   }
@@ -252,6 +263,7 @@ export async function createThinker(config: VigilConfig): Promise<Thinker> {
     price,
     maxToolIterations: config.maxToolIterations,
     timeoutMs: config.anthropicTimeoutMs,
+    now: () => clock.now(),
   });
 }
 

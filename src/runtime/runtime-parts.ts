@@ -15,6 +15,7 @@ import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import type { HeartbeatDeps, HeartbeatSeed } from '../heartbeat/heartbeat.types.js';
 import type { McpHub } from '../subsystems/tools/mcp-hub.js';
 import type { DurableToolCaller } from '../subsystems/tools/durable-tool-caller.js';
+import type { ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -32,6 +33,8 @@ export interface RuntimeParts {
   tools: McpHub;
   /** The durable tool caller, which also keeps the calls waiting for approval. */
   toolCalls: DurableToolCaller;
+  /** The think traces (CONTRACT §10). */
+  traces: ThinkTraceStore;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

@@ -26,6 +26,9 @@ import { RestoreFacade } from './facade/restore.facade.js';
 import { heartbeatStatus } from './facade/status.facade.js';
 import { approveToolCall, denyToolCall, listTools, pendingToolCalls } from './facade/tools.facade.js';
 import type { DenyToolCallParams, PendingToolCall, ToolDecision } from '../protocol/tool-approvals.schema.js';
+import { getThink, listThinks, onThinkTrace } from './facade/thinks.facade.js';
+import type { ThinkTrace, ThinkTraceSummary } from '../protocol/think-trace.schema.js';
+import type { ThinksListParams } from '../protocol/thinks.schema.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
@@ -202,5 +205,20 @@ export class Runtime {
   /** True while user turn `turnId` waits for its answer. */
   isTurnOpen(turnId: string): boolean {
     return this.core.context().turns.pending.some((open) => open.turnId === turnId);
+  }
+
+  /** `thinks.list`: the newest thinks' traces (calls, tool calls, totals), newest first, paging back with `before`. */
+  listThinks(params: ThinksListParams = {}): Promise<ThinkTraceSummary[]> {
+    return listThinks(this.core, params);
+  }
+
+  /** `thinks.get`: one think's trace with the prompt's sections; THINK_NOT_FOUND for an id not kept. */
+  getThink(id: string): Promise<ThinkTrace> {
+    return getThink(this.core, id);
+  }
+
+  /** Calls `listener` with each think's trace once stored (an exporter's hook); returns the function that stops it. */
+  onThinkTrace(listener: (trace: ThinkTrace) => void): () => void {
+    return onThinkTrace(this.core, listener);
   }
 }

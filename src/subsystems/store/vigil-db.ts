@@ -31,6 +31,8 @@ export const SUBLEVELS = {
   toolCalls: 'tool-calls',
   /** The seal canary: present when the data dir is sealed, and with which key. */
   storeMeta: 'store-meta',
+  thinkTraces: 'think-traces',
+  thinkTraceDetails: 'think-trace-details',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

@@ -12,6 +12,8 @@ import { VigilError } from '../../errors.js';
 import { MalformedResponseError, abortedError, callError } from './anthropic-errors.js';
 import { stateMessage, taskMessage, taskSystem, thinkSystem } from './anthropic-prompt.js';
 import { requestTools, toolUseToAction, type ToolContext } from './anthropic-tools.js';
+import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
+import { messageText, promptSections, systemParts } from './prompt-sections.js';
 import type { ExternalToolResult, ThinkTools } from './think-tools.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import type { Thinker } from './thinker.js';
@@ -35,8 +37,10 @@ export interface AnthropicThinkerOptions {
   timeoutMs?: number;
   /** Output token cap of one call (default 4096), which also caps what one call can cost. */
   maxTokens?: number;
-  /** A ready client (tests, custom fetch or middleware); when given, apiKey, baseURL, maxRetries and timeoutMs are unused. */
+  /** A ready client (tests, custom fetch or middleware); when given, apiKey, baseURL, maxRetries and timeoutMs are unused (and its retries are not counted in traces). */
   client?: Anthropic;
+  /** Epoch ms for the trace's timestamps (default `Date.now`); the runtime passes its clock. */
+  now?: () => number;
 }
 
 const DEFAULT_MAX_RETRIES = 4;
@@ -104,6 +108,23 @@ function externalResult(toolUseId: string, result: ExternalToolResult): ToolResu
   return { type: 'tool_result', tool_use_id: toolUseId, content, ...(result.isError ? { is_error: true } : {}) };
 }
 
+/** The trace a think hands back: its calls, tool calls, the prompt's sections, and the transcript as content. */
+function traceOf(
+  recorder: CallTraceRecorder,
+  sections: ReturnType<typeof promptSections> | undefined,
+  system: readonly { text: string }[],
+  transcript: readonly { role: string; text: string }[],
+  stopReason: string,
+): NonNullable<ThinkResult['trace']> {
+  return {
+    calls: [...recorder.calls],
+    toolCalls: [...recorder.toolCalls],
+    sections: sections ?? [],
+    stopReason,
+    content: { system: system.map((block) => block.text).join('\n\n'), messages: [...transcript] },
+  };
+}
+
 /** Thinks with Claude. Money is charged per completed call: an abort or a failure still reports what was spent. */
 export class AnthropicThinker implements Thinker {
   readonly kind = 'anthropic';
@@ -112,6 +133,7 @@ export class AnthropicThinker implements Thinker {
   readonly maxToolIterations: number;
   readonly maxTokens: number;
   private readonly client: Anthropic;
+  private readonly now: () => number;
   private tools: ThinkTools | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
@@ -138,8 +160,9 @@ export class AnthropicThinker implements Thinker {
         baseURL: options.baseURL,
         maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        fetch: bufferedFetch,
+        fetch: attemptCountingFetch(bufferedFetch),
       });
+    this.now = options.now ?? Date.now;
   }
 
   /** Offers the runtime's MCP tools to the model from the next think on. */
@@ -152,29 +175,38 @@ export class AnthropicThinker implements Thinker {
     const what = `think for turn ${input.turnId}`;
     const calls: TokenUsage[] = [];
     const actions: ThinkAction[] = [];
+    const recorder = new CallTraceRecorder(this.model, this.price, this.now);
+    const transcript: { role: string; text: string }[] = [];
     // A failed think applies nothing (it is tried again or its turns end), but what it spent counts. A preempted
     // one keeps the actions of the calls it completed: the work done before it yielded is not thrown away.
-    const partial = () => this.result(signal.aborted ? [...actions] : [], calls);
+    const partial = () => ({
+      ...this.result(signal.aborted ? [...actions] : [], calls),
+      trace: traceOf(recorder, sections, system, transcript, signal.aborted ? 'aborted' : 'error'),
+    });
     const ctx: ToolContext = {
       turnIds: [...new Set([...input.pendingMessages.map((m) => m.turnId), input.turnId])],
       goalIds: input.goals.map((g) => g.id),
     };
     const system = thinkSystem(input.identity);
-    const tools = this.tools;
+    const tools = this.tools === undefined ? undefined : recorder.traced(this.tools);
     // One snapshot per think: the list stays the same for all its calls, and is the same array while nothing changed.
     const toolDefs = requestTools(tools?.definitions() ?? []);
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
     const notices = tools?.notices(ctx.turnIds) ?? [];
     const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
-    const messages: MessageParam[] = [{ role: 'user', content: stateMessage(shown) }];
+    const state = stateMessage(shown);
+    const messages: MessageParam[] = [{ role: 'user', content: state }];
+    const sections = promptSections({ system: systemParts(system), tools: toolDefs, state });
+    transcript.push({ role: 'user', text: state });
     let lastText = '';
     // A call that waits for an operator's approval keeps the turn open: its closing text is not taken as the answer.
     let awaitingApproval = false;
     for (let call = 1; call <= this.maxToolIterations; call++) {
       this.checkAborted(signal, what, partial);
       const params = { system, tools: [...toolDefs], messages };
-      const response = await this.create(params, signal, `${what} (call ${call})`, partial);
+      const response = await this.create(params, signal, `${what} (call ${call})`, partial, recorder);
       calls.push(tokenUsage(response.usage));
+      transcript.push({ role: 'assistant', text: messageText(response.content) });
       lastText = textOf(response.content);
       const results: ToolResultBlockParam[] = [];
       for (const block of response.content) {
@@ -186,6 +218,7 @@ export class AnthropicThinker implements Thinker {
           continue;
         }
         const outcome = toolUseToAction(block.name, block.input, ctx);
+        recorder.ownTool(block.id, block.name, outcome.ok, outcome.ok ? 'ok' : outcome.error);
         if (outcome.ok) actions.push(outcome.action);
         results.push(
           outcome.ok
@@ -197,9 +230,13 @@ export class AnthropicThinker implements Thinker {
       if (response.stop_reason !== 'tool_use' || results.length === 0) break;
       // The assistant turn goes back verbatim (thinking blocks included), followed by one result per tool_use.
       messages.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
+      transcript.push({ role: 'user', text: messageText(results) });
     }
     tools?.acknowledge(notices.map((n) => n.callId));
-    return this.result([...actions, ...(awaitingApproval ? [] : this.unsentReply(input, actions, lastText))], calls);
+    const done = this.result([...actions, ...(awaitingApproval ? [] : this.unsentReply(input, actions, lastText))], calls);
+    // Still asking for tools after the last call the guard allows: the iteration guard ended the think.
+    const stopReason = recorder.stopReason === 'tool_use' ? 'max_tool_iterations' : recorder.stopReason;
+    return { ...done, trace: traceOf(recorder, sections, system, transcript, stopReason) };
   }
 
   /** One call without tools: the identity and a sub-agent instruction as the cached prefix, the task as the message. */
@@ -219,12 +256,16 @@ export class AnthropicThinker implements Thinker {
     signal: AbortSignal,
     what: string,
     partial: () => unknown,
+    recorder?: CallTraceRecorder,
   ): Promise<Message> {
-    try {
+    const send = async () => {
       const body = { model: this.model, max_tokens: this.maxTokens, ...params };
       const response = await this.client.messages.create(body, { signal });
       if (!Array.isArray(response?.content)) throw new MalformedResponseError('the response has no content array');
       return response;
+    };
+    try {
+      return recorder === undefined ? await send() : await recorder.modelCall(send, (response) => tokenUsage(response.usage));
     } catch (err) {
       throw callError(err, what, signal, partial());
     }

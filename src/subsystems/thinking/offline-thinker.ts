@@ -1,6 +1,9 @@
 /** The offline thinker: deterministic answers from simple patterns, no network, so Vigil runs without an API key. */
 import { VigilError, describeError } from '../../errors.js';
+import { stateMessage } from './anthropic-prompt.js';
+import { CallTraceRecorder } from './call-trace-recorder.js';
 import { answerMessage, offlineContext } from './offline-replies.js';
+import { stateSections } from './prompt-sections.js';
 import { answerToolCommand, parseToolCommand } from './offline-tool-command.js';
 import { keyTerms, excerpt } from './offline-text.js';
 import { debrief, digestSwarmResult, workOnGoal } from './offline-work.js';
@@ -65,12 +68,15 @@ export class OfflineThinker implements Thinker {
     checkAborted(signal, what);
     const ctx = offlineContext(input);
     const actions: ThinkAction[] = [];
+    // No model calls; its tool calls and the state it read (rendered as Claude would be shown it) make its trace.
+    const recorder = new CallTraceRecorder(this.model, undefined, () => input.now);
+    const tools = this.tools === undefined ? undefined : recorder.traced(this.tools);
     // A message whose answer waited on a task is answered by digesting the task's result, not by a second take.
     const digested = new Set(input.swarmResults.map((result) => result.turnId));
     for (const message of input.pendingMessages) {
       if (digested.has(message.turnId)) continue;
       const command = parseToolCommand(message.text);
-      actions.push(...(command === undefined ? answerMessage(message, ctx) : await answerToolCommand(message, command, this.tools, signal)));
+      actions.push(...(command === undefined ? answerMessage(message, ctx) : await answerToolCommand(message, command, tools, signal)));
       await step();
     }
     for (const result of input.swarmResults) {
@@ -81,7 +87,16 @@ export class OfflineThinker implements Thinker {
     if (input.reason === 'debrief') actions.push(...debrief(input, ctx));
     // Always one last yield, so even an empty think notices an abort that came after it started.
     await step();
-    return { model: this.model, actions, usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd };
+    const state = stateMessage(input);
+    const answer = actions.flatMap((a) => (a.type === 'reply' ? [a.text] : [])).join('\n\n');
+    const trace = {
+      calls: [],
+      toolCalls: recorder.toolCalls,
+      sections: stateSections(state),
+      stopReason: 'end_turn',
+      content: { messages: [{ role: 'user', text: state }, { role: 'assistant', text: answer }] },
+    };
+    return { model: this.model, actions, usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd, trace };
   }
 
   /** A deterministic stand-in for research: restates the prompt's key terms as findings. */

@@ -18,6 +18,10 @@ export interface ExternalToolResult {
   readonly content: readonly ExternalToolContent[];
   /** The call waits for an operator's approval (its callId): it has not run, and its turn waits for the decision. */
   readonly pendingApproval?: string;
+  /** The durable call id (`tool.called`), when the call was made. */
+  readonly callId?: string;
+  /** What the server sent, in UTF-8 bytes of its JSON (`tool.completed`), when the call was made. */
+  readonly resultBytes?: number;
 }
 
 /** A call a crash left unknown, for the next think of its turn. */

@@ -4,7 +4,7 @@ import { AffectDeltaSchema, AffectDimensionsSchema } from '../../actors/affect/a
 import { GoalPrioritySchema, GoalSchema } from '../../actors/goals/goals.schema.js';
 import { MemoryItemSchema } from '../../actors/working-memory/working-memory.schema.js';
 import { PendingMessageSchema, type PendingMessage } from '../../protocol/conversation.schema.js';
-import { ModelCallTraceSchema, PromptSectionTraceSchema, ToolCallTraceSchema } from '../../protocol/think-trace.schema.js';
+import { ModelCallTraceSchema, PromptSectionTraceSchema, ThinkTraceSchema, ToolCallTraceSchema } from '../../protocol/think-trace.schema.js';
 
 export { PendingMessageSchema, type PendingMessage };
 
@@ -100,6 +100,8 @@ export const ThinkResultSchema = z.object({
       toolCalls: z.array(ToolCallTraceSchema),
       sections: z.array(PromptSectionTraceSchema),
       stopReason: z.string(),
+      /** The text of the prompt and the answers; stored only with `VIGIL_TRACE_CONTENT=true`. */
+      content: ThinkTraceSchema.shape.content,
     })
     .optional(),
 });

@@ -294,7 +294,7 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
       this.options.logger.error({ err: describeError(err), name, callId }, 'a tool call result could not be written');
     }
     bus.publish(completed);
-    return { result: shaped.result, stored };
+    return { result: { ...shaped.result, callId, resultBytes: shaped.resultBytes }, stored };
   }
 
   private calledEvent(record: ToolCallRecord) {

@@ -68,7 +68,7 @@ describe('AnthropicThinker retries', () => {
     expect(api.requests).toHaveLength(5);
     expect(err.data.status).toBe(500);
     expect(err.data.retryable).toBe(true);
-    expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: ZERO, costMicroUsd: 0 });
+    expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: ZERO, costMicroUsd: 0, trace: expect.any(Object) });
     expect(err.message).toContain('HTTP 500 api_error');
   });
 
@@ -94,7 +94,7 @@ describe('AnthropicThinker retries', () => {
     const err = await rejection(thinker({ maxRetries: 0 }).think(input, live()));
     expect(err.code).toBe('THINK_FAILED');
     const firstCall = { ...ZERO, inputTokens: 10, outputTokens: 5 };
-    expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: firstCall, costMicroUsd: costMicroUsd(firstCall, PRICE) });
+    expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: firstCall, costMicroUsd: costMicroUsd(firstCall, PRICE), trace: expect.any(Object) });
     expect(err.data.partial.costMicroUsd).toBe(30 + 75);
   });
 
@@ -131,7 +131,7 @@ describe('AnthropicThinker abort', () => {
     const err = await rejection(thinker().think(input, controller.signal));
     expect(err.code).toBe('THINK_ABORTED');
     expect(api.requests).toHaveLength(0);
-    expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: ZERO, costMicroUsd: 0 });
+    expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: ZERO, costMicroUsd: 0, trace: expect.any(Object) });
   });
 
   it('aborts mid-call, keeping the cost and the actions of the completed calls (a preempted think keeps its work)', async () => {
@@ -145,7 +145,7 @@ describe('AnthropicThinker abort', () => {
     expect(err.message).toContain('user message arrived');
     const firstCall = { ...ZERO, inputTokens: 10, outputTokens: 5 };
     const reply = { type: 'reply', turnId: 't-1', text: 'Hello, Ada.' };
-    expect(err.data.partial).toEqual({ model: MODEL, actions: [reply], usage: firstCall, costMicroUsd: 105 });
+    expect(err.data.partial).toEqual({ model: MODEL, actions: [reply], usage: firstCall, costMicroUsd: 105, trace: expect.any(Object) });
   });
 
   it('does not wait out a long retry-after once aborted', async () => {

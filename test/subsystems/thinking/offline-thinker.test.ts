@@ -64,6 +64,8 @@ describe('OfflineThinker', () => {
       actions: [],
       usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
       costMicroUsd: 1500,
+      // No model calls: the trace has none, and the state it read as sections.
+      trace: expect.objectContaining({ calls: [], toolCalls: [], stopReason: 'end_turn' }),
     });
   });
 

@@ -110,6 +110,19 @@ describe('MCP tools in the think tool loop', () => {
     expect((await journal.query()).map((e) => e.type)).toEqual(['tool.called', 'tool.completed']);
   });
 
+  it('traces an MCP call under the durable callId its tool.called event has, with its duration, outcome and result size', async () => {
+    const r = await rig();
+    api.enqueue(message([toolUse('mcp__fixture__tally', { text: 'hi there' }, 'toolu_1')]), message([text('done')]));
+    const result = await r.thinker.think(input, live());
+    const [record] = await r.log.all();
+    const completed = r.events.find((e) => e.type === 'tool.completed') as Extract<VigilEvent, { type: 'tool.completed' }>;
+    expect(result.trace!.toolCalls).toEqual([
+      { callId: record!.callId, name: 'mcp__fixture__tally', startedAt: expect.any(Number), durationMs: expect.any(Number), ok: true, resultBytes: completed.resultBytes },
+    ]);
+    expect(result.trace!.toolCalls[0]!.durationMs).toBeGreaterThanOrEqual(completed.durationMs);
+    expect(result.trace!.sections.find((s) => s.name === 'tools')!.text).toContain('mcp__fixture__tally');
+  });
+
   it('sends arguments that fail the schema back as an error result; the server is never called', async () => {
     const r = await rig();
     api.enqueue(message([toolUse('mcp__fixture__tally', { text: 42 }, 'toolu_bad')]), message([text('sorry')]));

@@ -1,0 +1,161 @@
+/**
+ * The think traces in LevelDB: a summary per think (what `thinks.list` pages through) and its details (the prompt's
+ * sections and, with content tracing, the text) under the same time-ordered id, so a listing never reads prompt text.
+ * Retention: the newest `maxCount` thinks, none older than `maxAgeMs`; what falls outside is deleted in the batch
+ * that adds the new one. Keys are ids only: no user text is ever part of a key.
+ */
+import { VigilError } from '../../errors.js';
+import { ThinkTraceSchema, ThinkTraceSummarySchema, type ThinkTrace, type ThinkTraceSummary } from '../../protocol/think-trace.schema.js';
+import { z } from 'zod';
+import { SUBLEVELS, toStoreError, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
+
+/** How many thinks are kept by default, and for how long. */
+export const DEFAULT_TRACE_MAX_COUNT = 1000;
+export const DEFAULT_TRACE_MAX_AGE_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+/** `thinks.list`'s page when no limit is given. */
+export const DEFAULT_THINKS_PAGE = 20;
+
+const DetailSchema = ThinkTraceSchema.pick({ sections: true, content: true });
+
+/** Called with every trace once it is stored (the OpenTelemetry exporter turns it into spans). */
+export type TraceListener = (trace: ThinkTrace) => void;
+
+/** Retention of the store. */
+export interface TraceRetention {
+  /** Keep at most this many thinks (the newest). */
+  maxCount: number;
+  /** Drop thinks that started more than this many ms ago; 0 keeps them whatever their age. */
+  maxAgeMs: number;
+}
+
+/** Retention in days, as `VIGIL_TRACE_MAX_AGE_DAYS` gives it. */
+export function retention(maxCount: number, maxAgeDays: number): TraceRetention {
+  return { maxCount, maxAgeMs: maxAgeDays * DAY_MS };
+}
+
+/** The trace store; `open` it before use. */
+export class ThinkTraceStore {
+  private readonly summaries;
+  private readonly details;
+  /** Ids kept, oldest first, with their start time (for pruning without a read). */
+  private kept: { id: string; startedAt: number }[] = [];
+  private writes: Promise<unknown> = Promise.resolve();
+  private readonly listeners = new Set<TraceListener>();
+
+  private constructor(
+    private readonly db: VigilDb,
+    private readonly retention: TraceRetention,
+    private readonly onListenerError: (err: unknown) => void,
+  ) {
+    this.summaries = db.sublevel<string, unknown>(SUBLEVELS.thinkTraces, { valueEncoding: 'json' });
+    this.details = db.sublevel<string, unknown>(SUBLEVELS.thinkTraceDetails, { valueEncoding: 'json' });
+  }
+
+  /** Opens the store and indexes the ids on disk (summaries only, in key order). */
+  static async open(
+    db: VigilDb,
+    retention: TraceRetention = { maxCount: DEFAULT_TRACE_MAX_COUNT, maxAgeMs: DEFAULT_TRACE_MAX_AGE_DAYS * DAY_MS },
+    onListenerError: (err: unknown) => void = () => undefined,
+  ): Promise<ThinkTraceStore> {
+    const store = new ThinkTraceStore(db, { maxCount: Math.max(1, retention.maxCount), maxAgeMs: Math.max(0, retention.maxAgeMs) }, onListenerError);
+    try {
+      for await (const [id, value] of store.summaries.iterator()) {
+        const summary = ThinkTraceSummarySchema.safeParse(value);
+        store.kept.push({ id, startedAt: summary.success ? summary.data.startedAt : 0 });
+      }
+    } catch (err) {
+      throw toStoreError(err, 'read the think traces');
+    }
+    return store;
+  }
+
+  /** The newest id kept, if any (so a restarted id factory issues only later ones). */
+  newestId(): string | undefined {
+    return this.kept.at(-1)?.id;
+  }
+
+  /** How many thinks are kept. */
+  get size(): number {
+    return this.kept.length;
+  }
+
+  /** Stores `trace` (its id must sort after every kept one), pruning what retention drops in the same batch. */
+  add(trace: ThinkTrace, now: number): Promise<void> {
+    const write = this.writes.then(async () => {
+      const { sections, content, ...summary } = trace;
+      const ops: VigilBatchOp[] = [
+        { type: 'put', sublevel: this.summaries, key: trace.id, value: summary },
+        { type: 'put', sublevel: this.details, key: trace.id, value: content === undefined ? { sections } : { sections, content } },
+      ];
+      const next = [...this.kept, { id: trace.id, startedAt: trace.startedAt }];
+      const cutoff = this.retention.maxAgeMs > 0 ? now - this.retention.maxAgeMs : Number.NEGATIVE_INFINITY;
+      let drop = Math.max(0, next.length - this.retention.maxCount);
+      while (drop < next.length - 1 && next[drop]!.startedAt < cutoff) drop += 1;
+      for (const old of next.slice(0, drop)) {
+        ops.push({ type: 'del', sublevel: this.summaries, key: old.id }, { type: 'del', sublevel: this.details, key: old.id });
+      }
+      try {
+        await this.db.batch<string, unknown>(ops, {});
+      } catch (err) {
+        throw toStoreError(err, `store the trace of think ${trace.id}`);
+      }
+      this.kept = next.slice(drop);
+      for (const listener of this.listeners) {
+        try {
+          listener(trace);
+        } catch (err) {
+          this.onListenerError(err);
+        }
+      }
+    });
+    this.writes = write.catch(() => undefined);
+    return write;
+  }
+
+  /** `thinks.list`: the newest `limit` summaries, older than `before` when given, newest first. */
+  async list(options: { limit?: number; before?: string } = {}): Promise<ThinkTraceSummary[]> {
+    const range = { reverse: true, limit: options.limit ?? DEFAULT_THINKS_PAGE, ...(options.before === undefined ? {} : { lt: options.before }) };
+    const out: ThinkTraceSummary[] = [];
+    try {
+      for await (const value of this.summaries.values(range)) {
+        const summary = ThinkTraceSummarySchema.safeParse(value);
+        if (summary.success) out.push(summary.data);
+      }
+    } catch (err) {
+      throw toStoreError(err, 'list the think traces');
+    }
+    return out;
+  }
+
+  /** `thinks.get`: the whole trace; THINK_NOT_FOUND when it is not kept. */
+  async get(id: string): Promise<ThinkTrace> {
+    let summary: unknown;
+    let detail: unknown;
+    try {
+      [summary, detail] = await Promise.all([this.summaries.get(id), this.details.get(id)]);
+    } catch (err) {
+      throw toStoreError(err, `read the trace of think ${id}`);
+    }
+    if (summary === undefined) {
+      throw new VigilError('THINK_NOT_FOUND', `No think trace ${JSON.stringify(id)} is kept: it never existed or was pruned.`, { data: { id } });
+    }
+    const parsed = ThinkTraceSummarySchema.extend(DetailSchema.shape).safeParse({ ...(summary as object), ...(DetailSchema.safeParse(detail).data ?? { sections: [] }) });
+    if (!parsed.success) {
+      throw new VigilError('STORE_CORRUPT', `The stored trace of think ${id} does not validate: ${z.prettifyError(parsed.error)}`, { data: { id } });
+    }
+    return parsed.data;
+  }
+
+  /** Calls `listener` with every trace stored from now on; returns the function that stops it. */
+  onTrace(listener: TraceListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves once every write started so far has finished. */
+  async flush(): Promise<void> {
+    await this.writes;
+  }
+}
