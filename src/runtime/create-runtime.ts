@@ -31,6 +31,8 @@ import { logWarningEvents } from './event-log.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
 import { Runtime } from './runtime.js';
+import { startThinkTelemetry, exportThinkSpans, type ThinkTelemetry } from './think-span-export.js';
+import { tapThinkTraces } from './think-trace-tap.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
 export interface RuntimeOptions {
@@ -67,6 +69,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const thinker = options.thinker ?? (await createThinker(config));
   const ownsDb = options.db === undefined;
   const db = options.db ?? (await openVigilDb(config.dataDir));
+  let telemetry: ThinkTelemetry | null = null;
   try {
     let runtime: Runtime | undefined;
     const ownsBus = options.bus === undefined;
@@ -78,6 +81,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // Observing from the start, so boot's restores and corrupt skips are counted too.
     const metrics = options.metrics ?? new VigilMetrics();
     metrics.observe(bus);
+    // Spans of every think, only with an OTLP endpoint: the OpenTelemetry SDK is loaded then, and never otherwise.
+    telemetry = await startThinkTelemetry(config, { metrics, log, thinkerKind: thinker.kind });
+    const exporting = telemetry;
+    const tracedThinker =
+      exporting === null ? thinker : tapThinkTraces(thinker, clock, config.model, (trace) => exportThinkSpans(exporting, trace));
     const seq = await PersistedSeq.open(db);
     bus.useSeq(seq);
     // Attached before restore, so even the boot's checkpoint.corrupt events are in the history.
@@ -165,7 +173,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         clock,
         bus,
         log,
-        thinker,
+        thinker: tracedThinker,
         identity,
         conversation,
         swarmResults,
@@ -189,6 +197,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       close: async () => {
         // First: no MCP server process outlives the runtime, whatever fails after.
         await tools.stop();
+        // After the last beat: its think's spans are in the queue, and go out before the daemon exits.
+        await telemetry?.shutdown();
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();
@@ -198,6 +208,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
     return runtime;
   } catch (err) {
+    await telemetry?.shutdown();
     if (ownsDb) await db.close().catch(() => undefined);
     throw err;
   }
