@@ -18,6 +18,9 @@ import { thinkSpans, type ThinkSpanOptions } from './think-spans.js';
 /** The instrumentation scope the spans carry. */
 export const TRACER_NAME = 'vigil';
 
+/** The longest a stop waits for the last spans to reach the collector (less when OTEL_BSP_EXPORT_TIMEOUT is shorter). */
+export const SHUTDOWN_LIMIT_MS = 5000;
+
 /** A running export: hand it a think's trace; flush or shut it down on the way out. */
 export interface ThinkTelemetry {
   /** Turns `trace` into spans and queues them; returns at once, never throws. */
@@ -95,11 +98,24 @@ export async function startOtelTracing(settings: OtlpTraceSettings, deps: OtelTr
     async shutdown() {
       if (stopped) return;
       stopped = true;
-      try {
-        await provider.shutdown();
-      } catch (err) {
-        log.warn({ err: describeError(err) }, 'the last spans could not be exported');
-      }
+      // A stop waits for the collector, but not for long: a hung one would otherwise hold the exit for the
+      // exporter's whole timeout.
+      const limitMs = Math.min(SHUTDOWN_LIMIT_MS, settings.batch.exportTimeoutMillis);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), limitMs);
+        timer.unref();
+      });
+      const done = provider.shutdown().then(
+        () => 'done' as const,
+        (err: unknown) => {
+          log.warn({ err: describeError(err) }, 'the last spans could not be exported');
+          return 'done' as const;
+        },
+      );
+      const outcome = await Promise.race([done, late]);
+      clearTimeout(timer);
+      if (outcome === 'late') log.warn({ url: settings.url, limitMs }, 'the OpenTelemetry collector did not take the last spans in time; stopping without them');
     },
   };
 }
