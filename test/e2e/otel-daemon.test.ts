@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('vigil run with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
-  it.each([
+  it.each<{ protocol: string; env: Record<string, string> }>([
     { protocol: 'http/protobuf', env: {} },
     { protocol: 'http/json', env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } },
   ])('exports each think as an invoke_agent span over $protocol, the last ones flushed on SIGTERM', async ({ protocol, env }) => {
