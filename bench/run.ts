@@ -10,6 +10,7 @@ import { sendLatencyBench } from './send-latency.bench.js';
 import { startupBench } from './startup.bench.js';
 import { toolCallBench } from './tool-call.bench.js';
 import { thinkTraceBench } from './think-trace.bench.js';
+import { otelBench } from './otel.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -56,6 +57,7 @@ await run('send-latency', '5. Send → reply latency of a real daemon', () => se
 await run('startup', '6. Start-up', () => startupBench());
 await run('tool-call', '7. MCP tool call', () => toolCallBench());
 await run('think-trace', '8. Think trace', () => thinkTraceBench());
+await run('otel', '9. OpenTelemetry export', () => otelBench());
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
 import { ALLOWED_PRICE, ModelPriceSchema } from './subsystems/thinking/model-price.schema.js';
+import { OTLP_PROTOCOLS } from './subsystems/telemetry/otlp-settings.js';
 
 export { ModelPriceSchema, type ModelPrice } from './subsystems/thinking/model-price.schema.js';
 
@@ -32,6 +33,8 @@ const ALLOWED_MS = `expected an integer number of milliseconds from 1 to ${MAX_T
 const ALLOWED_COUNT = 'expected a positive integer';
 const ALLOWED_BOOL = 'expected one of true, false, 1, 0, yes, no';
 const ALLOWED_PCT = 'expected a positive number (a percentage of the daily budget)';
+const ALLOWED_OTLP_URL = 'expected an http(s) URL of an OTLP/HTTP collector such as http://localhost:4318';
+const ALLOWED_OTLP_PROTOCOL = 'expected "http/protobuf" or "http/json" (Vigil exports OTLP over HTTP; gRPC is not supported)';
 
 const nonEmpty = (allowed: string) => z.string({ error: allowed }).trim().min(1, { error: allowed });
 const intIn = (min: number, max: number, allowed: string) =>
@@ -95,6 +98,17 @@ export const VigilConfigSchema = z
     traceMaxCount: intIn(1, 10_000_000, 'expected an integer from 1 to 10000000'),
     // 0 switches the age limit off: only VIGIL_TRACE_MAX_COUNT bounds the traces.
     traceMaxAgeDays: intIn(0, 36_500, 'expected a whole number of days from 0 to 36500 (0 = no age limit)'),
+    // The OpenTelemetry export (README "Traces"): Vigil reads what decides whether and how the SDK is loaded; the
+    // exporter itself reads the other OTEL_* variables (headers, timeout, compression, resource attributes).
+    otlpEndpoint: z.url({ protocol: /^https?$/, error: ALLOWED_OTLP_URL }).optional(),
+    otlpTracesEndpoint: z.url({ protocol: /^https?$/, error: ALLOWED_OTLP_URL }).optional(),
+    otlpProtocol: z.enum(OTLP_PROTOCOLS, { error: ALLOWED_OTLP_PROTOCOL }),
+    otlpTracesProtocol: z.enum(OTLP_PROTOCOLS, { error: ALLOWED_OTLP_PROTOCOL }).optional(),
+    otelServiceName: nonEmpty('expected a non-empty service name').optional(),
+    otelBspScheduleDelayMs: intIn(0, MAX_TIMER_MS, `expected an integer number of milliseconds from 0 to ${MAX_TIMER_MS}`),
+    otelBspMaxQueueSize: intIn(1, 1_000_000, 'expected an integer from 1 to 1000000'),
+    otelBspMaxExportBatchSize: intIn(1, 1_000_000, 'expected an integer from 1 to 1000000'),
+    otelBspExportTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     // The file's content, read by loadConfig; an embedder passes the same object directly.
     mcp: McpConfigFileSchema,
   })
@@ -196,4 +210,13 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_TRACE_MAX_COUNT', key: 'traceMaxCount', kind: 'number', default: '1000', description: 'Keep the traces of the newest N thinks; older ones are pruned in the batch that adds a new one.' },
   { name: 'VIGIL_TRACE_MAX_AGE_DAYS', key: 'traceMaxAgeDays', kind: 'number', default: '30', description: 'Prune think traces older than this many days (0 = no age limit), in the batch that adds a new one.' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
+  { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', key: 'otlpEndpoint', kind: 'string', default: undefined, description: 'OTLP/HTTP collector base URL (e.g. http://localhost:4318; spans go to <url>/v1/traces): set it to export thinks, model calls and tool calls as OpenTelemetry spans; unset: no tracing, and no OpenTelemetry SDK is loaded. OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and OTEL_RESOURCE_ATTRIBUTES are read by the exporter as usual.' },
+  { name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', key: 'otlpTracesEndpoint', kind: 'string', default: undefined, description: 'Full URL spans are POSTed to, used as given; overrides OTEL_EXPORTER_OTLP_ENDPOINT for traces (and enables the export on its own).' },
+  { name: 'OTEL_EXPORTER_OTLP_PROTOCOL', key: 'otlpProtocol', kind: 'string', default: 'http/protobuf', description: 'OTLP encoding: http/protobuf or http/json (gRPC is not supported).' },
+  { name: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', key: 'otlpTracesProtocol', kind: 'string', default: undefined, description: 'OTLP encoding for traces, overriding OTEL_EXPORTER_OTLP_PROTOCOL.' },
+  { name: 'OTEL_SERVICE_NAME', key: 'otelServiceName', kind: 'string', default: undefined, description: 'service.name of the exported spans; unset: service.name from OTEL_RESOURCE_ATTRIBUTES, else vigil.' },
+  { name: 'OTEL_BSP_SCHEDULE_DELAY', key: 'otelBspScheduleDelayMs', kind: 'number', default: '5000', description: 'Milliseconds between two span exports (the batch span processor\'s delay).' },
+  { name: 'OTEL_BSP_MAX_QUEUE_SIZE', key: 'otelBspMaxQueueSize', kind: 'number', default: '2048', description: 'Spans waiting for export at most; past it new spans are dropped and counted in vigil_otel_spans_dropped_total, so a slow or unreachable collector never holds up the heartbeat.' },
+  { name: 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', key: 'otelBspMaxExportBatchSize', kind: 'number', default: '512', description: 'Spans in one export request at most (the SDK caps it at OTEL_BSP_MAX_QUEUE_SIZE).' },
+  { name: 'OTEL_BSP_EXPORT_TIMEOUT', key: 'otelBspExportTimeoutMs', kind: 'number', default: '30000', description: 'Milliseconds one export may take before the batch processor gives up on it.' },
 ];

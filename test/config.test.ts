@@ -95,6 +95,15 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['traceContent', false],
     ['traceMaxCount', 1000],
     ['traceMaxAgeDays', 30],
+    ['otlpEndpoint', undefined],
+    ['otlpTracesEndpoint', undefined],
+    ['otlpProtocol', 'http/protobuf'],
+    ['otlpTracesProtocol', undefined],
+    ['otelServiceName', undefined],
+    ['otelBspScheduleDelayMs', 5000],
+    ['otelBspMaxQueueSize', 2048],
+    ['otelBspMaxExportBatchSize', 512],
+    ['otelBspExportTimeoutMs', 30000],
 ];
 
 describe('loadConfig', () => {
@@ -191,11 +200,44 @@ describe('loadConfig', () => {
     ['VIGIL_TRACE_CONTENT', 'sometimes'],
     ['VIGIL_TRACE_MAX_COUNT', '0'],
     ['VIGIL_TRACE_MAX_AGE_DAYS', '-1'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'localhost:4318'],
+    ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'grpc://collector:4317'],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+    ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http/xml'],
+    ['OTEL_BSP_SCHEDULE_DELAY', '-1'],
+    ['OTEL_BSP_MAX_QUEUE_SIZE', '0'],
+    ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'lots'],
+    ['OTEL_BSP_EXPORT_TIMEOUT', '0'],
   ])('rejects %s=%j with CONFIG_INVALID naming the variable and the value', (variable, value) => {
     const err = caught(() => loadConfig({ [variable]: value }));
     expect(err.code).toBe('CONFIG_INVALID');
     expect(err.message).toContain(`${variable}=${JSON.stringify(value)} is invalid: expected`);
     expect(err.data).toMatchObject({ variable, value, allowed: expect.stringMatching(/^expected /) });
+  });
+
+  it('reads the OpenTelemetry export settings from the standard OTEL_* variables', () => {
+    const config = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'vigil-prod',
+      OTEL_BSP_SCHEDULE_DELAY: '250',
+      OTEL_BSP_MAX_QUEUE_SIZE: '64',
+    });
+    expect(config).toMatchObject({
+      otlpEndpoint: 'http://collector:4318',
+      otlpProtocol: 'http/protobuf',
+      otlpTracesProtocol: 'http/json',
+      otelServiceName: 'vigil-prod',
+      otelBspScheduleDelayMs: 250,
+      otelBspMaxQueueSize: 64,
+    });
+  });
+
+  it('refuses the gRPC protocol, saying Vigil exports over HTTP', () => {
+    const err = caught(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }));
+    expect(err.message).toBe(
+      'OTEL_EXPORTER_OTLP_PROTOCOL="grpc" is invalid: expected "http/protobuf" or "http/json" (Vigil exports OTLP over HTTP; gRPC is not supported).',
+    );
   });
 
   it('phrases the message as a sentence saying what is allowed', () => {

@@ -35,6 +35,7 @@ import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
 import { Runtime } from './runtime.js';
 import { RetentionKeeper } from './retention-keeper.js';
+import { startThinkTelemetry, exportThinkSpans, type ThinkTelemetry } from './think-span-export.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
 export interface RuntimeOptions {
@@ -72,6 +73,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const ownsDb = options.db === undefined;
   const storeDb = options.db ?? (await openVigilDb(config.dataDir));
   let db: VigilDb = storeDb;
+  let telemetry: ThinkTelemetry | null = null;
   try {
     // Every store below writes through `db`: with VIGIL_CHECKPOINT_KEY, a database that seals each value first.
     const sealing = await sealStore(storeDb, config.checkpointKey, { closeInner: ownsDb, dataDir: config.dataDir });
@@ -87,6 +89,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // Observing from the start, so boot's restores and corrupt skips are counted too.
     const metrics = options.metrics ?? new VigilMetrics();
     metrics.observe(bus);
+    // Spans of every think, only with an OTLP endpoint: the OpenTelemetry SDK is loaded then, and never otherwise.
+    telemetry = await startThinkTelemetry(config, { metrics, log, thinkerKind: thinker.kind });
     const seq = await PersistedSeq.open(db);
     bus.useSeq(seq);
     // Attached before restore, so even the boot's checkpoint.corrupt events are in the history.
@@ -176,6 +180,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const traces = await ThinkTraceStore.open(db, traceRetention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>
       log.error({ err }, 'a think trace listener threw; tracing goes on'),
     );
+    // Each stored trace becomes its spans (invoke_agent → chat → execute_tool), only with an OTLP endpoint.
+    const exporting = telemetry;
+    if (exporting !== null) traces.onTrace((trace) => exportThinkSpans(exporting, trace));
     const traceIds = createIdFactory(clock, 'th-');
     const newestTrace = traces.newestId();
     if (newestTrace !== undefined) traceIds.observe(newestTrace);
@@ -233,6 +240,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // First: no MCP server process outlives the runtime, whatever fails after.
         await tools.stop();
         await retention.detach();
+        // After the last beat: its think's spans are in the queue, and go out before the daemon exits.
+        await telemetry?.shutdown();
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();
@@ -243,6 +252,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
     return runtime;
   } catch (err) {
+    await telemetry?.shutdown();
     if (ownsDb) await db.close().catch(() => undefined);
     throw err;
   }

@@ -11,6 +11,8 @@ const RECORDER = join(ROOT, 'test/fixtures/import-recorder.mjs');
 const DAEMON_ONLY =
   /\/dist\/(daemon\.js|runtime\/(?!.*\.schema\.js$)|heartbeat\/|subsystems\/store\/)|\/node_modules\/(level|classic-level|xstate|pino|prom-client|@anthropic-ai)\//;
 const ANTHROPIC_SDK = /\/node_modules\/@anthropic-ai\/sdk\//;
+// The OpenTelemetry SDK, its exporters and Vigil's side of them (the API alone comes with prom-client).
+const OTEL_SDK = /\/node_modules\/@opentelemetry\/(?!api\/)|\/dist\/subsystems\/telemetry\/(otel-tracing|span-writer|bounded-span-queue)\.js$/;
 // The browser's entry and transport, and the dashboard's bundle: never part of a Node process.
 const BROWSER_ONLY = /\/dist\/(client\/browser(-socket)?\.js|gateway\/dashboard\/)/;
 
@@ -60,5 +62,27 @@ describe('what each path of `vigil` imports', () => {
       sdkLoaded[run.thinker] = (await imported(log)).some((url) => ANTHROPIC_SDK.test(url));
     }
     expect(sdkLoaded).toEqual({ offline: false, anthropic: true });
+  });
+
+  it('the daemon loads no OpenTelemetry SDK without OTEL_EXPORTER_OTLP_ENDPOINT; with it, the SDK and only the chosen exporter', async () => {
+    const runs: Array<{ name: string; env: Record<string, string> }> = [
+      { name: 'none', env: {} },
+      { name: 'json', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } },
+    ];
+    const loaded: Record<string, string[]> = {};
+    for (const run of runs) {
+      const { log, env } = recorder();
+      const dataDir = await mkdtemp(join(dir, `otel-${run.name}-`));
+      const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0'], { ...FAST_ENV, ...run.env, ...env });
+      await daemon.waitFor((line) => line.msg === 'gateway listening');
+      daemon.kill('SIGTERM');
+      expect(await daemon.exited).toBe(0);
+      loaded[run.name] = (await imported(log)).filter((url) => OTEL_SDK.test(url));
+    }
+    expect(loaded['none']).toEqual([]);
+    const json = loaded['json']!;
+    expect(json.some((url) => url.includes('/node_modules/@opentelemetry/sdk-trace/'))).toBe(true);
+    expect(json.some((url) => url.includes('/node_modules/@opentelemetry/exporter-trace-otlp-http/'))).toBe(true);
+    expect(json.some((url) => url.includes('/node_modules/@opentelemetry/exporter-trace-otlp-proto/'))).toBe(false);
   });
 });

@@ -122,6 +122,18 @@ export class VigilMetrics {
     labelNames: ['tool', 'decision'] as const,
     registers: [this.registry],
   });
+  // The OpenTelemetry export (only with OTEL_EXPORTER_OTLP_ENDPOINT): what reached the collector and what was lost.
+  private readonly spansExported = new Counter({
+    name: 'vigil_otel_spans_exported_total',
+    help: 'OpenTelemetry spans the collector accepted.',
+    registers: [this.registry],
+  });
+  private readonly spansDroppedTotal = new Counter({
+    name: 'vigil_otel_spans_dropped_total',
+    help: 'OpenTelemetry spans lost, by reason: queue_full (the export queue was at OTEL_BSP_MAX_QUEUE_SIZE) or export_failed (the collector did not take the batch).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'vigil_' });
@@ -160,6 +172,16 @@ export class VigilMetrics {
   /** Events dropped for a slow subscriber. */
   eventsDropped(count: number): void {
     this.dropped.inc(count);
+  }
+
+  /** Spans the OpenTelemetry collector accepted. */
+  otelSpansExported(count: number): void {
+    this.spansExported.inc(count);
+  }
+
+  /** Spans lost on the way to the OpenTelemetry collector. */
+  otelSpansDropped(reason: 'queue_full' | 'export_failed', count: number): void {
+    this.spansDroppedTotal.inc({ reason }, count);
   }
 
   private onEvent(event: VigilEvent): void {
