@@ -90,6 +90,8 @@ export const VigilConfigSchema = z
       .optional(),
     // The file's content, read by loadConfig; an embedder passes the same object directly.
     mcp: McpConfigFileSchema,
+    taskDeadlineMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    taskMaxCostUsd: positive('expected a positive number of US dollars such as 0.50'),
   })
   .superRefine((c, ctx) => {
     // A broken relation between two variables blames the first; `alternative` blames the other instead, which
@@ -182,5 +184,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_STUCK_TURN_S', key: 'stuckTurnS', kind: 'number', default: '600', description: 'A turn working longer than this many seconds is reset as stuck.' },
   { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
   { name: 'VIGIL_MCP_CONFIG', key: 'mcp', kind: 'jsonFile', default: undefined, unsetValue: { mcpServers: {} }, description: 'Path to a JSON file of MCP servers in the mcpServers form ({"mcpServers": {NAME: {command, args?, env?, cwd?} | {url, headers?}}}, each with optional allowedTools, requireApproval, idempotentTools, timeoutMs); unset: no MCP tools.' },
+  { name: 'VIGIL_TASK_DEADLINE_MS', key: 'taskDeadlineMs', kind: 'number', default: '600000', description: 'Default deadline of a sub-agent task in ms once it starts (the model may give a task its own); a task past it is stopped and fails.' },
+  { name: 'VIGIL_TASK_MAX_COST_USD', key: 'taskMaxCostUsd', kind: 'number', default: '0.50', description: 'Default money cap of a sub-agent task in USD (the model may give its own); checked after each model call, the task then ends with what it has. Counted in the daily budget.' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
 ];

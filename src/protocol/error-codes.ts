@@ -74,6 +74,12 @@ export const ERROR_CODES = {
   TOOL_ABORTED: 'TOOL_ABORTED',
   /** A tool call failed on the way (the server answered with a protocol error or the connection broke); its outcome may be unknown. */
   TOOL_CALL_FAILED: 'TOOL_CALL_FAILED',
+  /** No sub-agent task with that id is known (finished tasks are kept a while, then forgotten). */
+  TASK_NOT_FOUND: 'TASK_NOT_FOUND',
+  /** The task already finished (done, failed or cancelled): there is nothing left to cancel. */
+  TASK_FINISHED: 'TASK_FINISHED',
+  /** A sub-agent task ran past its deadline and was stopped (an in-flight model or tool call aborted). */
+  TASK_DEADLINE_PASSED: 'TASK_DEADLINE_PASSED',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /** Something that should not happen did; the message says what. */
@@ -96,6 +102,8 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   CHECKPOINT_NOT_FOUND: -32004,
   GOAL_NOT_FOUND: -32004,
   SUBSCRIPTION_NOT_FOUND: -32004,
+  TASK_NOT_FOUND: -32004,
+  TASK_FINISHED: -32010,
   CHECKPOINT_CORRUPT: -32005,
   CHECKPOINT_FORMAT_UNSUPPORTED: -32005,
   CHECKPOINT_KEY_INVALID: -32005,

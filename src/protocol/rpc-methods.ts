@@ -16,6 +16,7 @@ import { HeartbeatStatusSchema } from './heartbeat.schema.js';
 import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from './checkpoint-transfer.schema.js';
 import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
 import { ToolViewSchema } from './tools.schema.js';
+import { TaskIdParamsSchema, TaskViewSchema } from './tasks.schema.js';
 import { VigilEventSchema } from './events.schema.js';
 import type { VigilErrorCode } from './error-codes.js';
 import {
@@ -113,6 +114,17 @@ export const RPC_METHODS = {
     'Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), whether its server is up and whether calls need approval.',
     none,
     z.array(ToolViewSchema),
+  ),
+  'tasks.list': method(
+    'Sub-agent tasks, oldest first: status, prompt, turn, tools, times, deadline, spend and money cap (finished ones are kept a while).',
+    none,
+    z.array(TaskViewSchema),
+  ),
+  'tasks.cancel': method(
+    'Cancels a task: a queued one is dropped, a running one aborted (its model or tool call in flight too); recorded durably as cancelled, and its turn is told.',
+    TaskIdParamsSchema,
+    TaskViewSchema,
+    ['TASK_NOT_FOUND', 'TASK_FINISHED', 'RUNTIME_STOPPED'],
   ),
   'rpc.discover': method('This OpenRPC document.', none, z.record(z.string(), z.unknown())),
 } as const;

@@ -17,6 +17,8 @@ export const ToolCallRecordSchema = z.object({
   callId: z.string(),
   /** The turn whose think made the call. */
   turnId: z.string().optional(),
+  /** The sub-agent task that made the call, when a task made it (its turn is the one that spawned it). */
+  taskId: z.string().optional(),
   /** The `mcp__SERVER__TOOL` name. */
   name: z.string(),
   args: z.unknown(),

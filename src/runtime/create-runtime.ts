@@ -17,6 +17,7 @@ import { EventJournal } from '../subsystems/journal/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
+import { SwarmTaskLog } from '../subsystems/swarm-results/swarm-task-log.js';
 import { OfflineThinker } from '../subsystems/thinking/offline-thinker.js';
 import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
@@ -30,6 +31,7 @@ import { readBudgetBasis } from './budget-basis.js';
 import { logWarningEvents } from './event-log.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
+import { recoverBootTasks } from './boot-tasks.js';
 import { Runtime } from './runtime.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
@@ -106,7 +108,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const budget = await readBudgetBasis(ledger, { timezone: config.timezone, configuredCapMicroUsd }, now);
     const turnTimers = new TurnTimersStore(db);
     const turn = await turnTimers.read();
-    const seed =
+    const swarmTasks = new SwarmTaskLog(db);
+    const toolCallLog = await ToolCallLog.open(db);
+    const bootSeed =
       restored === null
         ? coldSeed({
             now,
@@ -124,6 +128,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             budget,
             turn,
           });
+    // No task is lost or run again blindly: tasks spawned after the checkpoint come back; one cut off after a
+    // non-idempotent tool call is failed (recorded first, then announced once).
+    const seed = await recoverBootTasks({ seed: bootSeed, swarmTasks, swarmResults, toolCallLog, bus, now });
 
     const identity = options.identity ?? (await readIdentity(config.identityFile));
     // Built here, started with the heartbeat: servers connect in the background and never hold up the boot.
@@ -137,7 +144,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.mcp?.createTransport === undefined ? {} : { createTransport: options.mcp.createTransport }),
     });
     // Before the first think: calls a crash cut short are reported (once) and never run again.
-    const toolCalls = new DurableToolCaller({ hub: tools, log: await ToolCallLog.open(db), journal, bus, clock, logger: log });
+    const toolCalls = new DurableToolCaller({ hub: tools, log: toolCallLog, journal, bus, clock, logger: log });
     await toolCalls.recover();
     thinker.useTools?.(toolCalls);
     const ids = createIdFactory(clock);
@@ -169,6 +176,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         identity,
         conversation,
         swarmResults,
+        swarmTasks,
         checkpoints,
         closer: new TurnCloser(conversation, journal, bus),
         turnTimers,
@@ -184,6 +192,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           debriefAfterMs: config.debriefAfterS * 1000,
           stuckTurnMs: config.stuckTurnS * 1000,
           busyStrategy: config.busyStrategy,
+          tasks: { deadlineMs: config.taskDeadlineMs, maxCostMicroUsd: usdToMicroUsd(config.taskMaxCostUsd) },
         },
       },
       close: async () => {

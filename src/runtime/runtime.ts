@@ -25,6 +25,8 @@ import { actorStates, getAffect, listMemory } from './facade/mind.facade.js';
 import { RestoreFacade } from './facade/restore.facade.js';
 import { heartbeatStatus } from './facade/status.facade.js';
 import { listTools } from './facade/tools.facade.js';
+import { TasksFacade } from './facade/tasks.facade.js';
+import type { TaskView } from '../protocol/tasks.schema.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
@@ -42,6 +44,7 @@ export class Runtime {
   private readonly budget: BudgetFacade;
   private readonly restorer: RestoreFacade;
   private readonly events: EventsFacade;
+  private readonly tasks: TasksFacade;
 
   constructor(parts: RuntimeParts) {
     this.core = new RuntimeCore(parts);
@@ -50,6 +53,7 @@ export class Runtime {
     this.restorer = new RestoreFacade(this.core, this.budget);
     this.events = new EventsFacade(this.core);
     this.events$ = this.events.live$;
+    this.tasks = new TasksFacade(this.core);
     this.metrics = parts.metrics;
   }
 
@@ -181,5 +185,15 @@ export class Runtime {
   /** `tools.list`: every MCP tool by name, whether its server is up and whether calls need approval. */
   listTools(): ToolView[] {
     return listTools(this.core);
+  }
+
+  /** `tasks.list`: the sub-agent tasks, oldest first, with their spend, deadline and cap. */
+  listTasks(): TaskView[] {
+    return this.tasks.list();
+  }
+
+  /** `tasks.cancel`: drops a queued task or aborts a running one, recorded durably as cancelled. */
+  cancelTask(id: string): Promise<TaskView> {
+    return this.tasks.cancel(id);
   }
 }

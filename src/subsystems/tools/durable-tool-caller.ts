@@ -53,16 +53,17 @@ export class DurableToolCaller implements ThinkTools {
     return name.startsWith(MCP_TOOL_PREFIX);
   }
 
-  async call(request: { name: string; args: unknown; turnId: string }, signal: AbortSignal): Promise<ExternalToolResult> {
+  async call(request: { name: string; args: unknown; turnId: string; taskId?: string }, signal: AbortSignal): Promise<ExternalToolResult> {
     const { hub, log, journal, bus, clock } = this.options;
     const { name, args, turnId } = request;
+    const task = request.taskId === undefined ? {} : { taskId: request.taskId };
     if (hub.get(name)?.requireApproval === true) {
       return errorOutput(`${name} needs an operator's approval, which this version of Vigil cannot ask for yet: it was not called.`).result;
     }
     const callId = `call-${randomUUID()}`;
     const argsJson = JSON.stringify(args ?? null);
-    const intent: ToolCallRecord = { callId, turnId, name, args: args ?? null, at: clock.now(), idempotent: hub.get(name)?.idempotent ?? false };
-    const called = bus.stamp('tool.called', { callId, turnId, name, argsBytes: Buffer.byteLength(argsJson, 'utf8') });
+    const intent: ToolCallRecord = { callId, turnId, ...task, name, args: args ?? null, at: clock.now(), idempotent: hub.get(name)?.idempotent ?? false };
+    const called = bus.stamp('tool.called', { callId, turnId, ...task, name, argsBytes: Buffer.byteLength(argsJson, 'utf8') });
     try {
       await log.intent(intent, [journal.entryOp(called)]);
     } catch (err) {
