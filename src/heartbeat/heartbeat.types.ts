@@ -14,6 +14,7 @@ import type { ConversationLog } from '../subsystems/conversation/conversation-lo
 import type { EventBus } from '../events/event-bus.js';
 import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
 import type { SwarmTaskLog } from '../subsystems/swarm-results/swarm-task-log.js';
+import type { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
 import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { TurnTimersStore } from '../subsystems/conversation/turn-timers-store.js';
@@ -75,6 +76,8 @@ export interface HeartbeatDeps {
   swarmResults: SwarmResultLog;
   /** Where every task is recorded when spawned and when started, so a crash never loses one silently. */
   swarmTasks: SwarmTaskLog;
+  /** The tool call log, read when a task starts again after being cut off (absent: no MCP tools were ever called). */
+  toolCalls?: Pick<ToolCallLog, 'all'>;
   checkpoints: CheckpointSink;
   ids: IdFactory;
   runtimeVersion: string;

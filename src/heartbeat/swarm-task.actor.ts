@@ -10,6 +10,7 @@ import type { TaskHooks } from '../subsystems/thinking/thinker.js';
 import type { SwarmTaskOutput } from '../subsystems/thinking/thinker.schema.js';
 import { budgetRefOf, partialCostOf, recordCost, type Cost } from './cost-recorder.js';
 import type { HeartbeatDeps } from './heartbeat.types.js';
+import { actedNonIdempotently, interruptedText } from './task-interruption.js';
 import { taskRecordOf, taskLimits } from './task-spawn.js';
 
 /** Input of one swarm task actor: the task as the swarms actor had it when it started. */
@@ -29,6 +30,8 @@ export const swarmTaskLogic = fromPromise<SwarmTaskOutput, SwarmTaskActorInput>(
   const { deps, task } = input;
   const { clock } = deps;
   const limits = taskLimits(task, deps.options);
+  // Started before and cut off in this process (the hard stop, a restore): never run again after a non-idempotent call.
+  await refuseRerunAfterActing(deps, task);
   // Synced before it runs: after a crash, a task known to have started is one whose tool calls may have happened.
   await deps.swarmTasks.started(taskRecordOf(task, limits), clock.now());
   let charged = 0;
@@ -79,3 +82,20 @@ export const swarmTaskLogic = fromPromise<SwarmTaskOutput, SwarmTaskActorInput>(
   if (outcome.status !== 'done') throw new VigilError('THINK_ABORTED', `Task ${task.id} was ${outcome.status} before it finished.`);
   return output;
 });
+
+/**
+ * Fails a task that already ran and made a call to a non-idempotent tool (its outcome recorded first, and
+ * `swarm.task_interrupted` emitted), so its calls are never repeated by running it again. Boot does the same for a
+ * crash; this covers a task the heartbeat itself stopped and re-queued.
+ */
+async function refuseRerunAfterActing(deps: HeartbeatDeps, task: SwarmTask): Promise<void> {
+  if (deps.toolCalls === undefined || (await deps.swarmTasks.get(task))?.startedAt === undefined) return;
+  const calls = (await deps.toolCalls.all()).filter((call) => call.taskId === task.id);
+  if (!actedNonIdempotently(calls)) return;
+  const text = interruptedText(task.id, calls);
+  const outcome = await deps.swarmResults.recordFirst({ taskId: task.id, status: 'failed', text, finishedAt: deps.clock.now() });
+  if (outcome.status === 'failed' && outcome.text === text) {
+    deps.bus.emit('swarm.task_interrupted', { taskId: task.id, turnId: task.turnId, outcome: 'failed', callIds: calls.map((call) => call.callId) });
+  }
+  throw new VigilError('TASK_INTERRUPTED', outcome.text, { data: { taskId: task.id } });
+}

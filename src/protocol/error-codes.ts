@@ -80,6 +80,8 @@ export const ERROR_CODES = {
   TASK_FINISHED: 'TASK_FINISHED',
   /** A sub-agent task ran past its deadline and was stopped (an in-flight model or tool call aborted). */
   TASK_DEADLINE_PASSED: 'TASK_DEADLINE_PASSED',
+  /** A sub-agent task cut off after a call to a non-idempotent tool is not run again: it fails with this instead. */
+  TASK_INTERRUPTED: 'TASK_INTERRUPTED',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /** Something that should not happen did; the message says what. */

@@ -177,6 +177,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         conversation,
         swarmResults,
         swarmTasks,
+        toolCalls: toolCallLog,
         checkpoints,
         closer: new TurnCloser(conversation, journal, bus),
         turnTimers,

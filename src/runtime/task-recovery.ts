@@ -6,6 +6,9 @@
 import { findTask, isFinishedTask, swarmsReducer } from '../actors/swarms/swarms.reducer.js';
 import type { SwarmsState, SwarmTask } from '../actors/swarms/swarms.schema.js';
 import type { HeartbeatSeed } from '../heartbeat/heartbeat.types.js';
+import { actedNonIdempotently, interruptedText } from '../heartbeat/task-interruption.js';
+
+export { interruptedText };
 import type { ToolCallRecord } from '../protocol/tool-call.schema.js';
 import type { SwarmResultRecord } from '../subsystems/swarm-results/swarm-result-log.js';
 import type { SwarmTaskRecord } from '../subsystems/swarm-results/swarm-task-log.js';
@@ -38,15 +41,6 @@ export interface TaskRecovery {
   interrupted: InterruptedTask[];
 }
 
-/** The text of a task failed at boot because its tool calls may have taken effect. */
-export function interruptedText(taskId: string, calls: readonly ToolCallRecord[]): string {
-  const listed = calls.map((call) => `${call.name} (${call.callId}: ${call.result === undefined ? 'outcome unknown' : call.result.ok ? 'completed' : 'failed'})`);
-  return (
-    `Task ${taskId} was interrupted by a restart after tool calls whose outcome is unknown to it: ${listed.join(', ')}. ` +
-    'It was not run again, so those calls were not repeated; check their effects before starting it anew.'
-  );
-}
-
 /** Recovers the tasks of `seed` against the logs (pure: the caller writes the failures and emits the events). */
 export function recoverTasks(input: TaskRecoveryInput): TaskRecovery {
   const { seed, now } = input;
@@ -66,7 +60,7 @@ export function recoverTasks(input: TaskRecoveryInput): TaskRecovery {
   for (const task of swarms.tasks) {
     if (isFinishedTask(task)) continue;
     const calls = input.toolCalls.filter((call) => call.taskId === task.id);
-    if (calls.some((call) => !call.idempotent)) {
+    if (actedNonIdempotently(calls)) {
       const text = interruptedText(task.id, calls);
       interrupted.push({ taskId: task.id, turnId: task.turnId, outcome: 'failed', callIds: calls.map((c) => c.callId), text });
     } else if (started.has(task.id) || calls.length > 0) {

@@ -66,7 +66,7 @@ describe('recoverTasks', () => {
       { taskId: 'task-b', turnId: 't-1', outcome: 'failed', callIds: ['c-2', 'c-3'], text: interruptedText('task-b', calls.slice(1)) },
     ]);
     expect(interruptedText('task-b', calls.slice(1))).toBe(
-      'Task task-b was interrupted by a restart after tool calls whose outcome is unknown to it: mcp__s__read (c-2: completed), mcp__s__write (c-3: outcome unknown). ' +
+      'Task task-b was interrupted by a restart or a stop after tool calls whose outcome is unknown to it: mcp__s__read (c-2: completed), mcp__s__write (c-3: outcome unknown). ' +
         'It was not run again, so those calls were not repeated; check their effects before starting it anew.',
     );
     expect(findTask(out.seed.actors.swarms, 'task-a')).toMatchObject({ status: 'queued' });

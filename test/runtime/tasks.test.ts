@@ -179,6 +179,27 @@ describe('sub-agent tasks that act', () => {
   });
 });
 
+describe('a task the heartbeat stops and re-queues (the hard stop)', () => {
+  it('is not run again after a non-idempotent call: failed and reported when it would start again', async () => {
+    const countFile = join(tempDir(), 'count');
+    const h = await started(mcpConfig(countFile, {}, { offlineCostUsd: 0.01 }));
+    const { turnId } = await h.runtime.send({ text: '/task tools=fixture__hang\n/tool fixture__hang' });
+    await until(h, () => h.ofType('tool.called').length === 1 && calls(countFile) === 1);
+    const [task] = h.runtime.listTasks();
+    // A cap far below today's spend: the hard stop stops the task at once and re-queues it.
+    await h.runtime.setCap({ dailyCapUsd: 0.001 });
+    await untilReal(h, () => h.runtime.listTasks()[0]!.status === 'queued' && h.ofType('tool.completed').length === 1);
+    expect(h.runtime.budgetStatus().state).toBe('exceeded');
+    await h.runtime.topUp({ amountUsd: 5 });
+    await until(h, () => h.ofType('swarm.task_interrupted').length === 1 && endings(h.events, turnId).length === 1);
+    expect(h.ofType('swarm.task_interrupted')).toEqual([expect.objectContaining({ taskId: task!.id, turnId, outcome: 'failed' })]);
+    expect(h.runtime.listTasks()[0]).toMatchObject({ id: task!.id, status: 'failed', error: expect.stringContaining('after tool calls whose outcome is unknown to it: mcp__fixture__hang') });
+    expect(endings(h.events, turnId)).toEqual([expect.objectContaining({ type: 'agent.reply', text: expect.stringContaining('mcp__fixture__hang') })]);
+    expect(calls(countFile)).toBe(1);
+    expect(h.ofType('tool.called')).toHaveLength(1);
+  });
+});
+
 describe('sub-agent tasks across a crash', () => {
   /** Crashes `h` (its db as it was at the crash goes to the successor) and boots a successor, events seen from the boot on. */
   async function crashAndRestart(h: RuntimeHarness, config: Record<string, unknown>) {
@@ -206,11 +227,11 @@ describe('sub-agent tasks across a crash', () => {
     expect(events.filter((e) => e.type === 'swarm.task_interrupted')).toEqual([expect.objectContaining({ taskId, turnId, outcome: 'failed', callIds: [callId] })]);
     expect(events.filter((e) => e.type === 'tool.interrupted')).toEqual([expect.objectContaining({ callId })]);
     expect(next.runtime.listTasks()).toEqual([
-      expect.objectContaining({ id: taskId, status: 'failed', error: expect.stringContaining(`interrupted by a restart after tool calls whose outcome is unknown to it: mcp__fixture__hang (${callId}: outcome unknown)`) }),
+      expect.objectContaining({ id: taskId, status: 'failed', error: expect.stringContaining(`interrupted by a restart or a stop after tool calls whose outcome is unknown to it: mcp__fixture__hang (${callId}: outcome unknown)`) }),
     ]);
     await until(next, () => events.some((e) => (e.type === 'agent.reply' || e.type === 'agent.unanswered') && e.turnId === turnId));
     await next.advance(5000);
-    expect(endings(events, turnId)).toEqual([expect.objectContaining({ type: 'agent.reply', text: expect.stringContaining('interrupted by a restart after tool calls') })]);
+    expect(endings(events, turnId)).toEqual([expect.objectContaining({ type: 'agent.reply', text: expect.stringContaining('interrupted by a restart or a stop after tool calls') })]);
     expect(calls(countFile)).toBe(1);
     expect(events.filter((e) => e.type === 'tool.called')).toEqual([]);
     expect(await new SwarmResultLog(db).find([taskId])).toEqual([expect.objectContaining({ status: 'failed' })]);

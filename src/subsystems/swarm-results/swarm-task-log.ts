@@ -62,6 +62,16 @@ export class SwarmTaskLog {
     }
   }
 
+  /** The record of a task (created at `createdAt`), if kept. */
+  async get(task: Pick<SwarmTaskRecord, 'id' | 'createdAt'>): Promise<SwarmTaskRecord | undefined> {
+    try {
+      const record = SwarmTaskRecordSchema.safeParse(await this.tasks.get(keyOf(task)));
+      return record.success ? record.data : undefined;
+    } catch (err) {
+      throw toStoreError(err, 'read the task log');
+    }
+  }
+
   /** Every record, oldest first. */
   async all(): Promise<SwarmTaskRecord[]> {
     const out: SwarmTaskRecord[] = [];
