@@ -1,6 +1,6 @@
 /**
  * The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`,
- * `checkpoints`, `tools`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * `checkpoints`, `tools`, `tasks`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
@@ -8,13 +8,14 @@ import { VIGIL_VERSION } from './shared/version.js';
 
 /** The whole help text; it quotes each client command's usage, so it loads those commands (help only). */
 async function usage(): Promise<string> {
-  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }, { THINKS_USAGE }] = await Promise.all([
+  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }, { THINKS_USAGE }, { TASKS_USAGE }] = await Promise.all([
     import('./client/commands/rpc.command.js'),
     import('./client/commands/events.command.js'),
     import('./client/commands/conversation.command.js'),
     import('./client/commands/checkpoints.command.js'),
     import('./client/commands/tools.command.js'),
     import('./client/commands/thinks.command.js'),
+    import('./client/commands/tasks.command.js'),
   ]);
   return `usage: vigil <command>
 
@@ -37,6 +38,8 @@ commands:
   thinks list [--limit N] [--before ID] [--json] | thinks show ID [--json]
       the traces of recent thinks: why each ran, its model and tool calls, tokens, cache ratio, cost;
       show: one think's calls and prompt sections
+  tasks list [--json] | tasks cancel ID
+      the sub-agent tasks: id, status, spend and cap, tools, prompt; cancel drops or aborts one
   --version   print the version
   --help      print this help
 
@@ -48,7 +51,9 @@ ${EVENTS_USAGE}
 ${CONVERSATION_USAGE}
 ${CHECKPOINTS_USAGE}
 ${TOOLS_USAGE}
-${THINKS_USAGE}`;
+${THINKS_USAGE}
+
+${TASKS_USAGE}`;
 }
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
@@ -82,6 +87,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     case 'thinks': {
       const { thinksCommand } = await import('./client/commands/thinks.command.js');
       return thinksCommand(rest, io);
+    }
+    case 'tasks': {
+      const { tasksCommand } = await import('./client/commands/tasks.command.js');
+      return tasksCommand(rest, io);
     }
     case '--version':
     case 'version':

@@ -111,6 +111,8 @@ export const VigilConfigSchema = z
     otelBspExportTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     // The file's content, read by loadConfig; an embedder passes the same object directly.
     mcp: McpConfigFileSchema,
+    taskDeadlineMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    taskMaxCostUsd: positive('expected a positive number of US dollars such as 0.50'),
   })
   .superRefine((c, ctx) => {
     // A broken relation between two variables blames the first; `alternative` blames the other instead, which
@@ -209,6 +211,8 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_TRACE_CONTENT', key: 'traceContent', kind: 'boolean', default: 'false', description: 'Keep the text of each think\'s prompt sections and answers in its trace (thinks.get); off: token counts only. Sealed at rest with VIGIL_CHECKPOINT_KEY when set.' },
   { name: 'VIGIL_TRACE_MAX_COUNT', key: 'traceMaxCount', kind: 'number', default: '1000', description: 'Keep the traces of the newest N thinks; older ones are pruned in the batch that adds a new one.' },
   { name: 'VIGIL_TRACE_MAX_AGE_DAYS', key: 'traceMaxAgeDays', kind: 'number', default: '30', description: 'Prune think traces older than this many days (0 = no age limit), in the batch that adds a new one.' },
+  { name: 'VIGIL_TASK_DEADLINE_MS', key: 'taskDeadlineMs', kind: 'number', default: '600000', description: 'Default deadline of a sub-agent task in ms once it starts (the model may give a task its own); a task past it is stopped and fails.' },
+  { name: 'VIGIL_TASK_MAX_COST_USD', key: 'taskMaxCostUsd', kind: 'number', default: '0.50', description: 'Default money cap of a sub-agent task in USD (the model may give its own); checked after each model call, the task then ends with what it has. Counted in the daily budget.' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
   { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', key: 'otlpEndpoint', kind: 'string', default: undefined, description: 'OTLP/HTTP collector base URL (e.g. http://localhost:4318; spans go to <url>/v1/traces): set it to export thinks, model calls and tool calls as OpenTelemetry spans; unset: no tracing, and no OpenTelemetry SDK is loaded. OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and OTEL_RESOURCE_ATTRIBUTES are read by the exporter as usual.' },
   { name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', key: 'otlpTracesEndpoint', kind: 'string', default: undefined, description: 'Full URL spans are POSTed to, used as given; overrides OTEL_EXPORTER_OTLP_ENDPOINT for traces (and enables the export on its own).' },

@@ -2,6 +2,7 @@
  * What the heartbeat does when a child it spawned ends: a ledger probe answers, a swarm task records its outcome, a
  * crashed domain actor is restarted from its last good state. Plain functions returning effects and raised events.
  */
+import { findTask, isFinishedTask } from '../actors/swarms/swarms.reducer.js';
 import { describeError } from '../errors.js';
 import type { SwarmTaskOutput } from '../subsystems/thinking/thinker.schema.js';
 import type { DomainActorName, HeartbeatContext, HeartbeatEvent } from './heartbeat.types.js';
@@ -23,6 +24,7 @@ export function childFailed(context: HeartbeatContext, childId: string, thrown: 
   if (childId === LEDGER_PROBE_ID) return { ...NOTHING, raise: [{ type: 'LEDGER_PROBED', ok: false }] };
   if (childId.startsWith(SWARM_TASK_PREFIX)) {
     const taskId = childId.slice(SWARM_TASK_PREFIX.length);
+    if (alreadyFinished(context, taskId)) return NOTHING;
     const code = (thrown as { code?: unknown } | null)?.code;
     return {
       effects: [
@@ -43,6 +45,7 @@ export function childDone(context: HeartbeatContext, childId: string, output: un
   if (childId === LEDGER_PROBE_ID) return { ...NOTHING, raise: [{ type: 'LEDGER_PROBED', ok: true }] };
   if (!childId.startsWith(SWARM_TASK_PREFIX)) return NOTHING;
   const taskId = childId.slice(SWARM_TASK_PREFIX.length);
+  if (alreadyFinished(context, taskId)) return { ...NOTHING, raise: [{ type: 'BUDGET_CHECK' }] };
   const text = (output as SwarmTaskOutput | undefined)?.text ?? '';
   return {
     effects: [
@@ -53,4 +56,10 @@ export function childDone(context: HeartbeatContext, childId: string, output: un
     raise: [{ type: 'BUDGET_CHECK' }],
     restart: null,
   };
+}
+
+/** A task that already has its outcome (an operator cancelled it first) takes no second one. */
+function alreadyFinished(context: HeartbeatContext, taskId: string): boolean {
+  const task = findTask(context.refs.swarms.getSnapshot().context, taskId);
+  return task !== undefined && isFinishedTask(task);
 }

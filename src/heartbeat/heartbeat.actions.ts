@@ -7,6 +7,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { budgetLogic } from '../actors/budget/budget.actor.js';
 import { budgetPct, budgetReducer, isNewDay, resetsAt, spendLevel } from '../actors/budget/budget.reducer.js';
 import { startableTasks, unconsumedResults } from '../actors/swarms/swarms.reducer.js';
+import type { SwarmTask } from '../actors/swarms/swarms.schema.js';
 import { describeError } from '../errors.js';
 import type { TurnTimersRecord } from '../subsystems/conversation/turn-timers-store.js';
 import { adaptiveIntervalMs } from './adaptive-interval.js';
@@ -28,7 +29,7 @@ export interface BeatStep {
 }
 
 const NO_EFFECTS: Array<() => void> = [];
-const NO_TASKS: Array<{ id: string; prompt: string }> = [];
+const NO_TASKS: SwarmTask[] = [];
 
 /** `effects` with `effect` added, allocating the list on the first one (no closure per beat: the idle path stays lean). */
 function withEffect(effects: Array<() => void>, effect: () => void): Array<() => void> {
@@ -188,7 +189,7 @@ export function hasPendingWork(context: HeartbeatContext): boolean {
  * when due, and `heartbeat.beat`. `startTasks` lists the swarm tasks the machine spawns (marked started first).
  */
 export function finishBeat(context: HeartbeatContext): BeatStep & {
-  startTasks: Array<{ id: string; prompt: string }>;
+  startTasks: SwarmTask[];
   beatEvent: EventPayload<'heartbeat.beat'>;
 } {
   const { deps, refs, beat } = context;
@@ -207,7 +208,7 @@ export function finishBeat(context: HeartbeatContext): BeatStep & {
     effects = withEffect(effects, () => deps.bus.emit('heartbeat.circuit_closed', { afterFailures }));
   }
   const startable = startableTasks(refs.swarms.getSnapshot().context);
-  const startTasks = startable.length === 0 ? NO_TASKS : startable.map((task) => ({ id: task.id, prompt: task.prompt }));
+  const startTasks = startable.length === 0 ? NO_TASKS : startable;
   let turns = context.turns;
   // A turn ends at a completed think that leaves nothing to do; a failed or preempted one goes on.
   if (beat.result !== null && !failed && !beat.preempted && !hasPendingWork(context)) {

@@ -29,6 +29,7 @@ import { ledgerProbeLogic, settleLogic, swarmTaskLogic, thinkLogic } from './pha
 import { lastGoodStateOf, LEDGER_PROBE_ID, spawnDomainActors, SWARM_TASK_PREFIX } from './supervision.js';
 import { asleepAtBoot, atHardStop, roomToWake, sleepsAfterBeat, wakeAtBoot, wakeDue } from './heartbeat.guards.js';
 import { childDone, childFailed } from './child-outcomes.js';
+import { cancelTask } from './task-cancel.js';
 import { buildThinkInput } from './think-input.js';
 import { answerableTurns, openTurn } from './turn-book.js';
 import { preemptThink, thinkDone, thinkFailed, thinkSettled, thinkStuck } from './think-steps.js';
@@ -94,7 +95,7 @@ export const heartbeatMachine = setup({
       enqueue.assign(step.patch);
       for (const task of step.startTasks) {
         enqueue(() => context.refs.swarms.send({ type: 'swarm.started', at: context.deps.clock.now(), id: task.id }));
-        enqueue.spawnChild('swarmTask', { id: `${SWARM_TASK_PREFIX}${task.id}`, input: { deps: context.deps, taskId: task.id, prompt: task.prompt } });
+        enqueue.spawnChild('swarmTask', { id: `${SWARM_TASK_PREFIX}${task.id}`, input: { deps: context.deps, task } });
       }
       // One action for the effects and `heartbeat.beat`, the last word of every beat.
       const { effects, beatEvent } = step;
@@ -184,6 +185,16 @@ export const heartbeatMachine = setup({
     },
     // A tool call was decided: the turn waiting on it is thought about now, like a new message.
     TOOL_DECIDED: { actions: assign({ wakeRequested: true }) },
+    TASK_CANCEL: {
+      actions: enqueueActions(({ context, event, enqueue, self }) => {
+        const step = cancelTask(context, event.id, event.reason);
+        if (step === null) return;
+        const childId = `${SWARM_TASK_PREFIX}${event.id}`;
+        // Stopping the child aborts its model or tool call in flight; a stopped child reports nothing back.
+        if (self.getSnapshot().children[childId] !== undefined) enqueue.stopChild(childId);
+        run(enqueue, step);
+      }),
+    },
     LEDGER_FAILED: {
       guard: ({ context }) => !context.ledger.down,
       actions: [

@@ -13,6 +13,8 @@ import type { ActorStates, CognitiveCheckpoint } from '../protocol/checkpoint-fo
 import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
+import type { SwarmTaskLog } from '../subsystems/swarm-results/swarm-task-log.js';
+import type { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
 import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { TurnTimersStore } from '../subsystems/conversation/turn-timers-store.js';
@@ -51,6 +53,8 @@ export interface HeartbeatOptions {
   stuckTurnMs: number;
   /** What a message arriving during a user turn does. */
   busyStrategy: 'interrupt' | 'enqueue' | 'reject';
+  /** Sub-agent tasks' default deadline and money cap (VIGIL_TASK_DEADLINE_MS, VIGIL_TASK_MAX_COST_USD); task-spawn.ts defaults. */
+  tasks?: { deadlineMs: number; maxCostMicroUsd: number };
 }
 
 /** Takes a checkpoint of a state the machine hands it, in the background; the beat never waits for the write. */
@@ -72,6 +76,10 @@ export interface HeartbeatDeps {
   identity: string;
   conversation: ConversationLog;
   swarmResults: SwarmResultLog;
+  /** Where every task is recorded when spawned and when started, so a crash never loses one silently. */
+  swarmTasks: SwarmTaskLog;
+  /** The tool call log, read when a task starts again after being cut off (absent: no MCP tools were ever called). */
+  toolCalls?: Pick<ToolCallLog, 'all'>;
   checkpoints: CheckpointSink;
   ids: IdFactory;
   runtimeVersion: string;
@@ -175,6 +183,8 @@ export type HeartbeatEvent =
   | { type: 'CHECKPOINT_NOW' }
   /** A user message arrived during a think that should yield to it. */
   | { type: 'PREEMPT'; reason: string }
+  /** An operator cancelled a task (its outcome already recorded): drop it if queued, stop it if running. */
+  | { type: 'TASK_CANCEL'; id: string; reason: string }
   /** Spend changed outside a think (a task, a cap change): stop at once if the hard stop is reached. */
   | { type: 'BUDGET_CHECK' }
   /** Allowance grew (top-up, cap raised): a sleeping agent wakes if there is room now. */

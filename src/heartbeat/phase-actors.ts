@@ -1,7 +1,7 @@
 /** The heartbeat's promise actors: one think, settling it, and one swarm sub-agent task. */
 import { fromPromise } from 'xstate';
 import { describeError } from '../errors.js';
-import type { SwarmTaskOutput, ThinkInput, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
+import type { ThinkInput, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import { settleThink, type SettleInput, type SettleOutcome } from './settle-think.js';
 import { budgetRefOf, partialCostOf, recordCost } from './cost-recorder.js';
 import type { HeartbeatDeps } from './heartbeat.types.js';
@@ -45,31 +45,8 @@ export const thinkLogic = fromPromise<ThinkResult, { deps: HeartbeatDeps; thinkI
 /** Settles a think: its actions, replies and the endings of the turns it carried. */
 export const settleLogic = fromPromise<SettleOutcome, SettleInput>(({ input }) => settleThink(input));
 
-/** Input of one swarm task actor. */
-export interface SwarmTaskActorInput {
-  deps: HeartbeatDeps;
-  taskId: string;
-  prompt: string;
-}
-
-/** Runs one sub-agent task, records its cost and then its outcome durably, so a restore never reruns it. */
-export const swarmTaskLogic = fromPromise<SwarmTaskOutput, SwarmTaskActorInput>(async ({ input, signal, system }) => {
-  const { deps, taskId, prompt } = input;
-  let output: SwarmTaskOutput;
-  try {
-    output = await deps.thinker.runTask({ taskId, prompt, identity: deps.identity }, signal);
-  } catch (err) {
-    // An aborted task (daemon stopping, hard stop) is not finished: it is re-queued, so record no outcome.
-    if (!signal.aborted) {
-      await deps.swarmResults.record({ taskId, status: 'failed', text: describeError(err), finishedAt: deps.clock.now() });
-    }
-    throw err;
-  }
-  // A cost that cannot be recorded fails the task with BUDGET_LEDGER_UNAVAILABLE; the heartbeat stops thinking on it.
-  await recordCost(deps, budgetRefOf(system), 'task', output);
-  await deps.swarmResults.record({ taskId, status: 'done', text: output.text, finishedAt: deps.clock.now() });
-  return output;
-});
+// The swarm task actor lives in its own file; re-exported here beside the other phase actors.
+export { swarmTaskLogic, type SwarmTaskActorInput } from './swarm-task.actor.js';
 
 /** One small write to the ledger, to see whether it is writable again; done or error comes back to the heartbeat. */
 export const ledgerProbeLogic = fromPromise<void, { deps: HeartbeatDeps }>(async ({ input }) => {

@@ -6,6 +6,9 @@
  */
 import type { ThinkAction, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
+import type { SwarmTaskRecord } from '../subsystems/swarm-results/swarm-task-log.js';
+import { describeError } from '../errors.js';
+import { spawnTask } from './task-spawn.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { DomainActorRefs, HeartbeatDeps, ThinkFailure, TurnState } from './heartbeat.types.js';
 
@@ -45,13 +48,19 @@ export async function settleThink(input: SettleInput): Promise<SettleOutcome> {
   const { deps, refs, closer, plan, turns, carried, result, failure } = input;
   const { clock, bus } = deps;
   const actions = result?.actions ?? [];
-  for (const action of actions) applyAction(deps, refs, input.turnId, action);
+  const spawned: SwarmTaskRecord[] = [];
+  for (const action of actions) {
+    if (action.type === 'spawn_task') spawned.push(spawnTask(deps, refs, input.turnId, action));
+    else applyAction(deps, refs, input.turnId, action);
+  }
   const replied: string[] = [];
   // A reply names an open turn, or goes out under this think's own turn: a closed turn is never answered twice.
   for (const [turnId, text] of repliesByTurn(actions, (id) => (isOpen(turns, id) ? id : input.turnId))) {
     await closer.reply(turnId, text, clock.now());
     if (isOpen(turns, turnId)) replied.push(turnId);
   }
+  // Before the beat ends (tasks start only then): a crash from here on finds the tasks in the log.
+  await deps.swarmTasks.spawned(spawned).catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'spawned tasks could not be recorded'));
   const spawnedFor = actions.some((a) => a.type === 'spawn_task') && isOpen(turns, input.turnId) && !replied.includes(input.turnId);
   const awaiting = failure === null && spawnedFor ? [input.turnId] : [];
   // A turn whose tool call waits for an operator, or whose decision it has yet to hear, has not missed a try.
@@ -158,11 +167,8 @@ function applyAction(deps: HeartbeatDeps, refs: DomainActorRefs, turnId: string,
       if (goal) bus.emit('goal.updated', { goalId: goal.id, progress: goal.progress, status: goal.status });
       break;
     }
-    case 'spawn_task': {
-      const id = `task-${ids.next()}`;
-      refs.swarms.send({ type: 'swarm.spawn', at, task: { id, turnId, prompt: action.prompt } });
-      bus.emit('swarm.task_spawned', { taskId: id, turnId });
+    case 'spawn_task':
+      // Spawned by `spawnTask` (task-spawn.ts), which also records it durably.
       break;
-    }
   }
 }

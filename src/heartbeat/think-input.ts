@@ -24,13 +24,13 @@ export function buildThinkInput(args: {
   const swarms = refs.swarms.getSnapshot().context;
   const wanted = new Set(plan.swarmTaskIds);
   const swarmResults: SwarmResult[] = swarms.tasks
-    .filter((task) => wanted.has(task.id) && (task.status === 'done' || task.status === 'failed'))
+    .filter((task) => wanted.has(task.id) && (task.status === 'done' || task.status === 'failed' || task.status === 'cancelled'))
     .map((task) => ({
       taskId: task.id,
       turnId: task.turnId,
       prompt: task.prompt,
-      status: task.status === 'done' ? 'done' : 'failed',
-      text: task.status === 'done' ? (task.result ?? '') : (task.error ?? 'failed'),
+      status: task.status === 'done' ? 'done' : task.status === 'cancelled' ? 'cancelled' : 'failed',
+      text: task.status === 'done' ? (task.result ?? '') : (task.error ?? task.status),
     }));
   return {
     identity: args.identity,

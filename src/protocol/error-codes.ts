@@ -82,6 +82,14 @@ export const ERROR_CODES = {
   TOOL_CALL_NOT_PENDING: 'TOOL_CALL_NOT_PENDING',
   /** No think trace with that id is kept (never existed, or pruned by VIGIL_TRACE_MAX_COUNT / VIGIL_TRACE_MAX_AGE_DAYS). */
   THINK_NOT_FOUND: 'THINK_NOT_FOUND',
+  /** No sub-agent task with that id is known (finished tasks are kept a while, then forgotten). */
+  TASK_NOT_FOUND: 'TASK_NOT_FOUND',
+  /** The task already finished (done, failed or cancelled): there is nothing left to cancel. */
+  TASK_FINISHED: 'TASK_FINISHED',
+  /** A sub-agent task ran past its deadline and was stopped (an in-flight model or tool call aborted). */
+  TASK_DEADLINE_PASSED: 'TASK_DEADLINE_PASSED',
+  /** A sub-agent task cut off after a call to a non-idempotent tool is not run again: it fails with this instead. */
+  TASK_INTERRUPTED: 'TASK_INTERRUPTED',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /** Something that should not happen did; the message says what. */
@@ -105,6 +113,8 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   GOAL_NOT_FOUND: -32004,
   SUBSCRIPTION_NOT_FOUND: -32004,
   THINK_NOT_FOUND: -32004,
+  TASK_NOT_FOUND: -32004,
+  TASK_FINISHED: -32010,
   CHECKPOINT_CORRUPT: -32005,
   CHECKPOINT_FORMAT_UNSUPPORTED: -32005,
   CHECKPOINT_KEY_INVALID: -32005,

@@ -71,7 +71,17 @@ export const EVENT_PAYLOADS = {
   'goal.updated': z.object({ goalId: z.string(), progress: z.number(), status: z.string() }),
   'memory.admitted': z.object({ itemId: z.string(), salience: z.number(), evictedId: z.string().nullable() }),
   'swarm.task_spawned': z.object({ taskId: z.string(), turnId: z.string() }),
-  'swarm.task_finished': z.object({ taskId: z.string(), status: z.enum(['done', 'failed']) }),
+  'swarm.task_finished': z.object({ taskId: z.string(), status: z.enum(['done', 'failed', 'cancelled']) }),
+  /**
+   * A task a crash cut off while it ran: `requeued` when it had made no call to a non-idempotent tool (it runs again
+   * from the start), else `failed` and never run again blindly; `callIds` are its tool calls, oldest first.
+   */
+  'swarm.task_interrupted': z.object({
+    taskId: z.string(),
+    turnId: z.string(),
+    outcome: z.enum(['requeued', 'failed']),
+    callIds: z.array(z.string()),
+  }),
   /** An MCP server (re)connected; `tools` is how many of its tools are offered (after `allowedTools`). */
   'mcp.server_up': z.object({ server: z.string(), tools: z.number().int().nonnegative(), attempt: z.number().int().positive() }),
   /**

@@ -19,6 +19,7 @@ import { ToolViewSchema } from './tools.schema.js';
 import { ApproveToolCallParamsSchema, DenyToolCallParamsSchema, PendingToolCallSchema, ToolDecisionSchema } from './tool-approvals.schema.js';
 import { ThinkTraceSchema, ThinkTraceSummarySchema } from './think-trace.schema.js';
 import { ThinkIdParamsSchema, ThinksListParamsSchema } from './thinks.schema.js';
+import { TaskIdParamsSchema, TaskViewSchema } from './tasks.schema.js';
 import { VigilEventSchema } from './events.schema.js';
 import type { VigilErrorCode } from './error-codes.js';
 import {
@@ -140,6 +141,17 @@ export const RPC_METHODS = {
     ThinkIdParamsSchema,
     ThinkTraceSchema,
     ['THINK_NOT_FOUND'],
+  ),
+  'tasks.list': method(
+    'Sub-agent tasks, oldest first: status, prompt, turn, tools, times, deadline, spend and money cap (finished ones are kept a while).',
+    none,
+    z.array(TaskViewSchema),
+  ),
+  'tasks.cancel': method(
+    'Cancels a task: a queued one is dropped, a running one aborted (its model or tool call in flight too); recorded durably as cancelled, and its turn is told.',
+    TaskIdParamsSchema,
+    TaskViewSchema,
+    ['TASK_NOT_FOUND', 'TASK_FINISHED', 'RUNTIME_STOPPED'],
   ),
   'rpc.discover': method('This OpenRPC document.', none, z.record(z.string(), z.unknown())),
 } as const;

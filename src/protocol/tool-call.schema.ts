@@ -31,6 +31,8 @@ export const ToolCallRecordSchema = z.object({
   callId: z.string(),
   /** The turn whose think made the call. */
   turnId: z.string().optional(),
+  /** The sub-agent task that made the call, when a task made it (its turn is the one that spawned it). */
+  taskId: z.string().optional(),
   /** The `mcp__SERVER__TOOL` name. */
   name: z.string(),
   args: z.unknown(),
@@ -41,8 +43,6 @@ export const ToolCallRecordSchema = z.object({
   result: ToolCallResultSchema.optional(),
   /** `tool.interrupted` was emitted for it (after a crash between intent and result). */
   interruptedReported: z.boolean().optional(),
-  /** The sub-agent task whose step made the call, if one did. */
-  taskId: z.string().optional(),
   /** Present on a call to a tool under `requireApproval`: it runs only once approved (its intent is written at the request). */
   approval: ToolApprovalSchema.optional(),
 });

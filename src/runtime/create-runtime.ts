@@ -18,6 +18,7 @@ import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
 import { sealStore } from '../subsystems/store/store-seal.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
+import { SwarmTaskLog } from '../subsystems/swarm-results/swarm-task-log.js';
 import { OfflineThinker } from '../subsystems/thinking/offline-thinker.js';
 import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
@@ -33,6 +34,7 @@ import { readBudgetBasis } from './budget-basis.js';
 import { logWarningEvents } from './event-log.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
+import { recoverBootTasks } from './boot-tasks.js';
 import { Runtime } from './runtime.js';
 import { RetentionKeeper } from './retention-keeper.js';
 import { startThinkTelemetry, exportThinkSpans, type ThinkTelemetry } from './think-span-export.js';
@@ -119,7 +121,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const budget = await readBudgetBasis(ledger, { timezone: config.timezone, configuredCapMicroUsd }, now);
     const turnTimers = new TurnTimersStore(db);
     const turn = await turnTimers.read();
-    const seed =
+    const swarmTasks = new SwarmTaskLog(db);
+    const toolCallLog = await ToolCallLog.open(db);
+    const bootSeed =
       restored === null
         ? coldSeed({
             now,
@@ -137,6 +141,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             budget,
             turn,
           });
+    // No task is lost or run again blindly: tasks spawned after the checkpoint come back; one cut off after a
+    // non-idempotent tool call is failed (recorded first, then announced once).
+    const seed = await recoverBootTasks({ seed: bootSeed, swarmTasks, swarmResults, toolCallLog, bus, now });
 
     const identity = options.identity ?? (await readIdentity(config.identityFile));
     // Built here, started with the heartbeat: servers connect in the background and never hold up the boot.
@@ -150,7 +157,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.mcp?.createTransport === undefined ? {} : { createTransport: options.mcp.createTransport }),
     });
     // Before the first think: calls a crash cut short are reported (once) and never run again.
-    const toolCallLog = await ToolCallLog.open(db);
     const toolCalls = new DurableToolCaller({
       hub: tools,
       log: toolCallLog,
@@ -217,6 +223,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         identity,
         conversation,
         swarmResults,
+        swarmTasks,
+        toolCalls: toolCallLog,
         checkpoints,
         closer: new TurnCloser(conversation, journal, bus),
         turnTimers,
@@ -234,6 +242,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           debriefAfterMs: config.debriefAfterS * 1000,
           stuckTurnMs: config.stuckTurnS * 1000,
           busyStrategy: config.busyStrategy,
+          tasks: { deadlineMs: config.taskDeadlineMs, maxCostMicroUsd: usdToMicroUsd(config.taskMaxCostUsd) },
         },
       },
       close: async () => {

@@ -21,6 +21,7 @@ export const LOGGED_EVENT_LEVELS: Partial<Record<EventType, 'warn' | 'error' | '
   'mcp.server_down': 'warn',
   'mcp.tools_changed': 'info',
   'tool.interrupted': 'warn',
+  'swarm.task_interrupted': 'warn',
 };
 
 /** Logs each listed event with its type and payload; returns the subscription. */

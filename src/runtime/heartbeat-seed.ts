@@ -137,7 +137,9 @@ function settleSwarms(state: SwarmsState, finished: readonly SwarmResultRecord[]
     next =
       record.status === 'done'
         ? swarmsReducer(next, { type: 'swarm.succeeded', at: record.finishedAt, id: record.taskId, result: record.text })
-        : swarmsReducer(next, { type: 'swarm.failed', at: record.finishedAt, id: record.taskId, error: record.text });
+        : record.status === 'cancelled'
+          ? swarmsReducer(next, { type: 'swarm.cancelled', at: record.finishedAt, id: record.taskId, reason: record.text })
+          : swarmsReducer(next, { type: 'swarm.failed', at: record.finishedAt, id: record.taskId, error: record.text });
   }
   return swarmsReducer(next, { type: 'swarm.requeue_running', at: now });
 }

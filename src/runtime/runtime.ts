@@ -29,6 +29,8 @@ import type { DenyToolCallParams, PendingToolCall, ToolDecision } from '../proto
 import { getThink, listThinks, onThinkTrace } from './facade/thinks.facade.js';
 import type { ThinkTrace, ThinkTraceSummary } from '../protocol/think-trace.schema.js';
 import type { ThinksListParams } from '../protocol/thinks.schema.js';
+import { TasksFacade } from './facade/tasks.facade.js';
+import type { TaskView } from '../protocol/tasks.schema.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
@@ -46,6 +48,7 @@ export class Runtime {
   private readonly budget: BudgetFacade;
   private readonly restorer: RestoreFacade;
   private readonly events: EventsFacade;
+  private readonly tasks: TasksFacade;
 
   constructor(parts: RuntimeParts) {
     this.core = new RuntimeCore(parts);
@@ -54,6 +57,7 @@ export class Runtime {
     this.restorer = new RestoreFacade(this.core, this.budget);
     this.events = new EventsFacade(this.core);
     this.events$ = this.events.live$;
+    this.tasks = new TasksFacade(this.core);
     this.metrics = parts.metrics;
   }
 
@@ -220,5 +224,15 @@ export class Runtime {
   /** Calls `listener` with each think's trace once stored (an exporter's hook); returns the function that stops it. */
   onThinkTrace(listener: (trace: ThinkTrace) => void): () => void {
     return onThinkTrace(this.core, listener);
+  }
+
+  /** `tasks.list`: the sub-agent tasks, oldest first, with their spend, deadline and cap. */
+  listTasks(): TaskView[] {
+    return this.tasks.list();
+  }
+
+  /** `tasks.cancel`: drops a queued task or aborts a running one, recorded durably as cancelled. */
+  cancelTask(id: string): Promise<TaskView> {
+    return this.tasks.cancel(id);
   }
 }

@@ -1,4 +1,4 @@
-/** The swarms reducer: a task's life from queued to running to done or failed, consumption, and re-queueing on restore. */
+/** The swarms reducer: a task's life from queued to running to done, failed or cancelled, its spend, consumption, and re-queueing on restore. */
 import type { SwarmTask, SwarmsEvent, SwarmsState } from './swarms.schema.js';
 
 /** Sub-agent tasks run at once when none is given. */
@@ -13,7 +13,7 @@ export function initialSwarmsState(concurrency = DEFAULT_SWARM_CONCURRENCY): Swa
 }
 
 /** True for a task that has a result or an error. */
-export const isFinishedTask = (task: SwarmTask): boolean => task.status === 'done' || task.status === 'failed';
+export const isFinishedTask = (task: SwarmTask): boolean => task.status === 'done' || task.status === 'failed' || task.status === 'cancelled';
 
 /** Drops the oldest consumed finished tasks (by when they finished) past `MAX_CONSUMED_TASKS`, keeping creation order. */
 export function pruneConsumedTasks(state: SwarmsState): SwarmsState {
@@ -48,9 +48,9 @@ function updateTask(
 // A result may arrive for a task never marked started; a finished task's outcome is final.
 const isUnfinished = (task: SwarmTask): boolean => !isFinishedTask(task);
 
-/** Removes `startedAt` without leaving an undefined key behind (checkpoints are JSON). */
+/** Removes `startedAt` and `deadlineAt` without leaving undefined keys behind (checkpoints are JSON). */
 function withoutStartedAt(task: SwarmTask): SwarmTask {
-  const { startedAt: _startedAt, ...rest } = task;
+  const { startedAt: _startedAt, deadlineAt: _deadlineAt, ...rest } = task;
   return rest;
 }
 
@@ -67,8 +67,28 @@ export function swarmsReducer(state: SwarmsState, event: SwarmsEvent): SwarmsSta
         state,
         event.id,
         (task) => task.status === 'queued',
-        (task) => ({ ...task, status: 'running', startedAt: event.at }),
+        (task) => ({
+          ...task,
+          status: 'running',
+          startedAt: event.at,
+          ...(task.deadlineMs === undefined ? {} : { deadlineAt: event.at + task.deadlineMs }),
+        }),
       );
+    case 'swarm.charged':
+      // Spend counts whatever the task's state: money spent by a call that landed after a cancel is still spent.
+      return updateTask(
+        state,
+        event.id,
+        () => true,
+        (task) => ({ ...task, costMicroUsd: (task.costMicroUsd ?? 0) + event.costMicroUsd }),
+      );
+    case 'swarm.cancelled':
+      return updateTask(state, event.id, isUnfinished, (task) => ({
+        ...task,
+        status: 'cancelled',
+        error: event.reason,
+        finishedAt: event.at,
+      }));
     case 'swarm.succeeded':
       return updateTask(state, event.id, isUnfinished, (task) => ({
         ...task,

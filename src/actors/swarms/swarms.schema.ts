@@ -1,7 +1,8 @@
 /** Swarms: sub-agent tasks run concurrently up to a limit, with their results kept; state and events. */
 import { z } from 'zod';
 
-export const SwarmTaskStatusSchema = z.enum(['queued', 'running', 'done', 'failed']);
+/** `cancelled`: an operator's `tasks.cancel` dropped it (queued) or aborted it (running). */
+export const SwarmTaskStatusSchema = z.enum(['queued', 'running', 'done', 'failed', 'cancelled']);
 export type SwarmTaskStatus = z.infer<typeof SwarmTaskStatusSchema>;
 
 /** One sub-agent task. Times are epoch ms. */
@@ -18,6 +19,16 @@ export const SwarmTaskSchema = z.object({
   createdAt: z.number(),
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
+  /** The MCP tools (`mcp__SERVER__TOOL`) the task may call; absent or empty: none. */
+  tools: z.array(z.string()).optional(),
+  /** How long the task may run once started, in ms; absent in checkpoints written before tasks had deadlines. */
+  deadlineMs: z.number().int().positive().optional(),
+  /** Epoch ms the running task is cut off (its start plus `deadlineMs`). */
+  deadlineAt: z.number().optional(),
+  /** The most its model calls may cost, in integer micro-dollars. */
+  maxCostMicroUsd: z.number().int().positive().optional(),
+  /** What its model calls have cost so far, in integer micro-dollars (each call is in the budget ledger as it lands). */
+  costMicroUsd: z.number().int().nonnegative().optional(),
 });
 export type SwarmTask = z.infer<typeof SwarmTaskSchema>;
 
@@ -33,11 +44,22 @@ export const SwarmsEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('swarm.spawn'),
     at: z.number(),
-    task: z.object({ id: z.string().min(1), turnId: z.string(), prompt: z.string() }),
+    task: z.object({
+      id: z.string().min(1),
+      turnId: z.string(),
+      prompt: z.string(),
+      tools: z.array(z.string()).optional(),
+      deadlineMs: z.number().int().positive().optional(),
+      maxCostMicroUsd: z.number().int().positive().optional(),
+    }),
   }),
   z.object({ type: z.literal('swarm.started'), at: z.number(), id: z.string() }),
   z.object({ type: z.literal('swarm.succeeded'), at: z.number(), id: z.string(), result: z.string() }),
   z.object({ type: z.literal('swarm.failed'), at: z.number(), id: z.string(), error: z.string() }),
+  /** One of the task's model calls cost this much (already in the ledger). */
+  z.object({ type: z.literal('swarm.charged'), at: z.number(), id: z.string(), costMicroUsd: z.number().int().nonnegative() }),
+  /** An operator cancelled a queued or running task. */
+  z.object({ type: z.literal('swarm.cancelled'), at: z.number(), id: z.string(), reason: z.string() }),
   /** The sense phase has taken these results in. */
   z.object({ type: z.literal('swarm.consumed'), at: z.number(), ids: z.array(z.string()) }),
   /** On restore: tasks that were running go back to the queue (by the same id). */

@@ -8,6 +8,7 @@ import { eventsMethods } from './events.methods.js';
 import { heartbeatMethods } from './heartbeat.methods.js';
 import { toolsMethods } from './tools.methods.js';
 import { thinksMethods } from './thinks.methods.js';
+import { tasksMethods } from './tasks.methods.js';
 
 /** The handler of every method. */
 export const ALL_METHODS: RpcHandlers = {
@@ -18,5 +19,6 @@ export const ALL_METHODS: RpcHandlers = {
   ...eventsMethods,
   ...toolsMethods,
   ...thinksMethods,
+  ...tasksMethods,
   ...discoverMethods,
 };

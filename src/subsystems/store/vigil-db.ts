@@ -25,6 +25,7 @@ export const SUBLEVELS = {
   conversationArchives: 'conversation-archives',
   conversationMeta: 'conversation-meta',
   swarmResults: 'swarm-results',
+  swarmTasks: 'swarm-tasks',
   eventJournal: 'event-journal',
   budgetLedger: 'budget-ledger',
   turnTimers: 'turn-timers',

@@ -1,11 +1,12 @@
 /** Durable record of finished swarm tasks, written before a result is applied, so a restore never reruns one. */
 import { z } from 'zod';
+import { createMutex } from '../../shared/mutex.js';
 import { SUBLEVELS, type VigilDb } from '../store/vigil-db.js';
 
 /** One finished task's outcome. */
 export const SwarmResultRecordSchema = z.object({
   taskId: z.string(),
-  status: z.enum(['done', 'failed']),
+  status: z.enum(['done', 'failed', 'cancelled']),
   text: z.string(),
   /** Epoch ms. */
   finishedAt: z.number(),
@@ -15,6 +16,8 @@ export type SwarmResultRecord = z.infer<typeof SwarmResultRecordSchema>;
 /** The log itself: one sync put per finished task, looked up by task id on restore. */
 export class SwarmResultLog {
   private readonly results;
+  /** `recordFirst` reads, then writes: one at a time, so a cancel and a task's own ending never both win. */
+  private readonly firstWins = createMutex();
 
   constructor(db: VigilDb) {
     this.results = db.sublevel<string, SwarmResultRecord>(SUBLEVELS.swarmResults, { valueEncoding: 'json' });
@@ -24,6 +27,19 @@ export class SwarmResultLog {
   async record(result: SwarmResultRecord): Promise<void> {
     // `sync` is classic-level's fsync option; abstract-level's types do not declare it.
     await this.results.put(result.taskId, result, { sync: true } as object);
+  }
+
+  /**
+   * Records `result` unless the task already has an outcome; resolves with the outcome that stands (this one, or
+   * the one recorded first). A cancel racing the task's own ending: whichever was recorded first is the outcome.
+   */
+  recordFirst(result: SwarmResultRecord): Promise<SwarmResultRecord> {
+    return this.firstWins.run(async () => {
+      const [existing] = await this.find([result.taskId]);
+      if (existing !== undefined) return existing;
+      await this.record(result);
+      return result;
+    });
   }
 
   /** The recorded outcomes of these tasks (those that have one). */

@@ -20,7 +20,8 @@ written down with a tool.
 - goal_add, goal_progress, goal_complete: adopt goals, record verified progress, mark them done. Goal ids come from
   the state; a new goal gets its id after this think, so progress on it waits for a later think.
 - spawn_task: hand a self-contained research or drafting task to a sub-agent. It sees only the prompt you give it;
-  its result reaches you in a later think under swarm results.
+  its result reaches you in a later think under swarm results. Give it MCP tools by name (not those needing an
+  operator's approval) if it must act; it stops at its deadline and at its money cap.
 - mcp__SERVER__TOOL: tools of outside programs (MCP servers), when any are configured. They run at once and their
   result comes back to you in this think. A call whose outcome a restart left unknown is named in the notices and
   was not run again: do not assume it did or did not take effect.
@@ -54,6 +55,13 @@ The agent described above has handed you one self-contained task. You have no to
 text. Do the task as well as you can in one answer: state your findings plainly, mark what you are unsure of, and say
 what you could not do and why. Your answer goes back to the agent, not to a user; keep it concise and complete.`;
 
+const SUB_AGENT_WITH_TOOLS_INSTRUCTIONS = `# You are a sub-agent
+
+The agent described above has handed you one self-contained task, and the tools you see to act with. You have no
+memory beyond the task text and what the tools return. Use the tools where the task needs them, no more; a tool's
+error comes back to you as its result. When you are done, answer in text: what you did, what you found, what you are
+unsure of and what you could not do and why. Your answer goes back to the agent, not to a user; keep it concise.`;
+
 const CACHE_BREAKPOINT = { type: 'ephemeral' as const };
 
 /** The system blocks for a think: identity, then standing instructions carrying the cache breakpoint. */
@@ -62,8 +70,8 @@ export function thinkSystem(identity: string): TextBlockParam[] {
 }
 
 /** The system blocks for a sub-agent task: identity, then the sub-agent instruction carrying the cache breakpoint. */
-export function taskSystem(identity: string): TextBlockParam[] {
-  return withIdentity(identity, SUB_AGENT_INSTRUCTIONS);
+export function taskSystem(identity: string, withTools = false): TextBlockParam[] {
+  return withIdentity(identity, withTools ? SUB_AGENT_WITH_TOOLS_INSTRUCTIONS : SUB_AGENT_INSTRUCTIONS);
 }
 
 function withIdentity(identity: string, instructions: string): TextBlockParam[] {

@@ -1,22 +1,17 @@
 /** The Anthropic thinker: Claude through the Messages API with one tool per action, a bounded tool loop and prompt caching. */
 import Anthropic from '@anthropic-ai/sdk';
-import type {
-  ContentBlock,
-  Message,
-  MessageCreateParamsNonStreaming,
-  MessageParam,
-  ToolResultBlockParam,
-  Usage,
-} from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageCreateParamsNonStreaming, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { VigilError } from '../../errors.js';
 import { MalformedResponseError, abortedError, callError } from './anthropic-errors.js';
-import { stateMessage, taskMessage, taskSystem, thinkSystem } from './anthropic-prompt.js';
+import { stateMessage, thinkSystem } from './anthropic-prompt.js';
 import { requestTools, toolUseToAction, type ToolContext } from './anthropic-tools.js';
 import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
 import { messageText, promptSections, systemParts } from './prompt-sections.js';
-import type { ExternalToolResult, ThinkTools } from './think-tools.js';
+import { taskOfferableTools, type ThinkTools } from './think-tools.js';
+import { externalResult, sumUsage, textOf, tokenUsage } from './anthropic-content.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
-import type { Thinker } from './thinker.js';
+import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
+import type { TaskHooks, Thinker } from './thinker.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkAction, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
 
 /** Options of the Anthropic thinker. */
@@ -47,32 +42,6 @@ const DEFAULT_MAX_RETRIES = 4;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_TOKENS = 4096;
 
-/** A Messages API usage object as Vigil's token usage; absent cache counts are zero. */
-function tokenUsage(usage: Usage | undefined): TokenUsage {
-  return {
-    inputTokens: usage?.input_tokens ?? 0,
-    outputTokens: usage?.output_tokens ?? 0,
-    cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
-    cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
-  };
-}
-
-function sumUsage(calls: readonly TokenUsage[]): TokenUsage {
-  return calls.reduce(
-    (sum, u) => ({
-      inputTokens: sum.inputTokens + u.inputTokens,
-      outputTokens: sum.outputTokens + u.outputTokens,
-      cacheWriteTokens: sum.cacheWriteTokens + u.cacheWriteTokens,
-      cacheReadTokens: sum.cacheReadTokens + u.cacheReadTokens,
-    }),
-    { inputTokens: 0, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 },
-  );
-}
-
-function textOf(content: readonly ContentBlock[]): string {
-  return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim();
-}
-
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /**
@@ -93,19 +62,6 @@ export async function bufferedFetch(input: string | URL | Request, init?: Reques
     statusText: response.statusText,
     headers,
   });
-}
-
-/** An MCP tool's result as a tool_result block: text, and images the API accepts as images. */
-function externalResult(toolUseId: string, result: ExternalToolResult): ToolResultBlockParam {
-  const content = result.content.map((part) =>
-    part.type === 'text'
-      ? { type: 'text' as const, text: part.text === '' ? '(empty)' : part.text }
-      : {
-          type: 'image' as const,
-          source: { type: 'base64' as const, data: part.data, media_type: part.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' },
-        },
-  );
-  return { type: 'tool_result', tool_use_id: toolUseId, content, ...(result.isError ? { is_error: true } : {}) };
 }
 
 /** The trace a think hands back: its calls, tool calls, the prompt's sections, and the transcript as content. */
@@ -183,14 +139,16 @@ export class AnthropicThinker implements Thinker {
       ...this.result(signal.aborted ? [...actions] : [], calls),
       trace: traceOf(recorder, sections, system, transcript, signal.aborted ? 'aborted' : 'error'),
     });
+    const system = thinkSystem(input.identity);
+    const tools = this.tools === undefined ? undefined : recorder.traced(this.tools);
+    const external = tools?.definitions() ?? [];
     const ctx: ToolContext = {
       turnIds: [...new Set([...input.pendingMessages.map((m) => m.turnId), input.turnId])],
       goalIds: input.goals.map((g) => g.id),
+      taskTools: taskOfferableTools(external).map((t) => t.name),
     };
-    const system = thinkSystem(input.identity);
-    const tools = this.tools === undefined ? undefined : recorder.traced(this.tools);
     // One snapshot per think: the list stays the same for all its calls, and is the same array while nothing changed.
-    const toolDefs = requestTools(tools?.definitions() ?? []);
+    const toolDefs = requestTools(external);
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
     const notices = tools?.notices(ctx.turnIds) ?? [];
     const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
@@ -239,16 +197,16 @@ export class AnthropicThinker implements Thinker {
     return { ...done, trace: traceOf(recorder, sections, system, transcript, stopReason) };
   }
 
-  /** One call without tools: the identity and a sub-agent instruction as the cached prefix, the task as the message. */
-  async runTask(input: SwarmTaskInput, signal: AbortSignal): Promise<SwarmTaskOutput> {
-    const what = `task ${input.taskId}`;
-    const empty = () => ({ text: '', ...this.usageAndCost([]), model: this.model });
-    this.checkAborted(signal, what, empty);
-    const messages: MessageParam[] = [{ role: 'user', content: taskMessage(input.prompt) }];
-    const response = await this.create({ system: taskSystem(input.identity), messages }, signal, what, empty);
-    const done = [tokenUsage(response.usage)];
-    this.checkAborted(signal, what, () => ({ text: '', ...this.usageAndCost(done), model: this.model }));
-    return { text: textOf(response.content), ...this.usageAndCost(done), model: this.model };
+  /** A sub-agent task: one call without tools, or the task's tool loop with its subset of the MCP tools (task-tool-loop.ts). */
+  runTask(input: SwarmTaskInput, signal: AbortSignal, hooks?: TaskHooks): Promise<SwarmTaskOutput> {
+    const model: TaskModel = {
+      model: this.model,
+      price: this.price,
+      maxIterations: this.maxToolIterations,
+      create: (params, callSignal, what, partial) => this.create(params, callSignal, what, partial),
+      checkAborted: (callSignal, what, partial) => this.checkAborted(callSignal, what, partial),
+    };
+    return runTaskLoop(model, this.tools, input, signal, hooks);
   }
 
   private async create(

@@ -9,6 +9,8 @@ import type { ThinkAction } from './thinker.schema.js';
 export interface ToolContext {
   turnIds: readonly string[];
   goalIds: readonly string[];
+  /** The MCP tools a sub-agent task may be given (those offered now, none needing approval); none when absent. */
+  taskTools?: readonly string[];
 }
 
 /** One tool: its name and description, its zod input schema, a context check, and the action it becomes. */
@@ -106,9 +108,33 @@ const TOOL_SPECS: readonly ToolSpec[] = [
   }),
   tool({
     name: 'spawn_task',
-    description: 'Start a sub-agent on a self-contained research or drafting task; its result arrives in a later think.',
-    input: z.object({ prompt: z.string().trim().min(1).describe('Everything the sub-agent needs: it sees nothing else.') }),
-    toAction: (d) => ({ type: 'spawn_task', prompt: d.prompt }),
+    description:
+      'Start a sub-agent on a self-contained task; its result arrives in a later think. It may act with the MCP tools you give it ' +
+      '(mcp__SERVER__TOOL names; tools that need an operator\'s approval cannot be given to tasks), within a deadline and a money cap.',
+    input: z.object({
+      prompt: z.string().trim().min(1).describe('Everything the sub-agent needs: it sees nothing else.'),
+      tools: z
+        .array(z.string().min(1))
+        .max(64)
+        .optional()
+        .describe('Names of MCP tools (mcp__SERVER__TOOL) the sub-agent may call; none when omitted.'),
+      deadlineSeconds: z.number().int().min(1).max(86_400).optional().describe('How long it may run once started; the configured default when omitted.'),
+      maxCostUsd: z.number().positive().max(1000).optional().describe('The most its model calls may cost in USD; the configured default when omitted.'),
+    }),
+    check: (d, ctx) => {
+      const offered = ctx.taskTools ?? [];
+      const unknown = (d.tools ?? []).filter((name) => !offered.includes(name));
+      if (unknown.length === 0) return undefined;
+      const choices = offered.map((k) => JSON.stringify(k)).join(', ') || '(none)';
+      return `tools ${unknown.map((n) => JSON.stringify(n)).join(', ')} cannot be given to a task; use some of: ${choices}.`;
+    },
+    toAction: (d) => ({
+      type: 'spawn_task',
+      prompt: d.prompt,
+      ...(d.tools === undefined || d.tools.length === 0 ? {} : { tools: [...new Set(d.tools)].sort() }),
+      ...(d.deadlineSeconds === undefined ? {} : { deadlineMs: d.deadlineSeconds * 1000 }),
+      ...(d.maxCostUsd === undefined ? {} : { maxCostMicroUsd: Math.max(1, Math.round(d.maxCostUsd * 1_000_000)) }),
+    }),
   }),
 ];
 

@@ -5,6 +5,7 @@ import { CallTraceRecorder } from './call-trace-recorder.js';
 import { answerMessage, offlineContext } from './offline-replies.js';
 import { stateSections } from './prompt-sections.js';
 import { answerToolCommand, parseToolCommand } from './offline-tool-command.js';
+import { answerTaskCommand, runTaskToolLines } from './offline-task.js';
 import { keyTerms, excerpt } from './offline-text.js';
 import { debrief, digestSwarmResult, workOnGoal } from './offline-work.js';
 import type { ThinkTools } from './think-tools.js';
@@ -76,7 +77,9 @@ export class OfflineThinker implements Thinker {
     for (const message of input.pendingMessages) {
       if (digested.has(message.turnId)) continue;
       const command = parseToolCommand(message.text);
-      actions.push(...(command === undefined ? answerMessage(message, ctx) : await answerToolCommand(message, command, tools, signal)));
+      const task = command === undefined ? answerTaskCommand(message, tools) : undefined;
+      if (task !== undefined) actions.push(...task);
+      else actions.push(...(command === undefined ? answerMessage(message, ctx) : await answerToolCommand(message, command, tools, signal)));
       await step();
     }
     for (const result of input.swarmResults) {
@@ -99,12 +102,20 @@ export class OfflineThinker implements Thinker {
     return { model: this.model, actions, usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd, trace };
   }
 
-  /** A deterministic stand-in for research: restates the prompt's key terms as findings. */
+  /**
+   * A deterministic stand-in for research: restates the prompt's key terms as findings. A prompt with `/tool NAME
+   * {json}` lines instead calls those tools (its own only) in order and reports each result (offline-task.ts).
+   */
   async runTask(input: SwarmTaskInput, signal: AbortSignal): Promise<SwarmTaskOutput> {
     const what = `task ${input.taskId}`;
     checkAborted(signal, what);
     await Promise.resolve();
     checkAborted(signal, what);
+    const toolLines = await runTaskToolLines(input, this.tools, signal);
+    checkAborted(signal, what);
+    if (toolLines.length > 0) {
+      return { text: toolLines.join('\n'), usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd, model: this.model };
+    }
     const terms = keyTerms(input.prompt);
     const body =
       terms.length === 0

@@ -38,6 +38,12 @@ export function workOnGoal(ctx: OfflineContext): ThinkAction[] {
 /** Remembers one swarm result, tells the turn that asked for it, and feels a little surer (or let down if it failed). */
 export function digestSwarmResult(result: SwarmResult): ThinkAction[] {
   const topic = excerpt(result.prompt, 60);
+  if (result.status === 'cancelled') {
+    return [
+      { type: 'remember', content: `Task on "${topic}" was cancelled: ${excerpt(result.text, 160)}`, salience: 0.5 },
+      { type: 'reply', turnId: result.turnId, text: `The task on "${topic}" was cancelled: ${excerpt(result.text, 200)}` },
+    ];
+  }
   if (result.status === 'failed') {
     return [
       { type: 'remember', content: `Task on "${topic}" failed: ${excerpt(result.text, 160)}`, salience: 0.6 },

@@ -7,6 +7,13 @@ export interface ExternalToolDefinition {
   readonly description: string;
   /** The tool's JSON Schema, as its server lists it. */
   readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** A call waits for an operator's decision (never sent to the model API: only the three fields above are). */
+  readonly requireApproval?: true;
+}
+
+/** The tools a sub-agent task may be given: those that need no approval (a task cannot wait for an operator). */
+export function taskOfferableTools(definitions: readonly ExternalToolDefinition[]): readonly ExternalToolDefinition[] {
+  return definitions.filter((definition) => definition.requireApproval !== true);
 }
 
 /** One piece of a tool's result: text, or an image (base64) the model may be shown as such. */
@@ -39,7 +46,7 @@ export interface ThinkTools {
   definitions(): readonly ExternalToolDefinition[];
   /** True when `name` is an external tool's name (whether or not it is listed now). */
   owns(name: string): boolean;
-  /** Calls a tool durably (intent before, result after); never rejects: a failure is an `isError` result. */
+  /** Calls a tool durably (intent before, result after); never rejects: a failure is an `isError` result. `taskId`: a sub-agent task's call. */
   call(request: { name: string; args: unknown; turnId: string; taskId?: string }, signal: AbortSignal): Promise<ExternalToolResult>;
   /** Calls of these turns whose outcome a crash left unknown and that the model was not yet told about. */
   notices(turnIds: readonly string[]): readonly ToolCallNotice[];

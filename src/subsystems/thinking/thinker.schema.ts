@@ -14,7 +14,7 @@ export const SwarmResultSchema = z.object({
   taskId: z.string(),
   turnId: z.string(),
   prompt: z.string(),
-  status: z.enum(['done', 'failed']),
+  status: z.enum(['done', 'failed', 'cancelled']),
   text: z.string(),
 });
 export type SwarmResult = z.infer<typeof SwarmResultSchema>;
@@ -73,7 +73,16 @@ export const ThinkActionSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('goal_progress'), goalId: z.string(), delta: z.number() }),
   z.object({ type: z.literal('goal_complete'), goalId: z.string() }),
-  z.object({ type: z.literal('spawn_task'), prompt: z.string().min(1) }),
+  z.object({
+    type: z.literal('spawn_task'),
+    prompt: z.string().min(1),
+    /** MCP tools (`mcp__SERVER__TOOL`) the task may call; none when absent. */
+    tools: z.array(z.string()).optional(),
+    /** How long it may run once started; VIGIL_TASK_DEADLINE_MS when absent. */
+    deadlineMs: z.number().int().positive().optional(),
+    /** The most its model calls may cost; VIGIL_TASK_MAX_COST_USD when absent. */
+    maxCostMicroUsd: z.number().int().positive().optional(),
+  }),
 ]);
 export type ThinkAction = z.infer<typeof ThinkActionSchema>;
 
@@ -111,7 +120,17 @@ export type ThinkResult = z.infer<typeof ThinkResultSchema>;
 export const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
 /** What a swarm sub-agent task gets and returns. */
-export const SwarmTaskInputSchema = z.object({ taskId: z.string(), prompt: z.string(), identity: z.string() });
+export const SwarmTaskInputSchema = z.object({
+  taskId: z.string(),
+  prompt: z.string(),
+  identity: z.string(),
+  /** The turn that spawned it (its tool calls are recorded under it). */
+  turnId: z.string().optional(),
+  /** The MCP tools it may call, by `mcp__SERVER__TOOL` name; none when absent or empty. */
+  tools: z.array(z.string()).optional(),
+  /** It stops after the model call that brings its spend to this, with what it has. */
+  maxCostMicroUsd: z.number().int().positive().optional(),
+});
 export type SwarmTaskInput = z.infer<typeof SwarmTaskInputSchema>;
 export const SwarmTaskOutputSchema = z.object({
   text: z.string(),

@@ -1,6 +1,15 @@
 /** The `Thinker` interface: the think phase's one dependency, offline or Claude. */
 import type { ThinkTools } from './think-tools.js';
-import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult } from './thinker.schema.js';
+import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
+
+/** What a task's runner is told as it goes. */
+export interface TaskHooks {
+  /**
+   * One model call of the task completed and cost this much. Awaited before the task goes on: the caller records it
+   * (the budget ledger), so a crash mid-task loses no spend; a rejection fails the task.
+   */
+  onModelCall(cost: { model: string; usage: TokenUsage; costMicroUsd: number }): Promise<void>;
+}
 
 /** Decides what the agent does given what it sees. Implementations must honour `signal` (preemption, hard stop). */
 export interface Thinker {
@@ -8,8 +17,8 @@ export interface Thinker {
   readonly kind: string;
   /** One think: read the input, return actions and usage. Rejects with THINK_ABORTED when `signal` aborts. */
   think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult>;
-  /** Runs one swarm sub-agent task to its answer. */
-  runTask(input: SwarmTaskInput, signal: AbortSignal): Promise<SwarmTaskOutput>;
+  /** Runs one swarm sub-agent task to its answer; `hooks.onModelCall` hears each model call's cost as it lands. */
+  runTask(input: SwarmTaskInput, signal: AbortSignal, hooks?: TaskHooks): Promise<SwarmTaskOutput>;
   /** Gives the thinker the runtime's external (MCP) tools; a thinker without this method uses none. */
   useTools?(tools: ThinkTools): void;
 }

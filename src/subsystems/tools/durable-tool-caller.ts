@@ -74,7 +74,12 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     const registry = this.options.hub.list();
     // The registry array is replaced only when a server's listing or state changes: rebuild then, not every think.
     if (registry !== this.listed) {
-      const next = registry.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+      const next = registry.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        ...(tool.requireApproval ? { requireApproval: true as const } : {}),
+      }));
       // A server going down flips `available` only: same bytes, so the same array is kept (and the prompt cache).
       if (JSON.stringify(next) !== JSON.stringify(this.defs)) this.defs = next;
       this.listed = registry;

@@ -124,6 +124,52 @@ describe('swarmsReducer swarm.consumed', () => {
   });
 });
 
+describe('swarmsReducer tasks that act', () => {
+  const spawnWithLimits = (id: string): SwarmsEvent => ({
+    type: 'swarm.spawn',
+    at: T0,
+    task: { id, turnId: 't1', prompt: `do ${id}`, tools: ['mcp__s__t'], deadlineMs: 5000, maxCostMicroUsd: 100 },
+  });
+
+  it('keeps a task’s tools and limits, and sets its deadline from its start', () => {
+    const state = run(initialSwarmsState(), spawnWithLimits('a'), { type: 'swarm.started', at: T0 + 10, id: 'a' });
+    expect(findTask(state, 'a')).toMatchObject({ tools: ['mcp__s__t'], deadlineMs: 5000, maxCostMicroUsd: 100, startedAt: T0 + 10, deadlineAt: T0 + 5010 });
+    const requeued = run(state, { type: 'swarm.requeue_running', at: T0 + 20 });
+    expect(findTask(requeued, 'a')).not.toHaveProperty('deadlineAt');
+  });
+
+  it('adds each charge to the task’s spend, even after it finished', () => {
+    const state = run(
+      initialSwarmsState(),
+      spawnWithLimits('a'),
+      { type: 'swarm.charged', at: T0, id: 'a', costMicroUsd: 30 },
+      { type: 'swarm.cancelled', at: T0 + 1, id: 'a', reason: 'stop' },
+      { type: 'swarm.charged', at: T0 + 2, id: 'a', costMicroUsd: 12 },
+    );
+    expect(findTask(state, 'a')).toMatchObject({ status: 'cancelled', costMicroUsd: 42 });
+  });
+
+  it('cancels a queued or running task as a finished result, never a finished one', () => {
+    const state = run(
+      initialSwarmsState(),
+      spawn('q'),
+      spawn('r'),
+      spawn('d'),
+      { type: 'swarm.started', at: T0, id: 'r' },
+      { type: 'swarm.succeeded', at: T0 + 1, id: 'd', result: 'ok' },
+      { type: 'swarm.cancelled', at: T0 + 2, id: 'q', reason: 'not needed' },
+      { type: 'swarm.cancelled', at: T0 + 2, id: 'r', reason: 'not needed' },
+      { type: 'swarm.cancelled', at: T0 + 2, id: 'd', reason: 'too late' },
+    );
+    expect(state.tasks.map((t) => [t.id, t.status, t.error])).toEqual([
+      ['q', 'cancelled', 'not needed'],
+      ['r', 'cancelled', 'not needed'],
+      ['d', 'done', undefined],
+    ]);
+    expect(ids(unconsumedResults(state))).toEqual(['q', 'r', 'd']);
+  });
+});
+
 describe('swarmsReducer swarm.requeue_running', () => {
   it('puts running tasks back in the queue under the same id without a start time', () => {
     const state = run(
@@ -162,8 +208,13 @@ const eventArb: fc.Arbitrary<SwarmsEvent> = fc.oneof(
   fc.record({
     type: fc.constant('swarm.spawn' as const),
     at: timeArb,
-    task: fc.record({ id: idArb, turnId: fc.string(), prompt: fc.string() }),
+    task: fc.record(
+      { id: idArb, turnId: fc.string(), prompt: fc.string(), deadlineMs: fc.integer({ min: 1, max: 1_000_000 }) },
+      { requiredKeys: ['id', 'turnId', 'prompt'] },
+    ),
   }),
+  fc.record({ type: fc.constant('swarm.charged' as const), at: timeArb, id: idArb, costMicroUsd: fc.integer({ min: 0, max: 1_000_000 }) }),
+  fc.record({ type: fc.constant('swarm.cancelled' as const), at: timeArb, id: idArb, reason: fc.string() }),
   fc.record({ type: fc.constant('swarm.started' as const), at: timeArb, id: idArb }),
   fc.record({ type: fc.constant('swarm.succeeded' as const), at: timeArb, id: idArb, result: fc.string() }),
   fc.record({ type: fc.constant('swarm.failed' as const), at: timeArb, id: idArb, error: fc.string() }),
@@ -179,8 +230,9 @@ describe('swarmsReducer properties', () => {
         expect(SwarmsStateSchema.safeParse(state).success).toBe(true);
         expect(new Set(ids(state.tasks)).size).toBe(state.tasks.length);
         for (const task of state.tasks) {
-          const finished = task.status === 'done' || task.status === 'failed';
+          const finished = task.status === 'done' || task.status === 'failed' || task.status === 'cancelled';
           expect(task.finishedAt !== undefined).toBe(finished);
+          if (task.deadlineAt !== undefined) expect(task.deadlineAt).toBe(task.startedAt! + task.deadlineMs!);
           if (task.consumed) expect(finished).toBe(true);
           if (task.status === 'queued') expect(task.startedAt).toBeUndefined();
           if (task.status === 'running') expect(task.startedAt).toBeDefined();

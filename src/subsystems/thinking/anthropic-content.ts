@@ -1,0 +1,45 @@
+/** Messages API content as Vigil uses it: usage as token counts, a response's text, an MCP result as a tool_result block. */
+import type { ContentBlock, ToolResultBlockParam, Usage } from '@anthropic-ai/sdk/resources/messages';
+import type { ExternalToolResult } from './think-tools.js';
+import type { TokenUsage } from './thinker.schema.js';
+
+/** A Messages API usage object as Vigil's token usage; absent cache counts are zero. */
+export function tokenUsage(usage: Usage | undefined): TokenUsage {
+  return {
+    inputTokens: usage?.input_tokens ?? 0,
+    outputTokens: usage?.output_tokens ?? 0,
+    cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
+    cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
+  };
+}
+
+/** The sum of several calls' usage. */
+export function sumUsage(calls: readonly TokenUsage[]): TokenUsage {
+  return calls.reduce(
+    (sum, u) => ({
+      inputTokens: sum.inputTokens + u.inputTokens,
+      outputTokens: sum.outputTokens + u.outputTokens,
+      cacheWriteTokens: sum.cacheWriteTokens + u.cacheWriteTokens,
+      cacheReadTokens: sum.cacheReadTokens + u.cacheReadTokens,
+    }),
+    { inputTokens: 0, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 },
+  );
+}
+
+/** A response's text blocks joined, trimmed. */
+export function textOf(content: readonly ContentBlock[]): string {
+  return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim();
+}
+
+/** An MCP tool's result as a tool_result block: text, and images the API accepts as images. */
+export function externalResult(toolUseId: string, result: ExternalToolResult): ToolResultBlockParam {
+  const content = result.content.map((part) =>
+    part.type === 'text'
+      ? { type: 'text' as const, text: part.text === '' ? '(empty)' : part.text }
+      : {
+          type: 'image' as const,
+          source: { type: 'base64' as const, data: part.data, media_type: part.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' },
+        },
+  );
+  return { type: 'tool_result', tool_use_id: toolUseId, content, ...(result.isError ? { is_error: true } : {}) };
+}
