@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
 import { ALLOWED_PRICE, ModelPriceSchema } from './subsystems/thinking/model-price.schema.js';
+import { CACHE_TTLS } from './subsystems/thinking/cache-ttl.js';
 
 export { ModelPriceSchema, type ModelPrice } from './subsystems/thinking/model-price.schema.js';
 
@@ -81,6 +82,7 @@ export const VigilConfigSchema = z
     anthropicApiKey: nonEmpty('expected a non-empty API key').optional(),
     anthropicBaseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
     anthropicTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    cacheTtl: z.enum(CACHE_TTLS, { error: 'expected "5m" or "1h"' }),
     // 0 switches the limit off (benchmarks, trusted local tools).
     rpcRateLimit: intIn(0, 1_000_000, 'expected a whole number of requests per second from 0 to 1000000 (0 = no limit)'),
     rpcRateBurst: intIn(1, 1_000_000, 'expected a whole number of requests from 1 to 1000000'),
@@ -182,5 +184,6 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_STUCK_TURN_S', key: 'stuckTurnS', kind: 'number', default: '600', description: 'A turn working longer than this many seconds is reset as stuck.' },
   { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
   { name: 'VIGIL_MCP_CONFIG', key: 'mcp', kind: 'jsonFile', default: undefined, unsetValue: { mcpServers: {} }, description: 'Path to a JSON file of MCP servers in the mcpServers form ({"mcpServers": {NAME: {command, args?, env?, cwd?} | {url, headers?}}}, each with optional allowedTools, requireApproval, idempotentTools, timeoutMs); unset: no MCP tools.' },
+  { name: 'VIGIL_CACHE_TTL', key: 'cacheTtl', kind: 'string', default: '5m', description: 'Prompt cache lifetime: 5m, or 1h for an agent whose thinks are more than five minutes apart (1h cache writes cost 2x base input, 5m ones 1.25x).' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
 ];

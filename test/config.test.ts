@@ -86,6 +86,7 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['anthropicApiKey', undefined],
     ['anthropicBaseUrl', undefined],
     ['anthropicTimeoutMs', 120000],
+    ['cacheTtl', '5m'],
     ['rpcRateLimit', 200],
     ['rpcRateBurst', 1000],
     ['checkpointKey', undefined],
@@ -112,6 +113,7 @@ describe('loadConfig', () => {
       VIGIL_OFFLINE_COST_USD: '0.01',
       VIGIL_PRICING_JSON: '{"m":{"inputPerMTok":1,"outputPerMTok":2,"cacheWritePerMTok":1.25,"cacheReadPerMTok":0.1}}',
       ANTHROPIC_BASE_URL: 'http://localhost:8080',
+      VIGIL_CACHE_TTL: '1h',
     });
     expect(config).toMatchObject({
       dataDir: '/var/lib/vigil',
@@ -124,6 +126,7 @@ describe('loadConfig', () => {
       offlineCostUsd: 0.01,
       pricingOverrides: { m: { inputPerMTok: 1, outputPerMTok: 2, cacheWritePerMTok: 1.25, cacheReadPerMTok: 0.1 } },
       anthropicBaseUrl: 'http://localhost:8080',
+      cacheTtl: '1h',
     });
   });
 
@@ -176,6 +179,8 @@ describe('loadConfig', () => {
     ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":1}}'],
     ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":-1,"outputPerMTok":2,"cacheWritePerMTok":1,"cacheReadPerMTok":1}}'],
     ['ANTHROPIC_BASE_URL', 'ftp://example.com'],
+    ['VIGIL_CACHE_TTL', '10m'],
+    ['VIGIL_CACHE_TTL', '1H'],
   ])('rejects %s=%j with CONFIG_INVALID naming the variable and the value', (variable, value) => {
     const err = caught(() => loadConfig({ [variable]: value }));
     expect(err.code).toBe('CONFIG_INVALID');

@@ -140,6 +140,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const toolCalls = new DurableToolCaller({ hub: tools, log: await ToolCallLog.open(db), journal, bus, clock, logger: log });
     await toolCalls.recover();
     thinker.useTools?.(toolCalls);
+    // After the tools: the boot's prefix check sees the request a think would send now.
+    thinker.useCacheHealth?.({ bus, clock }, identity);
     const ids = createIdFactory(clock);
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);
@@ -218,6 +220,7 @@ export async function createThinker(config: VigilConfig): Promise<Thinker> {
     price,
     maxToolIterations: config.maxToolIterations,
     timeoutMs: config.anthropicTimeoutMs,
+    cacheTtl: config.cacheTtl,
   });
 }
 

@@ -13,6 +13,9 @@ import { MalformedResponseError, abortedError, callError } from './anthropic-err
 import { stateMessage, taskMessage, taskSystem, thinkSystem } from './anthropic-prompt.js';
 import { requestTools, toolUseToAction, type ToolContext } from './anthropic-tools.js';
 import type { ExternalToolResult, ThinkTools } from './think-tools.js';
+import { cachePrefixOf, type CachePrefix } from './cache-health.js';
+import { CacheHealth, type CacheHealthDeps } from './cache-health-monitor.js';
+import { priceForCacheTtl, withCacheTtl, type CacheTtl } from './cache-ttl.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import type { Thinker } from './thinker.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkAction, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
@@ -37,6 +40,8 @@ export interface AnthropicThinkerOptions {
   maxTokens?: number;
   /** A ready client (tests, custom fetch or middleware); when given, apiKey, baseURL, maxRetries and timeoutMs are unused. */
   client?: Anthropic;
+  /** Lifetime of the prompt cache's entries (`VIGIL_CACHE_TTL`, default 5m); 1h writes are priced at twice base input. */
+  cacheTtl?: CacheTtl;
 }
 
 const DEFAULT_MAX_RETRIES = 4;
@@ -113,6 +118,8 @@ export class AnthropicThinker implements Thinker {
   readonly maxTokens: number;
   private readonly client: Anthropic;
   private tools: ThinkTools | undefined;
+  readonly cacheTtl: CacheTtl;
+  private cacheHealth: CacheHealth | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
     const guard = options.maxToolIterations;
@@ -128,7 +135,8 @@ export class AnthropicThinker implements Thinker {
       });
     }
     this.model = options.model;
-    this.price = price.data;
+    this.cacheTtl = options.cacheTtl ?? '5m';
+    this.price = priceForCacheTtl(price.data, this.cacheTtl);
     this.maxToolIterations = guard;
     this.maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
     this.client =
@@ -147,6 +155,24 @@ export class AnthropicThinker implements Thinker {
     this.tools = tools;
   }
 
+  /** Reports cache health on `deps.bus` from now on, starting with the prefix a think for `identity` would send now. */
+  useCacheHealth(deps: CacheHealthDeps, identity: string): void {
+    this.cacheHealth = new CacheHealth({ ...deps, model: this.model, ttl: this.cacheTtl });
+    this.cacheHealth.checkPrefix(this.cachedParts('think', identity).prefix);
+  }
+
+  /** The cached parts of a request (tools, system with the configured lifetime) and the prefix they make. */
+  private cachedParts(kind: 'think' | 'task', identity: string) {
+    const tools = withCacheTtl(requestTools(this.tools?.definitions() ?? []), this.cacheTtl);
+    const system = withCacheTtl(kind === 'think' ? thinkSystem(identity) : taskSystem(identity), this.cacheTtl);
+    return { tools, system, prefix: cachePrefixOf(kind, tools, system) };
+  }
+
+  private observeCache(prefix: CachePrefix, usage: TokenUsage): TokenUsage {
+    this.cacheHealth?.observe(prefix, usage);
+    return usage;
+  }
+
   /** Runs the tool loop until the model ends its turn or the iteration guard stops it; aborts only between calls. */
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
@@ -159,10 +185,10 @@ export class AnthropicThinker implements Thinker {
       turnIds: [...new Set([...input.pendingMessages.map((m) => m.turnId), input.turnId])],
       goalIds: input.goals.map((g) => g.id),
     };
-    const system = thinkSystem(input.identity);
     const tools = this.tools;
     // One snapshot per think: the list stays the same for all its calls, and is the same array while nothing changed.
-    const toolDefs = requestTools(tools?.definitions() ?? []);
+    const { tools: toolDefs, system, prefix } = this.cachedParts('think', input.identity);
+    this.cacheHealth?.checkPrefix(prefix);
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
     const notices = tools?.notices(ctx.turnIds) ?? [];
     const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
@@ -170,9 +196,9 @@ export class AnthropicThinker implements Thinker {
     let lastText = '';
     for (let call = 1; call <= this.maxToolIterations; call++) {
       this.checkAborted(signal, what, partial);
-      const params = { system, tools: [...toolDefs], messages };
+      const params = { system: [...system], tools: [...toolDefs], messages };
       const response = await this.create(params, signal, `${what} (call ${call})`, partial);
-      calls.push(tokenUsage(response.usage));
+      calls.push(this.observeCache(prefix, tokenUsage(response.usage)));
       lastText = textOf(response.content);
       const results: ToolResultBlockParam[] = [];
       for (const block of response.content) {
@@ -198,14 +224,20 @@ export class AnthropicThinker implements Thinker {
     return this.result([...actions, ...this.unsentReply(input, actions, lastText)], calls);
   }
 
-  /** One call without tools: the identity and a sub-agent instruction as the cached prefix, the task as the message. */
+  /**
+   * One call that may call no tool: the think's cached prefix (its tools and system, so the cache the thinks keep warm
+   * is read), the sub-agent instruction after it, the task as the message.
+   */
   async runTask(input: SwarmTaskInput, signal: AbortSignal): Promise<SwarmTaskOutput> {
     const what = `task ${input.taskId}`;
     const empty = () => ({ text: '', ...this.usageAndCost([]), model: this.model });
     this.checkAborted(signal, what, empty);
     const messages: MessageParam[] = [{ role: 'user', content: taskMessage(input.prompt) }];
-    const response = await this.create({ system: taskSystem(input.identity), messages }, signal, what, empty);
-    const done = [tokenUsage(response.usage)];
+    const { tools, system, prefix } = this.cachedParts('task', input.identity);
+    this.cacheHealth?.checkPrefix(prefix);
+    const params = { system: [...system], tools: [...tools], tool_choice: { type: 'none' as const }, messages };
+    const response = await this.create(params, signal, what, empty);
+    const done = [this.observeCache(prefix, tokenUsage(response.usage))];
     this.checkAborted(signal, what, () => ({ text: '', ...this.usageAndCost(done), model: this.model }));
     return { text: textOf(response.content), ...this.usageAndCost(done), model: this.model };
   }

@@ -1,5 +1,6 @@
 /** The `Thinker` interface: the think phase's one dependency, offline or Claude. */
 import type { ThinkTools } from './think-tools.js';
+import type { CacheHealthDeps } from './cache-health-monitor.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult } from './thinker.schema.js';
 
 /** Decides what the agent does given what it sees. Implementations must honour `signal` (preemption, hard stop). */
@@ -12,4 +13,6 @@ export interface Thinker {
   runTask(input: SwarmTaskInput, signal: AbortSignal): Promise<SwarmTaskOutput>;
   /** Gives the thinker the runtime's external (MCP) tools; a thinker without this method uses none. */
   useTools?(tools: ThinkTools): void;
+  /** Reports prompt-cache health (short prefixes, missed reads) on the bus, checking `identity`'s prefix at once. */
+  useCacheHealth?(deps: CacheHealthDeps, identity: string): void;
 }
