@@ -27,6 +27,8 @@ import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 import type { McpServerEntry } from '../protocol/mcp-config.schema.js';
 import { readBudgetBasis } from './budget-basis.js';
+import { cacheReadShare } from '../subsystems/budget/cache-share.js';
+import { dayKeyIn } from '../actors/budget/budget-calendar.js';
 import { logWarningEvents } from './event-log.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
@@ -99,6 +101,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
 
     const ledger = new BudgetLedger(db);
+    metrics.readCacheShareWith(() => cacheReadShare(ledger.knownDay(dayKeyIn(config.timezone, clock.now()))));
     const configuredCapMicroUsd = usdToMicroUsd(config.dailyBudgetUsd);
     const restored = await checkpoints.loadNewestValid();
     const now = clock.now();
