@@ -77,6 +77,8 @@ describe('typeMatcher', () => {
       'heartbeat.beat', 'checkpoint.created', 'checkpoint.restored', 'checkpoint.failed', 'checkpoint.corrupt',
       'agent.budget_updated', 'agent.sleeping', 'agent.waking', 'agent.budget_exceeded', 'agent.preempted',
       'agent.ack', 'agent.reply', 'agent.debrief', 'think.completed', 'actor.crashed', 'actor.restarted',
+      // CONTRACT §10, cache health.
+      'think.cache_prefix_short', 'think.cache_miss',
     ]) {
       expect(ALL_EVENT_TYPES).toContain(type);
     }
