@@ -24,7 +24,8 @@ describe('cachePrefixOf', () => {
     expect(cachePrefixOf('task', tools, withTail)).toEqual(plain);
     // One token per three bytes: the 3,900-byte instructions alone are 1,300 tokens.
     expect(plain.estimatedTokens).toBeGreaterThan(1300);
-    expect(cachePrefixOf('think', tools, [{ type: 'text', text: 'no breakpoint' }]).estimatedTokens).toBe(
+    const unmarked = [{ type: 'text', text: 'no breakpoint' }];
+    expect(cachePrefixOf('think', tools, unmarked).estimatedTokens).toBe(
       Math.ceil(Buffer.byteLength(JSON.stringify(tools)) / 3),
     );
   });
