@@ -39,7 +39,8 @@ export class CacheHealth {
     if (this.checked.get(prefix.kind) === prefix.hash) return;
     this.checked.set(prefix.kind, prefix.hash);
     const short = shortPrefix(prefix, this.minimumTokens);
-    if (short === null) return;
+    // A task shares the think's prefix byte for byte: the same bytes are reported once, whoever sends them.
+    if (short === null || this.reportedShort.has(prefix.hash)) return;
     this.reportedShort.add(prefix.hash);
     this.options.bus.emit('think.cache_prefix_short', {
       model: this.options.model,

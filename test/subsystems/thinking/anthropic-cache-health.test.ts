@@ -99,6 +99,9 @@ describe('AnthropicThinker cache health', () => {
     expect(short!.prefixTokens).toBeLessThan(4096);
     const first = await thinkAfter(haiku, 0, 'You are Vigil on Haiku.');
     await thinkAfter(haiku, 1000, 'You are Vigil on Haiku.');
+    // A sub-agent task sends the same prefix: not reported again.
+    api.enqueue(message([text('Found it.')]));
+    await haiku.runTask({ taskId: 'task-1', prompt: 'Dig.', identity: 'You are Vigil on Haiku.' }, live());
     // Under the minimum the fake neither writes nor reads: no second report, and no miss.
     expect(first.usage).toMatchObject({ cacheReadTokens: 0, cacheWriteTokens: 0 });
     expect(ofType('think.cache_prefix_short')).toHaveLength(1);
