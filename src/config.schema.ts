@@ -4,6 +4,7 @@ import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
 import { ALLOWED_PRICE, ModelPriceSchema } from './subsystems/thinking/model-price.schema.js';
 import { OTLP_PROTOCOLS } from './subsystems/telemetry/otlp-settings.js';
+import { CACHE_TTLS } from './subsystems/thinking/cache-ttl.js';
 
 export { ModelPriceSchema, type ModelPrice } from './subsystems/thinking/model-price.schema.js';
 
@@ -87,6 +88,7 @@ export const VigilConfigSchema = z
     anthropicApiKey: nonEmpty('expected a non-empty API key').optional(),
     anthropicBaseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
     anthropicTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    cacheTtl: z.enum(CACHE_TTLS, { error: 'expected "5m" or "1h"' }),
     // 0 switches the limit off (benchmarks, trusted local tools).
     rpcRateLimit: intIn(0, 1_000_000, 'expected a whole number of requests per second from 0 to 1000000 (0 = no limit)'),
     rpcRateBurst: intIn(1, 1_000_000, 'expected a whole number of requests from 1 to 1000000'),
@@ -213,6 +215,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_TRACE_MAX_AGE_DAYS', key: 'traceMaxAgeDays', kind: 'number', default: '30', description: 'Prune think traces older than this many days (0 = no age limit), in the batch that adds a new one.' },
   { name: 'VIGIL_TASK_DEADLINE_MS', key: 'taskDeadlineMs', kind: 'number', default: '600000', description: 'Default deadline of a sub-agent task in ms once it starts (the model may give a task its own); a task past it is stopped and fails.' },
   { name: 'VIGIL_TASK_MAX_COST_USD', key: 'taskMaxCostUsd', kind: 'number', default: '0.50', description: 'Default money cap of a sub-agent task in USD (the model may give its own); checked after each model call, the task then ends with what it has. Counted in the daily budget.' },
+  { name: 'VIGIL_CACHE_TTL', key: 'cacheTtl', kind: 'string', default: '5m', description: 'Prompt cache lifetime: 5m, or 1h for an agent whose thinks are more than five minutes apart (1h cache writes cost 2x base input, 5m ones 1.25x).' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
   { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', key: 'otlpEndpoint', kind: 'string', default: undefined, description: 'OTLP/HTTP collector base URL (e.g. http://localhost:4318; spans go to <url>/v1/traces): set it to export thinks, model calls and tool calls as OpenTelemetry spans; unset: no tracing, and no OpenTelemetry SDK is loaded. OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and OTEL_RESOURCE_ATTRIBUTES are read by the exporter as usual.' },
   { name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', key: 'otlpTracesEndpoint', kind: 'string', default: undefined, description: 'Full URL spans are POSTed to, used as given; overrides OTEL_EXPORTER_OTLP_ENDPOINT for traces (and enables the export on its own).' },

@@ -91,6 +91,7 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['anthropicApiKey', undefined],
     ['anthropicBaseUrl', undefined],
     ['anthropicTimeoutMs', 120000],
+    ['cacheTtl', '5m'],
     ['rpcRateLimit', 200],
     ['rpcRateBurst', 1000],
     ['checkpointKey', undefined],
@@ -129,6 +130,7 @@ describe('loadConfig', () => {
       VIGIL_OFFLINE_COST_USD: '0.01',
       VIGIL_PRICING_JSON: '{"m":{"inputPerMTok":1,"outputPerMTok":2,"cacheWritePerMTok":1.25,"cacheReadPerMTok":0.1}}',
       ANTHROPIC_BASE_URL: 'http://localhost:8080',
+      VIGIL_CACHE_TTL: '1h',
     });
     expect(config).toMatchObject({
       dataDir: '/var/lib/vigil',
@@ -141,6 +143,7 @@ describe('loadConfig', () => {
       offlineCostUsd: 0.01,
       pricingOverrides: { m: { inputPerMTok: 1, outputPerMTok: 2, cacheWritePerMTok: 1.25, cacheReadPerMTok: 0.1 } },
       anthropicBaseUrl: 'http://localhost:8080',
+      cacheTtl: '1h',
     });
   });
 
@@ -214,6 +217,8 @@ describe('loadConfig', () => {
     ['OTEL_BSP_MAX_QUEUE_SIZE', '0'],
     ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'lots'],
     ['OTEL_BSP_EXPORT_TIMEOUT', '0'],
+    ['VIGIL_CACHE_TTL', '10m'],
+    ['VIGIL_CACHE_TTL', '1H'],
   ])('rejects %s=%j with CONFIG_INVALID naming the variable and the value', (variable, value) => {
     const err = caught(() => loadConfig({ [variable]: value }));
     expect(err.code).toBe('CONFIG_INVALID');

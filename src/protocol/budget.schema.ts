@@ -16,6 +16,8 @@ export const BudgetStatusSchema = z.object({
   topUpUsd: z.number().nonnegative(),
   /** Spend since the agent last woke. */
   sessionCostUsd: z.number().nonnegative(),
+  /** Today's prompt tokens read from the prompt cache, as a share (0 to 1) of all prompt tokens (input, cache reads and writes). */
+  cacheReadShareToday: z.number().min(0).max(1),
 });
 export type BudgetStatus = z.infer<typeof BudgetStatusSchema>;
 

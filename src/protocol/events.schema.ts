@@ -60,6 +60,30 @@ export const EVENT_PAYLOADS = {
   'think.failed': z.object({ reason: z.string(), code: z.string() }),
   /** A think's trace was stored (CONTRACT §10): `thinks.get {id: thinkId}` reads it. */
   'think.traced': z.object({ thinkId: z.string(), costUsd: usd, durationMs: z.number().nonnegative() }),
+  /**
+   * The prompt's cached prefix (tools and system) is shorter than the model's minimum cacheable length, so it is never
+   * cached. Reported at boot and whenever the prefix changes; `prefixTokens` is Vigil's conservative estimate (or, with
+   * `source: "api"`, a prefix the API wrote and read nothing of); `minimumTokens` is null when the model's is unknown.
+   */
+  'think.cache_prefix_short': z.object({
+    model: z.string(),
+    prefix: z.enum(['think', 'task']),
+    prefixTokens: z.number().int().nonnegative(),
+    minimumTokens: z.number().int().positive().nullable(),
+    source: z.enum(['estimate', 'api']),
+  }),
+  /**
+   * A model call that should have read the prompt cache did not: `expected` tokens were cached by an earlier call
+   * within the cache's lifetime, `got` were read. `reason`: `prefix_changed` (the prefix is not the one cached) or
+   * `not_read` (the same prefix, yet the API read less than it had cached).
+   */
+  'think.cache_miss': z.object({
+    model: z.string(),
+    prefix: z.enum(['think', 'task']),
+    expected: z.number().int().nonnegative(),
+    got: z.number().int().nonnegative(),
+    reason: z.enum(['prefix_changed', 'not_read']),
+  }),
   /** The API refused the credentials: no thinks until `retryAt`, then one try; pending turns wait, they are not failed. */
   'thinker.paused': z.object({ code: z.string(), reason: z.string(), retryAt: z.string() }),
   /** A think succeeded after a pause: the key works again. */

@@ -31,6 +31,8 @@ import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 import type { McpServerEntry } from '../protocol/mcp-config.schema.js';
 import { readBudgetBasis } from './budget-basis.js';
+import { cacheReadShare } from '../subsystems/budget/cache-share.js';
+import { dayKeyIn } from '../actors/budget/budget-calendar.js';
 import { logWarningEvents } from './event-log.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
@@ -114,6 +116,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
 
     const ledger = new BudgetLedger(db);
+    metrics.readCacheShareWith(() => cacheReadShare(ledger.knownDay(dayKeyIn(config.timezone, clock.now()))));
     const configuredCapMicroUsd = usdToMicroUsd(config.dailyBudgetUsd);
     const restored = await checkpoints.loadNewestValid();
     const now = clock.now();
@@ -182,6 +185,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       log,
     );
     retention.attach(bus);
+    // After the tools: the boot's prefix check sees the request a think would send now.
+    thinker.useCacheHealth?.({ bus, clock }, identity);
     const ids = createIdFactory(clock);
     const traces = await ThinkTraceStore.open(db, traceRetention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>
       log.error({ err }, 'a think trace listener threw; tracing goes on'),
@@ -283,6 +288,7 @@ export async function createThinker(config: VigilConfig, clock: Clock = systemCl
     maxToolIterations: config.maxToolIterations,
     timeoutMs: config.anthropicTimeoutMs,
     now: () => clock.now(),
+    cacheTtl: config.cacheTtl,
   });
 }
 

@@ -11,6 +11,8 @@ export const LOGGED_EVENT_LEVELS: Partial<Record<EventType, 'warn' | 'error' | '
   'actor.crashed': 'warn',
   'actor.restarted': 'info',
   'think.failed': 'warn',
+  'think.cache_prefix_short': 'warn',
+  'think.cache_miss': 'warn',
   'heartbeat.circuit_open': 'error',
   'heartbeat.circuit_closed': 'info',
   'checkpoint.restored': 'info',

@@ -79,6 +79,8 @@ describe('typeMatcher', () => {
       'agent.ack', 'agent.reply', 'agent.debrief', 'think.completed', 'actor.crashed', 'actor.restarted',
       // CONTRACT §8's tool events, and the approvals' extension.
       'tool.called', 'tool.completed', 'tool.approval_requested', 'tool.interrupted', 'tool.approval_decided',
+      // CONTRACT §10, cache health.
+      'think.cache_prefix_short', 'think.cache_miss',
     ]) {
       expect(ALL_EVENT_TYPES).toContain(type);
     }

@@ -1,7 +1,7 @@
 /** A runtime with the real Anthropic thinker pointed at the fake Messages API, in simulated time, for the API fault tests. */
 import { AnthropicThinker } from '../../src/subsystems/thinking/anthropic-thinker.js';
-import { resolvePrice } from '../../src/subsystems/thinking/pricing.js';
-import type { FakeMessagesApi } from '../fixtures/fake-messages-api.js';
+import { costMicroUsd, resolvePrice } from '../../src/subsystems/thinking/pricing.js';
+import { tokenUsageOf, type FakeMessagesApi } from '../fixtures/fake-messages-api.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import type { createSimulatedClock } from '../../src/shared/clock.js';
 import type { VigilDb } from '../../src/subsystems/store/vigil-db.js';
@@ -10,6 +10,14 @@ import { recordingLogger, type LogRecord } from './recording-logger.js';
 /** The model every fault test uses, and its price. */
 export const MODEL = 'claude-sonnet-5-5';
 const PRICE = resolvePrice(MODEL);
+
+/**
+ * What the calls the fake answered in full cost, in USD: what the ledger must hold when failed attempts cost nothing.
+ * Priced per request, so it may differ from the ledger's once-per-think rounding by a micro-dollar per think.
+ */
+export function answeredCostUsd(api: FakeMessagesApi): number {
+  return api.requests.reduce((sum, r) => sum + (r.usage === undefined ? 0 : costMicroUsd(tokenUsageOf(r.usage), PRICE)), 0) / 1_000_000;
+}
 
 /** A runtime harness plus its thinker settings and every log record. */
 export interface AnthropicHarness extends RuntimeHarness {

@@ -107,7 +107,7 @@ describe('gateway methods', () => {
   it('budget.status, budget.topUp, budget.setCap: the budget and its changes; -32602 for bad amounts', async () => {
     const status = await result('budget.status');
     expect(BudgetStatusSchema.parse(status)).toEqual(status);
-    expect(status).toMatchObject({ dailyCapUsd: 5, spentTodayUsd: 0, state: 'ok', timezone: 'UTC' });
+    expect(status).toMatchObject({ dailyCapUsd: 5, spentTodayUsd: 0, state: 'ok', timezone: 'UTC', cacheReadShareToday: 0 });
     const toppedUp = await result('budget.topUp', { amountUsd: 2.5 });
     expect(toppedUp).toMatchObject({ dailyCapUsd: 5, topUpUsd: 2.5, remainingUsd: 7.5 });
     expect(await result('budget.setCap', { dailyCapUsd: 12 })).toMatchObject({ dailyCapUsd: 12, remainingUsd: 14.5 });

@@ -32,6 +32,8 @@ const ISSUE_METRICS = {
   vigil_gateway_connections: 'GAUGE',
   vigil_gateway_requests_total: 'COUNTER',
   vigil_events_dropped_total: 'COUNTER',
+  // CONTRACT §10 (issue 14): today's share of prompt tokens read from the prompt cache.
+  vigil_cache_read_share_today: 'GAUGE',
   // Node's process metrics (prom-client's defaults, with the vigil_ prefix).
   vigil_process_cpu_user_seconds_total: 'COUNTER',
   vigil_process_resident_memory_bytes: 'GAUGE',
@@ -110,6 +112,7 @@ describe('GET /metrics', () => {
     const budget = harness.runtime.budgetStatus();
     expect(value(beaten, 'vigil_budget_daily_cap_usd')).toBe(budget.dailyCapUsd);
     expect(value(beaten, 'vigil_budget_spent_today_usd')).toBe(budget.spentTodayUsd);
+    expect(value(beaten, 'vigil_cache_read_share_today')).toBe(budget.cacheReadShareToday);
 
     const client = await harness.connect();
     const sse = await openSse(`${harness.gateway.url}/events?types=checkpoint.*&token=${TEST_TOKEN}`);

@@ -15,7 +15,7 @@ function seed(pendingTurns: string[] = []): HeartbeatSeed {
     beatMs: 1000,
     wmCapacity: 7,
     swarmConcurrency: 3,
-    budget: { timezone: 'UTC', capMicroUsd: 5_000_000, today: { dayKey: '2026-03-01', spentMicroUsd: 0, topUpMicroUsd: 0, charges: 0 }, wakeSignal: null },
+    budget: { timezone: 'UTC', capMicroUsd: 5_000_000, today: { dayKey: '2026-03-01', spentMicroUsd: 0, topUpMicroUsd: 0, charges: 0, inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, wakeSignal: null },
     turn: null,
     messages: [],
   });

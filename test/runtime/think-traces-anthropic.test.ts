@@ -48,8 +48,8 @@ describe('think traces with the Anthropic thinker (real SDK, fake Messages API)'
     const { turnId } = await h.runtime.send({ text: 'Tell me the secret word: marmalade.' });
     api.enqueue(
       apiError(529, 'overloaded_error', { 'retry-after-ms': '1' }),
-      message([toolUse('reply', { turnId, text: 'Noted.' })], { input_tokens: 1000, output_tokens: 200, cache_creation_input_tokens: 3000 }),
-      message([text('done')], { input_tokens: 50, output_tokens: 10, cache_read_input_tokens: 3000 }),
+      message([toolUse('reply', { turnId, text: 'Noted.' })]),
+      message([text('done')]),
     );
     await h.advance(1000);
     await traced(h, 1);
@@ -61,7 +61,13 @@ describe('think traces with the Anthropic thinker (real SDK, fake Messages API)'
     for (const call of think!.calls) expect(call.startedAt - think!.startedAt).toBeGreaterThanOrEqual(0);
     for (const call of think!.calls) expect(call.startedAt - think!.startedAt).toBeLessThanOrEqual(1000);
     expectTotalsAreSums(think!);
-    expect(think).toMatchObject({ inputTokens: 1050, outputTokens: 210, cacheWriteTokens: 3000, cacheReadTokens: 3000 });
+    // As the (truthful) fake answered: the totals are the sums of what it reported for the two answered requests.
+    const reported = api.requests.filter((r) => r.usage !== undefined).map((r) => r.usage!);
+    expect(reported).toHaveLength(2);
+    expect(think).toMatchObject({
+      inputTokens: reported[0]!.input_tokens + reported[1]!.input_tokens,
+      outputTokens: reported[0]!.output_tokens + reported[1]!.output_tokens,
+    });
     // The ledger's charge is the same money, rounded up once to a micro-dollar.
     const completed = h.ofType('think.completed')[0]!;
     expect(completed.costUsd - think!.costUsd).toBeGreaterThanOrEqual(0);

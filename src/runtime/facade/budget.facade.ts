@@ -3,6 +3,7 @@ import { dayKeyIn } from '../../actors/budget/budget-calendar.js';
 import { allowanceMicroUsd, budgetPct, budgetStatusState, resetsAt } from '../../actors/budget/budget.reducer.js';
 import { emitBudgetUpdated } from '../../heartbeat/cost-recorder.js';
 import type { BudgetStatus, SetCapParams, TopUpParams } from '../../protocol/budget.schema.js';
+import { cacheReadShare } from '../../subsystems/budget/cache-share.js';
 import { iso, type RuntimeCore } from '../runtime-core.js';
 
 /** The budget as the facade offers it. */
@@ -24,6 +25,7 @@ export class BudgetFacade {
       resetsAt: iso(resetsAt(budget)),
       topUpUsd: budget.topUpMicroUsd / 1_000_000,
       sessionCostUsd: budget.sessionCostMicroUsd / 1_000_000,
+      cacheReadShareToday: cacheReadShare(this.core.parts.ledger.knownDay(dayKeyIn(budget.timezone, this.core.parts.clock.now()))),
     };
   }
 

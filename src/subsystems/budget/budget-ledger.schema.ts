@@ -21,6 +21,10 @@ export const LedgerDaySchema = z.object({
   spentMicroUsd: microUsd,
   topUpMicroUsd: microUsd,
   charges: z.number().int().nonnegative(),
+  /** The day's prompt tokens by kind, for the share read from cache (absent in records older than the count: zero). */
+  inputTokens: z.number().int().nonnegative().default(0),
+  cacheReadTokens: z.number().int().nonnegative().default(0),
+  cacheWriteTokens: z.number().int().nonnegative().default(0),
 });
 export type LedgerDay = z.infer<typeof LedgerDaySchema>;
 

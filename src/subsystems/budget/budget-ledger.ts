@@ -18,10 +18,22 @@ const PROBE_KEY = 'probe';
 const dayKey = (day: string): string => `day:${day}`;
 const chargeKey = (day: string, n: number): string => `charge:${day}:${String(n).padStart(10, '0')}`;
 
+const emptyDay = (day: string): LedgerDay => ({
+  dayKey: day,
+  spentMicroUsd: 0,
+  topUpMicroUsd: 0,
+  charges: 0,
+  inputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+});
+
 /** The ledger: one sync batch per write; reads validate what they find and treat a damaged record as absent. */
 export class BudgetLedger {
   private readonly ledger;
   private readonly serial = createMutex();
+  /** The newest day record read or written, so today's totals can be told without a read. */
+  private latestDay: LedgerDay | undefined;
 
   constructor(private readonly db: VigilDb) {
     this.ledger = db.sublevel<string, unknown>(SUBLEVELS.budgetLedger, { valueEncoding: 'json' });
@@ -35,6 +47,9 @@ export class BudgetLedger {
         ...day,
         spentMicroUsd: day.spentMicroUsd + charge.costMicroUsd,
         charges: day.charges + 1,
+        inputTokens: day.inputTokens + charge.usage.inputTokens,
+        cacheReadTokens: day.cacheReadTokens + charge.usage.cacheReadTokens,
+        cacheWriteTokens: day.cacheWriteTokens + charge.usage.cacheWriteTokens,
       };
       await this.write(
         [
@@ -43,6 +58,7 @@ export class BudgetLedger {
         ],
         `record a charge of ${charge.costMicroUsd} micro-dollars`,
       );
+      this.latestDay = next;
       return next;
     });
   }
@@ -60,6 +76,7 @@ export class BudgetLedger {
         ],
         `record a top-up of ${amountMicroUsd} micro-dollars`,
       );
+      this.latestDay = next;
       return next;
     });
   }
@@ -83,7 +100,17 @@ export class BudgetLedger {
   /** The totals of `day` (zeros when nothing is recorded). */
   async readDay(day: string): Promise<LedgerDay> {
     const parsed = LedgerDaySchema.safeParse(await this.ledger.get(dayKey(day)));
-    return parsed.success ? parsed.data : { dayKey: day, spentMicroUsd: 0, topUpMicroUsd: 0, charges: 0 };
+    const read = parsed.success ? parsed.data : emptyDay(day);
+    if (this.latestDay === undefined || read.dayKey >= this.latestDay.dayKey) this.latestDay = read;
+    return read;
+  }
+
+  /**
+   * The totals of `day` as last read or written through this ledger, without I/O (for a status asked synchronously);
+   * zeros when this ledger has not seen that day, which after a boot's read of today means nothing was spent on it.
+   */
+  knownDay(day: string): LedgerDay {
+    return this.latestDay?.dayKey === day ? this.latestDay : emptyDay(day);
   }
 
   /** The cap in force: a run-time cap while the configuration still says what it said then, else the configured one. */

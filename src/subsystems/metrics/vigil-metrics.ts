@@ -134,6 +134,16 @@ export class VigilMetrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  private cacheShareSource: (() => number) | undefined;
+  // Read when scraped, so the share is today's even after midnight passed without a think.
+  private readonly cacheReadShare = new Gauge({
+    name: 'vigil_cache_read_share_today',
+    help: 'Share (0 to 1) of today’s prompt tokens read from the prompt cache.',
+    registers: [this.registry],
+    collect: () => {
+      if (this.cacheShareSource !== undefined) this.cacheReadShare.set(this.cacheShareSource());
+    },
+  });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'vigil_' });
@@ -157,6 +167,11 @@ export class VigilMetrics {
   /** The content type of `text()`. */
   get contentType(): string {
     return this.registry.contentType;
+  }
+
+  /** Where the cache-read share of today comes from (the runtime's ledger). */
+  readCacheShareWith(source: () => number): void {
+    this.cacheShareSource = source;
   }
 
   /** A gateway connection opened (+1) or closed (−1). */

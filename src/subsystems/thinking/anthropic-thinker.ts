@@ -3,12 +3,15 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { VigilError } from '../../errors.js';
 import { MalformedResponseError, abortedError, callError } from './anthropic-errors.js';
-import { stateMessage, thinkSystem } from './anthropic-prompt.js';
+import { stateMessage, taskSystem, thinkSystem } from './anthropic-prompt.js';
 import { requestTools, toolUseToAction, type ToolContext } from './anthropic-tools.js';
 import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
 import { messageText, promptSections, systemParts } from './prompt-sections.js';
 import { taskOfferableTools, type ThinkTools } from './think-tools.js';
 import { externalResult, sumUsage, textOf, tokenUsage } from './anthropic-content.js';
+import { cachePrefixOf, type CachePrefix } from './cache-health.js';
+import { CacheHealth, type CacheHealthDeps } from './cache-health-monitor.js';
+import { priceForCacheTtl, withCacheTtl, type CacheTtl } from './cache-ttl.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
 import type { TaskHooks, Thinker } from './thinker.js';
@@ -36,6 +39,8 @@ export interface AnthropicThinkerOptions {
   client?: Anthropic;
   /** Epoch ms for the trace's timestamps (default `Date.now`); the runtime passes its clock. */
   now?: () => number;
+  /** Lifetime of the prompt cache's entries (`VIGIL_CACHE_TTL`, default 5m); 1h writes are priced at twice base input. */
+  cacheTtl?: CacheTtl;
 }
 
 const DEFAULT_MAX_RETRIES = 4;
@@ -91,6 +96,8 @@ export class AnthropicThinker implements Thinker {
   private readonly client: Anthropic;
   private readonly now: () => number;
   private tools: ThinkTools | undefined;
+  readonly cacheTtl: CacheTtl;
+  private cacheHealth: CacheHealth | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
     const guard = options.maxToolIterations;
@@ -106,7 +113,8 @@ export class AnthropicThinker implements Thinker {
       });
     }
     this.model = options.model;
-    this.price = price.data;
+    this.cacheTtl = options.cacheTtl ?? '5m';
+    this.price = priceForCacheTtl(price.data, this.cacheTtl);
     this.maxToolIterations = guard;
     this.maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
     this.client =
@@ -126,6 +134,24 @@ export class AnthropicThinker implements Thinker {
     this.tools = tools;
   }
 
+  /** Reports cache health on `deps.bus` from now on, starting with the prefix a think for `identity` would send now. */
+  useCacheHealth(deps: CacheHealthDeps, identity: string): void {
+    this.cacheHealth = new CacheHealth({ ...deps, model: this.model, ttl: this.cacheTtl });
+    this.cacheHealth.checkPrefix(this.cachedParts('think', identity).prefix);
+  }
+
+  /** The cached parts of a request (tools, system with the configured lifetime) and the prefix they make. */
+  private cachedParts(kind: 'think' | 'task' | 'task-with-tools', identity: string) {
+    const tools = withCacheTtl(requestTools(this.tools?.definitions() ?? []), this.cacheTtl);
+    const system = withCacheTtl(kind === 'think' ? thinkSystem(identity) : taskSystem(identity, kind === 'task-with-tools'), this.cacheTtl);
+    return { tools, system, prefix: cachePrefixOf(kind === 'think' ? 'think' : 'task', tools, system) };
+  }
+
+  private observeCache(prefix: CachePrefix, usage: TokenUsage): TokenUsage {
+    this.cacheHealth?.observe(prefix, usage);
+    return usage;
+  }
+
   /** Runs the tool loop until the model ends its turn or the iteration guard stops it; aborts only between calls. */
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
@@ -139,7 +165,6 @@ export class AnthropicThinker implements Thinker {
       ...this.result(signal.aborted ? [...actions] : [], calls),
       trace: traceOf(recorder, sections, system, transcript, signal.aborted ? 'aborted' : 'error'),
     });
-    const system = thinkSystem(input.identity);
     const tools = this.tools === undefined ? undefined : recorder.traced(this.tools);
     const external = tools?.definitions() ?? [];
     const ctx: ToolContext = {
@@ -148,7 +173,8 @@ export class AnthropicThinker implements Thinker {
       taskTools: taskOfferableTools(external).map((t) => t.name),
     };
     // One snapshot per think: the list stays the same for all its calls, and is the same array while nothing changed.
-    const toolDefs = requestTools(external);
+    const { tools: toolDefs, system, prefix } = this.cachedParts('think', input.identity);
+    this.cacheHealth?.checkPrefix(prefix);
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
     const notices = tools?.notices(ctx.turnIds) ?? [];
     const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
@@ -161,9 +187,9 @@ export class AnthropicThinker implements Thinker {
     let awaitingApproval = false;
     for (let call = 1; call <= this.maxToolIterations; call++) {
       this.checkAborted(signal, what, partial);
-      const params = { system, tools: [...toolDefs], messages };
+      const params = { system: [...system], tools: [...toolDefs], messages };
       const response = await this.create(params, signal, `${what} (call ${call})`, partial, recorder);
-      calls.push(tokenUsage(response.usage));
+      calls.push(this.observeCache(prefix, tokenUsage(response.usage)));
       transcript.push({ role: 'assistant', text: messageText(response.content) });
       lastText = textOf(response.content);
       const results: ToolResultBlockParam[] = [];
@@ -197,7 +223,10 @@ export class AnthropicThinker implements Thinker {
     return { ...done, trace: traceOf(recorder, sections, system, transcript, stopReason) };
   }
 
-  /** A sub-agent task: one call without tools, or the task's tool loop with its subset of the MCP tools (task-tool-loop.ts). */
+  /**
+   * A sub-agent task: its tool loop (task-tool-loop.ts) under the think's cached prefix (its tools and system, so the
+   * cache the thinks keep warm is read), the sub-agent instruction after it, and only its own tools callable.
+   */
   runTask(input: SwarmTaskInput, signal: AbortSignal, hooks?: TaskHooks): Promise<SwarmTaskOutput> {
     const model: TaskModel = {
       model: this.model,
@@ -205,6 +234,11 @@ export class AnthropicThinker implements Thinker {
       maxIterations: this.maxToolIterations,
       create: (params, callSignal, what, partial) => this.create(params, callSignal, what, partial),
       checkAborted: (callSignal, what, partial) => this.checkAborted(callSignal, what, partial),
+      cachedParts: (withTools) => {
+        const { tools, system, prefix } = this.cachedParts(withTools ? 'task-with-tools' : 'task', input.identity);
+        this.cacheHealth?.checkPrefix(prefix);
+        return { tools, system, observe: (usage) => this.observeCache(prefix, usage) };
+      },
     };
     return runTaskLoop(model, this.tools, input, signal, hooks);
   }

@@ -1,13 +1,14 @@
 /**
- * A sub-agent task's tool loop with Claude: the task's own subset of the MCP tools, each call through the durable
+ * A sub-agent task's tool loop with Claude: the task's own subset of the MCP tools (named in its message; the request
+ * carries the think's whole tool list, so its prefix is the think's cached one), each call through the durable
  * caller under the task's id, each model call's cost handed to the caller as it lands, and a stop at the end of the
  * model's turn, at the iteration guard or at the task's money cap.
  */
-import type { Message, MessageCreateParamsNonStreaming, MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { externalResult, sumUsage, textOf, tokenUsage } from './anthropic-content.js';
-import { taskMessage, taskSystem } from './anthropic-prompt.js';
+import { taskMessage } from './anthropic-prompt.js';
 import { costMicroUsd, type ModelPricing } from './pricing.js';
-import { taskOfferableTools, type ExternalToolDefinition, type ThinkTools } from './think-tools.js';
+import { taskOfferableTools, type ThinkTools } from './think-tools.js';
 import type { TaskHooks } from './thinker.js';
 import type { SwarmTaskInput, SwarmTaskOutput, TokenUsage } from './thinker.schema.js';
 
@@ -21,33 +22,15 @@ export interface TaskModel {
   create(params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>, signal: AbortSignal, what: string, partial: () => unknown): Promise<Message>;
   /** Throws THINK_ABORTED carrying `partial()` once `signal` has aborted. */
   checkAborted(signal: AbortSignal, what: string, partial: () => unknown): void;
+  /**
+   * The request's cached prefix: the think's own tools and system blocks (so a task reads the cache the thinks keep
+   * warm; alone its prefix is under every model's minimum), the sub-agent instruction after them; and `observe`,
+   * which judges each call's cache use and returns its usage.
+   */
+  cachedParts(withTools: boolean): { tools: readonly Tool[]; system: readonly TextBlockParam[]; observe(usage: TokenUsage): TokenUsage };
 }
 
 const usd = (microUsd: number): string => `$${(microUsd / 1_000_000).toFixed(4)}`;
-
-/**
- * The tool definitions a task sends: the runtime's external tools limited to `names`, in the registry's (sorted)
- * order, the cache breakpoint on the last. Memoised on the registry array and the names, so every call of a task,
- * and every task given the same tools, sends the very same bytes (a cacheable prefix).
- */
-export function taskRequestTools(external: readonly ExternalToolDefinition[], names: readonly string[]): readonly Tool[] {
-  const key = [...names].sort().join('\n');
-  const memo = toolMemo.get(external)?.get(key);
-  if (memo !== undefined) return memo;
-  const wanted = new Set(names);
-  const tools: Tool[] = external
-    .filter((t) => wanted.has(t.name))
-    .map((t) => {
-      const { $schema: _dropped, ...schema } = t.inputSchema;
-      return { name: t.name, description: t.description, input_schema: { ...schema, type: 'object' as const } };
-    });
-  if (tools.length > 0) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: { type: 'ephemeral' } };
-  const byNames = toolMemo.get(external) ?? new Map<string, readonly Tool[]>();
-  byNames.set(key, tools);
-  toolMemo.set(external, byNames);
-  return tools;
-}
-const toolMemo = new WeakMap<readonly ExternalToolDefinition[], Map<string, readonly Tool[]>>();
 
 /**
  * Runs one task. Without tools it is one call, as before tasks could act. With tools, the model's tool_use blocks are
@@ -69,17 +52,19 @@ export async function runTaskLoop(
   const output = (text: string): SwarmTaskOutput => ({ text, usage: sumUsage(calls), costMicroUsd: spent(), model: model.model });
   const partial = () => output('');
   const allowed = new Set(input.tools ?? []);
-  const toolDefs = allowed.size === 0 || tools === undefined ? [] : taskRequestTools(taskOfferableTools(tools.definitions()), [...allowed]);
-  const system = taskSystem(input.identity, toolDefs.length > 0);
-  const messages: MessageParam[] = [{ role: 'user', content: taskMessage(input.prompt) }];
+  // Its own tools are named in its message; the request lists the think's, so the prefix is the think's own.
+  const own = tools === undefined ? [] : taskOfferableTools(tools.definitions()).filter((t) => allowed.has(t.name)).map((t) => t.name);
+  const { tools: toolDefs, system, observe } = model.cachedParts(own.length > 0);
+  const messages: MessageParam[] = [{ role: 'user', content: taskMessage(input.prompt, own) }];
   let text = '';
   let ended = false;
   let capped = false;
   for (let call = 1; call <= model.maxIterations; call++) {
     model.checkAborted(signal, what, partial);
-    const params = toolDefs.length === 0 ? { system, messages } : { system, tools: [...toolDefs], messages };
+    // No tools of its own: it may call none (the listed ones are the think's, sent for the shared cache).
+    const params = { system: [...system], tools: [...toolDefs], ...(own.length === 0 ? { tool_choice: { type: 'none' as const } } : {}), messages };
     const response = await model.create(params, signal, `${what} (call ${call})`, partial);
-    const usage = tokenUsage(response.usage);
+    const usage = observe(tokenUsage(response.usage));
     const cost = costMicroUsd(usage, model.price);
     calls.push(usage);
     spentMicroUsd += cost;

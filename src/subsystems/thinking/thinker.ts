@@ -1,5 +1,6 @@
 /** The `Thinker` interface: the think phase's one dependency, offline or Claude. */
 import type { ThinkTools } from './think-tools.js';
+import type { CacheHealthDeps } from './cache-health-monitor.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
 
 /** What a task's runner is told as it goes. */
@@ -21,4 +22,6 @@ export interface Thinker {
   runTask(input: SwarmTaskInput, signal: AbortSignal, hooks?: TaskHooks): Promise<SwarmTaskOutput>;
   /** Gives the thinker the runtime's external (MCP) tools; a thinker without this method uses none. */
   useTools?(tools: ThinkTools): void;
+  /** Reports prompt-cache health (short prefixes, missed reads) on the bus, checking `identity`'s prefix at once. */
+  useCacheHealth?(deps: CacheHealthDeps, identity: string): void;
 }

@@ -4,7 +4,7 @@ import { VigilError, isVigilError } from '../../../src/errors.js';
 import { AnthropicThinker, type AnthropicThinkerOptions } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { costMicroUsd, resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
 import type { ThinkResult } from '../../../src/subsystems/thinking/thinker.schema.js';
-import { apiError, message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import { apiError, message, startFakeMessagesApi, text, tokenUsageOf, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const MODEL = 'claude-sonnet-4-6';
@@ -43,6 +43,15 @@ async function rejection(promise: Promise<unknown>): Promise<VigilError & { data
 
 const ZERO = { inputTokens: 0, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 };
 
+/** The usage the fake answered request `i` with (it counts cache reads and writes truthfully). */
+const answered = (i: number) => tokenUsageOf(api.requests[i]!.usage!);
+
+/** The first call of a think: the scripted 10 in and 5 out, and the whole prefix written to the cache. */
+function expectFirstCall(usage: typeof ZERO): void {
+  expect(usage).toMatchObject({ inputTokens: 10, outputTokens: 5, cacheReadTokens: 0 });
+  expect(usage.cacheWriteTokens).toBeGreaterThan(1000);
+}
+
 describe('AnthropicThinker retries', () => {
   it('retries a 429 (honouring retry-after) and then succeeds', async () => {
     api.enqueue(apiError(429, 'rate_limit_error', { 'retry-after': '0.001' }), ok(), done());
@@ -50,8 +59,16 @@ describe('AnthropicThinker retries', () => {
     expect(result.actions).toEqual([{ type: 'reply', turnId: 't-1', text: 'Hello, Ada.' }]);
     expect(api.requests).toHaveLength(3);
     expect(api.requests[1]!.headers['x-stainless-retry-count']).toBe('1');
-    // The failed attempt charges nothing.
-    expect(result.usage).toEqual({ ...ZERO, inputTokens: 10, outputTokens: 5 });
+    // The failed attempt charges nothing: the usage is that of the two answered calls.
+    expect(api.requests[0]!.usage).toBeUndefined();
+    expectFirstCall(answered(1));
+    const [a, b] = [answered(1), answered(2)];
+    expect(result.usage).toEqual({
+      inputTokens: a.inputTokens + b.inputTokens,
+      outputTokens: a.outputTokens + b.outputTokens,
+      cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+      cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    });
   });
 
   it('retries a 529 overloaded error and then succeeds', async () => {
@@ -93,9 +110,10 @@ describe('AnthropicThinker retries', () => {
     api.enqueue(ok(), apiError(500, 'api_error', FAST));
     const err = await rejection(thinker({ maxRetries: 0 }).think(input, live()));
     expect(err.code).toBe('THINK_FAILED');
-    const firstCall = { ...ZERO, inputTokens: 10, outputTokens: 5 };
+    const firstCall = answered(0);
+    expectFirstCall(firstCall);
     expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: firstCall, costMicroUsd: costMicroUsd(firstCall, PRICE), trace: expect.any(Object) });
-    expect(err.data.partial.costMicroUsd).toBe(30 + 75);
+    expect(err.data.partial.costMicroUsd).toBe(30 + 75 + Math.ceil(firstCall.cacheWriteTokens * 3.75));
   });
 
   it('retries an attempt that timed out', async () => {
@@ -143,9 +161,10 @@ describe('AnthropicThinker abort', () => {
     const err = await rejection(thinking);
     expect(err.code).toBe('THINK_ABORTED');
     expect(err.message).toContain('user message arrived');
-    const firstCall = { ...ZERO, inputTokens: 10, outputTokens: 5 };
+    const firstCall = answered(0);
+    expectFirstCall(firstCall);
     const reply = { type: 'reply', turnId: 't-1', text: 'Hello, Ada.' };
-    expect(err.data.partial).toEqual({ model: MODEL, actions: [reply], usage: firstCall, costMicroUsd: 105, trace: expect.any(Object) });
+    expect(err.data.partial).toEqual({ model: MODEL, actions: [reply], usage: firstCall, costMicroUsd: costMicroUsd(firstCall, PRICE), trace: expect.any(Object) });
   });
 
   it('does not wait out a long retry-after once aborted', async () => {
@@ -178,8 +197,9 @@ describe('AnthropicThinker abort', () => {
     expect(api.requests).toHaveLength(1);
     const partial = err.data.partial as ThinkResult;
     expect(partial.actions).toEqual([{ type: 'reply', turnId: 't-1', text: 'Hello, Ada.' }]);
-    expect(partial.usage).toEqual({ ...ZERO, inputTokens: 10, outputTokens: 5 });
-    expect(partial.costMicroUsd).toBe(105);
+    expectFirstCall(partial.usage);
+    expect(partial.usage).toEqual(answered(0));
+    expect(partial.costMicroUsd).toBe(costMicroUsd(partial.usage, PRICE));
   });
 
   it('aborts a swarm task mid-call', async () => {

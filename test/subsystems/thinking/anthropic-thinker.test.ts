@@ -3,7 +3,7 @@ import type { Goal } from '../../../src/actors/goals/goals.schema.js';
 import { AnthropicThinker, type AnthropicThinkerOptions } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { resolvePrice, totalCostMicroUsd } from '../../../src/subsystems/thinking/pricing.js';
 import { ThinkResultSchema, type ThinkInput } from '../../../src/subsystems/thinking/thinker.schema.js';
-import { message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import { fakeMinimumTokens, message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
 
 const NOW = Date.parse('2026-03-01T08:00:00Z');
 const MODEL = 'claude-sonnet-4-6';
@@ -135,22 +135,22 @@ describe('AnthropicThinker prompt caching', () => {
 });
 
 describe('AnthropicThinker tool loop', () => {
-  it('runs tool_use → tool_result → end_turn and returns the actions in order with the summed usage and cost', async () => {
+  it('runs tool_use → tool_result → end_turn and returns the actions in order with the summed usage and cost (the prefix written once, then read)', async () => {
     const first = [
       text('Let me answer first.'),
       toolUse('reply', { turnId: 't-1', text: 'About 20% done.' }, 'tu-1'),
       toolUse('remember', { content: 'Ada asked about the report on 1 March', salience: 0.7 }, 'tu-2'),
     ];
     api.enqueue(
-      message(first, { input_tokens: 900, output_tokens: 120, cache_creation_input_tokens: 2100 }),
+      message(first, { input_tokens: 900, output_tokens: 120 }),
       message(
         [
           toolUse('goal_add', { title: 'Send Ada the outline', priority: 8, dueAt: '2026-03-02T09:00:00+01:00' }, 'tu-3'),
           toolUse('goal_progress', { goalId: 'g-1', delta: 0.1 }, 'tu-4'),
         ],
-        { input_tokens: 200, output_tokens: 80, cache_read_input_tokens: 2100 },
+        { input_tokens: 200, output_tokens: 80 },
       ),
-      message([text('Done for now.')], { input_tokens: 150, output_tokens: 10, cache_read_input_tokens: 2100 }),
+      message([text('Done for now.')], { input_tokens: 150, output_tokens: 10 }),
     );
     const result = await thinker().think(input(), live());
 
@@ -161,14 +161,17 @@ describe('AnthropicThinker tool loop', () => {
       { type: 'goal_add', title: 'Send Ada the outline', priority: 8, dueAt: Date.parse('2026-03-02T08:00:00Z') },
       { type: 'goal_progress', goalId: 'g-1', delta: 0.1 },
     ]);
+    // The truthful fake: the first call writes the prefix (tools and system), the two follow-ups read exactly it.
+    const prefix = result.usage.cacheWriteTokens;
+    expect(prefix).toBeGreaterThanOrEqual(fakeMinimumTokens(MODEL));
     const calls = [
-      { inputTokens: 900, outputTokens: 120, cacheWriteTokens: 2100, cacheReadTokens: 0 },
-      { inputTokens: 200, outputTokens: 80, cacheWriteTokens: 0, cacheReadTokens: 2100 },
-      { inputTokens: 150, outputTokens: 10, cacheWriteTokens: 0, cacheReadTokens: 2100 },
+      { inputTokens: 900, outputTokens: 120, cacheWriteTokens: prefix, cacheReadTokens: 0 },
+      { inputTokens: 200, outputTokens: 80, cacheWriteTokens: 0, cacheReadTokens: prefix },
+      { inputTokens: 150, outputTokens: 10, cacheWriteTokens: 0, cacheReadTokens: prefix },
     ];
-    expect(result.usage).toEqual({ inputTokens: 1250, outputTokens: 210, cacheWriteTokens: 2100, cacheReadTokens: 4200 });
-    // 1250 x 3 + 210 x 15 + 2100 x 3.75 + 4200 x 0.3 micro-dollars on Sonnet 4.6.
-    expect(result.costMicroUsd).toBe(3750 + 3150 + 7875 + 1260);
+    expect(result.usage).toEqual({ inputTokens: 1250, outputTokens: 210, cacheWriteTokens: prefix, cacheReadTokens: 2 * prefix });
+    // 1250 x 3 + 210 x 15 + prefix x 3.75 + 2 prefix x 0.3 micro-dollars on Sonnet 4.6, rounded up once.
+    expect(result.costMicroUsd).toBe(3750 + 3150 + Math.ceil(prefix * 3.75 + 2 * prefix * 0.3));
     expect(result.costMicroUsd).toBe(totalCostMicroUsd(calls, PRICE));
     expect(result.model).toBe(MODEL);
 
@@ -250,7 +253,10 @@ describe('AnthropicThinker tool loop', () => {
       { type: 'remember', content: 'step 2', salience: 0.5 },
     ]);
     expect(result.usage.inputTokens).toBe(200);
-    expect(result.costMicroUsd).toBe(2 * (300 + 150));
+    // Both calls charged: their input and output, the prefix written by the first and read by the second.
+    const prefix = result.usage.cacheWriteTokens;
+    expect(result.usage.cacheReadTokens).toBe(prefix);
+    expect(result.costMicroUsd).toBe(2 * (300 + 150) + Math.ceil(prefix * 3.75 + prefix * 0.3));
   });
 
   it('turns final text into the reply when the model answered a pending message without calling reply', async () => {
@@ -267,24 +273,30 @@ describe('AnthropicThinker tool loop', () => {
 });
 
 describe('AnthropicThinker.runTask', () => {
-  it('makes one call without tools and returns the text, usage and cost', async () => {
-    api.enqueue(message([text('Three sources: A, B, C.')], { input_tokens: 400, output_tokens: 50, cache_read_input_tokens: 1200 }));
-    const output = await thinker().runTask(
-      { taskId: 'task-1', prompt: 'Find three sources on tidal power.', identity: 'You are Vigil.' },
-      live(),
-    );
+  it('makes one call that may use no tool, on the think\'s cached prefix, and returns the text, usage and cost', async () => {
+    api.enqueue(message([text('noted')]), message([text('Three sources: A, B, C.')], { input_tokens: 400, output_tokens: 50 }));
+    const t = thinker();
+    await t.think(input({ identity: 'You are Vigil.' }), live());
+    const output = await t.runTask({ taskId: 'task-1', prompt: 'Find three sources on tidal power.', identity: 'You are Vigil.' }, live());
+
+    const [think, task] = api.requests.map((r) => r.body);
+    // The think's tools and cached system blocks, byte for byte; the sub-agent instruction after the breakpoint.
+    expect(JSON.stringify(task.tools)).toBe(JSON.stringify(think.tools));
+    expect(JSON.stringify(task.system.slice(0, 2))).toBe(JSON.stringify(think.system));
+    expect(task.system).toHaveLength(3);
+    expect(task.system[2].cache_control).toBeUndefined();
+    expect(task.system[2].text).toContain('sub-agent');
+    expect(task.tool_choice).toEqual({ type: 'none' });
+    expect(task.messages).toEqual([{ role: 'user', content: '<task>\nFind three sources on tidal power.\n</task>' }]);
+
+    // So the task reads what the think wrote: the truthful fake counts a read of the whole shared prefix.
+    const prefix = output.usage.cacheReadTokens;
+    expect(prefix).toBeGreaterThanOrEqual(fakeMinimumTokens(MODEL));
     expect(output).toEqual({
       text: 'Three sources: A, B, C.',
-      usage: { inputTokens: 400, outputTokens: 50, cacheWriteTokens: 0, cacheReadTokens: 1200 },
-      costMicroUsd: 1200 + 750 + 360,
+      usage: { inputTokens: 400, outputTokens: 50, cacheWriteTokens: 0, cacheReadTokens: prefix },
+      costMicroUsd: 1200 + 750 + Math.ceil(prefix * 0.3),
       model: MODEL,
     });
-    const body = api.requests[0]!.body;
-    expect(api.requests).toHaveLength(1);
-    expect(body.tools).toBeUndefined();
-    expect(body.system[0]).toEqual({ type: 'text', text: 'You are Vigil.' });
-    expect(body.system[1].cache_control).toEqual({ type: 'ephemeral' });
-    expect(body.system[1].text).toContain('sub-agent');
-    expect(body.messages).toEqual([{ role: 'user', content: '<task>\nFind three sources on tidal power.\n</task>' }]);
   });
 });
