@@ -79,6 +79,7 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['subscriberBuffer', 1000],
     ['busyStrategy', 'interrupt'],
     ['maxToolIterations', 8],
+    ['contextTokens', 16000],
     ['stuckTurnS', 600],
     ['offlineCostUsd', 0],
     ['pricingOverrides', {}],
@@ -176,6 +177,9 @@ describe('loadConfig', () => {
     ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":1}}'],
     ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":-1,"outputPerMTok":2,"cacheWritePerMTok":1,"cacheReadPerMTok":1}}'],
     ['ANTHROPIC_BASE_URL', 'ftp://example.com'],
+    ['VIGIL_CONTEXT_TOKENS', '4095'],
+    ['VIGIL_CONTEXT_TOKENS', '8000.5'],
+    ['VIGIL_CONTEXT_TOKENS', 'lots'],
   ])('rejects %s=%j with CONFIG_INVALID naming the variable and the value', (variable, value) => {
     const err = caught(() => loadConfig({ [variable]: value }));
     expect(err.code).toBe('CONFIG_INVALID');

@@ -17,6 +17,7 @@ import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { TurnTimersStore } from '../subsystems/conversation/turn-timers-store.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
+import type { ThinkContext } from '../subsystems/summary/think-context.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { TurnTimers } from './turn-tracker.js';
@@ -49,6 +50,8 @@ export interface HeartbeatOptions {
   stuckTurnMs: number;
   /** What a message arriving during a user turn does. */
   busyStrategy: 'interrupt' | 'enqueue' | 'reject';
+  /** The bound on one prompt in tokens (`VIGIL_CONTEXT_TOKENS`); unset: the thinker's default. */
+  contextTokens?: number;
 }
 
 /** Takes a checkpoint of a state the machine hands it, in the background; the beat never waits for the write. */
@@ -80,6 +83,8 @@ export interface HeartbeatDeps {
   turnTimers: TurnTimersStore;
   /** Where every think's and task's cost is recorded before its result is applied. */
   ledger: BudgetLedger;
+  /** The conversation summary, recent turns and a debrief's turn for each think; unset: a think sees only its messages. */
+  context?: ThinkContext;
 }
 
 /** The conversation's turn state kept by the heartbeat (messages themselves are in the log), with the debrief timers. */
@@ -132,6 +137,8 @@ export interface BeatProgress {
   senseEffects: Array<() => void>;
   /** The ledger is down and no probe is in flight: this beat spawns one. */
   probeLedger: boolean;
+  /** A debrief's turn: when it began and ended (epoch ms), read before the debrief restarted the timers. */
+  review: { from: number; to: number } | null;
 }
 
 /** The machine's context. */

@@ -26,6 +26,11 @@ import { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
 import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 import type { McpServerEntry } from '../protocol/mcp-config.schema.js';
+import { ConversationSummaryKeeper } from '../subsystems/summary/conversation-summary.js';
+import { SummaryStore } from '../subsystems/summary/summary-store.js';
+import { ThinkContext } from '../subsystems/summary/think-context.js';
+import { TurnWorkLog } from '../subsystems/conversation/turn-work-log.js';
+import { extractiveSummary } from '../subsystems/thinking/summary-lines.js';
 import { readBudgetBasis } from './budget-basis.js';
 import { logWarningEvents } from './event-log.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
@@ -137,9 +142,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.mcp?.createTransport === undefined ? {} : { createTransport: options.mcp.createTransport }),
     });
     // Before the first think: calls a crash cut short are reported (once) and never run again.
-    const toolCalls = new DurableToolCaller({ hub: tools, log: await ToolCallLog.open(db), journal, bus, clock, logger: log });
+    const toolCallLog = await ToolCallLog.open(db);
+    const toolCalls = new DurableToolCaller({ hub: tools, log: toolCallLog, journal, bus, clock, logger: log });
     await toolCalls.recover();
     thinker.useTools?.(toolCalls);
+    // The rolling summary as it was last written (a kill -9 loses none of it: each version is synced).
+    const summaries = new SummaryStore(db);
+    const summary = new ConversationSummaryKeeper({
+      store: summaries,
+      conversation,
+      clock,
+      log,
+      contextTokens: config.contextTokens,
+      summarize: thinker.summarize === undefined ? async (request) => extractiveSummary(request) : thinker.summarize.bind(thinker),
+    });
+    await summary.open();
+    const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(db), toolCalls: () => toolCallLog.all() });
     const ids = createIdFactory(clock);
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);
@@ -156,6 +174,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ledger,
       metrics,
       tools,
+      summary,
+      summaries,
       db,
       ids,
       seed,
@@ -173,6 +193,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         closer: new TurnCloser(conversation, journal, bus),
         turnTimers,
         ledger,
+        context,
         ids,
         runtimeVersion: VIGIL_VERSION,
         options: {
@@ -184,11 +205,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           debriefAfterMs: config.debriefAfterS * 1000,
           stuckTurnMs: config.stuckTurnS * 1000,
           busyStrategy: config.busyStrategy,
+          contextTokens: config.contextTokens,
         },
       },
       close: async () => {
         // First: no MCP server process outlives the runtime, whatever fails after.
         await tools.stop();
+        await summary.stop();
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();

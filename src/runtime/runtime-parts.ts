@@ -14,6 +14,8 @@ import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import type { HeartbeatDeps, HeartbeatSeed } from '../heartbeat/heartbeat.types.js';
 import type { McpHub } from '../subsystems/tools/mcp-hub.js';
+import type { ConversationSummaryKeeper } from '../subsystems/summary/conversation-summary.js';
+import type { SummaryStore } from '../subsystems/summary/summary-store.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -29,6 +31,9 @@ export interface RuntimeParts {
   metrics: VigilMetrics;
   /** The MCP servers and the registry of their tools. */
   tools: McpHub;
+  /** The rolling conversation summary, and its stored versions (a restore goes back to the one its checkpoint saw). */
+  summary: ConversationSummaryKeeper;
+  summaries: SummaryStore;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

@@ -9,8 +9,15 @@ import type {
   Usage,
 } from '@anthropic-ai/sdk/resources/messages';
 import { VigilError } from '../../errors.js';
+import { estimateTokens } from './token-estimate.js';
 import { MalformedResponseError, abortedError, callError } from './anthropic-errors.js';
-import { stateMessage, taskMessage, taskSystem, thinkSystem } from './anthropic-prompt.js';
+import { summaryBlock, taskMessage, taskSystem, thinkSystem } from './anthropic-prompt.js';
+import { summarizeWithClaude } from './anthropic-summary.js';
+import { buildBudgetedPrompt, type BudgetedPrompt } from './prompt-budget.js';
+import type { SummaryRequest, SummaryResult } from './summary-request.js';
+import { TokenCalibration } from './token-calibration.js';
+import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
+import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
 import { requestTools, toolUseToAction, type ToolContext } from './anthropic-tools.js';
 import type { ExternalToolResult, ThinkTools } from './think-tools.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
@@ -113,6 +120,8 @@ export class AnthropicThinker implements Thinker {
   readonly maxTokens: number;
   private readonly client: Anthropic;
   private tools: ThinkTools | undefined;
+  /** Calibrates the prompt bound's token estimate against the usage the API reports. */
+  readonly calibration = new TokenCalibration();
 
   constructor(options: AnthropicThinkerOptions) {
     const guard = options.maxToolIterations;
@@ -159,21 +168,36 @@ export class AnthropicThinker implements Thinker {
       turnIds: [...new Set([...input.pendingMessages.map((m) => m.turnId), input.turnId])],
       goalIds: input.goals.map((g) => g.id),
     };
-    const system = thinkSystem(input.identity);
+    const prefix = thinkSystem(input.identity);
     const tools = this.tools;
     // One snapshot per think: the list stays the same for all its calls, and is the same array while nothing changed.
     const toolDefs = requestTools(tools?.definitions() ?? []);
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
     const notices = tools?.notices(ctx.turnIds) ?? [];
     const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
-    const messages: MessageParam[] = [{ role: 'user', content: stateMessage(shown) }];
+    const bound = input.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+    const tail: MessageParam[] = [];
+    let sections: PromptSectionTrace[] = [];
     let lastText = '';
+    let stopReason = 'none';
     for (let call = 1; call <= this.maxToolIterations; call++) {
       this.checkAborted(signal, what, partial);
-      const params = { system, tools: [...toolDefs], messages };
+      let params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>;
+      try {
+        params = this.boundedParams(shown, prefix, toolDefs, tail, bound, (built) => {
+          if (call === 1) sections = this.sectionTrace(prefix, toolDefs, built);
+        });
+      } catch (err) {
+        // What the tool loop added no longer leaves room for the state: the think ends with what it has done.
+        if (call > 1) break;
+        throw err;
+      }
       const response = await this.create(params, signal, `${what} (call ${call})`, partial);
-      calls.push(tokenUsage(response.usage));
+      const usage = tokenUsage(response.usage);
+      calls.push(usage);
+      this.calibration.observe(estimateTokens(JSON.stringify(this.body(params))), usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens);
       lastText = textOf(response.content);
+      stopReason = response.stop_reason ?? 'none';
       const results: ToolResultBlockParam[] = [];
       for (const block of response.content) {
         if (block.type !== 'tool_use') continue;
@@ -192,10 +216,80 @@ export class AnthropicThinker implements Thinker {
       this.checkAborted(signal, what, partial);
       if (response.stop_reason !== 'tool_use' || results.length === 0) break;
       // The assistant turn goes back verbatim (thinking blocks included), followed by one result per tool_use.
-      messages.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
+      tail.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
     }
     tools?.acknowledge(notices.map((n) => n.callId));
-    return this.result([...actions, ...this.unsentReply(input, actions, lastText)], calls);
+    const result = this.result([...actions, ...this.unsentReply(input, actions, lastText)], calls);
+    // The prompt's sections come from the budget builder; the calls and tool calls are the think trace's to record.
+    return { ...result, trace: { calls: [], toolCalls: [], sections, stopReason } };
+  }
+
+  /** Updates the rolling summary with one model call, bounded like a think; its cost is returned for the ledger. */
+  async summarize(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult> {
+    const what = 'conversation summary update';
+    const empty = () => ({ text: '', ...this.usageAndCost([]), model: this.model });
+    this.checkAborted(signal, what, empty);
+    return summarizeWithClaude(request, {
+      counter: this.calibration,
+      send: async (params) => {
+        const response = await this.create(params, signal, what, empty);
+        const usage = tokenUsage(response.usage);
+        return { text: textOf(response.content), ...this.usageAndCost([usage]), model: this.model };
+      },
+      maxTokens: this.maxTokens,
+      model: this.model,
+    });
+  }
+
+  /** The whole request body as the SDK sends it, for the bound's measure. */
+  private body(params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>): MessageCreateParamsNonStreaming {
+    return { model: this.model, max_tokens: this.maxTokens, ...params };
+  }
+
+  /**
+   * The request for one call of the tool loop, under `bound` calibrated tokens as measured on the whole JSON body:
+   * the state is rebuilt around what the loop appended, and measured again until it fits.
+   */
+  private boundedParams(
+    input: ThinkInput,
+    prefix: ReturnType<typeof thinkSystem>,
+    toolDefs: ReturnType<typeof requestTools>,
+    tail: readonly MessageParam[],
+    bound: number,
+    onBuilt: (built: BudgetedPrompt) => void,
+  ): Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'> {
+    const counter = this.calibration;
+    const frame = { system: prefix, tools: [...toolDefs], messages: [{ role: 'user' as const, content: '' }, ...tail] };
+    const fixedTokens = counter.countJson(this.body(frame));
+    let reservedTokens = 0;
+    for (let attempt = 0; ; attempt++) {
+      const built = buildBudgetedPrompt({ input, boundTokens: bound, fixedTokens, reservedTokens, counter });
+      const system = built.summary === null ? prefix : [...prefix, summaryBlock(built.summary)];
+      const params = { system, tools: [...toolDefs], messages: [{ role: 'user' as const, content: built.state }, ...tail] };
+      const over = counter.countJson(this.body(params)) - bound;
+      if (over <= 0) {
+        onBuilt(built);
+        return params;
+      }
+      // The sections' sum and the body's own measure differ by a few tokens of framing: keep that much more room.
+      if (attempt >= 4) {
+        throw new VigilError('THINK_REJECTED', `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`, {
+          data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
+        });
+      }
+      reservedTokens += over;
+    }
+  }
+
+  /** The prompt's sections for the think trace: the cached prefix's parts, then the builder's. */
+  private sectionTrace(prefix: ReturnType<typeof thinkSystem>, toolDefs: ReturnType<typeof requestTools>, built: BudgetedPrompt): PromptSectionTrace[] {
+    const counter = this.calibration;
+    const named = prefix.length === 2 ? ['identity', 'instructions'] : ['instructions'];
+    return [
+      { name: 'tools', tokens: counter.countJson(toolDefs), cached: true },
+      ...prefix.map((block, i) => ({ name: named[i] ?? 'instructions', tokens: counter.count(block.text), cached: true })),
+      ...built.sections,
+    ];
   }
 
   /** One call without tools: the identity and a sub-agent instruction as the cached prefix, the task as the message. */

@@ -5,6 +5,8 @@ import { answerToolCommand, parseToolCommand } from './offline-tool-command.js';
 import { keyTerms, excerpt } from './offline-text.js';
 import { debrief, digestSwarmResult, workOnGoal } from './offline-work.js';
 import type { ThinkTools } from './think-tools.js';
+import { extractiveSummary } from './summary-lines.js';
+import type { SummaryRequest, SummaryResult } from './summary-request.js';
 import type { Thinker } from './thinker.js';
 import {
   ZERO_USAGE,
@@ -82,6 +84,13 @@ export class OfflineThinker implements Thinker {
     // Always one last yield, so even an empty think notices an abort that came after it started.
     await step();
     return { model: this.model, actions, usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd };
+  }
+
+  /** The extractive summary: deterministic, free, no model call. */
+  async summarize(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult> {
+    checkAborted(signal, 'summary update');
+    await Promise.resolve();
+    return extractiveSummary(request);
   }
 
   /** A deterministic stand-in for research: restates the prompt's key terms as findings. */
