@@ -12,8 +12,8 @@ export const SUMMARY_SHARES = {
   window: 0.2,
   /** Beyond the window, this much waits before an update runs (fewer, larger updates cost less). */
   threshold: 0.05,
-  /** The summary itself at most (the prompt builder gives it the same share). */
-  summary: 0.25,
+  /** The summary itself at most (the prompt builder gives it more room than this, so it is shown whole). */
+  summary: 0.15,
   /** New entries in one update's request. */
   chunk: 0.5,
 } as const;

@@ -40,7 +40,8 @@ export interface BudgetedPrompt {
 // Shares of the room left after the fixed parts. The turn's own messages come first; the conversation fills the rest.
 const PENDING_SHARE = 0.5;
 const SWARM_SHARE = 0.2;
-const SUMMARY_SHARE = 0.25;
+// Larger than the summary's own bound (15% of the whole context), so a stored summary is shown whole.
+const SUMMARY_SHARE = 0.4;
 const RECALL_SHARE = 0.15;
 const REVIEW_SHARE = 0.35;
 const ENTRY_SHARE = 0.125;
