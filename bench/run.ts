@@ -9,6 +9,7 @@ import { runGatewayBench } from './gateway.bench.js';
 import { sendLatencyBench } from './send-latency.bench.js';
 import { startupBench } from './startup.bench.js';
 import { toolCallBench } from './tool-call.bench.js';
+import { promptBuildBench } from './prompt-build.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -54,6 +55,7 @@ await run('gateway', '4. Gateway', () => runGatewayBench());
 await run('send-latency', '5. Send → reply latency of a real daemon', () => sendLatencyBench());
 await run('startup', '6. Start-up', () => startupBench());
 await run('tool-call', '7. MCP tool call', () => toolCallBench());
+await run('prompt-build', '8. Prompt build at a 10,000-message history', () => promptBuildBench());
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);
