@@ -97,6 +97,15 @@ describe('loadConfig', () => {
     expect(loadConfig({})[key]).toEqual(expected);
   });
 
+  it('validates VIGIL_CONTEXT_TOKENS (CONTRACT §9) with its bounds, defaulting to 16000', () => {
+    expect(CONFIG_VARIABLES.find((v) => v.name === 'VIGIL_CONTEXT_TOKENS')).toMatchObject({ key: 'contextTokens', default: '16000' });
+    expect(loadConfig({ VIGIL_CONTEXT_TOKENS: '4096' }).contextTokens).toBe(4096);
+    expect(loadConfig({ VIGIL_CONTEXT_TOKENS: '200000' }).contextTokens).toBe(200_000);
+    expect(caught(() => loadConfig({ VIGIL_CONTEXT_TOKENS: '1000001' })).message).toBe(
+      'VIGIL_CONTEXT_TOKENS="1000001" is invalid: expected an integer number of tokens from 4096 to 1000000.',
+    );
+  });
+
   it('has a default test for every field of the schema', () => {
     expect(EXPECTED_DEFAULTS.map(([key]) => key).sort()).toEqual(Object.keys(VigilConfigSchema.shape).sort());
   });
