@@ -43,7 +43,7 @@ export async function promptBuildBench(options: { history?: number; reps?: numbe
   const keeper = new ConversationSummaryKeeper({ store: new SummaryStore(db), conversation, clock, log: silentLogger, contextTokens: DEFAULT_CONTEXT_TOKENS, summarize: async (r) => extractiveSummary(r) });
   await keeper.open();
   await keeper.update(async () => undefined);
-  const context = new ThinkContext({ keeper, conversation, work: new TurnWorkLog(db) });
+  const context = new ThinkContext({ keeper, conversation, work: new TurnWorkLog() });
   const identity = (await readFile(new URL('../identity/default.md', import.meta.url), 'utf8')).trim();
   const base: ThinkInput = {
     identity,

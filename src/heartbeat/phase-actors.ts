@@ -56,9 +56,9 @@ async function withReview(deps: HeartbeatDeps, input: ThinkInput, review: { from
 
 /** The think's own tool calls to the work log, and a summary update if one is due; neither holds up the beat. */
 function afterThink(deps: HeartbeatDeps, budget: ReturnType<typeof budgetRefOf>, turnId: string, result: ThinkResult): void {
-  const { context, log } = deps;
+  const { context } = deps;
   if (context === undefined) return;
-  context.recordWork(turnId, deps.clock.now(), result.actions).catch((err: unknown) => log.warn({ err: describeError(err) }, 'could not record the work of a think'));
+  context.recordWork(turnId, deps.clock.now(), result.actions);
   context.requestSummaryUpdate(async (update) => {
     // The extractive summary calls no model: there is nothing to charge.
     if (update.costMicroUsd === 0 && update.usage.inputTokens + update.usage.outputTokens === 0) return;

@@ -157,7 +157,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       summarize: thinker.summarize === undefined ? async (request) => extractiveSummary(request) : thinker.summarize.bind(thinker),
     });
     await summary.open();
-    const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(db), toolCalls: () => toolCallLog.all() });
+    const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(), toolCalls: () => toolCallLog.all() });
     const ids = createIdFactory(clock);
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);

@@ -1,53 +1,27 @@
 /**
  * What each think did besides replying (remember, feel, goal and task actions), kept so a debrief can see the work of
- * the turn it validates. Keyed by time and a counter (no user text in keys); the newest entries are kept.
+ * the turn it validates. In memory only, on purpose: these calls carry what the agent remembered, which must not
+ * reach the disk in the clear (working memory is sealed inside checkpoints). After a restart a debrief still sees
+ * the turn's messages, replies and MCP tool calls, which are on disk already.
  */
-import { TurnWorkRecordSchema, type TurnWorkRecord } from '../../protocol/turn-work.schema.js';
-import { SUBLEVELS, toStoreError, type VigilDb } from '../store/vigil-db.js';
+import type { TurnWorkRecord } from '../../protocol/turn-work.schema.js';
 
 /** Records kept: far more thinks than one turn makes. */
 export const TURN_WORK_KEPT = 500;
 
-const keyOf = (at: number, n: number) => `${String(Math.max(0, Math.floor(at))).padStart(16, '0')}:${String(n).padStart(10, '0')}`;
-
-/** The log. Writes are not synced: after `kill -9` the last think's entry may be missing, which only a debrief would miss. */
+/** The log: the newest records, oldest first. */
 export class TurnWorkLog {
-  private readonly work;
-  private counter = 0;
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly records: TurnWorkRecord[] = [];
 
-  constructor(db: VigilDb) {
-    this.work = db.sublevel<string, unknown>(SUBLEVELS.turnWork, { valueEncoding: 'json' });
-  }
-
-  /** Appends one think's work (nothing when it made no such call) and prunes the oldest past the kept count. */
-  record(record: TurnWorkRecord): Promise<void> {
-    if (record.calls.length === 0) return Promise.resolve();
-    const key = keyOf(record.at, ++this.counter);
-    const write = this.writes.then(async () => {
-      try {
-        await this.work.put(key, record);
-        const keys = await this.work.keys({ reverse: true, gt: '' }).all();
-        const stale = keys.slice(TURN_WORK_KEPT);
-        if (stale.length > 0) await this.work.batch(stale.map((k) => ({ type: 'del' as const, key: k })));
-      } catch (err) {
-        throw toStoreError(err, 'record the work of a think');
-      }
-    });
-    this.writes = write.catch(() => undefined);
-    return write;
+  /** Appends one think's work (nothing when it made no such call), dropping the oldest past the kept count. */
+  record(record: TurnWorkRecord): void {
+    if (record.calls.length === 0) return;
+    this.records.push(record);
+    if (this.records.length > TURN_WORK_KEPT) this.records.splice(0, this.records.length - TURN_WORK_KEPT);
   }
 
   /** Records from `from` to `to` (epoch ms, inclusive), oldest first. */
-  async between(from: number, to: number): Promise<TurnWorkRecord[]> {
-    try {
-      const values = await this.work.values({ gte: keyOf(from, 0), lt: keyOf(to + 1, 0) }).all();
-      return values.flatMap((value) => {
-        const parsed = TurnWorkRecordSchema.safeParse(value);
-        return parsed.success ? [parsed.data] : [];
-      });
-    } catch (err) {
-      throw toStoreError(err, 'read the work of a turn');
-    }
+  between(from: number, to: number): TurnWorkRecord[] {
+    return this.records.filter((r) => r.at >= from && r.at <= to);
   }
 }

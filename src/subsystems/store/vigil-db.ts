@@ -26,7 +26,6 @@ export const SUBLEVELS = {
   turnTimers: 'turn-timers',
   toolCalls: 'tool-calls',
   conversationSummary: 'conversation-summary',
-  turnWork: 'turn-work',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

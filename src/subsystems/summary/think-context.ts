@@ -43,7 +43,7 @@ export class ThinkContext {
   async review(from: number, to: number): Promise<TurnUnderReview> {
     const { conversation, work, toolCalls } = this.options;
     const messages = (await conversation.readLast(REVIEW_READ)).filter((m) => m.at >= from && m.at <= to);
-    const own = (await work.between(from, to)).flatMap((record) => record.calls.map((call) => ({ ...call, at: record.at, ok: true })));
+    const own = work.between(from, to).flatMap((record) => record.calls.map((call) => ({ ...call, at: record.at, ok: true })));
     const external = (await (toolCalls?.() ?? Promise.resolve([])))
       .filter((call) => call.at >= from && call.at <= to)
       .map((call) => ({
@@ -56,7 +56,7 @@ export class ThinkContext {
   }
 
   /** A think finished at `at`: its own tool calls go to the work log (replies are in the conversation log already). */
-  recordWork(turnId: string, at: number, actions: readonly ThinkAction[]): Promise<void> {
+  recordWork(turnId: string, at: number, actions: readonly ThinkAction[]): void {
     const calls = actions.flatMap((action) => {
       if (action.type === 'reply') return [];
       const { type, ...args } = action;
