@@ -40,6 +40,10 @@ const ALLOWED_OTLP_PROTOCOL = 'expected "http/protobuf" or "http/json" (Vigil ex
 const nonEmpty = (allowed: string) => z.string({ error: allowed }).trim().min(1, { error: allowed });
 const intIn = (min: number, max: number, allowed: string) =>
   z.number({ error: allowed }).int({ error: allowed }).min(min, { error: allowed }).max(max, { error: allowed });
+/** The bounds of `VIGIL_CONTEXT_TOKENS`: room for the fixed prefix at least, the model's window at most. */
+export const MIN_CONTEXT_TOKENS = 4096;
+export const MAX_CONTEXT_TOKENS = 1_000_000;
+const CONTEXT_TOKENS_ALLOWED = `expected an integer number of tokens from ${MIN_CONTEXT_TOKENS} to ${MAX_CONTEXT_TOKENS}`;
 const positive = (allowed: string) => z.number({ error: allowed }).positive({ error: allowed });
 
 
@@ -78,6 +82,8 @@ export const VigilConfigSchema = z
     subscriberBuffer: intIn(10, 1_000_000, 'expected an integer from 10 to 1000000'),
     busyStrategy: z.enum(['interrupt', 'enqueue', 'reject'], { error: 'expected "interrupt", "enqueue" or "reject"' }),
     maxToolIterations: intIn(1, 100, 'expected an integer from 1 to 100'),
+    // Below ~4k tokens the fixed prefix (identity, instructions, tools) leaves no room for the conversation.
+    contextTokens: intIn(MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, CONTEXT_TOKENS_ALLOWED),
     stuckTurnS: intIn(1, 86_400, 'expected a whole number of seconds from 1 to 86400'),
     offlineCostUsd: z
       .number({ error: 'expected a number of US dollars, 0 or more' })
@@ -207,6 +213,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_SUBSCRIBER_BUFFER', key: 'subscriberBuffer', kind: 'number', default: '1000', description: 'Events buffered for one slow subscriber before its events are dropped (with an events.dropped notice).' },
   { name: 'VIGIL_BUSY_STRATEGY', key: 'busyStrategy', kind: 'string', default: 'interrupt', description: 'A message arriving during a user turn: interrupt (answer it next), enqueue (after the current turn) or reject.' },
   { name: 'VIGIL_MAX_TOOL_ITERATIONS', key: 'maxToolIterations', kind: 'number', default: '8', description: 'Iteration guard: the most model calls one think may make in its tool loop.' },
+  { name: 'VIGIL_CONTEXT_TOKENS', key: 'contextTokens', kind: 'number', default: '16000', description: 'Bound on one prompt in tokens (conservative estimate): identity, tools, conversation summary, recalled memories, recent turns and the turn\'s messages all fit under it.' },
   { name: 'VIGIL_STUCK_TURN_S', key: 'stuckTurnS', kind: 'number', default: '600', description: 'A turn working longer than this many seconds is reset as stuck.' },
   { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
   { name: 'VIGIL_MCP_CONFIG', key: 'mcp', kind: 'jsonFile', default: undefined, unsetValue: { mcpServers: {} }, description: 'Path to a JSON file of MCP servers in the mcpServers form ({"mcpServers": {NAME: {command, args?, env?, cwd?} | {url, headers?}}}, each with optional allowedTools, requireApproval, idempotentTools, timeoutMs); unset: no MCP tools.' },

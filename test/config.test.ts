@@ -84,6 +84,7 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
     ['subscriberBuffer', 1000],
     ['busyStrategy', 'interrupt'],
     ['maxToolIterations', 8],
+    ['contextTokens', 16000],
     ['stuckTurnS', 600],
     ['offlineCostUsd', 0],
     ['pricingOverrides', {}],
@@ -112,6 +113,15 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
 describe('loadConfig', () => {
   it.each(EXPECTED_DEFAULTS)('defaults %s when its variable is unset', (key, expected) => {
     expect(loadConfig({})[key]).toEqual(expected);
+  });
+
+  it('validates VIGIL_CONTEXT_TOKENS (CONTRACT §9) with its bounds, defaulting to 16000', () => {
+    expect(CONFIG_VARIABLES.find((v) => v.name === 'VIGIL_CONTEXT_TOKENS')).toMatchObject({ key: 'contextTokens', default: '16000' });
+    expect(loadConfig({ VIGIL_CONTEXT_TOKENS: '4096' }).contextTokens).toBe(4096);
+    expect(loadConfig({ VIGIL_CONTEXT_TOKENS: '200000' }).contextTokens).toBe(200_000);
+    expect(caught(() => loadConfig({ VIGIL_CONTEXT_TOKENS: '1000001' })).message).toBe(
+      'VIGIL_CONTEXT_TOKENS="1000001" is invalid: expected an integer number of tokens from 4096 to 1000000.',
+    );
   });
 
   it('has a default test for every field of the schema', () => {
@@ -219,6 +229,9 @@ describe('loadConfig', () => {
     ['OTEL_BSP_EXPORT_TIMEOUT', '0'],
     ['VIGIL_CACHE_TTL', '10m'],
     ['VIGIL_CACHE_TTL', '1H'],
+    ['VIGIL_CONTEXT_TOKENS', '4095'],
+    ['VIGIL_CONTEXT_TOKENS', '8000.5'],
+    ['VIGIL_CONTEXT_TOKENS', 'lots'],
   ])('rejects %s=%j with CONFIG_INVALID naming the variable and the value', (variable, value) => {
     const err = caught(() => loadConfig({ [variable]: value }));
     expect(err.code).toBe('CONFIG_INVALID');

@@ -41,6 +41,7 @@ export function snapshotCheckpoint(context: HeartbeatContext, id: string, phase:
       lastDebriefAt: context.turns.lastDebriefAt,
       turnStartedAt: context.turns.turnStartedAt,
       turnInProgress: context.turns.turnInProgress,
+      ...(deps.context === undefined ? {} : { summaryThroughSeq: Math.min(deps.context.summaryWatermark(), deps.conversation.watermark()) }),
     },
   };
 }

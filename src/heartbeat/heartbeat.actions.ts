@@ -57,6 +57,7 @@ export function idleBeat(startedAtPerf: number): BeatProgress {
     budgetLine: null,
     senseEffects: NO_EFFECTS,
     probeLedger: false,
+    review: null,
   };
 }
 
@@ -129,6 +130,8 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
     if (plan.reason === 'user_message') beat.handledTurnIds = turnsForThink(turns, approvalWaits(deps));
     if (plan.reason === 'swarm_results') beat.handledTurnIds = turnsAwaitingResults(turns, resultTurnIds(refs, plan.swarmTaskIds));
     if (plan.reason === 'debrief') {
+      // The turn under review: from its start (or the last debrief, whichever is later) to now.
+      beat.review = { from: Math.max(turns.turnStartedAt ?? turns.lastMessageAt ?? now, turns.lastDebriefAt ?? Number.NEGATIVE_INFINITY), to: now };
       turns = { ...turns, ...injectDebrief(turns, now) };
       const turnId = beat.turnId;
       effects = withEffect(effects, () => bus.emit('agent.debrief', { turnId }));

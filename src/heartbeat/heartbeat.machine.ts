@@ -302,6 +302,7 @@ export const heartbeatMachine = setup({
             input: ({ context }) => ({
               deps: context.deps,
               preemptSignal: context.beat.preempt!.signal,
+              review: context.beat.review,
               thinkInput: buildThinkInput({
                 plan: context.beat.plan!,
                 turnId: context.beat.turnId!,

@@ -21,6 +21,7 @@ import type { TurnTimersStore } from '../subsystems/conversation/turn-timers-sto
 import type { Thinker } from '../subsystems/thinking/thinker.js';
 import type { ApprovalWaits } from '../subsystems/tools/approval-waits.js';
 import type { ThinkTraceSink } from '../subsystems/traces/think-tracer.js';
+import type { ThinkContext } from '../subsystems/summary/think-context.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { TurnTimers } from './turn-tracker.js';
@@ -55,6 +56,8 @@ export interface HeartbeatOptions {
   busyStrategy: 'interrupt' | 'enqueue' | 'reject';
   /** Sub-agent tasks' default deadline and money cap (VIGIL_TASK_DEADLINE_MS, VIGIL_TASK_MAX_COST_USD); task-spawn.ts defaults. */
   tasks?: { deadlineMs: number; maxCostMicroUsd: number };
+  /** The bound on one prompt in tokens (`VIGIL_CONTEXT_TOKENS`); unset: the thinker's default. */
+  contextTokens?: number;
 }
 
 /** Takes a checkpoint of a state the machine hands it, in the background; the beat never waits for the write. */
@@ -94,6 +97,8 @@ export interface HeartbeatDeps {
   approvals?: ApprovalWaits;
   /** Where each finished think's trace goes (CONTRACT §10); none: thinks are not traced. */
   traces?: ThinkTraceSink;
+  /** The conversation summary, recent turns and a debrief's turn for each think; unset: a think sees only its messages. */
+  context?: ThinkContext;
 }
 
 /** The conversation's turn state kept by the heartbeat (messages themselves are in the log), with the debrief timers. */
@@ -146,6 +151,8 @@ export interface BeatProgress {
   senseEffects: Array<() => void>;
   /** The ledger is down and no probe is in flight: this beat spawns one. */
   probeLedger: boolean;
+  /** A debrief's turn: when it began and ended (epoch ms), read before the debrief restarted the timers. */
+  review: { from: number; to: number } | null;
 }
 
 /** The machine's context. */

@@ -6,41 +6,75 @@ import { settleThink, type SettleInput, type SettleOutcome } from './settle-thin
 import { budgetRefOf, partialCostOf, recordCost } from './cost-recorder.js';
 import type { HeartbeatDeps } from './heartbeat.types.js';
 import { thinkStart, traceThink } from './think-trace.js';
+import { DEFAULT_CONTEXT_TOKENS } from '../subsystems/thinking/context-defaults.js';
 
 /**
  * One think. Its cost is in the ledger before the result is returned (and so before it is applied). A think that
  * fails or is aborted (preemption, hard stop) still records what its finished API calls cost; its actions are dropped.
+ * It is shown the conversation (summary and recent turns) read here, off the machine; once it has paid, its work is
+ * logged for a later debrief and the summary is brought up to date in the background, never delaying the reply.
  */
-export const thinkLogic = fromPromise<ThinkResult, { deps: HeartbeatDeps; thinkInput: ThinkInput; preemptSignal: AbortSignal }>(
-  async ({ input, signal: stopSignal, system }) => {
-    const { deps } = input;
-    // Stopped (hard stop, daemon stopping) or preempted by a user message: either way the thinker yields at once.
-    const signal = AbortSignal.any([stopSignal, input.preemptSignal]);
-    const start = thinkStart(deps);
-    let result: ThinkResult;
-    try {
-      result = await deps.thinker.think(input.thinkInput, signal);
-    } catch (err) {
-      const partial = partialCostOf(err);
-      if (partial !== null) {
-        await recordCost(deps, budgetRefOf(system), 'think', partial).catch((recordErr: unknown) =>
-          deps.log.error({ err: describeError(recordErr) }, 'could not record the cost of a failed think'),
-        );
-      }
-      await traceThink(deps, input.thinkInput, start, { error: err });
-      throw err;
+export const thinkLogic = fromPromise<
+  ThinkResult,
+  { deps: HeartbeatDeps; thinkInput: ThinkInput; preemptSignal: AbortSignal; review?: { from: number; to: number } | null }
+>(async ({ input, signal: stopSignal, system }) => {
+  const { deps } = input;
+  // Stopped (hard stop, daemon stopping) or preempted by a user message: either way the thinker yields at once.
+  const signal = AbortSignal.any([stopSignal, input.preemptSignal]);
+  const review = input.review ?? null;
+  const start = thinkStart(deps);
+  // Only a debrief reads the store on its way to the model; the conversation comes from memory.
+  const thinkInput = review === null ? withPast(deps, input.thinkInput) : await withReview(deps, withPast(deps, input.thinkInput), review);
+  let result: ThinkResult;
+  try {
+    result = await deps.thinker.think(thinkInput, signal);
+  } catch (err) {
+    const partial = partialCostOf(err);
+    if (partial !== null) {
+      await recordCost(deps, budgetRefOf(system), 'think', partial).catch((recordErr: unknown) =>
+        deps.log.error({ err: describeError(recordErr) }, 'could not record the cost of a failed think'),
+      );
     }
-    try {
-      await recordCost(deps, budgetRefOf(system), 'think', result);
-    } catch (err) {
-      await traceThink(deps, input.thinkInput, start, { error: err, result });
-      throw err;
-    }
-    // Stored before the result is applied, so a think's trace exists once its replies do.
-    await traceThink(deps, input.thinkInput, start, { result });
-    return result;
-  },
-);
+    await traceThink(deps, thinkInput, start, { error: err });
+    throw err;
+  }
+  try {
+    await recordCost(deps, budgetRefOf(system), 'think', result);
+  } catch (err) {
+    await traceThink(deps, thinkInput, start, { error: err, result });
+    throw err;
+  }
+  // Stored before the result is applied, so a think's trace exists once its replies do.
+  await traceThink(deps, thinkInput, start, { result });
+  afterThink(deps, budgetRefOf(system), thinkInput.turnId, result);
+  return result;
+});
+
+/** The think's input with its bound and the conversation it is shown, when the runtime keeps one. */
+function withPast(deps: HeartbeatDeps, input: ThinkInput): ThinkInput {
+  const { context, options } = deps;
+  const bound = options.contextTokens === undefined ? {} : { contextTokens: options.contextTokens };
+  if (context === undefined) return { ...input, ...bound };
+  return { ...input, ...bound, conversation: context.conversation(options.contextTokens ?? DEFAULT_CONTEXT_TOKENS) };
+}
+
+/** A debrief's input with the turn it validates. */
+async function withReview(deps: HeartbeatDeps, input: ThinkInput, review: { from: number; to: number }): Promise<ThinkInput> {
+  if (deps.context === undefined) return input;
+  return { ...input, turnUnderReview: await deps.context.review(review.from, review.to) };
+}
+
+/** The think's own tool calls to the work log, and a summary update if one is due; neither holds up the beat. */
+function afterThink(deps: HeartbeatDeps, budget: ReturnType<typeof budgetRefOf>, turnId: string, result: ThinkResult): void {
+  const { context } = deps;
+  if (context === undefined) return;
+  context.recordWork(turnId, deps.clock.now(), result.actions);
+  context.requestSummaryUpdate(async (update) => {
+    // The extractive summary calls no model: there is nothing to charge.
+    if (update.costMicroUsd === 0 && update.usage.inputTokens + update.usage.outputTokens === 0) return;
+    await recordCost(deps, budget, 'summary', update);
+  });
+}
 
 /** Settles a think: its actions, replies and the endings of the turns it carried. */
 export const settleLogic = fromPromise<SettleOutcome, SettleInput>(({ input }) => settleThink(input));

@@ -35,6 +35,8 @@ export const ConversationCheckpointSchema = z.object({
   turnStartedAt: z.number().nullable(),
   /** A turn was running: a restore that cuts it short injects one debrief. */
   turnInProgress: z.boolean(),
+  /** The rolling summary's watermark at the checkpoint: a restore goes back to the summary that covered this far. */
+  summaryThroughSeq: z.number().int().nonnegative().optional(),
 });
 export type ConversationCheckpoint = z.infer<typeof ConversationCheckpointSchema>;
 

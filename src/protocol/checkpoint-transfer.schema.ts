@@ -1,6 +1,7 @@
 /** The portable checkpoint file of `vigil checkpoints export` / `import`: a checkpoint plus its conversation, versioned. */
 import { z } from 'zod';
 import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
+import { ConversationSummarySchema } from './conversation-summary.schema.js';
 import { ConversationMessageSchema } from './conversation.schema.js';
 
 /** The export format this build writes and reads. */
@@ -21,9 +22,14 @@ export const CheckpointExportSchema = z
     runtimeVersion: z.string(),
     checkpoint: CognitiveCheckpointSchema,
     messages: z.array(ConversationMessageSchema),
+    /** The rolling summary the checkpoint saw (covering at most its watermark); absent when there was none. */
+    summary: ConversationSummarySchema.optional(),
   })
   .superRefine((doc, ctx) => {
     const { watermark } = doc.checkpoint.conversation;
+    if (doc.summary !== undefined && doc.summary.throughSeq > watermark) {
+      ctx.addIssue({ code: 'custom', path: ['summary', 'throughSeq'], message: `expected at most the checkpoint's watermark ${watermark}` });
+    }
     let previous = 0;
     doc.messages.forEach((message, index) => {
       if (message.seq <= previous) {

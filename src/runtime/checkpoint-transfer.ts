@@ -16,6 +16,7 @@ import type { Clock } from '../shared/clock.js';
 import type { VigilLogger } from '../shared/logger.js';
 import type { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
 import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
+import type { SummaryStore } from '../subsystems/summary/summary-store.js';
 
 /** The stores export and import work on. */
 export interface TransferStores {
@@ -23,6 +24,8 @@ export interface TransferStores {
   conversation: ConversationLog;
   clock: Clock;
   log: VigilLogger;
+  /** The rolling summary's versions: an export carries the one its checkpoint saw, an import stages it. */
+  summaries?: SummaryStore;
 }
 
 // A restore archives the messages after the restored watermark under `restore-<checkpointId>-<epochMs>`.
@@ -46,7 +49,9 @@ export async function exportCheckpoint(stores: TransferStores, id: string): Prom
       if (message.seq <= watermark) bySeq.set(message.seq, message);
     }
   }
+  const summary = await summaryOf(stores, checkpoint);
   return {
+    ...(summary === null ? {} : { summary }),
     kind: CHECKPOINT_EXPORT_KIND,
     version: CHECKPOINT_EXPORT_VERSION,
     exportedAt: new Date(clock.now()).toISOString(),
@@ -68,9 +73,11 @@ export async function importCheckpoint(stores: TransferStores, document: unknown
       data: parsed.error.issues,
     });
   }
-  const { checkpoint, messages } = parsed.data;
+  const { checkpoint, messages, summary } = parsed.data;
   const { store, conversation, log } = stores;
   let watermark = conversation.watermark();
+  // The summary's watermark in this log: the new seq of the last message it covers.
+  let summaryThroughSeq = 0;
   for (const message of messages) {
     const stored = await conversation.append({
       turnId: message.turnId,
@@ -81,9 +88,18 @@ export async function importCheckpoint(stores: TransferStores, document: unknown
       ...(message.unanswered === undefined ? {} : { unanswered: message.unanswered }),
     });
     watermark = stored.seq;
+    if (summary !== undefined && message.seq <= summary.throughSeq) summaryThroughSeq = stored.seq;
   }
   const id = store.newId();
-  const imported: CognitiveCheckpoint = { ...checkpoint, id, conversation: { ...checkpoint.conversation, watermark } };
+  const { summaryThroughSeq: source, ...carried } = checkpoint.conversation;
+  const withSummary = summary !== undefined && summaryThroughSeq > 0 && stores.summaries !== undefined;
+  const imported: CognitiveCheckpoint = {
+    ...checkpoint,
+    id,
+    conversation: { ...carried, watermark, ...(source === undefined ? {} : { summaryThroughSeq: withSummary ? summaryThroughSeq : 0 }) },
+  };
+  // Staged, not made current: the running agent keeps its own summary until this checkpoint is restored.
+  if (withSummary) await stores.summaries?.stage(id, { ...summary, throughSeq: summaryThroughSeq });
   const bytes = await encodeCheckpoint(imported);
   await store.putRaw(id, bytes, {
     id,
@@ -94,4 +110,15 @@ export async function importCheckpoint(stores: TransferStores, document: unknown
   });
   log.info({ checkpointId: id, importedFrom: checkpoint.id, messages: messages.length, watermark }, 'checkpoint imported');
   return { id, importedFrom: checkpoint.id, beatCount: imported.beatCount, messages: messages.length, watermark };
+}
+
+/** The summary version checkpoint `checkpoint` saw: staged for it by an import, else the newest covering at most its watermark. */
+async function summaryOf(stores: TransferStores, checkpoint: CognitiveCheckpoint) {
+  const { summaries } = stores;
+  if (summaries === undefined) return null;
+  const staged = await summaries.staged(checkpoint.id);
+  if (staged !== null) return staged;
+  const { summaryThroughSeq, watermark } = checkpoint.conversation;
+  if (summaryThroughSeq === undefined) return null;
+  return summaries.atOrBefore(Math.min(summaryThroughSeq, watermark));
 }

@@ -30,6 +30,11 @@ import { ThinkTracer } from '../subsystems/traces/think-tracer.js';
 import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 import type { McpServerEntry } from '../protocol/mcp-config.schema.js';
+import { ConversationSummaryKeeper } from '../subsystems/summary/conversation-summary.js';
+import { SummaryStore } from '../subsystems/summary/summary-store.js';
+import { ThinkContext } from '../subsystems/summary/think-context.js';
+import { TurnWorkLog } from '../subsystems/conversation/turn-work-log.js';
+import { extractiveSummary } from '../subsystems/thinking/summary-lines.js';
 import { readBudgetBasis } from './budget-basis.js';
 import { cacheReadShare } from '../subsystems/budget/cache-share.js';
 import { dayKeyIn } from '../actors/budget/budget-calendar.js';
@@ -187,6 +192,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     retention.attach(bus);
     // After the tools: the boot's prefix check sees the request a think would send now.
     thinker.useCacheHealth?.({ bus, clock }, identity);
+    // The rolling summary as it was last written (a kill -9 loses none of it: each version is synced).
+    const summaries = new SummaryStore(db);
+    const summary = new ConversationSummaryKeeper({
+      store: summaries,
+      conversation,
+      clock,
+      log,
+      contextTokens: config.contextTokens,
+      summarize: thinker.summarize === undefined ? async (request) => extractiveSummary(request) : thinker.summarize.bind(thinker),
+    });
+    await summary.open();
+    const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(), toolCalls: () => toolCallLog.all() });
     const ids = createIdFactory(clock);
     const traces = await ThinkTraceStore.open(db, traceRetention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>
       log.error({ err }, 'a think trace listener threw; tracing goes on'),
@@ -215,6 +232,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       tools,
       toolCalls,
       traces,
+      summary,
+      summaries,
       db,
       ids,
       seed,
@@ -236,6 +255,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         ledger,
         approvals: toolCalls,
         traces: tracer,
+        context,
         ids,
         runtimeVersion: VIGIL_VERSION,
         options: {
@@ -248,6 +268,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           stuckTurnMs: config.stuckTurnS * 1000,
           busyStrategy: config.busyStrategy,
           tasks: { deadlineMs: config.taskDeadlineMs, maxCostMicroUsd: usdToMicroUsd(config.taskMaxCostUsd) },
+          contextTokens: config.contextTokens,
         },
       },
       close: async () => {
@@ -256,6 +277,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         await retention.detach();
         // After the last beat: its think's spans are in the queue, and go out before the daemon exits.
         await telemetry?.shutdown();
+        await summary.stop();
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();

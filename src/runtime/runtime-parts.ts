@@ -16,6 +16,8 @@ import type { HeartbeatDeps, HeartbeatSeed } from '../heartbeat/heartbeat.types.
 import type { McpHub } from '../subsystems/tools/mcp-hub.js';
 import type { DurableToolCaller } from '../subsystems/tools/durable-tool-caller.js';
 import type { ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
+import type { ConversationSummaryKeeper } from '../subsystems/summary/conversation-summary.js';
+import type { SummaryStore } from '../subsystems/summary/summary-store.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -35,6 +37,9 @@ export interface RuntimeParts {
   toolCalls: DurableToolCaller;
   /** The think traces (CONTRACT §10). */
   traces: ThinkTraceStore;
+  /** The rolling conversation summary, and its stored versions (a restore goes back to the one its checkpoint saw). */
+  summary: ConversationSummaryKeeper;
+  summaries: SummaryStore;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

@@ -47,6 +47,9 @@ export class RestoreFacade {
           const reopenedIds = new Set(reopened.map((open) => open.turnId));
           const cancelled = core.context().turns.pending.filter((open) => !reopenedIds.has(open.turnId));
           await conversation.archiveAfter(checkpoint.conversation.watermark, `restore-${checkpoint.id}-${clock.now()}`);
+          // The summary goes back with the log: none of what was just archived may stay folded into it.
+          const { summaryThroughSeq, watermark } = checkpoint.conversation;
+          await core.parts.summary.rollBackTo(Math.min(summaryThroughSeq ?? watermark, watermark), checkpoint.id);
           for (const open of cancelled) {
             const reason = `The agent was restored to checkpoint ${checkpoint.id}, taken before this message; send it again if it still matters.`;
             await deps.closer.unanswered(open.turnId, 'TURN_CANCELLED', reason, clock.now());

@@ -8,7 +8,8 @@ const microUsd = z.number().int().nonnegative();
 export const LedgerChargeSchema = z.object({
   at: z.number(),
   dayKey: z.string(),
-  kind: z.enum(['think', 'task']),
+  /** `summary`: an update of the rolling conversation summary, a model call of its own. */
+  kind: z.enum(['think', 'task', 'summary']),
   model: z.string(),
   costMicroUsd: microUsd,
   usage: TokenUsageSchema,

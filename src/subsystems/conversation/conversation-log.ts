@@ -38,6 +38,7 @@ export class ConversationLog {
   private readonly held = new Set<number>();
   private opened = false;
   private writes: Promise<unknown> = Promise.resolve();
+  private readonly appended: Array<(message: ConversationMessage) => void> = [];
 
   constructor(private readonly db: VigilDb) {
     this.log = db.sublevel<string, ConversationMessage>(SUBLEVELS.conversation, { valueEncoding: 'json' });
@@ -85,8 +86,14 @@ export class ConversationLog {
         throw toStoreError(err, `append conversation message ${message.seq}`);
       }
       this.lastLive = Math.max(this.lastLive, message.seq);
+      for (const listener of this.appended) listener(message);
       return message;
     });
+  }
+
+  /** Calls `listener` with each message once it is durably written, in seq order (a cache of the recent turns). */
+  onAppend(listener: (message: ConversationMessage) => void): void {
+    this.appended.push(listener);
   }
 
   /**

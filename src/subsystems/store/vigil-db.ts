@@ -34,6 +34,7 @@ export const SUBLEVELS = {
   storeMeta: 'store-meta',
   thinkTraces: 'think-traces',
   thinkTraceDetails: 'think-trace-details',
+  conversationSummary: 'conversation-summary',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

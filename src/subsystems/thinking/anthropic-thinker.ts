@@ -1,12 +1,19 @@
 /** The Anthropic thinker: Claude through the Messages API with one tool per action, a bounded tool loop and prompt caching. */
 import Anthropic from '@anthropic-ai/sdk';
-import type { Message, MessageCreateParamsNonStreaming, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { VigilError } from '../../errors.js';
+import { estimateTokens } from './token-estimate.js';
 import { MalformedResponseError, abortedError, callError } from './anthropic-errors.js';
-import { stateMessage, taskSystem, thinkSystem } from './anthropic-prompt.js';
+import { summaryBlock, taskSystem, thinkSystem } from './anthropic-prompt.js';
+import { summarizeWithClaude } from './anthropic-summary.js';
+import { buildBudgetedPrompt, type BudgetedPrompt } from './prompt-budget.js';
+import type { SummaryRequest, SummaryResult } from './summary-request.js';
+import { TokenCalibration } from './token-calibration.js';
+import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
+import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
 import { requestTools, toolUseToAction, type ToolContext } from './anthropic-tools.js';
 import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
-import { messageText, promptSections, systemParts } from './prompt-sections.js';
+import { messageText } from './prompt-sections.js';
 import { taskOfferableTools, type ThinkTools } from './think-tools.js';
 import { externalResult, sumUsage, textOf, tokenUsage } from './anthropic-content.js';
 import { cachePrefixOf, type CachePrefix } from './cache-health.js';
@@ -72,7 +79,7 @@ export async function bufferedFetch(input: string | URL | Request, init?: Reques
 /** The trace a think hands back: its calls, tool calls, the prompt's sections, and the transcript as content. */
 function traceOf(
   recorder: CallTraceRecorder,
-  sections: ReturnType<typeof promptSections> | undefined,
+  sections: readonly PromptSectionTrace[] | undefined,
   system: readonly { text: string }[],
   transcript: readonly { role: string; text: string }[],
   stopReason: string,
@@ -80,7 +87,7 @@ function traceOf(
   return {
     calls: [...recorder.calls],
     toolCalls: [...recorder.toolCalls],
-    sections: sections ?? [],
+    sections: [...(sections ?? [])],
     stopReason,
     content: { system: system.map((block) => block.text).join('\n\n'), messages: [...transcript] },
   };
@@ -98,6 +105,8 @@ export class AnthropicThinker implements Thinker {
   private tools: ThinkTools | undefined;
   readonly cacheTtl: CacheTtl;
   private cacheHealth: CacheHealth | undefined;
+  /** Calibrates the prompt bound's token estimate against the usage the API reports. */
+  readonly calibration = new TokenCalibration();
 
   constructor(options: AnthropicThinkerOptions) {
     const guard = options.maxToolIterations;
@@ -159,6 +168,7 @@ export class AnthropicThinker implements Thinker {
     const actions: ThinkAction[] = [];
     const recorder = new CallTraceRecorder(this.model, this.price, this.now);
     const transcript: { role: string; text: string }[] = [];
+    let sections: PromptSectionTrace[] = [];
     // A failed think applies nothing (it is tried again or its turns end), but what it spent counts. A preempted
     // one keeps the actions of the calls it completed: the work done before it yielded is not thrown away.
     const partial = () => ({
@@ -178,18 +188,30 @@ export class AnthropicThinker implements Thinker {
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
     const notices = tools?.notices(ctx.turnIds) ?? [];
     const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
-    const state = stateMessage(shown);
-    const messages: MessageParam[] = [{ role: 'user', content: state }];
-    const sections = promptSections({ system: systemParts(system), tools: toolDefs, state });
-    transcript.push({ role: 'user', text: state });
+    const bound = input.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+    const tail: MessageParam[] = [];
     let lastText = '';
     // A call that waits for an operator's approval keeps the turn open: its closing text is not taken as the answer.
     let awaitingApproval = false;
     for (let call = 1; call <= this.maxToolIterations; call++) {
       this.checkAborted(signal, what, partial);
-      const params = { system: [...system], tools: [...toolDefs], messages };
+      let params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>;
+      try {
+        params = this.boundedParams(shown, system, toolDefs, tail, bound, (built) => {
+          if (call === 1) {
+            sections = this.sectionTrace(system, toolDefs, built);
+            transcript.push({ role: 'user', text: built.state });
+          }
+        });
+      } catch (err) {
+        // What the tool loop added no longer leaves room for the state: the think ends with what it has done.
+        if (call > 1) break;
+        throw err;
+      }
       const response = await this.create(params, signal, `${what} (call ${call})`, partial, recorder);
-      calls.push(this.observeCache(prefix, tokenUsage(response.usage)));
+      const usage = this.observeCache(prefix, tokenUsage(response.usage));
+      calls.push(usage);
+      this.calibration.observe(estimateTokens(JSON.stringify(this.body(params))), usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens);
       transcript.push({ role: 'assistant', text: messageText(response.content) });
       lastText = textOf(response.content);
       const results: ToolResultBlockParam[] = [];
@@ -213,7 +235,7 @@ export class AnthropicThinker implements Thinker {
       this.checkAborted(signal, what, partial);
       if (response.stop_reason !== 'tool_use' || results.length === 0) break;
       // The assistant turn goes back verbatim (thinking blocks included), followed by one result per tool_use.
-      messages.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
+      tail.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
       transcript.push({ role: 'user', text: messageText(results) });
     }
     tools?.acknowledge(notices.map((n) => n.callId));
@@ -221,6 +243,74 @@ export class AnthropicThinker implements Thinker {
     // Still asking for tools after the last call the guard allows: the iteration guard ended the think.
     const stopReason = recorder.stopReason === 'tool_use' ? 'max_tool_iterations' : recorder.stopReason;
     return { ...done, trace: traceOf(recorder, sections, system, transcript, stopReason) };
+  }
+
+  /** Updates the rolling summary with one model call, bounded like a think; its cost is returned for the ledger. */
+  async summarize(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult> {
+    const what = 'conversation summary update';
+    const empty = () => ({ text: '', ...this.usageAndCost([]), model: this.model });
+    this.checkAborted(signal, what, empty);
+    return summarizeWithClaude(request, {
+      counter: this.calibration,
+      send: async (params) => {
+        const response = await this.create(params, signal, what, empty);
+        const usage = tokenUsage(response.usage);
+        return { text: textOf(response.content), ...this.usageAndCost([usage]), model: this.model };
+      },
+      maxTokens: this.maxTokens,
+      model: this.model,
+    });
+  }
+
+  /** The whole request body as the SDK sends it, for the bound's measure. */
+  private body(params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>): MessageCreateParamsNonStreaming {
+    return { model: this.model, max_tokens: this.maxTokens, ...params };
+  }
+
+  /**
+   * The request for one call of the tool loop, under `bound` calibrated tokens as measured on the whole JSON body:
+   * the state is rebuilt around what the loop appended, and measured again until it fits.
+   */
+  private boundedParams(
+    input: ThinkInput,
+    prefix: readonly TextBlockParam[],
+    toolDefs: ReturnType<typeof requestTools>,
+    tail: readonly MessageParam[],
+    bound: number,
+    onBuilt: (built: BudgetedPrompt) => void,
+  ): Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'> {
+    const counter = this.calibration;
+    const frame = { system: [...prefix], tools: [...toolDefs], messages: [{ role: 'user' as const, content: '' }, ...tail] };
+    const fixedTokens = counter.countJson(this.body(frame));
+    let reservedTokens = 0;
+    for (let attempt = 0; ; attempt++) {
+      const built = buildBudgetedPrompt({ input, boundTokens: bound, fixedTokens, reservedTokens, counter });
+      const system = built.summary === null ? [...prefix] : [...prefix, summaryBlock(built.summary)];
+      const params = { system, tools: [...toolDefs], messages: [{ role: 'user' as const, content: built.state }, ...tail] };
+      const over = counter.countJson(this.body(params)) - bound;
+      if (over <= 0) {
+        onBuilt(built);
+        return params;
+      }
+      // The sections' sum and the body's own measure differ by a few tokens of framing: keep that much more room.
+      if (attempt >= 4) {
+        throw new VigilError('THINK_REJECTED', `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`, {
+          data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
+        });
+      }
+      reservedTokens += over;
+    }
+  }
+
+  /** The prompt's sections for the think trace: the cached prefix's parts, then the builder's. */
+  private sectionTrace(prefix: readonly TextBlockParam[], toolDefs: ReturnType<typeof requestTools>, built: BudgetedPrompt): PromptSectionTrace[] {
+    const counter = this.calibration;
+    const named = prefix.length === 2 ? ['identity', 'instructions'] : ['instructions'];
+    return [
+      { name: 'tools', tokens: counter.countJson(toolDefs), cached: true },
+      ...prefix.map((block, i) => ({ name: named[i] ?? 'instructions', tokens: counter.count(block.text), cached: true })),
+      ...built.sections,
+    ];
   }
 
   /**

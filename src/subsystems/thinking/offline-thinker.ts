@@ -9,6 +9,8 @@ import { answerTaskCommand, runTaskToolLines } from './offline-task.js';
 import { keyTerms, excerpt } from './offline-text.js';
 import { debrief, digestSwarmResult, workOnGoal } from './offline-work.js';
 import type { ThinkTools } from './think-tools.js';
+import { extractiveSummary } from './summary-lines.js';
+import type { SummaryRequest, SummaryResult } from './summary-request.js';
 import type { Thinker } from './thinker.js';
 import {
   ZERO_USAGE,
@@ -100,6 +102,13 @@ export class OfflineThinker implements Thinker {
       content: { messages: [{ role: 'user', text: state }, { role: 'assistant', text: answer }] },
     };
     return { model: this.model, actions, usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd, trace };
+  }
+
+  /** The extractive summary: deterministic, free, no model call. */
+  async summarize(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult> {
+    checkAborted(signal, 'summary update');
+    await Promise.resolve();
+    return extractiveSummary(request);
   }
 
   /**

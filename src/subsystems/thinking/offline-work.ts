@@ -69,6 +69,17 @@ export function debrief(input: ThinkInput, ctx: OfflineContext): ThinkAction[] {
     .slice(0, 2)
     .map((m) => `"${excerpt(m.content, 60)}"`);
   const memories = recent.length === 0 ? 'nothing in working memory' : `recent: ${recent.join('; ')}`;
-  const content = `Debrief: I was working on ${doing}, with ${active} active goal${active === 1 ? '' : 's'}; ${memories}.`;
+  const content = `Debrief: I was working on ${doing}, with ${active} active goal${active === 1 ? '' : 's'}; ${memories}.${reviewed(input)}`;
   return [{ type: 'remember', content, salience: 0.7 }];
+}
+
+/** What the debrief's turn held, in one clause: its messages, replies and tool calls ('' when none was given). */
+function reviewed(input: ThinkInput): string {
+  const turn = input.turnUnderReview;
+  if (turn === undefined) return '';
+  const asked = turn.messages.filter((m) => m.role === 'user').length;
+  const answered = turn.messages.length - asked;
+  const names = [...new Set(turn.toolCalls.map((c) => c.name))];
+  const calls = turn.toolCalls.length === 0 ? 'no tool calls' : `${turn.toolCalls.length} tool call${turn.toolCalls.length === 1 ? '' : 's'} (${names.join(', ')})`;
+  return ` The turn had ${asked} message${asked === 1 ? '' : 's'}, ${answered} repl${answered === 1 ? 'y' : 'ies'} and ${calls}.`;
 }

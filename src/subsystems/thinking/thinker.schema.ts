@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AffectDeltaSchema, AffectDimensionsSchema } from '../../actors/affect/affect.schema.js';
 import { GoalPrioritySchema, GoalSchema } from '../../actors/goals/goals.schema.js';
 import { MemoryItemSchema } from '../../actors/working-memory/working-memory.schema.js';
-import { PendingMessageSchema, type PendingMessage } from '../../protocol/conversation.schema.js';
+import { ConversationMessageSchema, PendingMessageSchema, type PendingMessage } from '../../protocol/conversation.schema.js';
 import { ModelCallTraceSchema, PromptSectionTraceSchema, ThinkTraceSchema, ToolCallTraceSchema } from '../../protocol/think-trace.schema.js';
 
 export { PendingMessageSchema, type PendingMessage };
@@ -29,6 +29,47 @@ export const RecalledMemorySchema = z.object({
   createdAt: z.number(),
 });
 export type RecalledMemory = z.infer<typeof RecalledMemorySchema>;
+
+/** The rolling summary of the conversation older than the recent turns a think is shown. */
+export const ConversationSummaryViewSchema = z.object({
+  text: z.string(),
+  /** The last conversation seq the summary covers. */
+  throughSeq: z.number().int().nonnegative(),
+});
+export type ConversationSummaryView = z.infer<typeof ConversationSummaryViewSchema>;
+
+/** The conversation a think is shown besides the messages it answers: the summary, and the turns after it. */
+export const ThinkConversationSchema = z.object({
+  summary: ConversationSummaryViewSchema.nullable(),
+  /** Log entries after the summary's watermark, oldest first; the prompt shows the newest that fit. */
+  recent: z.array(ConversationMessageSchema),
+});
+export type ThinkConversation = z.infer<typeof ThinkConversationSchema>;
+
+/** One tool call of the turn a debrief validates. */
+export const ReviewedToolCallSchema = z.object({
+  name: z.string(),
+  /** The call's arguments as JSON. */
+  args: z.string(),
+  /** Absent when a crash left its outcome unknown. */
+  ok: z.boolean().optional(),
+  /** What the tool answered (capped when stored). */
+  result: z.string().optional(),
+  at: z.number(),
+});
+export type ReviewedToolCall = z.infer<typeof ReviewedToolCallSchema>;
+
+/** The turn a debrief think validates (seed 004): its messages and replies, and the tool calls it made. */
+export const TurnUnderReviewSchema = z.object({
+  /** Epoch ms the turn began. */
+  startedAt: z.number(),
+  /** Epoch ms it ended. */
+  endedAt: z.number(),
+  /** The user messages and the agent's replies of the turn, oldest first. */
+  messages: z.array(ConversationMessageSchema),
+  toolCalls: z.array(ReviewedToolCallSchema),
+});
+export type TurnUnderReview = z.infer<typeof TurnUnderReviewSchema>;
 
 /** Why this think runs: a user turn, autonomous work on a goal, swarm results, or a debrief. */
 export const ThinkReasonSchema = z.enum(['user_message', 'goal_work', 'swarm_results', 'debrief']);
@@ -57,6 +98,12 @@ export const ThinkInputSchema = z.object({
     .optional(),
   /** Long-term memories recalled for this think (most relevant first), already within the prompt's token bound. */
   recalledMemories: z.array(RecalledMemorySchema).optional(),
+  /** The recent conversation and the rolling summary of what is older (absent: the think sees only its messages). */
+  conversation: ThinkConversationSchema.optional(),
+  /** A debrief's turn: what it validates. */
+  turnUnderReview: TurnUnderReviewSchema.optional(),
+  /** The bound on the whole prompt, in (conservatively estimated) tokens: `VIGIL_CONTEXT_TOKENS`. */
+  contextTokens: z.number().int().positive().optional(),
 });
 export type ThinkInput = z.infer<typeof ThinkInputSchema>;
 

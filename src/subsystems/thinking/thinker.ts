@@ -1,4 +1,5 @@
 /** The `Thinker` interface: the think phase's one dependency, offline or Claude. */
+import type { SummaryRequest, SummaryResult } from './summary-request.js';
 import type { ThinkTools } from './think-tools.js';
 import type { CacheHealthDeps } from './cache-health-monitor.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
@@ -24,4 +25,6 @@ export interface Thinker {
   useTools?(tools: ThinkTools): void;
   /** Reports prompt-cache health (short prefixes, missed reads) on the bus, checking `identity`'s prefix at once. */
   useCacheHealth?(deps: CacheHealthDeps, identity: string): void;
+  /** Folds older conversation into the rolling summary; a thinker without it gets the deterministic extractive one. */
+  summarize?(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult>;
 }

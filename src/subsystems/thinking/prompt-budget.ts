@@ -1,0 +1,279 @@
+/**
+ * The prompt-budget builder, pure: renders a think's volatile state into sections in a fixed order and keeps the
+ * whole prompt under `VIGIL_CONTEXT_TOKENS`. What the think must answer is always shown (each oversized item cut with
+ * a note); the rolling summary, recalled memories, the turn under review and the recent conversation (newest first)
+ * get what is left, in that order, each within its share.
+ */
+import { VigilError } from '../../errors.js';
+import type { ConversationMessage } from '../../protocol/conversation.schema.js';
+import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
+import type { ThinkInput } from './thinker.schema.js';
+import { TokenCalibration } from './token-calibration.js';
+
+/** What the builder needs besides the think's input. */
+export interface PromptBudgetArgs {
+  input: ThinkInput;
+  /** The bound on the whole request, in calibrated tokens. */
+  boundTokens: number;
+  /** What the fixed parts already take: identity, instructions, tools and the request's own framing. */
+  fixedTokens: number;
+  /** Room kept for what the tool loop appended after the state message (assistant turns and tool results). */
+  reservedTokens?: number;
+  counter: TokenCalibration;
+}
+
+/** A prompt within its bound. */
+export interface BudgetedPrompt {
+  /** The rolling summary's block (after the cached prefix), or null when there is none. */
+  summary: string | null;
+  /** The first user message: the state, every volatile value. */
+  state: string;
+  /** Each volatile section with its tokens (the summary first, when shown). */
+  sections: PromptSectionTrace[];
+  /** Tokens of the summary and the state together. */
+  tokens: number;
+  /** Recent conversation entries shown, and those left out for room. */
+  recentShown: number;
+  recentOmitted: number;
+}
+
+// Shares of the room left after the fixed parts. The turn's own messages come first; the conversation fills the rest.
+const PENDING_SHARE = 0.5;
+const SWARM_SHARE = 0.2;
+// Larger than the summary's own bound (15% of the whole context), so a stored summary is shown whole.
+const SUMMARY_SHARE = 0.4;
+const RECALL_SHARE = 0.15;
+const REVIEW_SHARE = 0.35;
+const ENTRY_SHARE = 0.125;
+/** No line of state (a goal title, a memory, a notice) is sent longer than this. */
+const LINE_CAP_TOKENS = 400;
+/** The least an oversized message is cut to, so a crowded turn still shows the start of each message. */
+const MIN_ITEM_TOKENS = 48;
+/** An entry line's frame: seq, turn id, time, sender, quotes. */
+const ENTRY_FRAME_TOKENS = 60;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+const quote = (text: string) => JSON.stringify(text);
+
+/**
+ * `text` cut so that `counter.count` of the result (note included) is at most `maxTokens`, with a note saying how
+ * much was left out; unchanged when it fits. Cuts at code points, never inside a surrogate pair.
+ */
+export function truncateToTokens(text: string, maxTokens: number, counter: TokenCalibration): string {
+  if (counter.count(text) <= maxTokens) return text;
+  const points = Array.from(text);
+  const note = (shown: number) => ` […truncated by Vigil: ${shown} of ${points.length} characters shown]`;
+  const noteTokens = counter.count(note(points.length));
+  // Every code point is at least one byte (up to six JSON-escaped): start from the byte room and shrink.
+  let keep = Math.max(0, Math.min(points.length, Math.floor(((maxTokens - noteTokens) * 3) / counter.factor)));
+  for (;;) {
+    const cut = points.slice(0, keep).join('') + note(keep);
+    const over = counter.count(cut) - maxTokens;
+    if (over <= 0 || keep === 0) return cut;
+    keep = Math.max(0, keep - Math.max(1, Math.ceil((over * 3) / 6)));
+  }
+}
+
+/** A section being built: its lines and their tokens. */
+class Section {
+  readonly lines: string[] = [];
+  tokens: number;
+
+  constructor(
+    readonly name: string,
+    private readonly counter: TokenCalibration,
+  ) {
+    // The tags, the newlines and a possible `(none)`.
+    this.tokens = counter.count(`<${name}>\n(none)\n</${name}>\n\n`);
+  }
+
+  /** Adds a line if it fits in `room` more tokens (all lines fit when `room` is undefined); true when added. */
+  add(line: string, room?: number): boolean {
+    const tokens = this.counter.count(`${line}\n`);
+    if (room !== undefined && tokens > room) return false;
+    this.lines.push(line);
+    this.tokens += tokens;
+    return true;
+  }
+
+  render(): string {
+    return `<${this.name}>\n${this.lines.length === 0 ? '(none)' : this.lines.join('\n')}\n</${this.name}>`;
+  }
+}
+
+/** One conversation entry as a line of the prompt. */
+function entryLine(m: ConversationMessage, text: string): string {
+  if (m.role === 'user') return `- [${m.seq}] turn ${m.turnId}, ${iso(m.at)}, user ${quote(m.from ?? 'user')}: ${quote(text)}`;
+  if (m.unanswered !== undefined) return `- [${m.seq}] turn ${m.turnId}, ${iso(m.at)}, ended unanswered (${m.unanswered.code}): ${quote(text)}`;
+  return `- [${m.seq}] turn ${m.turnId}, ${iso(m.at)}, you replied: ${quote(text)}`;
+}
+
+/** Builds the state (and the summary block) of one model call within `boundTokens`. */
+export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
+  const { input, counter } = args;
+  const available = args.boundTokens - args.fixedTokens - (args.reservedTokens ?? 0);
+  const cap = (share: number, items = 1) => Math.max(MIN_ITEM_TOKENS, Math.floor((available * share) / Math.max(1, items)));
+  const line = (text: string) => truncateToTokens(text, LINE_CAP_TOKENS, counter);
+  const section = (name: string) => new Section(name, counter);
+
+  const a = input.affect;
+  const b = input.budget;
+  const heartbeat = section('heartbeat');
+  heartbeat.add(`reason: ${input.reason}`);
+  heartbeat.add(`turn: ${input.turnId}`);
+  heartbeat.add(`now: ${iso(input.now)}`);
+  heartbeat.add(
+    b === undefined
+      ? 'budget: no daily cap applies'
+      : `budget: $${b.spentTodayUsd.toFixed(2)} of $${b.dailyCapUsd.toFixed(2)} spent today (${b.pct.toFixed(1)}%)`,
+  );
+  const affect = section('affect');
+  affect.add(
+    `valence ${num(a.valence)}, arousal ${num(a.arousal)}, dominance ${num(a.dominance)}, ` +
+      `certainty ${num(a.certainty)}, goal congruence ${num(a.goalCongruence)}`,
+  );
+  const memory = section('working_memory');
+  for (const m of input.workingMemory) memory.add(line(`- [${m.id}] salience ${num(m.salience)}: ${quote(m.content)}`));
+  const goals = section('goals');
+  for (const g of input.goals) {
+    const due = g.dueAt === undefined ? '' : `, due ${iso(g.dueAt)}`;
+    const focus = g.id === input.focusGoalId ? ' (focus)' : '';
+    goals.add(line(`- [${g.id}]${focus} ${quote(g.title)}: ${g.status}, priority ${g.priority}, progress ${Math.round(g.progress * 100)}%${due}`));
+  }
+  const focusGoal = section('focus_goal');
+  if (input.focusGoalId !== undefined) focusGoal.add(input.focusGoalId);
+  const pending = section('pending_messages');
+  const pendingCap = cap(PENDING_SHARE, input.pendingMessages.length);
+  for (const m of input.pendingMessages) {
+    pending.add(`- turn ${m.turnId} from ${quote(m.from)} at ${iso(m.at)}: ${quote(truncateToTokens(m.text, pendingCap, counter))}`);
+  }
+  const swarm = section('swarm_results');
+  const swarmCap = cap(SWARM_SHARE, input.swarmResults.length);
+  for (const r of input.swarmResults) {
+    const prompt = truncateToTokens(r.prompt, Math.floor(swarmCap / 4), counter);
+    swarm.add(`- task ${r.taskId} (turn ${r.turnId}) ${r.status}, prompt ${quote(prompt)}: ${quote(truncateToTokens(r.text, swarmCap, counter))}`);
+  }
+  const notices = section('notices');
+  for (const n of input.notices) notices.add(line(`- ${n}`));
+
+  const required = [heartbeat, affect, memory, goals, focusGoal, pending, swarm, notices];
+  let left = available - required.reduce((sum, s) => sum + s.tokens, 0);
+  if (left < 0) {
+    throw new VigilError(
+      'THINK_REJECTED',
+      `The prompt cannot fit VIGIL_CONTEXT_TOKENS=${args.boundTokens}: the fixed prefix takes ${args.fixedTokens} tokens and ` +
+        `this think's own state ${available - left} more. Raise VIGIL_CONTEXT_TOKENS.`,
+      { data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: args.boundTokens, fixedTokens: args.fixedTokens } },
+    );
+  }
+
+  // The summary: its own block right after the cached prefix, since it changes rarely.
+  let summary: string | null = null;
+  let summaryTokens = 0;
+  const stored = input.conversation?.summary;
+  if (stored != null && stored.text.trim() !== '') {
+    const room = Math.min(left, cap(SUMMARY_SHARE));
+    const text = `<conversation_summary through_seq="${stored.throughSeq}">\n${truncateToTokens(stored.text, room - counter.count(`<conversation_summary through_seq="${stored.throughSeq}">\n\n</conversation_summary>`), counter)}\n</conversation_summary>`;
+    summaryTokens = counter.count(text);
+    if (summaryTokens <= left) {
+      summary = text;
+      left -= summaryTokens;
+    } else {
+      summaryTokens = 0;
+    }
+  }
+
+  const recalled = input.recalledMemories === undefined ? null : section('recalled_memories');
+  if (recalled !== null) {
+    left -= recalled.tokens;
+    let room = Math.min(Math.max(0, left), cap(RECALL_SHARE));
+    for (const memo of input.recalledMemories ?? []) {
+      const text = truncateToTokens(memo.content, cap(RECALL_SHARE / 3), counter);
+      const before = recalled.tokens;
+      if (!recalled.add(`- [${memo.id}] ${memo.source}, ${iso(memo.createdAt)}: ${quote(text)}`, room)) break;
+      room -= recalled.tokens - before;
+      left -= recalled.tokens - before;
+    }
+  }
+
+  const review = input.turnUnderReview;
+  const reviewSection = review === undefined ? null : section('turn_under_review');
+  if (reviewSection !== null && review !== undefined) {
+    const entries = [
+      ...review.messages.map((m) => ({ at: m.at, render: (room: number) => entryLine(m, truncateToTokens(m.text, room, counter)) })),
+      ...review.toolCalls.map((c) => ({
+        at: c.at,
+        render: (room: number) => {
+          const outcome = c.ok === undefined ? 'outcome unknown' : c.ok ? 'ok' : 'failed';
+          const args = truncateToTokens(c.args, Math.floor(room / 3), counter);
+          const result = c.result === undefined ? '' : `: ${quote(truncateToTokens(c.result, room, counter))}`;
+          return `- ${iso(c.at)} tool ${c.name} ${args} → ${outcome}${result}`;
+        },
+      })),
+    ].sort((x, y) => x.at - y.at);
+    reviewSection.add(`turn from ${iso(review.startedAt)} to ${iso(review.endedAt)}`);
+    const omittedNote = (n: number) => `(${n} earlier entries of this turn left out for room)`;
+    const room = Math.min(left, cap(REVIEW_SHARE)) - reviewSection.tokens - counter.count(`${omittedNote(entries.length)}\n`);
+    const kept = fitNewestFirst(entries, Math.max(0, room), cap(ENTRY_SHARE), counter);
+    if (kept.omitted > 0) reviewSection.add(omittedNote(kept.omitted));
+    for (const text of kept.lines) reviewSection.add(text);
+    left -= reviewSection.tokens;
+  }
+
+  // The recent conversation: what the turn's own messages and the review do not already show, newest first.
+  const answering = new Set(input.pendingMessages.map((m) => m.turnId));
+  const reviewed = new Set((review?.messages ?? []).map((m) => m.seq));
+  const candidates = (input.conversation?.recent ?? []).filter(
+    (m) => !reviewed.has(m.seq) && !(m.role === 'user' && answering.has(m.turnId)),
+  );
+  const recent = input.conversation === undefined ? null : section('recent_conversation');
+  let recentShown = 0;
+  if (recent !== null) {
+    const omittedNote = (n: number) =>
+      `(${n} older entries are not shown${summary === null ? '' : '; the conversation summary covers what came before them'})`;
+    left -= recent.tokens + counter.count(`${omittedNote(candidates.length)}\n`);
+    const entryCap = cap(ENTRY_SHARE);
+    for (let i = candidates.length - 1; i >= 0; i--) {
+      const m = candidates[i]!;
+      const before = recent.tokens;
+      // The line around the text (seq, turn, time, sender) takes under ENTRY_FRAME_TOKENS.
+      const textRoom = Math.min(entryCap, left - ENTRY_FRAME_TOKENS);
+      if (textRoom < MIN_ITEM_TOKENS) break;
+      if (!recent.add(entryLine(m, truncateToTokens(m.text, textRoom, counter)), Math.max(0, left))) break;
+      left -= recent.tokens - before;
+      recentShown += 1;
+    }
+    // Said in words, so the model knows older turns exist beyond what it sees.
+    if (recentShown < candidates.length) recent.add(omittedNote(candidates.length - recentShown));
+  }
+  const recentOmitted = candidates.length - recentShown;
+
+  const optional = (s: Section | null): Section[] => (s === null ? [] : [s]);
+  const ordered = [heartbeat, affect, memory, goals, focusGoal, ...optional(recalled), ...optional(recent), ...optional(reviewSection), pending, swarm, notices];
+  const state = ordered.map((s) => s.render()).join('\n\n');
+  const sections: PromptSectionTrace[] = [
+    ...(summary === null ? [] : [{ name: 'summary', tokens: summaryTokens, cached: true }]),
+    ...ordered.map((s) => ({ name: s.name, tokens: s.tokens })),
+  ];
+  return { summary, state, sections, tokens: summaryTokens + counter.count(state), recentShown, recentOmitted };
+}
+
+/** Entries (oldest first) kept newest first within `room` tokens, each cut to `entryCap`; returned oldest first. */
+function fitNewestFirst(
+  entries: ReadonlyArray<{ render: (room: number) => string }>,
+  room: number,
+  entryCap: number,
+  counter: TokenCalibration,
+): { lines: string[]; omitted: number } {
+  const lines: string[] = [];
+  let left = room;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const text = entries[i]!.render(entryCap);
+    const tokens = counter.count(`${text}\n`);
+    if (tokens > left) break;
+    lines.push(text);
+    left -= tokens;
+  }
+  return { lines: lines.reverse(), omitted: entries.length - lines.length };
+}

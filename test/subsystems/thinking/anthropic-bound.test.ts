@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ConversationMessage } from '../../../src/protocol/conversation.schema.js';
+import { AnthropicThinker } from '../../../src/subsystems/thinking/anthropic-thinker.js';
+import { resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
+import { estimateTokens } from '../../../src/subsystems/thinking/token-estimate.js';
+import { message, startFakeMessagesApi, text, type FakeMessagesApi, type RecordedRequest } from '../../fixtures/fake-messages-api.js';
+import { userMessageInput } from '../../fixtures/think-input.fixture.js';
+
+const NOW = Date.parse('2026-03-01T10:00:00Z');
+const BOUND = 8000;
+let api: FakeMessagesApi;
+beforeEach(async () => {
+  api = await startFakeMessagesApi();
+});
+afterEach(async () => {
+  await api.close();
+});
+
+const recent: ConversationMessage[] = Array.from({ length: 500 }, (_, i) => ({
+  seq: i + 1,
+  turnId: `h-${i}`,
+  role: i % 2 === 0 ? 'user' : 'assistant',
+  text: `entry ${i} ${'some words here '.repeat(20)}`,
+  at: NOW - (500 - i) * 1000,
+}));
+
+function thinker(): AnthropicThinker {
+  return new AnthropicThinker({ apiKey: 'sk-test', baseURL: api.url, model: 'claude-sonnet-5-5', price: resolvePrice('claude-sonnet-5-5'), maxToolIterations: 2, maxRetries: 0 });
+}
+
+const shownEntries = (request: RecordedRequest) => [...String(request.body.messages[0].content).matchAll(/^- \[\d+\] turn h-/gm)].length;
+
+describe('the Anthropic thinker under VIGIL_CONTEXT_TOKENS', () => {
+  it('sends no request over the bound, traces each section, and shows less once the API reports more tokens than estimated', async () => {
+    const claude = thinker();
+    const input = { ...userMessageInput('What did we say?', NOW), contextTokens: BOUND, conversation: { summary: { text: 'Earlier: Ada chose tides.', throughSeq: 0 }, recent } };
+    // The API counts half again what the estimate said: a text that tokenizes badly.
+    api.enqueue({ kind: 'respond', respond: (r) => message([text('ok')], { input_tokens: Math.ceil(estimateTokens(r.raw) * 1.5), output_tokens: 1 }) });
+    const first = await claude.think(input, new AbortController().signal);
+    api.enqueue({ kind: 'respond', respond: (r) => message([text('ok')], { input_tokens: estimateTokens(r.raw), output_tokens: 1 }) });
+    await claude.think(input, new AbortController().signal);
+
+    const [a, b] = api.requests;
+    for (const request of [a!, b!]) expect(estimateTokens(request.raw)).toBeLessThanOrEqual(BOUND);
+    expect(claude.calibration.factor).toBeGreaterThan(1.5);
+    expect(shownEntries(b!)).toBeLessThan(shownEntries(a!));
+    expect(Math.ceil(estimateTokens(b!.raw) * 1.5)).toBeLessThanOrEqual(BOUND);
+    expect(first.trace?.sections.map((s) => s.name)).toEqual([
+      'tools', 'identity', 'instructions', 'summary', 'heartbeat', 'affect', 'working_memory', 'goals', 'focus_goal', 'recent_conversation', 'pending_messages', 'swarm_results', 'notices',
+    ]);
+    expect(first.trace?.sections.filter((s) => s.cached).map((s) => s.name)).toEqual(['tools', 'identity', 'instructions', 'summary']);
+    expect(first.trace?.stopReason).toBe('end_turn');
+  });
+});
