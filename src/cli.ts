@@ -1,6 +1,6 @@
 /**
  * The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`,
- * `checkpoints`, `tools`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * `checkpoints`, `tools`, `memory`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
@@ -8,12 +8,13 @@ import { VIGIL_VERSION } from './shared/version.js';
 
 /** The whole help text; it quotes each client command's usage, so it loads those commands (help only). */
 async function usage(): Promise<string> {
-  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }] = await Promise.all([
+  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }, { MEMORY_USAGE }] = await Promise.all([
     import('./client/commands/rpc.command.js'),
     import('./client/commands/events.command.js'),
     import('./client/commands/conversation.command.js'),
     import('./client/commands/checkpoints.command.js'),
     import('./client/commands/tools.command.js'),
+    import('./client/commands/memory.command.js'),
   ]);
   return `usage: vigil <command>
 
@@ -31,6 +32,8 @@ commands:
       the checkpoint methods
   tools list [--json]
       the MCP tools the agent may use: name, up or down, approval, description
+  memory search QUERY [--limit N] [--json] | memory forget ID
+      search the agent's long-term memory (id, score, source, created, content), or forget one memory
   --version   print the version
   --help      print this help
 
@@ -41,7 +44,8 @@ ${RPC_USAGE}
 ${EVENTS_USAGE}
 ${CONVERSATION_USAGE}
 ${CHECKPOINTS_USAGE}
-${TOOLS_USAGE}`;
+${TOOLS_USAGE}
+${MEMORY_USAGE}`;
 }
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
@@ -71,6 +75,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     case 'tools': {
       const { toolsCommand } = await import('./client/commands/tools.command.js');
       return toolsCommand(rest, io);
+    }
+    case 'memory': {
+      const { memoryCommand } = await import('./client/commands/memory.command.js');
+      return memoryCommand(rest, io);
     }
     case '--version':
     case 'version':

@@ -42,5 +42,6 @@ export function snapshotCheckpoint(context: HeartbeatContext, id: string, phase:
       turnStartedAt: context.turns.turnStartedAt,
       turnInProgress: context.turns.turnInProgress,
     },
+    ...(deps.memory === undefined ? {} : { longTermMemory: { watermark: deps.memory.watermark() } }),
   };
 }

@@ -17,6 +17,7 @@ import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { TurnTimersStore } from '../subsystems/conversation/turn-timers-store.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
+import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { TurnTimers } from './turn-tracker.js';
@@ -80,6 +81,8 @@ export interface HeartbeatDeps {
   turnTimers: TurnTimersStore;
   /** Where every think's and task's cost is recorded before its result is applied. */
   ledger: BudgetLedger;
+  /** Long-term memory: recalled into each think, fed by `remember` and by what leaves working memory (absent: none). */
+  memory?: LongTermMemory;
 }
 
 /** The conversation's turn state kept by the heartbeat (messages themselves are in the log), with the debrief timers. */

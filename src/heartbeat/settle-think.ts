@@ -11,6 +11,7 @@ import type { DomainActorRefs, HeartbeatDeps, ThinkFailure, TurnState } from './
 
 export type { ThinkFailure };
 import { countUnanswered, isOpen, MAX_UNANSWERED_THINKS } from './turn-book.js';
+import { consolidateMemories, watchWorkingMemory, type WorkingMemoryWatch } from './memory-consolidation.js';
 
 /** What settling changed in the turns; the heartbeat applies it to its current turn state. */
 export interface SettleOutcome {
@@ -40,12 +41,23 @@ export interface SettleInput {
   failure: ThinkFailure | null;
 }
 
-/** Settles a think: actions, replies, then the carried turns' endings or tries. */
+/** Settles a think: actions, replies, the carried turns' endings or tries, then long-term memory consolidation. */
 export async function settleThink(input: SettleInput): Promise<SettleOutcome> {
+  const watch = watchWorkingMemory(input.refs);
+  const outcome = await settleTurns(input, watch);
+  // After the endings: a reply never waits on a memory write.
+  await consolidateMemories(input.deps, input.refs, watch, input.result?.actions ?? [], input.plan.reason);
+  return outcome;
+}
+
+async function settleTurns(input: SettleInput, watch: WorkingMemoryWatch): Promise<SettleOutcome> {
   const { deps, refs, closer, plan, turns, carried, result, failure } = input;
   const { clock, bus } = deps;
   const actions = result?.actions ?? [];
-  for (const action of actions) applyAction(deps, refs, input.turnId, action);
+  for (const action of actions) {
+    applyAction(deps, refs, input.turnId, action);
+    watch.observe();
+  }
   const replied: string[] = [];
   // A reply names an open turn, or goes out under this think's own turn: a closed turn is never answered twice.
   for (const [turnId, text] of repliesByTurn(actions, (id) => (isOpen(turns, id) ? id : input.turnId))) {

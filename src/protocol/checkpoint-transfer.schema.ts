@@ -2,6 +2,11 @@
 import { z } from 'zod';
 import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
 import { ConversationMessageSchema } from './conversation.schema.js';
+import { StoredMemorySchema } from './memory.schema.js';
+
+/** A long-term memory in an export: its content, source and times (an import gives it a new id here). */
+export const ExportedMemorySchema = StoredMemorySchema.pick({ content: true, source: true, salience: true, createdAt: true, updatedAt: true });
+export type ExportedMemory = z.infer<typeof ExportedMemorySchema>;
 
 /** The export format this build writes and reads. */
 export const CHECKPOINT_EXPORT_VERSION = 1;
@@ -21,6 +26,8 @@ export const CheckpointExportSchema = z
     runtimeVersion: z.string(),
     checkpoint: CognitiveCheckpointSchema,
     messages: z.array(ConversationMessageSchema),
+    /** The long-term memories the checkpoint knew (up to its memory watermark), oldest first; absent in older exports. */
+    memories: z.array(ExportedMemorySchema).optional(),
   })
   .superRefine((doc, ctx) => {
     const { watermark } = doc.checkpoint.conversation;
@@ -52,5 +59,7 @@ export const ImportResultSchema = z.object({
   messages: z.number().int().nonnegative(),
   /** The imported checkpoint's watermark in this log. */
   watermark: z.number().int().nonnegative(),
+  /** Long-term memories carried over (the same fact already here is one memory, refreshed). */
+  memories: z.number().int().nonnegative().optional(),
 });
 export type ImportResult = z.infer<typeof ImportResultSchema>;

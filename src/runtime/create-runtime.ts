@@ -22,6 +22,8 @@ import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
 import { DurableToolCaller } from '../subsystems/tools/durable-tool-caller.js';
 import { McpHub } from '../subsystems/tools/mcp-hub.js';
+import { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
+import { memoryRecallOf } from '../subsystems/memory/memory-recall.js';
 import { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
 import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
@@ -140,6 +142,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const toolCalls = new DurableToolCaller({ hub: tools, log: await ToolCallLog.open(db), journal, bus, clock, logger: log });
     await toolCalls.recover();
     thinker.useTools?.(toolCalls);
+    // Its index is built in the background: a large long-term memory never holds up 'gateway listening'.
+    const memory = new LongTermMemory(db, { onLoadError: (err) => log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart') });
+    await memory.open();
+    thinker.useMemory?.(memoryRecallOf(memory));
     const ids = createIdFactory(clock);
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);
@@ -156,6 +162,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ledger,
       metrics,
       tools,
+      memory,
       db,
       ids,
       seed,
@@ -173,6 +180,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         closer: new TurnCloser(conversation, journal, bus),
         turnTimers,
         ledger,
+        memory,
         ids,
         runtimeVersion: VIGIL_VERSION,
         options: {
@@ -189,6 +197,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       close: async () => {
         // First: no MCP server process outlives the runtime, whatever fails after.
         await tools.stop();
+        await memory.stop();
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();

@@ -14,6 +14,7 @@ import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import type { HeartbeatDeps, HeartbeatSeed } from '../heartbeat/heartbeat.types.js';
 import type { McpHub } from '../subsystems/tools/mcp-hub.js';
+import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -29,6 +30,8 @@ export interface RuntimeParts {
   metrics: VigilMetrics;
   /** The MCP servers and the registry of their tools. */
   tools: McpHub;
+  /** Long-term memory: its store and full-text index. */
+  memory: LongTermMemory;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

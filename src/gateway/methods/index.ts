@@ -7,6 +7,7 @@ import { discoverMethods } from './discover.methods.js';
 import { eventsMethods } from './events.methods.js';
 import { heartbeatMethods } from './heartbeat.methods.js';
 import { toolsMethods } from './tools.methods.js';
+import { memoryMethods } from './memory.methods.js';
 
 /** The handler of every method. */
 export const ALL_METHODS: RpcHandlers = {
@@ -16,5 +17,6 @@ export const ALL_METHODS: RpcHandlers = {
   ...agentMethods,
   ...eventsMethods,
   ...toolsMethods,
+  ...memoryMethods,
   ...discoverMethods,
 };

@@ -35,6 +35,6 @@ export function importOne(core: RuntimeCore, document: unknown): Promise<ImportR
 }
 
 function transferStores(core: RuntimeCore): TransferStores {
-  const { store, conversation, clock, log } = core.parts;
-  return { store, conversation, clock, log };
+  const { store, conversation, clock, log, memory } = core.parts;
+  return { store, conversation, clock, log, memory };
 }

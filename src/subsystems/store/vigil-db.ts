@@ -25,6 +25,8 @@ export const SUBLEVELS = {
   budgetLedger: 'budget-ledger',
   turnTimers: 'turn-timers',
   toolCalls: 'tool-calls',
+  longTermMemory: 'long-term-memory',
+  longTermMemoryMeta: 'long-term-memory-meta',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

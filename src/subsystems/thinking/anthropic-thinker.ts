@@ -13,6 +13,7 @@ import { MalformedResponseError, abortedError, callError } from './anthropic-err
 import { stateMessage, taskMessage, taskSystem, thinkSystem } from './anthropic-prompt.js';
 import { requestTools, toolUseToAction, type ToolContext } from './anthropic-tools.js';
 import type { ExternalToolResult, ThinkTools } from './think-tools.js';
+import { answerRecall, RECALL_TOOL_NAME, type MemoryRecall } from './recall-tool.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import type { Thinker } from './thinker.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkAction, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
@@ -113,6 +114,7 @@ export class AnthropicThinker implements Thinker {
   readonly maxTokens: number;
   private readonly client: Anthropic;
   private tools: ThinkTools | undefined;
+  private memory: MemoryRecall | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
     const guard = options.maxToolIterations;
@@ -147,6 +149,11 @@ export class AnthropicThinker implements Thinker {
     this.tools = tools;
   }
 
+  /** Answers the model's `recall` calls from the runtime's long-term memory. */
+  useMemory(memory: MemoryRecall): void {
+    this.memory = memory;
+  }
+
   /** Runs the tool loop until the model ends its turn or the iteration guard stops it; aborts only between calls. */
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
@@ -179,6 +186,11 @@ export class AnthropicThinker implements Thinker {
         if (block.type !== 'tool_use') continue;
         if (tools?.owns(block.name) === true) {
           results.push(externalResult(block.id, await tools.call({ name: block.name, args: block.input, turnId: input.turnId }, signal)));
+          continue;
+        }
+        if (block.name === RECALL_TOOL_NAME) {
+          const answer = await answerRecall(block.input, this.memory);
+          results.push({ type: 'tool_result', tool_use_id: block.id, content: answer.text, ...(answer.isError ? { is_error: true } : {}) });
           continue;
         }
         const outcome = toolUseToAction(block.name, block.input, ctx);

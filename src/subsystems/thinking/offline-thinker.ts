@@ -2,6 +2,8 @@
 import { VigilError, describeError } from '../../errors.js';
 import { answerMessage, offlineContext } from './offline-replies.js';
 import { answerToolCommand, parseToolCommand } from './offline-tool-command.js';
+import { answerRecallCommand, parseRecallCommand } from './offline-recall-command.js';
+import type { MemoryRecall } from './recall-tool.js';
 import { keyTerms, excerpt } from './offline-text.js';
 import { debrief, digestSwarmResult, workOnGoal } from './offline-work.js';
 import type { ThinkTools } from './think-tools.js';
@@ -38,6 +40,7 @@ export class OfflineThinker implements Thinker {
   readonly model: string;
   readonly costPerThinkMicroUsd: number;
   private tools: ThinkTools | undefined;
+  private memory: MemoryRecall | undefined;
 
   constructor(options: OfflineThinkerOptions = {}) {
     const cost = options.costPerThinkMicroUsd ?? 0;
@@ -55,6 +58,11 @@ export class OfflineThinker implements Thinker {
     this.tools = tools;
   }
 
+  /** Lets `/recall QUERY` messages search the runtime's long-term memory. */
+  useMemory(memory: MemoryRecall): void {
+    this.memory = memory;
+  }
+
   /** Answers pending messages, digests swarm results, then does the reason's own work (a goal step or a debrief). */
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
@@ -69,6 +77,12 @@ export class OfflineThinker implements Thinker {
     const digested = new Set(input.swarmResults.map((result) => result.turnId));
     for (const message of input.pendingMessages) {
       if (digested.has(message.turnId)) continue;
+      const recallQuery = parseRecallCommand(message.text);
+      if (recallQuery !== undefined) {
+        actions.push(...(await answerRecallCommand(message, recallQuery, this.memory)));
+        await step();
+        continue;
+      }
       const command = parseToolCommand(message.text);
       actions.push(...(command === undefined ? answerMessage(message, ctx) : await answerToolCommand(message, command, this.tools, signal)));
       await step();

@@ -1,4 +1,5 @@
 /** The `Thinker` interface: the think phase's one dependency, offline or Claude. */
+import type { MemoryRecall } from './recall-tool.js';
 import type { ThinkTools } from './think-tools.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult } from './thinker.schema.js';
 
@@ -12,4 +13,6 @@ export interface Thinker {
   runTask(input: SwarmTaskInput, signal: AbortSignal): Promise<SwarmTaskOutput>;
   /** Gives the thinker the runtime's external (MCP) tools; a thinker without this method uses none. */
   useTools?(tools: ThinkTools): void;
+  /** Gives the thinker the runtime's long-term memory for its `recall` tool; a thinker without this method has none. */
+  useMemory?(memory: MemoryRecall): void;
 }
