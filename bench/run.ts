@@ -9,6 +9,7 @@ import { runGatewayBench } from './gateway.bench.js';
 import { sendLatencyBench } from './send-latency.bench.js';
 import { startupBench } from './startup.bench.js';
 import { toolCallBench } from './tool-call.bench.js';
+import { memorySearchBench } from './memory-search.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -54,6 +55,7 @@ await run('gateway', '4. Gateway', () => runGatewayBench());
 await run('send-latency', '5. Send → reply latency of a real daemon', () => sendLatencyBench());
 await run('startup', '6. Start-up', () => startupBench());
 await run('tool-call', '7. MCP tool call', () => toolCallBench());
+await run('memory-search', '8. Long-term memory search', () => memorySearchBench());
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);

@@ -42,7 +42,7 @@ const hit = (seq: number, content: string): MemoryHit => ({
 describe('recall selection', () => {
   it('asks about the pending messages and the focus goal', () => {
     const goal = { id: 'g-1', title: 'Ship the release', priority: 5, progress: 0, status: 'active' as const, createdAt: AT, updatedAt: AT };
-    expect(recallQueryOf({ pendingMessages: [{ turnId: 't', from: 'u', text: 'Where are the keys?', at: AT, seq: 1 }], goals: [goal], focusGoalId: 'g-1' })).toBe(
+    expect(recallQueryOf({ pendingMessages: [{ turnId: 't', from: 'u', text: 'Where are the keys?', at: AT }], goals: [goal], focusGoalId: 'g-1' })).toBe(
       'Where are the keys?\nShip the release',
     );
     expect(recallQueryOf({ pendingMessages: [], goals: [goal] })).toBe('');
