@@ -9,6 +9,7 @@ import { createEventsPanel } from './events.panel.js';
 import { createGoalsPanel } from './goals.panel.js';
 import { createHeartbeatPanel } from './heartbeat.panel.js';
 import { createMemoryPanel } from './memory.panel.js';
+import { createLongTermMemoryPanel } from './long-term-memory.panel.js';
 import { forgetSessionToken, keepSessionToken, takeSessionToken } from './session-token.js';
 import { connect } from './vigil-client.js';
 
@@ -80,6 +81,7 @@ async function start() {
     affect: createAffectPanel(client),
     goals: createGoalsPanel(client),
     memory: createMemoryPanel(client),
+    longTermMemory: createLongTermMemoryPanel(client),
     checkpoints: createCheckpointsPanel(client, () => refreshAll()),
     conversation: createConversationPanel(client),
     events,
