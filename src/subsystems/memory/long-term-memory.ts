@@ -12,8 +12,9 @@ import { memoryContentHash } from './memory-text.js';
 // Number.MAX_SAFE_INTEGER has 16 digits: zero-padded keys sort numerically.
 const SEQ_WIDTH = 16;
 const HIGHEST_SEQ_KEY = 'highestSeq';
-// Memories read and indexed per step of the background build, between which the event loop runs (beats, requests).
-const LOAD_CHUNK = 2_000;
+// Memories read and indexed per step of the background build, between which the event loop runs (the rest of the
+// boot, beats, requests): small enough that one step holds the loop for a few milliseconds only.
+const LOAD_CHUNK = 250;
 
 /** The key of memory `seq`: a number only, so no user text is ever part of a key. */
 export function memorySeqKey(seq: number): string {
