@@ -53,7 +53,7 @@ export async function consolidateMemories(
     if (action.content.trim() === '') continue;
     requests.push({ content: action.content, source: keptSource(reason), salience: action.salience, at });
   }
-  for (const { item, salience } of itemsToConsolidate(watch.seen(), after.items)) {
+  for (const { item, salience } of itemsToConsolidate(watch.seen(), after.items, memory.forgottenItemIds())) {
     if (item.content.trim() === '') continue;
     requests.push({ content: item.content, source: 'working_memory', salience, at, createdAt: item.createdAt });
   }

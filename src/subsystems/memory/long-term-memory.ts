@@ -64,6 +64,8 @@ export class LongTermMemory {
   private readonly bySeq = new Map<number, StoredMemory>();
   private readonly byHash = new Map<string, number>();
   private readonly index = new MemoryIndex();
+  /** Working-memory items dropped because their fact was forgotten: never consolidated, even by a settle under way. */
+  private readonly forgottenItems = new Set<string>();
   private highest = 0;
   private loaded = false;
   private stopping = false;
@@ -182,6 +184,16 @@ export class LongTermMemory {
       this.index.remove(memory);
       return memory;
     });
+  }
+
+  /** Notes working-memory items dropped with a forgotten memory, so consolidation never brings the fact back. */
+  noteForgottenItems(itemIds: readonly string[]): void {
+    for (const id of itemIds) this.forgottenItems.add(id);
+  }
+
+  /** The working-memory items dropped with forgotten memories. */
+  forgottenItemIds(): ReadonlySet<string> {
+    return this.forgottenItems;
   }
 
   /** Memory `id`, if held. */
