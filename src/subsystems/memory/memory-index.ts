@@ -2,7 +2,7 @@
  * The full-text index of long-term memory: MiniSearch (BM25+ ranking) over each memory's content, with prefix and
  * fuzzy matching. In memory only; it is rebuilt from the store at boot, so it can never disagree with it after a crash.
  */
-import MiniSearch, { type SearchOptions } from 'minisearch';
+import MiniSearch, { type SearchOptions, type SearchResult } from 'minisearch';
 
 /** One indexed memory: its seq and the text searched. */
 export interface IndexedMemory {
@@ -40,6 +40,18 @@ const SEARCH_OPTIONS: SearchOptions = {
   combineWith: 'OR',
 };
 
+const EXACT_ONLY: SearchOptions = { prefix: false, fuzzy: false, combineWith: 'OR' };
+const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+
+/** True when each searchable word of `query` matched some memory exactly. */
+function everyTermFound(query: string, results: readonly SearchResult[]): boolean {
+  const found = new Set(results.flatMap((result) => result.queryTerms));
+  return tokenize(query).every((token) => {
+    const term = processTerm(token);
+    return term === null || found.has(term);
+  });
+}
+
 /** The index. Not persisted: a serialized copy would be one more thing to keep in step with the store. */
 export class MemoryIndex {
   private readonly search$ = new MiniSearch<IndexedMemory>({
@@ -69,12 +81,16 @@ export class MemoryIndex {
     if (this.search$.has(memory.seq)) this.search$.remove({ seq: memory.seq, content: memory.content });
   }
 
-  /** The best `limit` memories for `query`, best first; a query of stop words only finds nothing. */
+  /**
+   * The best `limit` memories for `query`, best first; a query of stop words only finds nothing. The exact words are
+   * looked up first: when every word of the query is in the index and they fill the page, the prefix and fuzzy
+   * expansion (several times the cost) is skipped, since it would mostly add variants BM25 ranks below them. A word
+   * cut short or misspelt is not in the index, so such queries always get the expansion.
+   */
   search(query: string, limit: number): IndexHit[] {
     if (limit <= 0) return [];
-    return this.search$
-      .search(query)
-      .slice(0, limit)
-      .map((hit) => ({ seq: hit.id as number, score: hit.score }));
+    const exact = this.search$.search(query, EXACT_ONLY);
+    const hits = exact.length >= limit && everyTermFound(query, exact) ? exact : this.search$.search(query);
+    return hits.slice(0, limit).map((hit) => ({ seq: hit.id as number, score: hit.score }));
   }
 }

@@ -45,6 +45,14 @@ describe('LongTermMemory', () => {
     expect(await memory.search('the of in', 5)).toEqual([]);
   });
 
+  it('expands a word cut short even when the other words alone fill the page', async () => {
+    const { memory } = await openStore();
+    for (let i = 0; i < 12; i += 1) await memory.keep({ content: `Locker ${i} is in hall B.`, source: 'task', salience: 0.5, at: AT + i });
+    await memory.keep({ content: 'The locker code is 4512.', source: 'conversation', salience: 0.7, at: AT + 20 });
+    expect((await memory.search('locker cod', 10))[0]?.memory.content).toBe('The locker code is 4512.');
+    expect(await memory.search('locker', 10)).toHaveLength(10);
+  });
+
   it('keeps the same fact twice as one memory, refreshed (later updatedAt, the higher salience)', async () => {
     const { memory } = await openStore();
     const first = await memory.keep({ content: 'The deploy window is Tuesday.', source: 'conversation', salience: 0.6, at: AT });
