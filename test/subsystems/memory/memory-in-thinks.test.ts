@@ -16,6 +16,20 @@ afterEach(async () => {
 });
 
 const stateOf = (request: RecordedRequest): string => String(request.body?.messages?.[0]?.content ?? '');
+/** The first request of the think that carried `turnId` (robust to retried requests). */
+const thinkFor = (turnId: string): RecordedRequest => {
+  const found = api!.requests.find((r) => (r.body?.messages?.length ?? 0) === 1 && pendingTurnIds(r).includes(turnId));
+  if (found === undefined) throw new Error(`no think request carried ${turnId}`);
+  return found;
+};
+
+/** Runs simulated time (bounded) until the turn has its reply and the settle that followed it is done. */
+async function untilReplied(turnId: string): Promise<void> {
+  for (let i = 0; i < 50 && !h!.ofType('agent.reply').some((e) => e.turnId === turnId); i += 1) await h!.runFor(200);
+  expect(h!.ofType('agent.reply').map((e) => e.turnId)).toContain(turnId);
+  // The settle writes long-term memory after the reply: let it finish.
+  for (let i = 0; i < 50 && h!.runtime.status().phase !== 'sleep'; i += 1) await h!.runFor(100);
+}
 const replyAll = (request: RecordedRequest) => pendingTurnIds(request).map((turnId) => toolUse('reply', { turnId, text: 'Done.' }));
 
 describe('long-term memory in thinks', () => {
@@ -32,16 +46,17 @@ describe('long-term memory in thinks', () => {
       message([]),
     );
     h = await startAnthropicRuntime(api);
-    await h.runtime.send({ text: 'Here is a lot to note.' });
-    await h.runFor(1000);
+    await untilReplied((await h.runtime.send({ text: 'Here is a lot to note.' })).turnId);
     const [consolidated] = await h.runtime.searchMemory({ query: 'falcon' });
     expect(consolidated).toMatchObject({ content: 'Project Falcon ships in May', source: 'working_memory' });
     expect(consolidated!.salience).toBeCloseTo(0.6);
     expect(h.runtime.listMemory().map((m) => m.content)).not.toContain('Project Falcon ships in May');
 
-    await h.runtime.send({ text: 'When does the new project ship?' });
-    await h.runFor(1000);
-    const toolResult = api.requests[3]!.body.messages[2].content[0];
+    await untilReplied((await h.runtime.send({ text: 'When does the new project ship?' })).turnId);
+    const afterRecall = api.requests.find((r) =>
+      (r.body?.messages?.[1]?.content ?? []).some((block: { type: string; name?: string }) => block.type === 'tool_use' && block.name === 'recall'),
+    )!;
+    const toolResult = afterRecall.body.messages[2].content[0];
     expect(toolResult).toMatchObject({ type: 'tool_result' });
     expect(toolResult.is_error).toBeUndefined();
     expect(toolResult.content).toMatch(/^- \[mem-1\] working_memory, .*"Project Falcon ships in May"$/);
@@ -59,27 +74,24 @@ describe('long-term memory in thinks', () => {
       message([]),
     );
     h = await startAnthropicRuntime(api);
-    await h.runtime.send({ text: 'Note the network details.' });
-    await h.runFor(1000);
-    await h.runtime.send({ text: 'What was the wifi password again?' });
-    await h.runFor(1000);
-    expect(stateOf(api.requests[2]!)).toMatch(/<recalled_memories>\n- \[mem-1\] conversation, [^\n]*"The wifi password is hunter2"\n<\/recalled_memories>/);
+    await untilReplied((await h.runtime.send({ text: 'Note the network details.' })).turnId);
+    const asked = (await h.runtime.send({ text: 'What was the wifi password again?' })).turnId;
+    await untilReplied(asked);
+    expect(stateOf(thinkFor(asked))).toMatch(/<recalled_memories>\n- \[mem-1\] conversation, [^\n]*"The wifi password is hunter2"\n<\/recalled_memories>/);
 
     await h.runtime.forgetMemory('mem-1');
     await expect(h.runtime.forgetMemory('mem-1')).rejects.toMatchObject({ code: 'MEMORY_NOT_FOUND' });
-    await h.runtime.send({ text: 'What was the wifi password again?' });
-    await h.runFor(1000);
-    expect(api.requests).toHaveLength(6);
-    expect(stateOf(api.requests[4]!)).not.toContain('hunter2');
-    expect(stateOf(api.requests[4]!)).toContain('<recalled_memories>\n(none)\n</recalled_memories>');
+    const again = (await h.runtime.send({ text: 'What was the wifi password again?' })).turnId;
+    await untilReplied(again);
+    expect(stateOf(thinkFor(again))).not.toContain('hunter2');
+    expect(stateOf(thinkFor(again))).toContain('<recalled_memories>\n(none)\n</recalled_memories>');
   });
 
   it('offers recall among the tools, after Vigil\'s own and before the cache breakpoint moves to the last tool', async () => {
     api = await startFakeMessagesApi();
-    api.enqueue({ kind: 'respond', respond: (r) => message(replyAll(r)) });
+    api.enqueue({ kind: 'respond', respond: (r) => message(replyAll(r)) }, message([]));
     h = await startAnthropicRuntime(api);
-    await h.runtime.send({ text: 'hi' });
-    await h.runFor(1000);
+    await untilReplied((await h.runtime.send({ text: 'hi' })).turnId);
     const tools = api.requests[0]!.body.tools as Array<{ name: string; cache_control?: unknown; input_schema: { properties: Record<string, unknown> } }>;
     expect(tools.map((t) => t.name)).toContain('recall');
     expect(tools.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
