@@ -45,8 +45,9 @@ export interface SettleInput {
 export async function settleThink(input: SettleInput): Promise<SettleOutcome> {
   const watch = watchWorkingMemory(input.refs);
   const outcome = await settleTurns(input, watch);
-  // After the endings: a reply never waits on a memory write.
-  await consolidateMemories(input.deps, input.refs, watch, input.result?.actions ?? [], input.plan.reason);
+  // After the endings, and not awaited: what leaves working memory is judged now (synchronously), while the synced
+  // writes run behind the beat (in order, on the store's own queue), so neither a reply nor the next think waits.
+  void consolidateMemories(input.deps, input.refs, watch, input.result?.actions ?? [], input.plan.reason);
   return outcome;
 }
 

@@ -202,9 +202,10 @@ export class LongTermMemory {
     return match === null ? undefined : this.bySeq.get(Number(match[1]));
   }
 
-  /** The best `limit` memories for `query`, best first (waits for the index). */
+  /** The best `limit` memories for `query`, best first: waits for the index and for every write queued before it. */
   async search(query: string, limit: number): Promise<MemoryHit[]> {
     await this.whenReady();
+    await this.writes;
     return this.recall(query, limit);
   }
 

@@ -29,6 +29,8 @@ async function untilReplied(turnId: string): Promise<void> {
   expect(h!.ofType('agent.reply').map((e) => e.turnId)).toContain(turnId);
   // The settle writes long-term memory after the reply: let it finish.
   for (let i = 0; i < 50 && h!.runtime.status().phase !== 'sleep'; i += 1) await h!.runFor(100);
+  // Consolidation writes behind the beat; a search waits for every write queued before it.
+  await h!.runtime.searchMemory({ query: 'anything' });
 }
 const replyAll = (request: RecordedRequest) => pendingTurnIds(request).map((turnId) => toolUse('reply', { turnId, text: 'Done.' }));
 
