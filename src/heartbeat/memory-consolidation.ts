@@ -57,11 +57,12 @@ export async function consolidateMemories(
     if (item.content.trim() === '') continue;
     requests.push({ content: item.content, source: 'working_memory', salience, at, createdAt: item.createdAt });
   }
-  for (const request of requests) {
-    try {
-      await memory.keep(request);
-    } catch (err) {
-      log.error({ err: describeError(err), source: request.source }, 'a long-term memory could not be written; it is not kept');
-    }
-  }
+  // All queued at once, in order, on the store's own queue: a search made after this call waits for every one.
+  await Promise.all(
+    requests.map((request) =>
+      memory.keep(request).catch((err: unknown) => {
+        log.error({ err: describeError(err), source: request.source }, 'a long-term memory could not be written; it is not kept');
+      }),
+    ),
+  );
 }

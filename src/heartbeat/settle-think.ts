@@ -11,7 +11,7 @@ import type { DomainActorRefs, HeartbeatDeps, ThinkFailure, TurnState } from './
 
 export type { ThinkFailure };
 import { countUnanswered, isOpen, MAX_UNANSWERED_THINKS } from './turn-book.js';
-import { consolidateMemories, watchWorkingMemory, type WorkingMemoryWatch } from './memory-consolidation.js';
+import { consolidateMemories, watchWorkingMemory } from './memory-consolidation.js';
 
 /** What settling changed in the turns; the heartbeat applies it to its current turn state. */
 export interface SettleOutcome {
@@ -43,22 +43,23 @@ export interface SettleInput {
 
 /** Settles a think: actions, replies, the carried turns' endings or tries, then long-term memory consolidation. */
 export async function settleThink(input: SettleInput): Promise<SettleOutcome> {
+  const actions = input.result?.actions ?? [];
   const watch = watchWorkingMemory(input.refs);
-  const outcome = await settleTurns(input, watch);
-  // After the endings, and not awaited: what leaves working memory is judged now (synchronously), while the synced
-  // writes run behind the beat (in order, on the store's own queue), so neither a reply nor the next think waits.
-  void consolidateMemories(input.deps, input.refs, watch, input.result?.actions ?? [], input.plan.reason);
-  return outcome;
-}
-
-async function settleTurns(input: SettleInput, watch: WorkingMemoryWatch): Promise<SettleOutcome> {
-  const { deps, refs, closer, plan, turns, carried, result, failure } = input;
-  const { clock, bus } = deps;
-  const actions = result?.actions ?? [];
   for (const action of actions) {
-    applyAction(deps, refs, input.turnId, action);
+    applyAction(input.deps, input.refs, input.turnId, action);
     watch.observe();
   }
+  // Not awaited: what leaves working memory is judged now (synchronously) and its writes are queued on the store
+  // before any reply goes out (so a search after the reply sees them), while the synced writes run behind the beat.
+  void consolidateMemories(input.deps, input.refs, watch, actions, input.plan.reason);
+  return settleTurns(input);
+}
+
+async function settleTurns(input: SettleInput): Promise<SettleOutcome> {
+  const { deps, closer, plan, turns, carried, result, failure } = input;
+  const { refs } = input;
+  const { clock, bus } = deps;
+  const actions = result?.actions ?? [];
   const replied: string[] = [];
   // A reply names an open turn, or goes out under this think's own turn: a closed turn is never answered twice.
   for (const [turnId, text] of repliesByTurn(actions, (id) => (isOpen(turns, id) ? id : input.turnId))) {

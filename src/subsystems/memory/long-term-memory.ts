@@ -130,8 +130,9 @@ export class LongTermMemory {
   async keep(request: KeepRequest): Promise<KeepOutcome> {
     const content = request.content.trim();
     if (content === '') throw new VigilError('INTERNAL', 'A long-term memory must have content.');
-    await this.whenReady();
+    // Queued at the call (a search made after it waits for it), run once the index is built.
     return this.exclusive(async () => {
+      await this.whenReady();
       const hash = memoryContentHash(content);
       const existingSeq = this.byHash.get(hash);
       const existing = existingSeq === undefined ? undefined : this.bySeq.get(existingSeq);
@@ -172,8 +173,8 @@ export class LongTermMemory {
 
   /** Deletes memory `id` from the store (synced) and the index; MEMORY_NOT_FOUND when there is none. */
   async forget(id: string): Promise<StoredMemory> {
-    await this.whenReady();
     return this.exclusive(async () => {
+      await this.whenReady();
       const memory = this.get(id);
       if (memory === undefined) {
         throw new VigilError('MEMORY_NOT_FOUND', `No long-term memory with id ${JSON.stringify(id)}.`, { data: { id } });
