@@ -41,7 +41,7 @@ export interface SettleInput {
   failure: ThinkFailure | null;
 }
 
-/** Settles a think: actions, replies, the carried turns' endings or tries, then long-term memory consolidation. */
+/** Settles a think: actions (and the long-term memory they and working memory call for, written behind the beat), replies, then the carried turns' endings or tries. */
 export async function settleThink(input: SettleInput): Promise<SettleOutcome> {
   const actions = input.result?.actions ?? [];
   const watch = watchWorkingMemory(input.refs);
