@@ -5,7 +5,7 @@
  */
 import { describeError } from '../errors.js';
 import type { MemorySource } from '../protocol/memory.schema.js';
-import { itemsToConsolidate, KEEP_AT_ONCE_SALIENCE, seenItems, type SeenItem } from '../subsystems/memory/consolidation.js';
+import { itemsToConsolidate, seenItems, type SeenItem } from '../subsystems/memory/consolidation.js';
 import type { KeepRequest } from '../subsystems/memory/long-term-memory.js';
 import type { ThinkAction, ThinkReason } from '../subsystems/thinking/thinker.schema.js';
 import type { DomainActorRefs, HeartbeatDeps } from './heartbeat.types.js';
@@ -49,7 +49,7 @@ export async function consolidateMemories(
   const after = refs.workingMemory.getSnapshot().context;
   const requests: KeepRequest[] = [];
   for (const action of actions) {
-    if (action.type !== 'remember' || !(action.keep === true || action.salience >= KEEP_AT_ONCE_SALIENCE)) continue;
+    if (action.type !== 'remember' || action.keep !== true) continue;
     if (action.content.trim() === '') continue;
     requests.push({ content: action.content, source: keptSource(reason), salience: action.salience, at });
   }

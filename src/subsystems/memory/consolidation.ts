@@ -10,9 +10,6 @@ import type { MemoryItem, WorkingMemoryState } from '../../actors/working-memory
 /** An item leaving working memory whose salience at its last attention was at least this is consolidated. */
 export const CONSOLIDATION_THRESHOLD = 0.5;
 
-/** A `remember` at or above this salience is kept in long-term memory at once, as `keep: true` does. */
-export const KEEP_AT_ONCE_SALIENCE = 0.9;
-
 const DECAY_PER_MS = SALIENCE_DECAY_PER_MINUTE / 60_000;
 
 /**

@@ -51,7 +51,7 @@ const TOOL_SPECS: readonly ToolSpec[] = [
     description:
       'Keep a fact, decision or commitment in working memory; it is shown to you in later thinks while it stays salient. ' +
       'What leaves working memory with salience 0.5 or more is kept in long-term memory, where recall finds it; ' +
-      'keep: true (or salience 0.9 or more) keeps it there at once.',
+      'keep: true keeps it there at once.',
     input: z.object({
       content: z.string().min(1).describe('What to remember, self-contained (it will be read without this conversation).'),
       salience: unit('How much it matters, 0 (trivia) to 1 (must not be forgotten).'),
