@@ -1,6 +1,6 @@
 /**
  * The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`,
- * `checkpoints`, `tools`, `tasks`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
@@ -8,7 +8,7 @@ import { VIGIL_VERSION } from './shared/version.js';
 
 /** The whole help text; it quotes each client command's usage, so it loads those commands (help only). */
 async function usage(): Promise<string> {
-  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }, { THINKS_USAGE }, { TASKS_USAGE }] = await Promise.all([
+  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }, { THINKS_USAGE }, { TASKS_USAGE }, { MEMORY_USAGE }] = await Promise.all([
     import('./client/commands/rpc.command.js'),
     import('./client/commands/events.command.js'),
     import('./client/commands/conversation.command.js'),
@@ -16,6 +16,7 @@ async function usage(): Promise<string> {
     import('./client/commands/tools.command.js'),
     import('./client/commands/thinks.command.js'),
     import('./client/commands/tasks.command.js'),
+    import('./client/commands/memory.command.js'),
   ]);
   return `usage: vigil <command>
 
@@ -40,6 +41,8 @@ commands:
       show: one think's calls and prompt sections
   tasks list [--json] | tasks cancel ID
       the sub-agent tasks: id, status, spend and cap, tools, prompt; cancel drops or aborts one
+  memory search QUERY [--limit N] [--json] | memory forget ID
+      search the agent's long-term memory (id, score, source, created, content), or forget one memory
   --version   print the version
   --help      print this help
 
@@ -53,7 +56,9 @@ ${CHECKPOINTS_USAGE}
 ${TOOLS_USAGE}
 ${THINKS_USAGE}
 
-${TASKS_USAGE}`;
+${TASKS_USAGE}
+
+${MEMORY_USAGE}`;
 }
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
@@ -91,6 +96,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     case 'tasks': {
       const { tasksCommand } = await import('./client/commands/tasks.command.js');
       return tasksCommand(rest, io);
+    }
+    case 'memory': {
+      const { memoryCommand } = await import('./client/commands/memory.command.js');
+      return memoryCommand(rest, io);
     }
     case '--version':
     case 'version':

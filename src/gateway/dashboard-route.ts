@@ -33,6 +33,7 @@ export const DASHBOARD_FILES: Readonly<Record<string, string>> = {
   '/dashboard/budget.panel.js': built('budget.panel.js'),
   '/dashboard/affect.panel.js': built('affect.panel.js'),
   '/dashboard/memory.panel.js': built('memory.panel.js'),
+  '/dashboard/long-term-memory.panel.js': built('long-term-memory.panel.js'),
   '/dashboard/goals.panel.js': built('goals.panel.js'),
   '/dashboard/conversation.panel.js': built('conversation.panel.js'),
   '/dashboard/events.panel.js': built('events.panel.js'),

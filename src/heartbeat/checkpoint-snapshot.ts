@@ -43,5 +43,6 @@ export function snapshotCheckpoint(context: HeartbeatContext, id: string, phase:
       turnInProgress: context.turns.turnInProgress,
       ...(deps.context === undefined ? {} : { summaryThroughSeq: Math.min(deps.context.summaryWatermark(), deps.conversation.watermark()) }),
     },
+    ...(deps.memory === undefined ? {} : { longTermMemory: { watermark: deps.memory.watermark() } }),
   };
 }

@@ -313,6 +313,7 @@ export const heartbeatMachine = setup({
                 now: context.deps.clock.now(),
                 notices: context.beat.notices,
                 ...(context.beat.budgetLine === null ? {} : { budget: context.beat.budgetLine }),
+                memory: context.deps.memory,
               }),
             }),
             onDone: { target: 'integrate', actions: enqueueActions(({ context, event, enqueue }) => run(enqueue, thinkDone(context, event.output))) },

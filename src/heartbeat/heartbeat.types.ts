@@ -22,6 +22,7 @@ import type { Thinker } from '../subsystems/thinking/thinker.js';
 import type { ApprovalWaits } from '../subsystems/tools/approval-waits.js';
 import type { ThinkTraceSink } from '../subsystems/traces/think-tracer.js';
 import type { ThinkContext } from '../subsystems/summary/think-context.js';
+import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { TurnTimers } from './turn-tracker.js';
@@ -99,6 +100,8 @@ export interface HeartbeatDeps {
   traces?: ThinkTraceSink;
   /** The conversation summary, recent turns and a debrief's turn for each think; unset: a think sees only its messages. */
   context?: ThinkContext;
+  /** Long-term memory: recalled into each think, fed by `remember` and by what leaves working memory (absent: none). */
+  memory?: LongTermMemory;
 }
 
 /** The conversation's turn state kept by the heartbeat (messages themselves are in the log), with the debrief timers. */

@@ -14,6 +14,7 @@ import type { DomainActorRefs, HeartbeatDeps, ThinkFailure, TurnState } from './
 
 export type { ThinkFailure };
 import { countUnanswered, isOpen, MAX_UNANSWERED_THINKS } from './turn-book.js';
+import { consolidateMemories, watchWorkingMemory } from './memory-consolidation.js';
 
 /** What settling changed in the turns; the heartbeat applies it to its current turn state. */
 export interface SettleOutcome {
@@ -43,16 +44,27 @@ export interface SettleInput {
   failure: ThinkFailure | null;
 }
 
-/** Settles a think: actions, replies, then the carried turns' endings or tries. */
+/** Settles a think: actions (and the long-term memory they and working memory call for, written behind the beat), replies, then the carried turns' endings or tries. */
 export async function settleThink(input: SettleInput): Promise<SettleOutcome> {
-  const { deps, refs, closer, plan, turns, carried, result, failure } = input;
-  const { clock, bus } = deps;
-  const actions = result?.actions ?? [];
+  const actions = input.result?.actions ?? [];
+  const watch = watchWorkingMemory(input.refs);
   const spawned: SwarmTaskRecord[] = [];
   for (const action of actions) {
-    if (action.type === 'spawn_task') spawned.push(spawnTask(deps, refs, input.turnId, action));
-    else applyAction(deps, refs, input.turnId, action);
+    if (action.type === 'spawn_task') spawned.push(spawnTask(input.deps, input.refs, input.turnId, action));
+    else applyAction(input.deps, input.refs, input.turnId, action);
+    watch.observe();
   }
+  // Not awaited: what leaves working memory is judged now (synchronously) and its writes are queued on the store
+  // before any reply goes out (so a search after the reply sees them), while the synced writes run behind the beat.
+  void consolidateMemories(input.deps, input.refs, watch, actions, input.plan.reason);
+  return settleTurns(input, spawned);
+}
+
+async function settleTurns(input: SettleInput, spawned: readonly SwarmTaskRecord[]): Promise<SettleOutcome> {
+  const { deps, closer, plan, turns, carried, result, failure } = input;
+  const { refs } = input;
+  const { clock, bus } = deps;
+  const actions = result?.actions ?? [];
   const replied: string[] = [];
   // A reply names an open turn, or goes out under this think's own turn: a closed turn is never answered twice.
   for (const [turnId, text] of repliesByTurn(actions, (id) => (isOpen(turns, id) ? id : input.turnId))) {

@@ -1,6 +1,8 @@
 /** Builds what the thinker sees for one think from the actors' current states. */
 import { activeGoals } from '../actors/goals/goals.reducer.js';
 import type { SwarmResult, ThinkInput } from '../subsystems/thinking/thinker.schema.js';
+import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
+import { recallForThink } from '../subsystems/memory/memory-recall.js';
 import type { BeatPlan } from './beat-plan.js';
 import { affectNow, workingMemoryNow } from './decayed-views.js';
 import type { DomainActorRefs, TurnState } from './heartbeat.types.js';
@@ -16,6 +18,8 @@ export function buildThinkInput(args: {
   notices?: string[];
   budget?: ThinkInput['budget'];
   handledTurnIds: readonly string[];
+  /** Long-term memory to recall from into this think. */
+  memory?: LongTermMemory | undefined;
 }): ThinkInput {
   const { plan, refs } = args;
   const affect = affectNow(refs, args.now);
@@ -32,7 +36,7 @@ export function buildThinkInput(args: {
       status: task.status === 'done' ? 'done' : task.status === 'cancelled' ? 'cancelled' : 'failed',
       text: task.status === 'done' ? (task.result ?? '') : (task.error ?? task.status),
     }));
-  return {
+  const input: ThinkInput = {
     identity: args.identity,
     reason: plan.reason,
     turnId: args.turnId,
@@ -48,4 +52,6 @@ export function buildThinkInput(args: {
     notices: args.notices ?? [],
     ...(args.budget === undefined ? {} : { budget: args.budget }),
   };
+  if (args.memory === undefined) return input;
+  return { ...input, recalledMemories: recallForThink(args.memory, input) };
 }

@@ -61,6 +61,11 @@ export const CognitiveCheckpointSchema = z.object({
   actors: ActorStatesSchema,
   heartbeat: HeartbeatCheckpointSchema,
   conversation: ConversationCheckpointSchema,
+  /**
+   * Long-term memory's watermark: the highest memory seq issued when the checkpoint was taken. Memories above it were
+   * made later; a restore keeps them. Absent in checkpoints taken before long-term memory existed.
+   */
+  longTermMemory: z.object({ watermark: z.number().int().nonnegative() }).optional(),
 });
 export type CognitiveCheckpoint = z.infer<typeof CognitiveCheckpointSchema>;
 

@@ -3,6 +3,11 @@ import { z } from 'zod';
 import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
 import { ConversationSummarySchema } from './conversation-summary.schema.js';
 import { ConversationMessageSchema } from './conversation.schema.js';
+import { StoredMemorySchema } from './memory.schema.js';
+
+/** A long-term memory in an export: its content, source and times (an import gives it a new id here). */
+export const ExportedMemorySchema = StoredMemorySchema.pick({ content: true, source: true, salience: true, createdAt: true, updatedAt: true });
+export type ExportedMemory = z.infer<typeof ExportedMemorySchema>;
 
 /** The export format this build writes and reads. */
 export const CHECKPOINT_EXPORT_VERSION = 1;
@@ -24,6 +29,8 @@ export const CheckpointExportSchema = z
     messages: z.array(ConversationMessageSchema),
     /** The rolling summary the checkpoint saw (covering at most its watermark); absent when there was none. */
     summary: ConversationSummarySchema.optional(),
+    /** The long-term memories the checkpoint knew (up to its memory watermark), oldest first; absent in older exports. */
+    memories: z.array(ExportedMemorySchema).optional(),
   })
   .superRefine((doc, ctx) => {
     const { watermark } = doc.checkpoint.conversation;
@@ -58,5 +65,7 @@ export const ImportResultSchema = z.object({
   messages: z.number().int().nonnegative(),
   /** The imported checkpoint's watermark in this log. */
   watermark: z.number().int().nonnegative(),
+  /** Long-term memories carried over (the same fact already here is one memory, refreshed). */
+  memories: z.number().int().nonnegative().optional(),
 });
 export type ImportResult = z.infer<typeof ImportResultSchema>;

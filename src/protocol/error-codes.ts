@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   CHECKPOINT_SAVE_FAILED: 'CHECKPOINT_SAVE_FAILED',
   /** No goal with that id exists. */
   GOAL_NOT_FOUND: 'GOAL_NOT_FOUND',
+  /** No long-term memory with that id exists (never did, or it was forgotten). */
+  MEMORY_NOT_FOUND: 'MEMORY_NOT_FOUND',
   /** The agent is answering another message and the busy strategy is `reject`. */
   AGENT_BUSY: 'AGENT_BUSY',
   /** The budget ledger cannot be written (disk full or read-only): no think may spend money that cannot be recorded. */
@@ -111,6 +113,7 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   CHECKPOINT_CONFIRMATION_REQUIRED: -32001,
   CHECKPOINT_NOT_FOUND: -32004,
   GOAL_NOT_FOUND: -32004,
+  MEMORY_NOT_FOUND: -32004,
   SUBSCRIPTION_NOT_FOUND: -32004,
   THINK_NOT_FOUND: -32004,
   TASK_NOT_FOUND: -32004,

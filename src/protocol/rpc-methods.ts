@@ -20,6 +20,7 @@ import { ApproveToolCallParamsSchema, DenyToolCallParamsSchema, PendingToolCallS
 import { ThinkTraceSchema, ThinkTraceSummarySchema } from './think-trace.schema.js';
 import { ThinkIdParamsSchema, ThinksListParamsSchema } from './thinks.schema.js';
 import { TaskIdParamsSchema, TaskViewSchema } from './tasks.schema.js';
+import { MemoryForgetParamsSchema, MemoryForgetResultSchema, MemorySearchHitSchema, MemorySearchParamsSchema } from './memory.schema.js';
 import { VigilEventSchema } from './events.schema.js';
 import type { VigilErrorCode } from './error-codes.js';
 import {
@@ -91,6 +92,18 @@ export const RPC_METHODS = {
   'goals.add': method('Adds a goal; answers the new goal.', AddGoalParamsSchema, GoalViewSchema, ['RUNTIME_STOPPED']),
   'goals.complete': method('Marks a goal completed; answers the goal.', GoalIdParamsSchema, GoalViewSchema, ['GOAL_NOT_FOUND', 'RUNTIME_STOPPED']),
   'memory.list': method('Working-memory items, most salient first.', none, z.array(MemoryItemViewSchema)),
+  'memory.search': method(
+    'Long-term memories best matching the query (BM25, with prefix and fuzzy matches), best first; limit defaults to 10.',
+    MemorySearchParamsSchema,
+    z.array(MemorySearchHitSchema),
+    ['STORE_IO'],
+  ),
+  'memory.forget': method(
+    'Forgets a long-term memory: gone from the store, the search index and every later prompt.',
+    MemoryForgetParamsSchema,
+    MemoryForgetResultSchema,
+    ['MEMORY_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
+  ),
   'affect.get': method('The affect dimensions, the derived emotion and the baseline.', none, AffectViewSchema),
   'agent.send': method(
     'Sends the agent a message; it preempts autonomous work and the answer comes as event agent.reply.',

@@ -10,6 +10,7 @@ import {
   CHECKPOINT_EXPORT_VERSION,
   CheckpointExportSchema,
   type CheckpointExport,
+  type ExportedMemory,
   type ImportResult,
 } from '../protocol/checkpoint-transfer.schema.js';
 import type { Clock } from '../shared/clock.js';
@@ -17,6 +18,7 @@ import type { VigilLogger } from '../shared/logger.js';
 import type { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
 import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 import type { SummaryStore } from '../subsystems/summary/summary-store.js';
+import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 
 /** The stores export and import work on. */
 export interface TransferStores {
@@ -26,6 +28,8 @@ export interface TransferStores {
   log: VigilLogger;
   /** The rolling summary's versions: an export carries the one its checkpoint saw, an import stages it. */
   summaries?: SummaryStore;
+  /** Long-term memory, carried with the checkpoint (absent: exports carry none, imports keep none). */
+  memory?: LongTermMemory;
 }
 
 // A restore archives the messages after the restored watermark under `restore-<checkpointId>-<epochMs>`.
@@ -58,7 +62,15 @@ export async function exportCheckpoint(stores: TransferStores, id: string): Prom
     runtimeVersion: VIGIL_VERSION,
     checkpoint,
     messages: [...bySeq.values()].sort((a, b) => a.seq - b.seq),
+    memories: await exportedMemories(stores.memory, checkpoint),
   };
+}
+
+/** The long-term memories checkpoint `checkpoint` knew: those at or below its memory watermark that are still kept. */
+async function exportedMemories(memory: LongTermMemory | undefined, checkpoint: CognitiveCheckpoint): Promise<ExportedMemory[]> {
+  if (memory === undefined) return [];
+  const kept = await memory.upTo(checkpoint.longTermMemory?.watermark ?? 0);
+  return kept.map(({ content, source, salience, createdAt, updatedAt }) => ({ content, source, salience, createdAt, updatedAt }));
 }
 
 /**
@@ -90,6 +102,13 @@ export async function importCheckpoint(stores: TransferStores, document: unknown
     watermark = stored.seq;
     if (summary !== undefined && message.seq <= summary.throughSeq) summaryThroughSeq = stored.seq;
   }
+  const memories = parsed.data.memories ?? [];
+  if (memories.length > 0 && stores.memory === undefined) {
+    throw new VigilError('CHECKPOINT_EXPORT_INVALID', 'The checkpoint export carries long-term memories, but this runtime has no long-term memory to import them into.');
+  }
+  for (const m of memories) {
+    await stores.memory!.keep({ content: m.content, source: m.source, salience: m.salience, at: m.updatedAt, createdAt: m.createdAt });
+  }
   const id = store.newId();
   const { summaryThroughSeq: source, ...carried } = checkpoint.conversation;
   const withSummary = summary !== undefined && summaryThroughSeq > 0 && stores.summaries !== undefined;
@@ -97,6 +116,7 @@ export async function importCheckpoint(stores: TransferStores, document: unknown
     ...checkpoint,
     id,
     conversation: { ...carried, watermark, ...(source === undefined ? {} : { summaryThroughSeq: withSummary ? summaryThroughSeq : 0 }) },
+    ...(stores.memory === undefined ? {} : { longTermMemory: { watermark: stores.memory.watermark() } }),
   };
   // Staged, not made current: the running agent keeps its own summary until this checkpoint is restored.
   if (withSummary) await stores.summaries?.stage(id, { ...summary, throughSeq: summaryThroughSeq });
@@ -108,8 +128,8 @@ export async function importCheckpoint(stores: TransferStores, document: unknown
     sizeBytes: bytes.byteLength,
     formatVersion: imported.formatVersion,
   });
-  log.info({ checkpointId: id, importedFrom: checkpoint.id, messages: messages.length, watermark }, 'checkpoint imported');
-  return { id, importedFrom: checkpoint.id, beatCount: imported.beatCount, messages: messages.length, watermark };
+  log.info({ checkpointId: id, importedFrom: checkpoint.id, messages: messages.length, watermark, memories: memories.length }, 'checkpoint imported');
+  return { id, importedFrom: checkpoint.id, beatCount: imported.beatCount, messages: messages.length, watermark, memories: memories.length };
 }
 
 /** The summary version checkpoint `checkpoint` saw: staged for it by an import, else the newest covering at most its watermark. */

@@ -24,6 +24,8 @@ import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
 import { DurableToolCaller } from '../subsystems/tools/durable-tool-caller.js';
 import { McpHub } from '../subsystems/tools/mcp-hub.js';
+import { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
+import { memoryRecallOf } from '../subsystems/memory/memory-recall.js';
 import { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
 import { retention as traceRetention, ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
 import { ThinkTracer } from '../subsystems/traces/think-tracer.js';
@@ -204,6 +206,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
     await summary.open();
     const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(), toolCalls: () => toolCallLog.all() });
+    // Its index is built in the background: a large long-term memory never holds up 'gateway listening'.
+    const memory = new LongTermMemory(db, { onLoadError: (err) => log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart') });
+    await memory.open();
+    thinker.useMemory?.(memoryRecallOf(memory));
     const ids = createIdFactory(clock);
     const traces = await ThinkTraceStore.open(db, traceRetention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>
       log.error({ err }, 'a think trace listener threw; tracing goes on'),
@@ -234,6 +240,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       traces,
       summary,
       summaries,
+      memory,
       db,
       ids,
       seed,
@@ -256,6 +263,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         approvals: toolCalls,
         traces: tracer,
         context,
+        memory,
         ids,
         runtimeVersion: VIGIL_VERSION,
         options: {
@@ -278,6 +286,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // After the last beat: its think's spans are in the queue, and go out before the daemon exits.
         await telemetry?.shutdown();
         await summary.stop();
+        await memory.stop();
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();

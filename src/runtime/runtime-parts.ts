@@ -18,6 +18,7 @@ import type { DurableToolCaller } from '../subsystems/tools/durable-tool-caller.
 import type { ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
 import type { ConversationSummaryKeeper } from '../subsystems/summary/conversation-summary.js';
 import type { SummaryStore } from '../subsystems/summary/summary-store.js';
+import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -40,6 +41,8 @@ export interface RuntimeParts {
   /** The rolling conversation summary, and its stored versions (a restore goes back to the one its checkpoint saw). */
   summary: ConversationSummaryKeeper;
   summaries: SummaryStore;
+  /** Long-term memory: its store and full-text index. */
+  memory: LongTermMemory;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

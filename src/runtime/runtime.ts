@@ -14,6 +14,8 @@ import type { VigilEvent } from '../protocol/events.schema.js';
 import type { AddGoalParams, GoalView } from '../protocol/goals.schema.js';
 import type { HeartbeatStatus } from '../protocol/heartbeat.schema.js';
 import type { ToolView } from '../protocol/tools.schema.js';
+import type { MemoryForgetResult, MemorySearchHit, MemorySearchParams } from '../protocol/memory.schema.js';
+import { forgetMemory, searchMemory } from './facade/memory.facade.js';
 import type { JournalQuery } from '../subsystems/journal/event-journal.js';
 import { BudgetFacade } from './facade/budget.facade.js';
 import { createCheckpoint, exportOne, getCheckpoint, importOne, listCheckpoints } from './facade/checkpoints.facade.js';
@@ -149,6 +151,16 @@ export class Runtime {
   /** `memory.list`: working-memory items, most salient first. */
   listMemory(): MemoryItemView[] {
     return listMemory(this.core);
+  }
+
+  /** `memory.search`: long-term memories best matching `query`, best first. */
+  searchMemory(params: MemorySearchParams): Promise<MemorySearchHit[]> {
+    return searchMemory(this.core, params);
+  }
+
+  /** `memory.forget`: removes a long-term memory from the store, the index and every later prompt. */
+  forgetMemory(id: string): Promise<MemoryForgetResult> {
+    return forgetMemory(this.core, id);
   }
 
   /** `affect.get`: dimensions, emotion label and baseline. */

@@ -10,6 +10,7 @@ import { createGoalsPanel } from './goals.panel.js';
 import { createHeartbeatPanel } from './heartbeat.panel.js';
 import { createMemoryPanel } from './memory.panel.js';
 import { createToolsPanel } from './tools.panel.js';
+import { createLongTermMemoryPanel } from './long-term-memory.panel.js';
 import { forgetSessionToken, keepSessionToken, takeSessionToken } from './session-token.js';
 import { createThinksPanel } from './thinks.panel.js';
 import { connect } from './vigil-client.js';
@@ -82,6 +83,7 @@ async function start() {
     affect: createAffectPanel(client),
     goals: createGoalsPanel(client),
     memory: createMemoryPanel(client),
+    longTermMemory: createLongTermMemoryPanel(client),
     checkpoints: createCheckpointsPanel(client, () => refreshAll()),
     conversation: createConversationPanel(client),
     tools: createToolsPanel(client),

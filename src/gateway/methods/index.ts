@@ -9,6 +9,7 @@ import { heartbeatMethods } from './heartbeat.methods.js';
 import { toolsMethods } from './tools.methods.js';
 import { thinksMethods } from './thinks.methods.js';
 import { tasksMethods } from './tasks.methods.js';
+import { memoryMethods } from './memory.methods.js';
 
 /** The handler of every method. */
 export const ALL_METHODS: RpcHandlers = {
@@ -20,5 +21,6 @@ export const ALL_METHODS: RpcHandlers = {
   ...toolsMethods,
   ...thinksMethods,
   ...tasksMethods,
+  ...memoryMethods,
   ...discoverMethods,
 };

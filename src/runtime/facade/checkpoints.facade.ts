@@ -35,6 +35,6 @@ export function importOne(core: RuntimeCore, document: unknown): Promise<ImportR
 }
 
 function transferStores(core: RuntimeCore): TransferStores {
-  const { store, conversation, clock, log, summaries } = core.parts;
-  return { store, conversation, clock, log, summaries };
+  const { store, conversation, clock, log, summaries, memory } = core.parts;
+  return { store, conversation, clock, log, summaries, memory };
 }

@@ -66,6 +66,9 @@ export class RestoreFacade {
             beatsRecovered: checkpoint.beatCount,
             ageSeconds: Math.max(0, (clock.now() - checkpoint.createdAt) / 1000),
           });
+          // Long-term memory is not rolled back: memories made after the checkpoint are kept, as later messages are.
+          const laterMemories = await core.parts.memory.countAfter(checkpoint.longTermMemory?.watermark ?? 0);
+          core.parts.log.info({ checkpointId: checkpoint.id, laterMemories }, 'restored; long-term memories made after the checkpoint are kept');
           return { restored: checkpoint.id, beatCount: checkpoint.beatCount };
         } finally {
           core.resume();

@@ -35,6 +35,8 @@ export const SUBLEVELS = {
   thinkTraces: 'think-traces',
   thinkTraceDetails: 'think-trace-details',
   conversationSummary: 'conversation-summary',
+  longTermMemory: 'long-term-memory',
+  longTermMemoryMeta: 'long-term-memory-meta',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

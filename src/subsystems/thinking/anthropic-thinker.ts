@@ -19,6 +19,7 @@ import { externalResult, sumUsage, textOf, tokenUsage } from './anthropic-conten
 import { cachePrefixOf, type CachePrefix } from './cache-health.js';
 import { CacheHealth, type CacheHealthDeps } from './cache-health-monitor.js';
 import { priceForCacheTtl, withCacheTtl, type CacheTtl } from './cache-ttl.js';
+import { answerRecall, RECALL_TOOL_NAME, type MemoryRecall } from './recall-tool.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
 import type { TaskHooks, Thinker } from './thinker.js';
@@ -107,6 +108,7 @@ export class AnthropicThinker implements Thinker {
   private cacheHealth: CacheHealth | undefined;
   /** Calibrates the prompt bound's token estimate against the usage the API reports. */
   readonly calibration = new TokenCalibration();
+  private memory: MemoryRecall | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
     const guard = options.maxToolIterations;
@@ -159,6 +161,11 @@ export class AnthropicThinker implements Thinker {
   private observeCache(prefix: CachePrefix, usage: TokenUsage): TokenUsage {
     this.cacheHealth?.observe(prefix, usage);
     return usage;
+  }
+
+  /** Answers the model's `recall` calls from the runtime's long-term memory. */
+  useMemory(memory: MemoryRecall): void {
+    this.memory = memory;
   }
 
   /** Runs the tool loop until the model ends its turn or the iteration guard stops it; aborts only between calls. */
@@ -221,6 +228,11 @@ export class AnthropicThinker implements Thinker {
           const result = await tools.call({ name: block.name, args: block.input, turnId: input.turnId }, signal);
           if (result.pendingApproval !== undefined) awaitingApproval = true;
           results.push(externalResult(block.id, result));
+          continue;
+        }
+        if (block.name === RECALL_TOOL_NAME) {
+          const answer = await answerRecall(block.input, this.memory);
+          results.push({ type: 'tool_result', tool_use_id: block.id, content: answer.text, ...(answer.isError ? { is_error: true } : {}) });
           continue;
         }
         const outcome = toolUseToAction(block.name, block.input, ctx);

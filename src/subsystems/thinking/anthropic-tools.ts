@@ -2,6 +2,7 @@
 import type { Tool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { GoalPrioritySchema } from '../../actors/goals/goals.schema.js';
+import { RECALL_TOOL_DESCRIPTION, RECALL_TOOL_NAME, RecallInputSchema } from './recall-tool.js';
 import type { ExternalToolDefinition } from './think-tools.js';
 import type { ThinkAction } from './thinker.schema.js';
 
@@ -49,12 +50,16 @@ const TOOL_SPECS: readonly ToolSpec[] = [
   }),
   tool({
     name: 'remember',
-    description: 'Keep a fact, decision or commitment in working memory; it is shown to you in later thinks while it stays salient.',
+    description:
+      'Keep a fact, decision or commitment in working memory; it is shown to you in later thinks while it stays salient. ' +
+      'What leaves working memory with salience 0.5 or more is kept in long-term memory, where recall finds it; ' +
+      'keep: true keeps it there at once.',
     input: z.object({
       content: z.string().min(1).describe('What to remember, self-contained (it will be read without this conversation).'),
       salience: unit('How much it matters, 0 (trivia) to 1 (must not be forgotten).'),
+      keep: z.boolean().optional().describe('Also keep it in long-term memory now: facts about the user, commitments, decisions.'),
     }),
-    toAction: (d) => ({ type: 'remember', content: d.content, salience: d.salience }),
+    toAction: (d) => ({ type: 'remember', content: d.content, salience: d.salience, ...(d.keep === true ? { keep: true } : {}) }),
   }),
   tool({
     name: 'feel',
@@ -145,12 +150,11 @@ function inputSchema(schema: z.ZodType): Tool.InputSchema {
 }
 
 /** The tool definitions, built once so every request sends the same bytes; the last carries the cache breakpoint. */
-export const ANTHROPIC_TOOLS: readonly Tool[] = TOOL_SPECS.map((spec, i) => ({
-  name: spec.name,
-  description: spec.description,
-  input_schema: inputSchema(spec.input),
-  ...(i === TOOL_SPECS.length - 1 ? { cache_control: { type: 'ephemeral' as const } } : {}),
-}));
+export const ANTHROPIC_TOOLS: readonly Tool[] = [
+  ...TOOL_SPECS.map((spec) => ({ name: spec.name, description: spec.description, input_schema: inputSchema(spec.input) })),
+  // Answered within the think from long-term memory (recall-tool.ts), not turned into an action.
+  { name: RECALL_TOOL_NAME, description: RECALL_TOOL_DESCRIPTION, input_schema: inputSchema(RecallInputSchema) },
+].map((t, i, all) => (i === all.length - 1 ? { ...t, cache_control: { type: 'ephemeral' as const } } : t));
 
 /**
  * The tools of one request: Vigil's own, then the external ones in their given order, the cache breakpoint moved to

@@ -15,6 +15,8 @@ export interface OfflineContext {
   mood: string;
   memoryCount: number;
   windingDown: boolean;
+  /** The long-term memory recalled for this think that matches best, if any. */
+  recalled: string | undefined;
 }
 
 // An optional greeting, name and politeness before a command: "hi Vigil, could you please research X".
@@ -57,6 +59,7 @@ export function offlineContext(input: ThinkInput): OfflineContext {
     mood: describeMood(input.affect),
     memoryCount: input.workingMemory.length,
     windingDown: input.notices.some((n) => WIND_DOWN.test(n)),
+    recalled: input.recalledMemories?.[0]?.content,
   };
 }
 
@@ -72,7 +75,7 @@ function respond(intent: MessageIntent, msg: PendingMessage, ctx: OfflineContext
   const wrapUp = "I'm winding down for today, so I won't start";
   switch (intent.kind) {
     case 'remember':
-      return { text: `Noted. I'll remember: ${intent.subject}.`, did: 'agreed to remember it', extra: [{ type: 'remember', content: intent.subject, salience: 0.8 }] };
+      return { text: `Noted. I'll remember: ${intent.subject}.`, did: 'agreed to remember it', extra: [{ type: 'remember', content: intent.subject, salience: 0.8, keep: true }] };
     case 'goal':
       if (ctx.windingDown) return { text: `${wrapUp} a new goal "${intent.subject}" now; ask me again after the budget resets.`, did: 'declined a new goal while winding down', extra: [] };
       return { text: `Added a goal: "${intent.subject}".`, did: 'added it as a goal', extra: [{ type: 'goal_add', title: intent.subject }] };
@@ -83,7 +86,9 @@ function respond(intent: MessageIntent, msg: PendingMessage, ctx: OfflineContext
       return { text: `Hello ${msg.from}! I'm feeling ${ctx.mood}. ${focusLine(ctx)}`, did: 'greeted them back', extra: [] };
     case 'question':
       return {
-        text: `You asked: "${excerpt(msg.text)}". Here is what I know: ${focusLine(ctx)} I feel ${ctx.mood}, and I hold ${items(ctx.memoryCount)} in working memory.`,
+        text:
+          `You asked: "${excerpt(msg.text)}". Here is what I know: ${focusLine(ctx)} I feel ${ctx.mood}, and I hold ${items(ctx.memoryCount)} in working memory.` +
+          (ctx.recalled === undefined ? '' : ` I also recall: "${excerpt(ctx.recalled, 160)}".`),
         did: 'answered with my focus, mood and memory',
         extra: [],
       };

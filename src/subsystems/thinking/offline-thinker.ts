@@ -6,6 +6,8 @@ import { answerMessage, offlineContext } from './offline-replies.js';
 import { stateSections } from './prompt-sections.js';
 import { answerToolCommand, parseToolCommand } from './offline-tool-command.js';
 import { answerTaskCommand, runTaskToolLines } from './offline-task.js';
+import { answerRecallCommand, parseRecallCommand } from './offline-recall-command.js';
+import type { MemoryRecall } from './recall-tool.js';
 import { keyTerms, excerpt } from './offline-text.js';
 import { debrief, digestSwarmResult, workOnGoal } from './offline-work.js';
 import type { ThinkTools } from './think-tools.js';
@@ -44,6 +46,7 @@ export class OfflineThinker implements Thinker {
   readonly model: string;
   readonly costPerThinkMicroUsd: number;
   private tools: ThinkTools | undefined;
+  private memory: MemoryRecall | undefined;
 
   constructor(options: OfflineThinkerOptions = {}) {
     const cost = options.costPerThinkMicroUsd ?? 0;
@@ -59,6 +62,11 @@ export class OfflineThinker implements Thinker {
   /** Lets `/tool NAME {json}` messages call the runtime's MCP tools. */
   useTools(tools: ThinkTools): void {
     this.tools = tools;
+  }
+
+  /** Lets `/recall QUERY` messages search the runtime's long-term memory. */
+  useMemory(memory: MemoryRecall): void {
+    this.memory = memory;
   }
 
   /** Answers pending messages, digests swarm results, then does the reason's own work (a goal step or a debrief). */
@@ -78,6 +86,12 @@ export class OfflineThinker implements Thinker {
     const digested = new Set(input.swarmResults.map((result) => result.turnId));
     for (const message of input.pendingMessages) {
       if (digested.has(message.turnId)) continue;
+      const recallQuery = parseRecallCommand(message.text);
+      if (recallQuery !== undefined) {
+        actions.push(...(await answerRecallCommand(message, recallQuery, this.memory)));
+        await step();
+        continue;
+      }
       const command = parseToolCommand(message.text);
       const task = command === undefined ? answerTaskCommand(message, tools) : undefined;
       if (task !== undefined) actions.push(...task);

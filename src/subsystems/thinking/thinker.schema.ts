@@ -110,7 +110,13 @@ export type ThinkInput = z.infer<typeof ThinkInputSchema>;
 /** One thing the thinker decided to do; the integrate phase applies them in order. */
 export const ThinkActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('reply'), turnId: z.string(), text: z.string() }),
-  z.object({ type: z.literal('remember'), content: z.string(), salience: z.number().min(0).max(1) }),
+  z.object({
+    type: z.literal('remember'),
+    content: z.string(),
+    salience: z.number().min(0).max(1),
+    /** Also keep it in long-term memory now (it is kept anyway if it leaves working memory salient enough). */
+    keep: z.boolean().optional(),
+  }),
   z.object({ type: z.literal('feel'), delta: AffectDeltaSchema, intensity: z.number().min(0).max(1).optional() }),
   z.object({
     type: z.literal('goal_add'),

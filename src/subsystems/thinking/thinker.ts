@@ -1,5 +1,6 @@
 /** The `Thinker` interface: the think phase's one dependency, offline or Claude. */
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
+import type { MemoryRecall } from './recall-tool.js';
 import type { ThinkTools } from './think-tools.js';
 import type { CacheHealthDeps } from './cache-health-monitor.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
@@ -27,4 +28,6 @@ export interface Thinker {
   useCacheHealth?(deps: CacheHealthDeps, identity: string): void;
   /** Folds older conversation into the rolling summary; a thinker without it gets the deterministic extractive one. */
   summarize?(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult>;
+  /** Gives the thinker the runtime's long-term memory for its `recall` tool; a thinker without this method has none. */
+  useMemory?(memory: MemoryRecall): void;
 }

@@ -106,7 +106,7 @@ describe('OfflineThinker', () => {
 
     it('remembers what "remember X" asks for', async () => {
       const actions = await actionsFor('Please remember that the door code is 4711.');
-      expect(ofType(actions, 'remember')[0]).toEqual({ type: 'remember', content: 'the door code is 4711', salience: 0.8 });
+      expect(ofType(actions, 'remember')[0]).toEqual({ type: 'remember', content: 'the door code is 4711', salience: 0.8, keep: true });
       expect(ofType(actions, 'reply')[0]?.text).toContain('the door code is 4711');
     });
 

@@ -1,0 +1,280 @@
+/**
+ * Long-term memory: every memory written durably (one sync batch) to its LevelDB sublevel and indexed for full-text
+ * search. The same fact twice is one memory, refreshed. The index is rebuilt from the store in the background after
+ * `open`, so a large store never holds up the boot; until it is built, searches wait and the think's recall is empty.
+ */
+import { VigilError } from '../../errors.js';
+import { StoredMemorySchema, type MemorySource, type StoredMemory } from '../../protocol/memory.schema.js';
+import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
+import { MemoryIndex } from './memory-index.js';
+import { memoryContentHash } from './memory-text.js';
+
+// Number.MAX_SAFE_INTEGER has 16 digits: zero-padded keys sort numerically.
+const SEQ_WIDTH = 16;
+const HIGHEST_SEQ_KEY = 'highestSeq';
+// Memories read and indexed per step of the background build, between which the event loop runs (the rest of the
+// boot, beats, requests): small enough that one step holds the loop for a few milliseconds only.
+const LOAD_CHUNK = 250;
+
+/** The key of memory `seq`: a number only, so no user text is ever part of a key. */
+export function memorySeqKey(seq: number): string {
+  return String(seq).padStart(SEQ_WIDTH, '0');
+}
+
+/** The id of memory `seq`. */
+export function memoryIdOf(seq: number): string {
+  return `mem-${seq}`;
+}
+
+const ID_PATTERN = /^mem-([1-9][0-9]{0,15})$/;
+
+/** Something to keep. */
+export interface KeepRequest {
+  content: string;
+  source: MemorySource;
+  salience: number;
+  /** Epoch ms now. */
+  at: number;
+  /** When it was first kept, if earlier than now (an imported memory keeps its own). */
+  createdAt?: number;
+}
+
+/** What `keep` did: the memory as stored, and whether it is new (false: an existing one was refreshed). */
+export interface KeepOutcome {
+  memory: StoredMemory;
+  created: boolean;
+}
+
+/** A search hit: the memory and its relevance. */
+export interface MemoryHit {
+  memory: StoredMemory;
+  score: number;
+}
+
+/** Options of the store. */
+export interface LongTermMemoryOptions {
+  /** Told when the background index build fails (searches then fail with the same error). */
+  onLoadError?: (err: unknown) => void;
+}
+
+/** The long-term memory store and its index. */
+export class LongTermMemory {
+  private readonly records;
+  private readonly meta;
+  private readonly bySeq = new Map<number, StoredMemory>();
+  private readonly byHash = new Map<string, number>();
+  private readonly index = new MemoryIndex();
+  /** Working-memory items dropped because their fact was forgotten: never consolidated, even by a settle under way. */
+  private readonly forgottenItems = new Set<string>();
+  private highest = 0;
+  private loaded = false;
+  private stopping = false;
+  private loading: Promise<void> = Promise.resolve();
+  private writes: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: VigilDb,
+    private readonly options: LongTermMemoryOptions = {},
+  ) {
+    this.records = db.sublevel<string, StoredMemory>(SUBLEVELS.longTermMemory, { valueEncoding: 'json' });
+    this.meta = db.sublevel<string, number>(SUBLEVELS.longTermMemoryMeta, { valueEncoding: 'json' });
+  }
+
+  /** Reads the watermark (one small key) and starts building the index in the background. */
+  async open(): Promise<void> {
+    try {
+      const stored = await this.meta.get(HIGHEST_SEQ_KEY);
+      const [lastKey] = await this.records.keys({ reverse: true, limit: 1 }).all();
+      this.highest = Math.max(typeof stored === 'number' ? stored : 0, lastKey === undefined ? 0 : Number(lastKey));
+    } catch (err) {
+      throw toStoreError(err, 'open long-term memory');
+    }
+    this.loading = this.load();
+    this.loading.catch((err: unknown) => {
+      // A build cut short by `stop` is no failure worth reporting.
+      if (!this.stopping) this.options.onLoadError?.(err);
+    });
+  }
+
+  /** Resolves once the index holds every stored memory; rejects if it could not be built. */
+  whenReady(): Promise<void> {
+    return this.loading;
+  }
+
+  /** Stops a background build still running (the database is about to close) and waits for it to let go. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.loading.catch(() => undefined);
+    await this.writes;
+  }
+
+  /** True once the index is built. */
+  get ready(): boolean {
+    return this.loaded;
+  }
+
+  /** The highest seq ever issued (0: none): a checkpoint stores it; memories above it were made later. */
+  watermark(): number {
+    return this.highest;
+  }
+
+  /** How many memories are held (once ready). */
+  get size(): number {
+    return this.bySeq.size;
+  }
+
+  /**
+   * Keeps `request` durably: a new memory, or, when the same fact (normalised content) is already kept, that memory
+   * refreshed (updatedAt now, the higher salience). Resolves once the write is synced.
+   */
+  async keep(request: KeepRequest): Promise<KeepOutcome> {
+    const content = request.content.trim();
+    if (content === '') throw new VigilError('INTERNAL', 'A long-term memory must have content.');
+    // Queued at the call (a search made after it waits for it), run once the index is built.
+    return this.exclusive(async () => {
+      await this.whenReady();
+      const hash = memoryContentHash(content);
+      const existingSeq = this.byHash.get(hash);
+      const existing = existingSeq === undefined ? undefined : this.bySeq.get(existingSeq);
+      const salience = Math.min(1, Math.max(0, request.salience));
+      if (existing !== undefined) {
+        const refreshed: StoredMemory = {
+          ...existing,
+          salience: Math.max(existing.salience, salience),
+          updatedAt: Math.max(existing.updatedAt, request.at),
+        };
+        await this.write([{ type: 'put', sublevel: this.records, key: memorySeqKey(existing.seq), value: refreshed }], 'refresh a memory');
+        this.bySeq.set(existing.seq, refreshed);
+        return { memory: refreshed, created: false };
+      }
+      const seq = this.highest + 1;
+      const memory: StoredMemory = {
+        id: memoryIdOf(seq),
+        seq,
+        content,
+        source: request.source,
+        salience,
+        createdAt: Math.min(request.createdAt ?? request.at, request.at),
+        updatedAt: request.at,
+      };
+      // The highest seq goes with the memory: forgetting the newest must never let its seq be issued again.
+      await this.write(
+        [
+          { type: 'put', sublevel: this.records, key: memorySeqKey(seq), value: memory },
+          { type: 'put', sublevel: this.meta, key: HIGHEST_SEQ_KEY, value: seq },
+        ],
+        `keep memory ${memory.id}`,
+      );
+      this.highest = seq;
+      this.remember(memory, hash);
+      return { memory, created: true };
+    });
+  }
+
+  /** Deletes memory `id` from the store (synced) and the index; MEMORY_NOT_FOUND when there is none. */
+  async forget(id: string): Promise<StoredMemory> {
+    return this.exclusive(async () => {
+      await this.whenReady();
+      const memory = this.get(id);
+      if (memory === undefined) {
+        throw new VigilError('MEMORY_NOT_FOUND', `No long-term memory with id ${JSON.stringify(id)}.`, { data: { id } });
+      }
+      await this.write([{ type: 'del', sublevel: this.records, key: memorySeqKey(memory.seq) }], `forget memory ${id}`);
+      this.bySeq.delete(memory.seq);
+      this.byHash.delete(memoryContentHash(memory.content));
+      this.index.remove(memory);
+      return memory;
+    });
+  }
+
+  /** Notes working-memory items dropped with a forgotten memory, so consolidation never brings the fact back. */
+  noteForgottenItems(itemIds: readonly string[]): void {
+    for (const id of itemIds) this.forgottenItems.add(id);
+  }
+
+  /** The working-memory items dropped with forgotten memories. */
+  forgottenItemIds(): ReadonlySet<string> {
+    return this.forgottenItems;
+  }
+
+  /** Memory `id`, if held. */
+  get(id: string): StoredMemory | undefined {
+    const match = ID_PATTERN.exec(id);
+    return match === null ? undefined : this.bySeq.get(Number(match[1]));
+  }
+
+  /** The best `limit` memories for `query`, best first: waits for the index and for every write queued before it. */
+  async search(query: string, limit: number): Promise<MemoryHit[]> {
+    await this.whenReady();
+    await this.writes;
+    return this.recall(query, limit);
+  }
+
+  /** The best `limit` memories for `query` now, without waiting: empty while the index is still being built. */
+  recall(query: string, limit: number): MemoryHit[] {
+    if (!this.loaded) return [];
+    return this.index.search(query, limit).flatMap(({ seq, score }) => {
+      const memory = this.bySeq.get(seq);
+      return memory === undefined ? [] : [{ memory, score }];
+    });
+  }
+
+  /** How many memories still kept were made after `watermark` (after a checkpoint that knew up to it). */
+  async countAfter(watermark: number): Promise<number> {
+    await this.whenReady();
+    let count = 0;
+    for (const seq of this.bySeq.keys()) if (seq > watermark) count += 1;
+    return count;
+  }
+
+  /** Every memory with seq at or below `watermark`, oldest first (what a checkpoint taken at that watermark knew). */
+  async upTo(watermark: number): Promise<StoredMemory[]> {
+    await this.whenReady();
+    return [...this.bySeq.values()].filter((m) => m.seq <= watermark).sort((a, b) => a.seq - b.seq);
+  }
+
+  private remember(memory: StoredMemory, hash: string): void {
+    this.bySeq.set(memory.seq, memory);
+    this.byHash.set(hash, memory.seq);
+    this.index.add(memory);
+  }
+
+  private async load(): Promise<void> {
+    const iterator = this.records.iterator();
+    try {
+      for (;;) {
+        if (this.stopping) {
+          throw new VigilError('RUNTIME_STOPPED', 'The runtime stopped before long-term memory was indexed.');
+        }
+        const entries = await iterator.nextv(LOAD_CHUNK);
+        if (entries.length === 0) break;
+        for (const [key, value] of entries) {
+          const parsed = StoredMemorySchema.safeParse(value);
+          if (!parsed.success) throw new VigilError('STORE_IO', `Long-term memory entry ${key} is unreadable: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+          this.remember(parsed.data, memoryContentHash(parsed.data.content));
+        }
+        // Lets beats and requests run between chunks: a store of 100,000 memories is indexed without a long stall.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } catch (err) {
+      throw toStoreError(err, 'load long-term memory');
+    } finally {
+      await iterator.close().catch(() => undefined);
+    }
+    this.loaded = true;
+  }
+
+  private async write(ops: VigilBatchOp[], what: string): Promise<void> {
+    try {
+      await writeSyncBatch(this.db, ops);
+    } catch (err) {
+      throw toStoreError(err, what);
+    }
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(fn, fn);
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+}

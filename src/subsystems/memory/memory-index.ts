@@ -1,0 +1,96 @@
+/**
+ * The full-text index of long-term memory: MiniSearch (BM25+ ranking) over each memory's content, with prefix and
+ * fuzzy matching. In memory only; it is rebuilt from the store at boot, so it can never disagree with it after a crash.
+ */
+import MiniSearch, { type SearchOptions, type SearchResult } from 'minisearch';
+
+/** One indexed memory: its seq and the text searched. */
+export interface IndexedMemory {
+  seq: number;
+  content: string;
+}
+
+/** A hit: the memory's seq and its relevance. */
+export interface IndexHit {
+  seq: number;
+  score: number;
+}
+
+// Words too common to tell memories apart: they would match nearly every memory and only slow a search down.
+const STOP_WORDS = new Set(
+  (
+    'a an and are as at be but by do does did for from had has have he her his i if in into is it its me my no not of ' +
+    'on or our she so than that the their them then there these they this to was we were what when where which who ' +
+    'why will with you your yours'
+  ).split(' '),
+);
+
+/** Terms are lower-cased words; stop words are left out of both documents and queries. */
+function processTerm(term: string): string | null {
+  const lower = term.toLowerCase();
+  return lower.length === 0 || STOP_WORDS.has(lower) ? null : lower;
+}
+
+const SEARCH_OPTIONS: SearchOptions = {
+  // Prefix matching from three letters ("encr" finds "encryption"), fuzzy (edit distance ≤ 20 % of the term, at
+  // most 2) from five: shorter terms would match too much by accident.
+  prefix: (term) => term.length >= 3,
+  fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+  maxFuzzy: 2,
+  combineWith: 'OR',
+};
+
+const EXACT_ONLY: SearchOptions = { prefix: false, fuzzy: false, combineWith: 'OR' };
+const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+
+/** True when each searchable word of `query` matched some memory exactly. */
+function everyTermFound(query: string, results: readonly SearchResult[]): boolean {
+  const found = new Set(results.flatMap((result) => result.queryTerms));
+  return tokenize(query).every((token) => {
+    const term = processTerm(token);
+    return term === null || found.has(term);
+  });
+}
+
+/** The index. Not persisted: a serialized copy would be one more thing to keep in step with the store. */
+export class MemoryIndex {
+  private readonly search$ = new MiniSearch<IndexedMemory>({
+    idField: 'seq',
+    fields: ['content'],
+    processTerm,
+    searchOptions: SEARCH_OPTIONS,
+  });
+
+  /** How many memories are indexed. */
+  get size(): number {
+    return this.search$.documentCount;
+  }
+
+  /** True when memory `seq` is indexed. */
+  has(seq: number): boolean {
+    return this.search$.has(seq);
+  }
+
+  /** Indexes a memory (which must not be indexed yet). */
+  add(memory: IndexedMemory): void {
+    this.search$.add({ seq: memory.seq, content: memory.content });
+  }
+
+  /** Removes a memory at once from the inverted index; `memory` must be as it was indexed. */
+  remove(memory: IndexedMemory): void {
+    if (this.search$.has(memory.seq)) this.search$.remove({ seq: memory.seq, content: memory.content });
+  }
+
+  /**
+   * The best `limit` memories for `query`, best first; a query of stop words only finds nothing. The exact words are
+   * looked up first: when every word of the query is in the index and they fill the page, the prefix and fuzzy
+   * expansion (several times the cost) is skipped, since it would mostly add variants BM25 ranks below them. A word
+   * cut short or misspelt is not in the index, so such queries always get the expansion.
+   */
+  search(query: string, limit: number): IndexHit[] {
+    if (limit <= 0) return [];
+    const exact = this.search$.search(query, EXACT_ONLY);
+    const hits = exact.length >= limit && everyTermFound(query, exact) ? exact : this.search$.search(query);
+    return hits.slice(0, limit).map((hit) => ({ seq: hit.id as number, score: hit.score }));
+  }
+}

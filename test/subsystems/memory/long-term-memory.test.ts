@@ -1,0 +1,123 @@
+/** The long-term memory store on on-disk LevelDB: synced writes, dedupe, forget, the watermark, and the index rebuilt at open. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LongTermMemory } from '../../../src/subsystems/memory/long-term-memory.js';
+import { memoryContentHash, normaliseMemoryText } from '../../../src/subsystems/memory/memory-text.js';
+import { openVigilDb, type VigilDb } from '../../../src/subsystems/store/vigil-db.js';
+
+const dirs: string[] = [];
+const dbs: VigilDb[] = [];
+afterEach(async () => {
+  for (const db of dbs.splice(0)) await db.close().catch(() => undefined);
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function openStore(dataDir?: string): Promise<{ memory: LongTermMemory; db: VigilDb; dataDir: string }> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'vigil-ltm-store-'));
+  if (dataDir === undefined) dirs.push(dir);
+  const db = await openVigilDb(dir);
+  dbs.push(db);
+  const memory = new LongTermMemory(db);
+  await memory.open();
+  await memory.whenReady();
+  return { memory, db, dataDir: dir };
+}
+
+async function reopen(dataDir: string, memory: LongTermMemory, db: VigilDb) {
+  await memory.stop();
+  await db.close();
+  return openStore(dataDir);
+}
+
+const AT = Date.parse('2026-03-01T10:00:00Z');
+
+describe('LongTermMemory', () => {
+  it('finds a kept fact by words, prefixes and small misspellings, best match first', async () => {
+    const { memory } = await openStore();
+    await memory.keep({ content: 'The user prefers tea over coffee in the morning.', source: 'conversation', salience: 0.6, at: AT });
+    await memory.keep({ content: 'Backups of the photo library run every Sunday night.', source: 'task', salience: 0.5, at: AT + 1 });
+    await memory.keep({ content: 'Encryption keys are rotated quarterly.', source: 'working_memory', salience: 0.7, at: AT + 2 });
+    expect((await memory.search('coffee', 5)).map((h) => h.memory.content)).toEqual(['The user prefers tea over coffee in the morning.']);
+    expect((await memory.search('encr', 5))[0]?.memory.content).toBe('Encryption keys are rotated quarterly.');
+    expect((await memory.search('backpus photo', 5))[0]?.memory.content).toBe('Backups of the photo library run every Sunday night.');
+    expect(await memory.search('the of in', 5)).toEqual([]);
+  });
+
+  it('expands a word cut short even when the other words alone fill the page', async () => {
+    const { memory } = await openStore();
+    for (let i = 0; i < 12; i += 1) await memory.keep({ content: `Locker ${i} is in hall B.`, source: 'task', salience: 0.5, at: AT + i });
+    await memory.keep({ content: 'The locker code is 4512.', source: 'conversation', salience: 0.7, at: AT + 20 });
+    expect((await memory.search('locker cod', 10))[0]?.memory.content).toBe('The locker code is 4512.');
+    expect(await memory.search('locker', 10)).toHaveLength(10);
+  });
+
+  it('keeps the same fact twice as one memory, refreshed (later updatedAt, the higher salience)', async () => {
+    const { memory } = await openStore();
+    const first = await memory.keep({ content: 'The deploy window is Tuesday.', source: 'conversation', salience: 0.6, at: AT });
+    const again = await memory.keep({ content: '  the DEPLOY window is   tuesday ', source: 'working_memory', salience: 0.8, at: AT + 5_000 });
+    expect(first.created).toBe(true);
+    expect(again).toMatchObject({ created: false, memory: { id: first.memory.id, source: 'conversation', salience: 0.8, createdAt: AT, updatedAt: AT + 5_000 } });
+    expect(memory.size).toBe(1);
+    expect(memory.watermark()).toBe(1);
+  });
+
+  it('forgets a memory from the store and the index, and never issues its seq again', async () => {
+    const { memory, db, dataDir } = await openStore();
+    const kept = await memory.keep({ content: 'The locker code is 4512.', source: 'conversation', salience: 0.7, at: AT });
+    await memory.forget(kept.memory.id);
+    expect(await memory.search('locker', 5)).toEqual([]);
+    await expect(memory.forget(kept.memory.id)).rejects.toMatchObject({ code: 'MEMORY_NOT_FOUND', data: { id: kept.memory.id } });
+    await expect(memory.forget('nonsense')).rejects.toMatchObject({ code: 'MEMORY_NOT_FOUND' });
+    const reopened = await reopen(dataDir, memory, db);
+    expect(await reopened.memory.search('locker', 5)).toEqual([]);
+    const next = await reopened.memory.keep({ content: 'Another fact entirely.', source: 'task', salience: 0.5, at: AT + 1 });
+    expect(next.memory.seq).toBe(2);
+  });
+
+  it('rebuilds the index from the store at open, with ids, times and sources intact', async () => {
+    const { memory, db, dataDir } = await openStore();
+    const kept = await memory.keep({ content: 'Standup moved to 9:30.', source: 'working_memory', salience: 0.55, at: AT, createdAt: AT - 60_000 });
+    const reopened = await reopen(dataDir, memory, db);
+    expect(reopened.memory.ready).toBe(true);
+    expect((await reopened.memory.search('standup', 5)).map((h) => h.memory)).toEqual([kept.memory]);
+    expect(kept.memory.createdAt).toBe(AT - 60_000);
+    // The same fact after the restart is still one memory.
+    expect((await reopened.memory.keep({ content: 'Standup moved to 9:30', source: 'conversation', salience: 0.5, at: AT + 1 })).created).toBe(false);
+  });
+
+  it('answers searches made before the background build has finished, once it has', async () => {
+    const { memory, db, dataDir } = await openStore();
+    for (let i = 0; i < 300; i += 1) await memory.keep({ content: `note number ${i} about subject${i % 10}`, source: 'task', salience: 0.5, at: AT + i });
+    await memory.stop();
+    await db.close();
+    const db2 = await openVigilDb(dataDir);
+    dbs.push(db2);
+    const cold = new LongTermMemory(db2);
+    await cold.open();
+    expect(cold.ready).toBe(false);
+    expect(cold.recall('subject7', 5)).toEqual([]);
+    const hits = await cold.search('subject7', 30);
+    expect(hits).toHaveLength(30);
+    expect(hits.every((h) => h.memory.content.endsWith(' subject7'))).toBe(true);
+    expect(cold.ready).toBe(true);
+    expect(cold.watermark()).toBe(300);
+    expect(await cold.countAfter(290)).toBe(10);
+    expect((await cold.upTo(3)).map((m) => m.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('stores no user text in keys', async () => {
+    const { memory, db } = await openStore();
+    await memory.keep({ content: 'secret-word-in-content', source: 'conversation', salience: 0.5, at: AT });
+    for await (const key of db.keys()) expect(key).not.toContain('secret');
+  });
+});
+
+describe('memory text', () => {
+  it('treats case, spacing and a final full stop as the same fact', () => {
+    expect(normaliseMemoryText('  The  Deploy\nwindow is Tuesday. ')).toBe('the deploy window is tuesday');
+    expect(memoryContentHash('A fact.')).toBe(memoryContentHash('a fact'));
+    expect(memoryContentHash('A fact')).not.toBe(memoryContentHash('Another fact'));
+  });
+});
