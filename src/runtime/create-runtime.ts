@@ -19,25 +19,18 @@ import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
 import { sealStore } from '../subsystems/store/store-seal.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
 import { SwarmTaskLog } from '../subsystems/swarm-results/swarm-task-log.js';
-import { OfflineThinker } from '../subsystems/thinking/offline-thinker.js';
-import { resolvePrice, usdToMicroUsd } from '../subsystems/thinking/pricing.js';
+import { usdToMicroUsd } from '../subsystems/thinking/pricing.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
 import { DurableToolCaller } from '../subsystems/tools/durable-tool-caller.js';
 import { McpHub } from '../subsystems/tools/mcp-hub.js';
-import { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
-import { memoryRecallOf } from '../subsystems/memory/memory-recall.js';
 import { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
-import { retention as traceRetention, ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
-import { ThinkTracer } from '../subsystems/traces/think-tracer.js';
 import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 import type { McpServerEntry } from '../protocol/mcp-config.schema.js';
-import { ConversationSummaryKeeper } from '../subsystems/summary/conversation-summary.js';
-import { SummaryStore } from '../subsystems/summary/summary-store.js';
-import { ThinkContext } from '../subsystems/summary/think-context.js';
-import { TurnWorkLog } from '../subsystems/conversation/turn-work-log.js';
-import { extractiveSummary } from '../subsystems/thinking/summary-lines.js';
 import { readBudgetBasis } from './budget-basis.js';
+import { createThinker } from './create-thinker.js';
+
+export { createThinker };
 import { cacheReadShare } from '../subsystems/budget/cache-share.js';
 import { dayKeyIn } from '../actors/budget/budget-calendar.js';
 import { logWarningEvents } from './event-log.js';
@@ -46,7 +39,8 @@ import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
 import { recoverBootTasks } from './boot-tasks.js';
 import { Runtime } from './runtime.js';
 import { RetentionKeeper } from './retention-keeper.js';
-import { startThinkTelemetry, exportThinkSpans, type ThinkTelemetry } from './think-span-export.js';
+import { openMindParts } from './mind-parts.js';
+import { startThinkTelemetry, type ThinkTelemetry } from './think-span-export.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
 export interface RuntimeOptions {
@@ -194,33 +188,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     retention.attach(bus);
     // After the tools: the boot's prefix check sees the request a think would send now.
     thinker.useCacheHealth?.({ bus, clock }, identity);
-    // The rolling summary as it was last written (a kill -9 loses none of it: each version is synced).
-    const summaries = new SummaryStore(db);
-    const summary = new ConversationSummaryKeeper({
-      store: summaries,
+    // What a think is shown beyond its messages, and what it leaves behind: summary, long-term memory, traces.
+    const { summaries, summary, context, memory, traces, tracer } = await openMindParts({
+      db,
       conversation,
+      bus,
       clock,
       log,
-      contextTokens: config.contextTokens,
-      summarize: thinker.summarize === undefined ? async (request) => extractiveSummary(request) : thinker.summarize.bind(thinker),
+      config,
+      thinker,
+      toolCallLog,
+      telemetry,
     });
-    await summary.open();
-    const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(), toolCalls: () => toolCallLog.all() });
-    // Its index is built in the background: a large long-term memory never holds up 'gateway listening'.
-    const memory = new LongTermMemory(db, { onLoadError: (err) => log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart') });
-    await memory.open();
-    thinker.useMemory?.(memoryRecallOf(memory));
     const ids = createIdFactory(clock);
-    const traces = await ThinkTraceStore.open(db, traceRetention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>
-      log.error({ err }, 'a think trace listener threw; tracing goes on'),
-    );
-    // Each stored trace becomes its spans (invoke_agent → chat → execute_tool), only with an OTLP endpoint.
-    const exporting = telemetry;
-    if (exporting !== null) traces.onTrace((trace) => exportThinkSpans(exporting, trace));
-    const traceIds = createIdFactory(clock, 'th-');
-    const newestTrace = traces.newestId();
-    if (newestTrace !== undefined) traceIds.observe(newestTrace);
-    const tracer = new ThinkTracer({ store: traces, ids: traceIds, includeContent: config.traceContent, bus, log, now: () => clock.now() });
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
     const [newest] = await conversation.readLast(1);
     if (newest !== undefined) ids.observe(newest.turnId.replace(/^[a-z]+-/, ''));
@@ -301,26 +281,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (ownsDb) await db.close().catch(() => undefined);
     throw err;
   }
-}
-
-/** The thinker the configuration asks for; the Anthropic SDK is loaded only for the Anthropic thinker. `clock` times its traces. */
-export async function createThinker(config: VigilConfig, clock: Clock = systemClock): Promise<Thinker> {
-  if (config.thinker === 'offline') {
-    return new OfflineThinker({ model: 'offline', costPerThinkMicroUsd: usdToMicroUsd(config.offlineCostUsd) });
-  }
-  // The config schema already refused "anthropic" without a key; an unknown model's price is refused here, at start.
-  const price = resolvePrice(config.model, config.pricingOverrides);
-  const { AnthropicThinker } = await import('../subsystems/thinking/anthropic-thinker.js');
-  return new AnthropicThinker({
-    apiKey: config.anthropicApiKey ?? '',
-    ...(config.anthropicBaseUrl === undefined ? {} : { baseURL: config.anthropicBaseUrl }),
-    model: config.model,
-    price,
-    maxToolIterations: config.maxToolIterations,
-    timeoutMs: config.anthropicTimeoutMs,
-    now: () => clock.now(),
-    cacheTtl: config.cacheTtl,
-  });
 }
 
 /** Ids of the tasks a checkpoint saw queued or running: they may have finished after it. */

@@ -1,0 +1,69 @@
+/**
+ * The runtime's mind parts: what a think is shown beyond its own messages (the rolling summary and the recent
+ * conversation, recalled long-term memory) and what each think leaves behind (its trace, exported as spans when an
+ * OTLP endpoint is set). Opened at boot, after the tools, before the heartbeat.
+ */
+import type { VigilConfig } from '../config.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Clock } from '../shared/clock.js';
+import { createIdFactory } from '../shared/ids.js';
+import type { VigilLogger } from '../shared/logger.js';
+import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
+import { TurnWorkLog } from '../subsystems/conversation/turn-work-log.js';
+import { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
+import { memoryRecallOf } from '../subsystems/memory/memory-recall.js';
+import type { VigilDb } from '../subsystems/store/vigil-db.js';
+import { ConversationSummaryKeeper } from '../subsystems/summary/conversation-summary.js';
+import { SummaryStore } from '../subsystems/summary/summary-store.js';
+import { ThinkContext } from '../subsystems/summary/think-context.js';
+import { extractiveSummary } from '../subsystems/thinking/summary-lines.js';
+import type { Thinker } from '../subsystems/thinking/thinker.js';
+import type { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
+import { retention as traceRetention, ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
+import { ThinkTracer } from '../subsystems/traces/think-tracer.js';
+import { exportThinkSpans, type ThinkTelemetry } from './think-span-export.js';
+
+/** What the mind parts are built from. */
+export interface MindPartsDeps {
+  db: VigilDb;
+  conversation: ConversationLog;
+  bus: EventBus;
+  clock: Clock;
+  log: VigilLogger;
+  config: VigilConfig;
+  thinker: Thinker;
+  toolCallLog: ToolCallLog;
+  telemetry: ThinkTelemetry | null;
+}
+
+/** Opens the summary, the think context, long-term memory and the think traces. */
+export async function openMindParts(deps: MindPartsDeps) {
+  const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry } = deps;
+  // The rolling summary as it was last written (a kill -9 loses none of it: each version is synced).
+  const summaries = new SummaryStore(db);
+  const summary = new ConversationSummaryKeeper({
+    store: summaries,
+    conversation,
+    clock,
+    log,
+    contextTokens: config.contextTokens,
+    summarize: thinker.summarize === undefined ? async (request) => extractiveSummary(request) : thinker.summarize.bind(thinker),
+  });
+  await summary.open();
+  const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(), toolCalls: () => toolCallLog.all() });
+  // Its index is built in the background: a large long-term memory never holds up 'gateway listening'.
+  const memory = new LongTermMemory(db, { onLoadError: (err) => log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart') });
+  await memory.open();
+  thinker.useMemory?.(memoryRecallOf(memory));
+  const traces = await ThinkTraceStore.open(db, traceRetention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>
+    log.error({ err }, 'a think trace listener threw; tracing goes on'),
+  );
+  // Each stored trace becomes its spans (invoke_agent → chat → execute_tool), only with an OTLP endpoint.
+  const exporting = telemetry;
+  if (exporting !== null) traces.onTrace((trace) => exportThinkSpans(exporting, trace));
+  const traceIds = createIdFactory(clock, 'th-');
+  const newestTrace = traces.newestId();
+  if (newestTrace !== undefined) traceIds.observe(newestTrace);
+  const tracer = new ThinkTracer({ store: traces, ids: traceIds, includeContent: config.traceContent, bus, log, now: () => clock.now() });
+  return { summaries, summary, context, memory, traces, tracer };
+}
