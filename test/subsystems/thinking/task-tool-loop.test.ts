@@ -141,6 +141,20 @@ describe('a task that acts (Anthropic)', () => {
     ]);
   });
 
+  it('never calls a tool given to it that now needs approval: it is not named, and a call to it comes back as an error', async () => {
+    const r = await rig();
+    api.enqueue(message([toolUse('mcp__fixture__crash', {}, 'toolu_c')]), message([text('I could not.')]));
+    const output = await r.thinker.runTask(task(['mcp__fixture__crash']), live(), r.hooks);
+    expect(output.text).toBe('I could not.');
+    expect(api.requests[0]!.body.tool_choice).toEqual({ type: 'none' });
+    expect(api.requests[0]!.body.messages[0].content).toBe('<task>\nTally hello, then say what it returned.\n</task>');
+    expect(api.requests[1]!.body.messages.at(-1).content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_c', is_error: true, content: "mcp__fixture__crash is not one of this task's tools ((none)): it was not called." },
+    ]);
+    expect(r.events).toEqual([]);
+    expect(await r.log.all()).toEqual([]);
+  });
+
   it('stops at its money cap after the model call that reaches it, with what it has, saying so', async () => {
     const r = await rig();
     const think = await warmThink(r);
