@@ -110,11 +110,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const conversation = new ConversationLog(db);
     await conversation.open();
     const swarmResults = new SwarmResultLog(db);
-    const checkpoints = new CheckpointManager(store, bus, {
-      enabled: config.checkpointEnabled,
-      intervalBeats: config.checkpointIntervalBeats,
-      maxCount: config.checkpointMaxCount,
-    });
+    const checkpoints = new CheckpointManager(store, bus, { enabled: config.checkpointEnabled, intervalBeats: config.checkpointIntervalBeats, maxCount: config.checkpointMaxCount });
 
     const ledger = new BudgetLedger(db);
     metrics.readCacheShareWith(() => cacheReadShare(ledger.knownDay(dayKeyIn(config.timezone, clock.now()))));

@@ -104,11 +104,17 @@ describe('the thinks panel in Chromium against a real daemon', () => {
     expect(await page.locator('#think-title').textContent()).toBe(`Think ${think.id}`);
     const calls = page.locator('#think-calls tr');
     expect(await calls.count()).toBe(2);
-    expect(await calls.nth(0).locator('td').nth(1).textContent()).toBe((1000).toLocaleString('en-US'));
+    // Each call's tokens as its trace records them (the fake's own counts): input, output, cache read, cache write.
+    const full = await rpc.thinks.get({ id: think.id });
+    expect(full.calls).toHaveLength(2);
+    for (const [i, call] of full.calls.entries()) {
+      const cells = await calls.nth(i).locator('td').allTextContents();
+      expect(cells.slice(1, 5)).toEqual([call.inputTokens, call.outputTokens, call.cacheReadTokens, call.cacheWriteTokens].map((n) => n.toLocaleString('en-US')));
+    }
+    expect(full.calls[0]!.inputTokens).toBeGreaterThan(0);
     expect(await calls.nth(0).locator('td').last().textContent()).toBe('tool_use');
     expect(await calls.nth(1).locator('td').last().textContent()).toBe('end_turn');
     expect(await page.locator('#think-tools li').first().textContent()).toContain('reply');
-    const full = await rpc.thinks.get({ id: think.id });
     const sections = page.locator('#think-sections li');
     expect(await sections.count()).toBe(full.sections.length);
     expect(await sections.evaluateAll((items) => items.map((item) => item.getAttribute('data-section')))).toEqual(full.sections.map((s) => s.name));

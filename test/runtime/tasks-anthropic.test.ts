@@ -10,7 +10,8 @@ import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import { BudgetLedger } from '../../src/subsystems/budget/budget-ledger.js';
 import type { VigilDb } from '../../src/subsystems/store/vigil-db.js';
-import { message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../fixtures/fake-messages-api.js';
+import { costMicroUsd, resolvePrice } from '../../src/subsystems/thinking/pricing.js';
+import { message, startFakeMessagesApi, text, tokenUsageOf, toolUse, type FakeMessagesApi } from '../fixtures/fake-messages-api.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import { stdioFixture } from '../subsystems/tools/mcp-hub.fixture.js';
 
@@ -65,9 +66,13 @@ async function until(h: RuntimeHarness, done: () => boolean | Promise<boolean>):
   );
 }
 
-// Sonnet 5.5: $2 per million input tokens, so 2000 input tokens cost $0.004.
+// Sonnet 5.5: $2 per million input tokens, so 2000 uncached input tokens cost $0.004; the cache counts and output
+// are the fake's own, so a task call costs a little more: what each call cost is read from the usage the fake reported.
 const TASK_CALL = { input_tokens: 2000 };
-const TASK_CALL_USD = 0.004;
+const PRICE = resolvePrice('claude-sonnet-5-5');
+/** The micro-dollars of the `index`th request, priced from the usage the fake answered it with. */
+const reportedMicroUsd = (index: number) => costMicroUsd(tokenUsageOf(api.requests[index]!.usage!), PRICE);
+const usd = (microUsd: number) => `$${(microUsd / 1_000_000).toFixed(4)}`;
 
 describe('a task with the Anthropic thinker', () => {
   it('charges the daily ledger for each of its model calls as it lands; tasks.list shows its spend while it runs', async () => {
@@ -79,7 +84,7 @@ describe('a task with the Anthropic thinker', () => {
       // The think hands the work to a task with one tool and a cap of $0.005; then ends without answering.
       message([toolUse('spawn_task', { prompt: 'Tally a, then b.', tools: ['mcp__fixture__tally'], maxCostUsd: 0.005 })], { input_tokens: 100 }),
       message([]),
-      // The task: the first call ($0.004) asks for a tally; the second ($0.008 in all) reaches the cap.
+      // The task: the first call (about $0.0046) asks for a tally; the second, over the cap in all, hangs.
       message([toolUse('mcp__fixture__tally', { text: 'a' })], TASK_CALL),
       { kind: 'hang' },
     );
@@ -90,7 +95,11 @@ describe('a task with the Anthropic thinker', () => {
     const whileRunning = await ledger.readDay(today);
     expect(whileRunning.charges).toBe(2);
     expect(calls(countFile)).toBe(1);
-    expect(h.runtime.listTasks()).toEqual([expect.objectContaining({ status: 'running', costUsd: TASK_CALL_USD, maxCostUsd: 0.005, tools: ['mcp__fixture__tally'] })]);
+    // Requests: the think, its closing call, then the task's first call (charged) and its second (in flight).
+    const firstCall = reportedMicroUsd(2);
+    expect(firstCall).toBeGreaterThanOrEqual(4000);
+    expect(firstCall).toBeLessThan(5000);
+    expect(h.runtime.listTasks()).toEqual([expect.objectContaining({ status: 'running', costUsd: firstCall / 1_000_000, maxCostUsd: 0.005, tools: ['mcp__fixture__tally'] })]);
     expect(h.ofType('tool.called')).toEqual([expect.objectContaining({ turnId, taskId: h.runtime.listTasks()[0]!.id })]);
     expect(h.runtime.budgetStatus().spentTodayUsd).toBeCloseTo(whileRunning.spentMicroUsd / 1_000_000, 9);
   });
@@ -119,12 +128,21 @@ describe('a task with the Anthropic thinker', () => {
     expect(h.ofType('agent.reply')).toEqual([expect.objectContaining({ turnId, text: 'The sub-agent ran out of money after tallying a.' })]);
     expect(calls(countFile)).toBe(1);
     const [task] = h.runtime.listTasks();
-    expect(task).toMatchObject({ status: 'done', costUsd: 2 * TASK_CALL_USD, maxCostUsd: 0.005, result: expect.stringMatching(/^Tallied a; now b\.\n\n\[The task stopped at its cost cap of \$0\.0050 after spending \$0\.0080/) });
+    // The first task call stays under the $0.005 cap; the second reaches it.
+    const [firstCall, secondCall] = [reportedMicroUsd(2), reportedMicroUsd(3)];
+    expect(firstCall).toBeLessThan(5000);
+    expect(firstCall + secondCall).toBeGreaterThanOrEqual(5000);
+    expect(task).toMatchObject({
+      status: 'done',
+      costUsd: (firstCall + secondCall) / 1_000_000,
+      maxCostUsd: 0.005,
+      result: `Tallied a; now b.\n\n[The task stopped at its cost cap of $0.0050 after spending ${usd(firstCall + secondCall)} in 2 model calls; this is what it had.]`,
+    });
     // Think 1, two task calls, the results think: four charges, every dollar in today's total.
     const day = await new BudgetLedger(h.db).readDay(dayKeyIn('UTC', h.clock.now()));
     expect(day.charges).toBe(4);
     expect(h.runtime.budgetStatus().spentTodayUsd).toBeCloseTo(day.spentMicroUsd / 1_000_000, 9);
-    expect(day.spentMicroUsd).toBeGreaterThanOrEqual(2 * TASK_CALL_USD * 1_000_000);
+    expect(day.spentMicroUsd).toBe([0, 1, 2, 3, 4, 5].reduce((sum, i) => sum + reportedMicroUsd(i), 0));
   });
 
   it('keeps the spend of a task cut by a crash, and reports the task failed after its tool call', async () => {
@@ -140,7 +158,8 @@ describe('a task with the Anthropic thinker', () => {
     );
     await until(h, () => api.requests.length === 4);
     const spent = h.runtime.budgetStatus().spentTodayUsd;
-    expect(spent).toBeGreaterThanOrEqual(TASK_CALL_USD);
+    // The think, its closing call and the task's first call, each priced from what the fake reported.
+    expect(spent).toBeCloseTo((reportedMicroUsd(0) + reportedMicroUsd(1) + reportedMicroUsd(2)) / 1_000_000, 9);
     const taskId = h.runtime.listTasks()[0]!.id;
 
     // kill -9 now: the successor gets the db as it is.

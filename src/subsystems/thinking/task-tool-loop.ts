@@ -51,9 +51,11 @@ export async function runTaskLoop(
   const spent = () => spentMicroUsd;
   const output = (text: string): SwarmTaskOutput => ({ text, usage: sumUsage(calls), costMicroUsd: spent(), model: model.model });
   const partial = () => output('');
-  const allowed = new Set(input.tools ?? []);
+  const asked = new Set(input.tools ?? []);
   // Its own tools are named in its message; the request lists the think's, so the prefix is the think's own.
-  const own = tools === undefined ? [] : taskOfferableTools(tools.definitions()).filter((t) => allowed.has(t.name)).map((t) => t.name);
+  const own = tools === undefined ? [] : taskOfferableTools(tools.definitions()).filter((t) => asked.has(t.name)).map((t) => t.name);
+  // Only the tools named in its message are callable (one that now needs approval, or is gone, is not among them).
+  const allowed = new Set(own);
   const { tools: toolDefs, system, observe } = model.cachedParts(own.length > 0);
   const messages: MessageParam[] = [{ role: 'user', content: taskMessage(input.prompt, own) }];
   let text = '';
@@ -83,8 +85,8 @@ export async function runTaskLoop(
     const results: ToolResultBlockParam[] = [];
     for (const block of uses) {
       if (!allowed.has(block.name) || tools === undefined) {
-        const own = [...allowed].sort().join(', ') || '(none)';
-        results.push({ type: 'tool_result', tool_use_id: block.id, is_error: true, content: `${block.name} is not one of this task's tools (${own}): it was not called.` });
+        const named = [...allowed].sort().join(', ') || '(none)';
+        results.push({ type: 'tool_result', tool_use_id: block.id, is_error: true, content: `${block.name} is not one of this task's tools (${named}): it was not called.` });
         continue;
       }
       const request = { name: block.name, args: block.input, turnId: input.turnId ?? input.taskId, taskId: input.taskId };

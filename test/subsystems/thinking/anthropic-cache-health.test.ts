@@ -5,7 +5,7 @@ import type { VigilEvent } from '../../../src/protocol/events.schema.js';
 import { createSimulatedClock } from '../../../src/shared/clock.js';
 import { AnthropicThinker } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { resolvePrice, totalCostMicroUsd } from '../../../src/subsystems/thinking/pricing.js';
-import { message, startFakeMessagesApi, text, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import { message, startFakeMessagesApi, text, tokenUsageOf, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const MODEL = 'claude-sonnet-4-5';
@@ -80,6 +80,12 @@ describe('AnthropicThinker cache health', () => {
 
     const oneHour = thinker(MODEL, '1h', 'You are Vigil, keeping its cache an hour.');
     const written = await thinkAfter(oneHour, 0, 'You are Vigil, keeping its cache an hour.');
+    // The tools come first and are the same bytes for every identity: the 1-hour think reads the tools prefix the
+    // 5-minute think cached a moment ago (refreshing it for an hour) and writes only its own system blocks.
+    expect(written.usage.cacheReadTokens).toBeGreaterThan(0);
+    expect(written.usage.cacheReadTokens).toBeLessThan(late.usage.cacheWriteTokens);
+    expect(written.usage.cacheWriteTokens).toBeGreaterThan(0);
+    expect(written.usage).toEqual(tokenUsageOf(api.requests.at(-1)!.usage!));
     const body = api.requests.at(-1)!.body;
     expect(body.system.at(-1).cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
     expect(body.tools.at(-1).cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
@@ -87,7 +93,8 @@ describe('AnthropicThinker cache health', () => {
     const price = { ...resolvePrice(MODEL), cacheWritePerMTok: 6 };
     expect(written.costMicroUsd).toBe(totalCostMicroUsd([written.usage], price));
     const read = await thinkAfter(oneHour, 30 * 60_000, 'You are Vigil, keeping its cache an hour.');
-    expect(read.usage.cacheReadTokens).toBe(written.usage.cacheWriteTokens);
+    // After 30 minutes the whole prefix is read: what that think read and what it wrote, nothing written again.
+    expect(read.usage).toMatchObject({ cacheReadTokens: written.usage.cacheReadTokens + written.usage.cacheWriteTokens, cacheWriteTokens: 0 });
     expect(ofType('think.cache_miss')).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import { callCostUsd } from '../../../src/subsystems/thinking/call-trace-recorde
 import { resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
 import { estimateTokens } from '../../../src/subsystems/thinking/token-estimate.js';
 import type { ThinkResult } from '../../../src/subsystems/thinking/thinker.schema.js';
-import { apiError, message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import { apiError, message, startFakeMessagesApi, text, tokenUsageOf, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const MODEL = 'claude-sonnet-4-6';
@@ -29,16 +29,21 @@ function thinker(options: Partial<AnthropicThinkerOptions> = {}): AnthropicThink
 
 describe('AnthropicThinker trace', () => {
   it('records each Messages call with its usage, own cost and stop reason, and each tool call', async () => {
-    const first = { input_tokens: 40, output_tokens: 12, cache_creation_input_tokens: 2000, cache_read_input_tokens: 0 };
-    const second = { input_tokens: 55, output_tokens: 8, cache_creation_input_tokens: 0, cache_read_input_tokens: 2000 };
-    api.enqueue(message([toolUse('reply', { turnId: 't-1', text: 'Hello, Ada.' }, 'toolu_r'), toolUse('goal_progress', { goalId: 'g-x', delta: 0.1 }, 'toolu_g')], first), message([text('done')], second));
+    // Uncached input and output scripted; the cache counts are the fake's own (the first call writes the prefix, the second reads it).
+    api.enqueue(
+      message([toolUse('reply', { turnId: 't-1', text: 'Hello, Ada.' }, 'toolu_r'), toolUse('goal_progress', { goalId: 'g-x', delta: 0.1 }, 'toolu_g')], { input_tokens: 40, output_tokens: 12 }),
+      message([text('done')], { input_tokens: 55, output_tokens: 8 }),
+    );
     const result = await thinker().think(userMessageInput('Hi!', NOW), live());
     const trace = result.trace!;
     expect(trace.stopReason).toBe('end_turn');
     expect(trace.calls).toHaveLength(2);
-    const usage = (u: typeof first) => ({ inputTokens: u.input_tokens, outputTokens: u.output_tokens, cacheWriteTokens: u.cache_creation_input_tokens, cacheReadTokens: u.cache_read_input_tokens });
-    expect(trace.calls[0]).toMatchObject({ model: MODEL, startedAt: NOW, retries: 0, stopReason: 'tool_use', ...usage(first), costUsd: callCostUsd(usage(first), PRICE) });
-    expect(trace.calls[1]).toMatchObject({ stopReason: 'end_turn', ...usage(second), costUsd: callCostUsd(usage(second), PRICE) });
+    const [first, second] = api.requests.map((req) => tokenUsageOf(req.usage!));
+    expect(first).toMatchObject({ inputTokens: 40, outputTokens: 12, cacheReadTokens: 0 });
+    expect(first!.cacheWriteTokens).toBeGreaterThan(0);
+    expect(second).toEqual({ inputTokens: 55, outputTokens: 8, cacheWriteTokens: 0, cacheReadTokens: first!.cacheWriteTokens });
+    expect(trace.calls[0]).toMatchObject({ model: MODEL, startedAt: NOW, retries: 0, stopReason: 'tool_use', ...first, costUsd: callCostUsd(first!, PRICE) });
+    expect(trace.calls[1]).toMatchObject({ stopReason: 'end_turn', ...second, costUsd: callCostUsd(second!, PRICE) });
     for (const call of trace.calls) expect(call.durationMs).toBeGreaterThanOrEqual(0);
     // The think's charge is the calls' exact sum rounded up once to a micro-dollar.
     const sum = trace.calls.reduce((total, call) => total + call.costUsd, 0);

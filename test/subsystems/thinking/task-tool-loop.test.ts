@@ -17,7 +17,8 @@ import { costMicroUsd, resolvePrice } from '../../../src/subsystems/thinking/pri
 import type { TaskHooks } from '../../../src/subsystems/thinking/thinker.js';
 import { DurableToolCaller } from '../../../src/subsystems/tools/durable-tool-caller.js';
 import { ToolCallLog } from '../../../src/subsystems/tools/tool-call-log.js';
-import { message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import { message, startFakeMessagesApi, text, tokenUsageOf, toolUse, type FakeMessagesApi, type RecordedRequest } from '../../fixtures/fake-messages-api.js';
+import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 import { stdioFixture, useHubs } from '../tools/mcp-hub.fixture.js';
 
 const MODEL = 'claude-sonnet-4-6';
@@ -64,45 +65,68 @@ const calls = (file: string) => {
   }
 };
 
+/** One think with the task's identity: it caches the prefix (tools, system) a task then reads. */
+async function warmThink(r: Awaited<ReturnType<typeof rig>>): Promise<RecordedRequest> {
+  api.enqueue(message([text('Noted.')]));
+  await r.thinker.think({ ...userMessageInput('Hello?', NOW), identity: IDENTITY }, live());
+  expect(api.requests).toHaveLength(1);
+  return api.requests[0]!;
+}
+
+const IDENTITY = 'You are a test agent.';
 const task = (tools?: string[], maxCostMicroUsd = 500_000) => ({
   taskId: 'task-1',
   turnId: 't-1',
   prompt: 'Tally hello, then say what it returned.',
-  identity: 'You are a test agent.',
+  identity: IDENTITY,
   ...(tools === undefined ? {} : { tools }),
   maxCostMicroUsd,
 });
 
 describe('a task that acts (Anthropic)', () => {
-  it('runs its tool loop through the durable caller: only its own tools offered, taskId on tool.called and the record, each call charged', async () => {
+  it('runs its tool loop through the durable caller with the think\'s cached prefix and its own tools named, taskId on tool.called and the record, each call charged what the API reported', async () => {
     const r = await rig();
-    api.enqueue(
-      message([toolUse('mcp__fixture__tally', { text: 'hello' }, 'toolu_1')], { input_tokens: 1000, output_tokens: 100 }),
-      message([text('The tally returned hello.')], { input_tokens: 1200, output_tokens: 50 }),
-    );
+    const think = await warmThink(r);
+    api.enqueue(message([toolUse('mcp__fixture__tally', { text: 'hello' }, 'toolu_1')]), message([text('The tally returned hello.')]));
     const output = await r.thinker.runTask(task(['mcp__fixture__tally', 'mcp__fixture__echo']), live(), r.hooks);
     expect(output.text).toBe('The tally returned hello.');
     expect(calls(r.countFile)).toBe(1);
 
-    // The task's tools only, sorted, the cache breakpoint on the last; the same bytes on every call.
-    const tools = api.requests[0]!.body.tools as Array<{ name: string; cache_control?: unknown }>;
-    expect(tools.map((t) => t.name)).toEqual(['mcp__fixture__echo', 'mcp__fixture__tally']);
-    expect(tools.map((t) => t.cache_control)).toEqual([undefined, { type: 'ephemeral' }]);
-    expect(new Set(api.requests.map((req) => JSON.stringify([req.body.system, req.body.tools]))).size).toBe(1);
-    expect(JSON.stringify(api.requests[0]!.body.system)).toContain('and the tools you see to act with');
-    expect(api.requests[1]!.body.messages.at(-1).content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hello' }] }]);
+    // The think's whole tool list and system blocks, byte for byte, then the sub-agent instruction (uncached); the same on every call.
+    const sent = api.requests.slice(1);
+    expect(sent).toHaveLength(2);
+    const tools = sent[0]!.body.tools as Array<{ name: string }>;
+    expect(tools).toEqual(think.body.tools);
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['reply', 'mcp__fixture__echo', 'mcp__fixture__tally', 'mcp__fixture__crash']));
+    expect(sent[0]!.body.system.slice(0, -1)).toEqual(think.body.system);
+    expect(sent[0]!.body.system.at(-1)).toEqual({ type: 'text', text: expect.stringContaining('may call only those the task names under <your_tools>') });
+    expect(sent[0]!.body.tool_choice).toBeUndefined();
+    expect(new Set(sent.map((req) => JSON.stringify([req.body.system, req.body.tools]))).size).toBe(1);
+    // Its own tools, those it may call, are named in its message.
+    expect(sent[0]!.body.messages[0]).toEqual({
+      role: 'user',
+      content: '<task>\nTally hello, then say what it returned.\n</task>\n\n<your_tools>\nmcp__fixture__echo\nmcp__fixture__tally\n</your_tools>',
+    });
+    expect(sent[1]!.body.messages.at(-1).content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hello' }] }]);
+    // Each call reads the prefix the think cached.
+    expect(think.usage!.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(sent.map((req) => req.usage!.cache_read_input_tokens)).toEqual([think.usage!.cache_creation_input_tokens, think.usage!.cache_creation_input_tokens]);
 
     expect(r.events[0]).toMatchObject({ type: 'tool.called', turnId: 't-1', taskId: 'task-1', name: 'mcp__fixture__tally' });
     const [record] = await r.log.all();
     expect(record).toMatchObject({ taskId: 'task-1', turnId: 't-1', result: { ok: true } });
 
-    const expected = [
-      costMicroUsd({ inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0 }, PRICE),
-      costMicroUsd({ inputTokens: 1200, outputTokens: 50, cacheReadTokens: 0, cacheWriteTokens: 0 }, PRICE),
-    ];
+    const reported = sent.map((req) => tokenUsageOf(req.usage!));
+    const expected = reported.map((usage) => costMicroUsd(usage, PRICE));
     expect(r.charged).toEqual(expected);
     expect(output.costMicroUsd).toBe(expected[0]! + expected[1]!);
-    expect(output.usage).toEqual({ inputTokens: 2200, outputTokens: 150, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(output.usage).toEqual({
+      inputTokens: reported[0]!.inputTokens + reported[1]!.inputTokens,
+      outputTokens: reported[0]!.outputTokens + reported[1]!.outputTokens,
+      cacheReadTokens: reported[0]!.cacheReadTokens + reported[1]!.cacheReadTokens,
+      cacheWriteTokens: 0,
+    });
+    expect(reported.map((usage) => usage.cacheWriteTokens)).toEqual([0, 0]);
   });
 
   it('answers a call to a tool outside its list with an error result, never calling it', async () => {
@@ -117,30 +141,57 @@ describe('a task that acts (Anthropic)', () => {
     ]);
   });
 
+  it('never calls a tool given to it that now needs approval: it is not named, and a call to it comes back as an error', async () => {
+    const r = await rig();
+    api.enqueue(message([toolUse('mcp__fixture__crash', {}, 'toolu_c')]), message([text('I could not.')]));
+    const output = await r.thinker.runTask(task(['mcp__fixture__crash']), live(), r.hooks);
+    expect(output.text).toBe('I could not.');
+    expect(api.requests[0]!.body.tool_choice).toEqual({ type: 'none' });
+    expect(api.requests[0]!.body.messages[0].content).toBe('<task>\nTally hello, then say what it returned.\n</task>');
+    expect(api.requests[1]!.body.messages.at(-1).content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_c', is_error: true, content: "mcp__fixture__crash is not one of this task's tools ((none)): it was not called." },
+    ]);
+    expect(r.events).toEqual([]);
+    expect(await r.log.all()).toEqual([]);
+  });
+
   it('stops at its money cap after the model call that reaches it, with what it has, saying so', async () => {
     const r = await rig();
-    const perCall = costMicroUsd({ inputTokens: 2000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, PRICE);
+    const think = await warmThink(r);
+    // Uncached input and output scripted; the cache read is the fake's own: the prefix the think cached.
+    const perCall = costMicroUsd({ inputTokens: 2000, outputTokens: 0, cacheReadTokens: think.usage!.cache_creation_input_tokens, cacheWriteTokens: 0 }, PRICE);
     api.enqueue(
-      message([text('Step one.'), toolUse('mcp__fixture__tally', { text: 'one' })], { input_tokens: 2000 }),
-      message([text('Step two.'), toolUse('mcp__fixture__tally', { text: 'two' })], { input_tokens: 2000 }),
+      message([text('Step one.'), toolUse('mcp__fixture__tally', { text: 'one' })], { input_tokens: 2000, output_tokens: 0 }),
+      message([text('Step two.'), toolUse('mcp__fixture__tally', { text: 'two' })], { input_tokens: 2000, output_tokens: 0 }),
       message([text('never asked for')]),
     );
     const output = await r.thinker.runTask(task(['mcp__fixture__tally'], perCall + 1), live(), r.hooks);
-    expect(api.requests).toHaveLength(2);
+    const sent = api.requests.slice(1);
+    expect(sent).toHaveLength(2);
     expect(calls(r.countFile)).toBe(1);
+    expect(sent.map((req) => costMicroUsd(tokenUsageOf(req.usage!), PRICE))).toEqual([perCall, perCall]);
     expect(r.charged).toEqual([perCall, perCall]);
     expect(output.costMicroUsd).toBe(2 * perCall);
-    expect(output.text).toMatch(/^Step two\.\n\n\[The task stopped at its cost cap of \$0\.0060 after spending \$0\.0120 in 2 model calls; this is what it had\.\]$/);
+    const usd = (micro: number) => `$${(micro / 1_000_000).toFixed(4)}`;
+    expect(output.text).toBe(`Step two.\n\n[The task stopped at its cost cap of ${usd(perCall + 1)} after spending ${usd(2 * perCall)} in 2 model calls; this is what it had.]`);
   });
 
-  it('without tools makes one call with the tool-less sub-agent instructions and no tools', async () => {
+  it('without tools makes one call with the think\'s prefix, the tool-less sub-agent instructions, tool_choice none and no tools named', async () => {
     const r = await rig();
-    api.enqueue(message([text('Findings.')], { input_tokens: 10 }));
+    const think = await warmThink(r);
+    api.enqueue(message([text('Findings.')]));
     const output = await r.thinker.runTask(task(), live(), r.hooks);
     expect(output.text).toBe('Findings.');
-    expect(api.requests[0]!.body.tools).toBeUndefined();
-    expect(JSON.stringify(api.requests[0]!.body.system)).toContain('You have no tools');
-    expect(r.charged).toHaveLength(1);
+    const [sent, ...more] = api.requests.slice(1);
+    expect(more).toEqual([]);
+    expect(sent!.body.tools).toEqual(think.body.tools);
+    expect(sent!.body.tool_choice).toEqual({ type: 'none' });
+    expect(sent!.body.system.slice(0, -1)).toEqual(think.body.system);
+    expect(sent!.body.system.at(-1)).toEqual({ type: 'text', text: expect.stringContaining('its tools are listed but\nyou cannot call them') });
+    expect(sent!.body.messages).toEqual([{ role: 'user', content: '<task>\nTally hello, then say what it returned.\n</task>' }]);
+    expect(sent!.usage!.cache_read_input_tokens).toBe(think.usage!.cache_creation_input_tokens);
+    expect(r.charged).toEqual([costMicroUsd(tokenUsageOf(sent!.usage!), PRICE)]);
+    expect(output.costMicroUsd).toBe(r.charged[0]);
   });
 
   it('aborts its tool call in flight when its signal aborts (a deadline, a cancel), rejecting with what was spent', async () => {
