@@ -72,6 +72,12 @@ const TASK_CALL = { input_tokens: 2000 };
 const PRICE = resolvePrice('claude-sonnet-5-5');
 /** The micro-dollars of the `index`th request, priced from the usage the fake answered it with. */
 const reportedMicroUsd = (index: number) => costMicroUsd(tokenUsageOf(api.requests[index]!.usage!), PRICE);
+/** A think is charged once for all its calls (their usage summed, then priced and rounded up once); a task call alone. */
+const thinkMicroUsd = (...indexes: number[]) => {
+  const usages = indexes.map((i) => tokenUsageOf(api.requests[i]!.usage!));
+  const sum = (field: keyof (typeof usages)[number]) => usages.reduce((total, u) => total + u[field], 0);
+  return costMicroUsd({ inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens'), cacheReadTokens: sum('cacheReadTokens'), cacheWriteTokens: sum('cacheWriteTokens') }, PRICE);
+};
 const usd = (microUsd: number) => `$${(microUsd / 1_000_000).toFixed(4)}`;
 
 describe('a task with the Anthropic thinker', () => {
@@ -142,7 +148,7 @@ describe('a task with the Anthropic thinker', () => {
     const day = await new BudgetLedger(h.db).readDay(dayKeyIn('UTC', h.clock.now()));
     expect(day.charges).toBe(4);
     expect(h.runtime.budgetStatus().spentTodayUsd).toBeCloseTo(day.spentMicroUsd / 1_000_000, 9);
-    expect(day.spentMicroUsd).toBe([0, 1, 2, 3, 4, 5].reduce((sum, i) => sum + reportedMicroUsd(i), 0));
+    expect(day.spentMicroUsd).toBe(thinkMicroUsd(0, 1) + reportedMicroUsd(2) + reportedMicroUsd(3) + thinkMicroUsd(4, 5));
   });
 
   it('keeps the spend of a task cut by a crash, and reports the task failed after its tool call', async () => {
@@ -159,7 +165,7 @@ describe('a task with the Anthropic thinker', () => {
     await until(h, () => api.requests.length === 4);
     const spent = h.runtime.budgetStatus().spentTodayUsd;
     // The think, its closing call and the task's first call, each priced from what the fake reported.
-    expect(spent).toBeCloseTo((reportedMicroUsd(0) + reportedMicroUsd(1) + reportedMicroUsd(2)) / 1_000_000, 9);
+    expect(spent).toBeCloseTo((thinkMicroUsd(0, 1) + reportedMicroUsd(2)) / 1_000_000, 9);
     const taskId = h.runtime.listTasks()[0]!.id;
 
     // kill -9 now: the successor gets the db as it is.

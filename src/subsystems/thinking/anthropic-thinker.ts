@@ -319,8 +319,9 @@ export class AnthropicThinker implements Thinker {
     const counter = this.calibration;
     const named = prefix.length === 2 ? ['identity', 'instructions'] : ['instructions'];
     return [
-      { name: 'tools', tokens: counter.countJson(toolDefs), cached: true },
-      ...prefix.map((block, i) => ({ name: named[i] ?? 'instructions', tokens: counter.count(block.text), cached: true })),
+      // With the text of each (the tracer keeps it only under VIGIL_TRACE_CONTENT=true).
+      { name: 'tools', tokens: counter.countJson(toolDefs), cached: true, text: JSON.stringify(toolDefs) },
+      ...prefix.map((block, i) => ({ name: named[i] ?? 'instructions', tokens: counter.count(block.text), cached: true, text: block.text })),
       ...built.sections,
     ];
   }

@@ -253,8 +253,8 @@ export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
   const ordered = [heartbeat, affect, memory, goals, focusGoal, ...optional(recalled), ...optional(recent), ...optional(reviewSection), pending, swarm, notices];
   const state = ordered.map((s) => s.render()).join('\n\n');
   const sections: PromptSectionTrace[] = [
-    ...(summary === null ? [] : [{ name: 'summary', tokens: summaryTokens, cached: true }]),
-    ...ordered.map((s) => ({ name: s.name, tokens: s.tokens })),
+    ...(summary === null ? [] : [{ name: 'summary', tokens: summaryTokens, cached: true, text: summary }]),
+    ...ordered.map((s) => ({ name: s.name, tokens: s.tokens, text: s.render() })),
   ];
   return { summary, state, sections, tokens: summaryTokens + counter.count(state), recentShown, recentOmitted };
 }

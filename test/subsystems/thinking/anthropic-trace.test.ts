@@ -63,7 +63,8 @@ describe('AnthropicThinker trace', () => {
     expect(sections.filter((s) => s.cached === true).map((s) => s.name)).toEqual(['tools', 'identity', 'instructions']);
     expect(sections[0]!.text).toBe(JSON.stringify(request.tools));
     expect(sections[1]!.text).toBe(request.system[0].text);
-    for (const section of sections) expect(section.tokens).toBe(estimateTokens(section.text!));
+    // Each count is the bound's own, conservative: never under the estimate of the text it stands for.
+    for (const section of sections) expect(section.tokens).toBeGreaterThanOrEqual(estimateTokens(section.text!));
     // The state message is exactly its sections, joined.
     expect(sections.slice(3).map((s) => s.text).join('\n\n')).toBe(request.messages[0].content);
     expect(result.trace!.content).toEqual({

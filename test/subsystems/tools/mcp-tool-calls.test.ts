@@ -138,7 +138,8 @@ describe('MCP tools in the think tool loop', () => {
     const r = await rig();
     const big = 'x'.repeat(TOOL_RESULT_TEXT_CAP_BYTES + 5000);
     api.enqueue(message([toolUse('mcp__fixture__echo', { text: big }, 'toolu_big')]), message([text('ok')]));
-    await r.thinker.think(input, live());
+    // Room for a 21 KB call and its 16 KB result in the next request (the default bound would end the loop first).
+    await r.thinker.think({ ...input, contextTokens: 64_000 }, live());
     const [result] = toolResults(1);
     expect(result.is_error).toBeUndefined();
     expect(result.content[0].text).toHaveLength(TOOL_RESULT_TEXT_CAP_BYTES);
