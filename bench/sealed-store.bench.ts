@@ -171,7 +171,7 @@ export async function sealedStoreBench(options: SealedStoreOptions = DEFAULT_SEA
 
   return {
     id: 'sealed-store',
-    title: 'Sealed store (VIGIL_CHECKPOINT_KEY): size and write cost',
+    title: '12. Sealed store (VIGIL_CHECKPOINT_KEY): size and write cost',
     checks,
     details,
     sanity: sanityChecks,
