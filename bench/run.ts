@@ -18,11 +18,15 @@ import { sealedStoreBench } from './sealed-store.bench.js';
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
 const strict = process.argv.includes('--strict');
+// `npm run bench -- --only tool-call,startup` runs just those benchmarks (by id), to work on one figure.
+const onlyArg = process.argv.find((arg) => arg.startsWith('--only'));
+const only = onlyArg === undefined ? null : new Set((onlyArg.split('=')[1] ?? process.argv[process.argv.indexOf(onlyArg) + 1] ?? '').split(','));
 
 const results: BenchResult[] = [];
 
 /** Runs one benchmark; a benchmark that throws is reported as a failed sanity check, and the others still run. */
 async function run(id: string, title: string, bench: () => Promise<BenchOutcome>): Promise<void> {
+  if (only !== null && !only.has(id)) return;
   process.stderr.write(`bench: ${title}…\n`);
   const started = performance.now();
   try {
@@ -42,7 +46,8 @@ async function run(id: string, title: string, bench: () => Promise<BenchOutcome>
 
 const started = performance.now();
 await run('idle-beat', '1. Idle beat cost', () => idleBeatBench());
-await withTempDir('agent', async (root) => {
+const needsRealisticAgent = only === null || only.has('checkpoint-io') || only.has('beat-jitter');
+if (needsRealisticAgent) await withTempDir('agent', async (root) => {
   process.stderr.write('bench: building the realistic agent…\n');
   let seeded: Error | null = null;
   await seedRealisticAgent(root).catch((err: unknown) => {
@@ -67,8 +72,11 @@ await run('sealed-store', '12. Sealed store: size and write cost with VIGIL_CHEC
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);
-await writeJsonReport(RESULTS_FILE, results, totalMs);
-process.stdout.write(`Results written to ${RESULTS_FILE.pathname}\n`);
+// A partial run never overwrites the whole run's results.
+if (only === null) {
+  await writeJsonReport(RESULTS_FILE, results, totalMs);
+  process.stdout.write(`Results written to ${RESULTS_FILE.pathname}\n`);
+}
 
 const summary = summarise(results);
 process.exitCode = summary.sanityFailures > 0 || (strict && summary.miss > 0) ? 1 : 0;
