@@ -51,7 +51,7 @@ export async function consolidateMemories(
   for (const action of actions) {
     if (action.type !== 'remember' || action.keep !== true) continue;
     if (action.content.trim() === '') continue;
-    requests.push({ content: action.content, source: keptSource(reason), salience: action.salience, at });
+    requests.push({ content: action.content, source: action.source ?? keptSource(reason), salience: action.salience, at });
   }
   for (const { item, salience } of itemsToConsolidate(watch.seen(), after.items, memory.forgottenItemIds())) {
     if (item.content.trim() === '') continue;

@@ -10,6 +10,10 @@ import { isoTime } from './iso-time.js';
 export const MemorySourceSchema = z.enum(['conversation', 'working_memory', 'task', 'tool']);
 export type MemorySource = z.infer<typeof MemorySourceSchema>;
 
+/** The sources the model can name for a fact it keeps (working memory is where a kept fact goes, not where it came from). */
+export const KeptMemorySourceSchema = MemorySourceSchema.exclude(['working_memory']);
+export type KeptMemorySource = z.infer<typeof KeptMemorySourceSchema>;
+
 /** One long-term memory as stored (a LevelDB value under its seq; no user text is ever part of a key). */
 export const StoredMemorySchema = z.object({
   /** `mem-<seq>`: stable in this data dir; an import gives the memory a new one. */

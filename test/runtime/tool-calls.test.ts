@@ -61,6 +61,10 @@ describe('MCP tools in a runtime', () => {
     await until(h, () => h.ofType('agent.reply').length === 1);
     expect(h.ofType('agent.reply')).toMatchObject([{ turnId, text: 'mcp__fixture__tally returned:\nhello tools' }]);
     expect(calls(countFile)).toBe(1);
+    // What the tool said is kept in long-term memory as the tool's.
+    expect(await h.runtime.searchMemory({ query: 'hello tools' })).toMatchObject([
+      { content: 'mcp__fixture__tally returned: hello tools', source: 'tool' },
+    ]);
     expect(h.ofType('tool.called')).toMatchObject([{ turnId, name: 'mcp__fixture__tally' }]);
     expect(h.ofType('tool.completed')).toMatchObject([{ name: 'mcp__fixture__tally', ok: true }]);
 

@@ -2,6 +2,7 @@
 import type { Tool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { GoalPrioritySchema } from '../../actors/goals/goals.schema.js';
+import { KeptMemorySourceSchema } from '../../protocol/memory.schema.js';
 import { RECALL_TOOL_DESCRIPTION, RECALL_TOOL_NAME, RecallInputSchema } from './recall-tool.js';
 import type { ExternalToolDefinition } from './think-tools.js';
 import type { ThinkAction } from './thinker.schema.js';
@@ -58,8 +59,17 @@ const TOOL_SPECS: readonly ToolSpec[] = [
       content: z.string().min(1).describe('What to remember, self-contained (it will be read without this conversation).'),
       salience: unit('How much it matters, 0 (trivia) to 1 (must not be forgotten).'),
       keep: z.boolean().optional().describe('Also keep it in long-term memory now: facts about the user, commitments, decisions.'),
+      source: KeptMemorySourceSchema.optional().describe(
+        'Where the fact came from, recorded with it in long-term memory: a tool result (tool), a task result (task) or the conversation (conversation).',
+      ),
     }),
-    toAction: (d) => ({ type: 'remember', content: d.content, salience: d.salience, ...(d.keep === true ? { keep: true } : {}) }),
+    toAction: (d) => ({
+      type: 'remember',
+      content: d.content,
+      salience: d.salience,
+      ...(d.keep === true ? { keep: true } : {}),
+      ...(d.source === undefined ? {} : { source: d.source }),
+    }),
   }),
   tool({
     name: 'feel',

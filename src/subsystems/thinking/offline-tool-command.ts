@@ -1,4 +1,5 @@
 /** The offline thinker's `/tool NAME {json}` command: calls an MCP tool through the runtime's durable path and replies with its result. */
+import { excerpt } from './offline-text.js';
 import type { ExternalToolResult, ThinkTools } from './think-tools.js';
 import type { PendingMessage, ThinkAction } from './thinker.schema.js';
 
@@ -43,8 +44,17 @@ export async function answerToolCommand(
   const result = await tools.call({ name: command.name, args: command.args, turnId: message.turnId }, signal);
   // Waiting for an operator: no answer yet; the turn is thought about again with the decision (the notice above).
   if (result.pendingApproval !== undefined) return [];
-  return reply(`${command.name} ${result.isError ? 'failed' : 'returned'}:\n${resultText(result)}`);
+  const text = resultText(result);
+  const answer = reply(`${command.name} ${result.isError ? 'failed' : 'returned'}:\n${text}`);
+  if (result.isError) return answer;
+  // What a tool told the agent is kept in long-term memory as the tool's, as a model would keep a finding it needs later.
+  const finding = `${command.name} returned: ${excerpt(text, KEPT_RESULT_CHARS)}`;
+  return [...answer, { type: 'remember', content: finding, salience: 0.6, keep: true, source: 'tool' }];
 }
+
+/** How much of a tool's result the offline thinker keeps: enough to find it again by its words, not the whole payload. */
+const KEPT_RESULT_CHARS = 200;
+
 
 function resultText(result: ExternalToolResult): string {
   return result.content.map((part) => (part.type === 'text' ? part.text : `[image ${part.mimeType}]`)).join('\n');

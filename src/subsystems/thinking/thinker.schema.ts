@@ -4,6 +4,7 @@ import { AffectDeltaSchema, AffectDimensionsSchema } from '../../actors/affect/a
 import { GoalPrioritySchema, GoalSchema } from '../../actors/goals/goals.schema.js';
 import { MemoryItemSchema } from '../../actors/working-memory/working-memory.schema.js';
 import { ConversationMessageSchema, PendingMessageSchema, type PendingMessage } from '../../protocol/conversation.schema.js';
+import { KeptMemorySourceSchema } from '../../protocol/memory.schema.js';
 import { ModelCallTraceSchema, PromptSectionTraceSchema, ThinkTraceSchema, ToolCallTraceSchema } from '../../protocol/think-trace.schema.js';
 
 export { PendingMessageSchema, type PendingMessage };
@@ -116,6 +117,8 @@ export const ThinkActionSchema = z.discriminatedUnion('type', [
     salience: z.number().min(0).max(1),
     /** Also keep it in long-term memory now (it is kept anyway if it leaves working memory salient enough). */
     keep: z.boolean().optional(),
+    /** Where the fact came from, as long-term memory records it when kept now; by default the think's own kind says. */
+    source: KeptMemorySourceSchema.optional(),
   }),
   z.object({ type: z.literal('feel'), delta: AffectDeltaSchema, intensity: z.number().min(0).max(1).optional() }),
   z.object({

@@ -89,6 +89,26 @@ describe('long-term memory in thinks', () => {
     expect(stateOf(thinkFor(again))).toContain('<recalled_memories>\n(none)\n</recalled_memories>');
   });
 
+  it('keeps a fact with the source the model names for it, and as the conversation\'s when it names none', async () => {
+    api = await startFakeMessagesApi();
+    api.enqueue(
+      {
+        kind: 'respond',
+        respond: (r) =>
+          message([
+            toolUse('remember', { content: 'The staging host runs Debian 13', salience: 0.7, keep: true, source: 'tool' }),
+            toolUse('remember', { content: 'The user prefers short answers', salience: 0.7, keep: true }),
+            ...replyAll(r),
+          ]),
+      },
+      message([]),
+    );
+    h = await startAnthropicRuntime(api);
+    await untilReplied((await h.runtime.send({ text: 'Check the staging host.' })).turnId);
+    expect(await h.runtime.searchMemory({ query: 'staging debian' })).toMatchObject([{ content: 'The staging host runs Debian 13', source: 'tool' }]);
+    expect(await h.runtime.searchMemory({ query: 'short answers' })).toMatchObject([{ content: 'The user prefers short answers', source: 'conversation' }]);
+  });
+
   it('offers recall among the tools, after Vigil\'s own and before the cache breakpoint moves to the last tool', async () => {
     api = await startFakeMessagesApi();
     api.enqueue({ kind: 'respond', respond: (r) => message(replyAll(r)) }, message([]));
@@ -97,6 +117,6 @@ describe('long-term memory in thinks', () => {
     const tools = api.requests[0]!.body.tools as Array<{ name: string; cache_control?: unknown; input_schema: { properties: Record<string, unknown> } }>;
     expect(tools.map((t) => t.name)).toContain('recall');
     expect(tools.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
-    expect(Object.keys(tools.find((t) => t.name === 'remember')!.input_schema.properties)).toEqual(['content', 'salience', 'keep']);
+    expect(Object.keys(tools.find((t) => t.name === 'remember')!.input_schema.properties)).toEqual(['content', 'salience', 'keep', 'source']);
   });
 });
