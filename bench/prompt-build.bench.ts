@@ -13,7 +13,7 @@ import type { VigilDb } from '../src/subsystems/store/vigil-db.js';
 import { ConversationSummaryKeeper } from '../src/subsystems/summary/conversation-summary.js';
 import { SummaryStore } from '../src/subsystems/summary/summary-store.js';
 import { ThinkContext } from '../src/subsystems/summary/think-context.js';
-import { summaryBlock, thinkSystem } from '../src/subsystems/thinking/anthropic-prompt.js';
+import { firstUserContent, summaryBlock, thinkSystem } from '../src/subsystems/thinking/anthropic-prompt.js';
 import { requestTools } from '../src/subsystems/thinking/anthropic-tools.js';
 import { DEFAULT_CONTEXT_TOKENS } from '../src/subsystems/thinking/context-defaults.js';
 import { buildBudgetedPrompt } from '../src/subsystems/thinking/prompt-budget.js';
@@ -66,7 +66,7 @@ export async function promptBuildBench(options: { history?: number; reps?: numbe
     const frame = { model: 'm', max_tokens: 4096, system: prefix, tools, messages: [{ role: 'user', content: '' }] };
     const fixedTokens = counter.countJson(frame);
     const built = buildBudgetedPrompt({ input, boundTokens: DEFAULT_CONTEXT_TOKENS, fixedTokens, counter });
-    const body = { ...frame, system: built.summary === null ? prefix : [...prefix, summaryBlock(built.summary)], messages: [{ role: 'user', content: built.state }] };
+    const body = { ...frame, system: built.summary === null ? prefix : [...prefix, summaryBlock(built.summary)], messages: [{ role: 'user', content: firstUserContent(built.conversation, built.state) }] };
     return { built, tokens: counter.countJson(body), body };
   };
   for (let i = 0; i < 20; i++) build();

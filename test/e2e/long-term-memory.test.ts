@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connect, type VigilClient } from '../../src/client/vigil-client.js';
-import { message, pendingTurnIds, startFakeMessagesApi, toolUse, type FakeMessagesApi, type RecordedRequest } from '../fixtures/fake-messages-api.js';
+import { firstUserText, message, pendingTurnIds, startFakeMessagesApi, toolUse, type FakeMessagesApi, type RecordedRequest } from '../fixtures/fake-messages-api.js';
 import { FAST_ENV, startDaemon, type DaemonProcess } from './daemon-process.js';
 
 const root = mkdtempSync(join(tmpdir(), 'vigil-ltm-'));
@@ -27,8 +27,7 @@ const FACT = 'The locker code is 4512';
 
 /** The state message (first user message) of a think request. */
 function stateOf(request: RecordedRequest): string {
-  const first = request.body?.messages?.[0]?.content;
-  return typeof first === 'string' ? first : JSON.stringify(first ?? '');
+  return firstUserText(request);
 }
 
 /** The fake model: keeps the fact when asked to, answers every pending message, and ends after tool results. */

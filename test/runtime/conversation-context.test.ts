@@ -8,7 +8,7 @@ import { SUMMARY_INSTRUCTIONS } from '../../src/subsystems/thinking/anthropic-su
 import { estimateTokens } from '../../src/subsystems/thinking/token-estimate.js';
 import type { ConversationSummaryKeeper } from '../../src/subsystems/summary/conversation-summary.js';
 import { BudgetLedger } from '../../src/subsystems/budget/budget-ledger.js';
-import { message, pendingTurnIds, startFakeMessagesApi, text, toolUse, type FakeBlock, type FakeMessagesApi, type RecordedRequest } from '../fixtures/fake-messages-api.js';
+import { firstUserText, message, pendingTurnIds, startFakeMessagesApi, text, toolUse, type FakeBlock, type FakeMessagesApi, type RecordedRequest } from '../fixtures/fake-messages-api.js';
 import { startAnthropicRuntime, type AnthropicHarness } from '../faults/anthropic-harness.js';
 
 const BOUND = 6000;
@@ -30,7 +30,6 @@ afterEach(async () => {
 });
 
 const isSummaryRequest = (request: RecordedRequest) => JSON.stringify(request.body?.system ?? '').includes('You keep the rolling summary');
-const firstUserText = (request: RecordedRequest): string => String(request.body?.messages?.[0]?.content ?? '');
 const systemText = (request: RecordedRequest): string => (request.body?.system ?? []).map((b: { text: string }) => b.text).join('\n');
 
 /**
@@ -90,11 +89,14 @@ describe('the conversation in every prompt', () => {
     expect(systemText(late)).toContain(FACT);
     expect(late.body.system.at(-1).text).toContain('<conversation_summary');
     expect(late.body.system.at(-1).cache_control).toEqual({ type: 'ephemeral' });
-    // The recent conversation is there too, newest first.
+    // The recent conversation is there too, oldest first, one block an entry, the newest carrying a breakpoint.
     const recent = /<recent_conversation>\n([\s\S]*?)\n<\/recent_conversation>/.exec(firstUserText(late))![1]!;
     const seqs = [...recent.matchAll(/^- \[(\d+)\]/gm)].map((m) => Number(m[1]));
     expect(seqs.length).toBeGreaterThan(0);
-    expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    const blocks = late.body.messages[0].content as Array<{ text: string; cache_control?: unknown }>;
+    expect(blocks).toHaveLength(seqs.length + 1);
+    expect(blocks.map((b) => b.cache_control ?? null)).toEqual([...seqs.map((_, i) => (i === seqs.length - 1 ? { type: 'ephemeral' } : null)), null]);
     expect(recent).toContain('Note 40 is about the weather');
   }, 120_000);
 

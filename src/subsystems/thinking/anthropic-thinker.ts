@@ -4,7 +4,7 @@ import type { Message, MessageCreateParamsNonStreaming, MessageParam, TextBlockP
 import { VigilError } from '../../errors.js';
 import { estimateTokens } from './token-estimate.js';
 import { MalformedResponseError, abortedError, callError } from './anthropic-errors.js';
-import { summaryBlock, taskSystem, thinkSystem } from './anthropic-prompt.js';
+import { firstUserContent, summaryBlock, taskSystem, thinkSystem } from './anthropic-prompt.js';
 import { summarizeWithClaude } from './anthropic-summary.js';
 import { buildBudgetedPrompt, type BudgetedPrompt } from './prompt-budget.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
@@ -207,7 +207,7 @@ export class AnthropicThinker implements Thinker {
         params = this.boundedParams(shown, system, toolDefs, tail, bound, (built) => {
           if (call === 1) {
             sections = this.sectionTrace(system, toolDefs, built);
-            transcript.push({ role: 'user', text: built.state });
+            transcript.push({ role: 'user', text: built.conversation.join('') + built.state });
           }
         });
       } catch (err) {
@@ -297,8 +297,9 @@ export class AnthropicThinker implements Thinker {
     let reservedTokens = 0;
     for (let attempt = 0; ; attempt++) {
       const built = buildBudgetedPrompt({ input, boundTokens: bound, fixedTokens, reservedTokens, counter });
-      const system = built.summary === null ? [...prefix] : [...prefix, summaryBlock(built.summary)];
-      const params = { system, tools: [...toolDefs], messages: [{ role: 'user' as const, content: built.state }, ...tail] };
+      const system = built.summary === null ? [...prefix] : [...prefix, summaryBlock(built.summary, this.cacheTtl)];
+      const first = { role: 'user' as const, content: firstUserContent(built.conversation, built.state, this.cacheTtl) };
+      const params = { system, tools: [...toolDefs], messages: [first, ...tail] };
       const over = counter.countJson(this.body(params)) - bound;
       if (over <= 0) {
         onBuilt(built);

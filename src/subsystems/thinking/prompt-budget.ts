@@ -1,8 +1,13 @@
 /**
  * The prompt-budget builder, pure: renders a think's volatile state into sections in a fixed order and keeps the
  * whole prompt under `VIGIL_CONTEXT_TOKENS`. What the think must answer is always shown (each oversized item cut with
- * a note); the rolling summary, recalled memories, the turn under review and the recent conversation (newest first)
- * get what is left, in that order, each within its share.
+ * a note); the rolling summary, recalled memories, the turn under review and the recent conversation (the newest
+ * entries first, as many as fit) get what is left, in that order, each within its share.
+ *
+ * The recent conversation is rendered oldest first as blocks of its own, one an entry, ahead of the state: entries
+ * only ever join at the end, so the blocks a think shares with the one before it stay byte for byte the same and are
+ * read from the prompt cache. An entry's text is cut against the bound alone (never against what is left of it), so
+ * its bytes do not move from one think, or one call of a tool loop, to the next.
  */
 import { VigilError } from '../../errors.js';
 import type { ConversationMessage } from '../../protocol/conversation.schema.js';
@@ -26,11 +31,16 @@ export interface PromptBudgetArgs {
 export interface BudgetedPrompt {
   /** The rolling summary's block (after the cached prefix), or null when there is none. */
   summary: string | null;
-  /** The first user message: the state, every volatile value. */
+  /**
+   * The recent conversation, oldest first, one text block an entry (the first opens `<recent_conversation>`); the
+   * first user message is these blocks, then `state`, which closes the section. Empty: the section is in `state`.
+   */
+  conversation: string[];
+  /** The first user message after the conversation blocks: the state, every volatile value. */
   state: string;
   /** Each volatile section with its tokens (the summary first, when shown). */
   sections: PromptSectionTrace[];
-  /** Tokens of the summary and the state together. */
+  /** Tokens of the summary, the conversation blocks (their framing included) and the state together. */
   tokens: number;
   /** Recent conversation entries shown, and those left out for room. */
   recentShown: number;
@@ -44,13 +54,20 @@ const SWARM_SHARE = 0.2;
 const SUMMARY_SHARE = 0.4;
 const RECALL_SHARE = 0.15;
 const REVIEW_SHARE = 0.35;
-const ENTRY_SHARE = 0.125;
+// Of the whole bound, not of the room left: the room moves with the state and the tool loop, the bound does not.
+const ENTRY_SHARE_OF_BOUND = 0.1;
+/** What one more text block adds to the request's JSON: `{"type":"text","text":""},`. */
+const BLOCK_FRAME_TOKENS = counterFreeTokens('{"type":"text","text":""},');
 /** No line of state (a goal title, a memory, a notice) is sent longer than this. */
 const LINE_CAP_TOKENS = 400;
 /** The least an oversized message is cut to, so a crowded turn still shows the start of each message. */
 const MIN_ITEM_TOKENS = 48;
 /** An entry line's frame: seq, turn id, time, sender, quotes. */
 const ENTRY_FRAME_TOKENS = 60;
+
+function counterFreeTokens(text: string): number {
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
+}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
@@ -98,7 +115,7 @@ class Section {
   }
 
   render(): string {
-    return `<${this.name}>\n${this.lines.length === 0 ? '(none)' : this.lines.join('\n')}\n</${this.name}>`;
+    return renderSection(this.name, this.lines);
   }
 }
 
@@ -159,14 +176,15 @@ export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
 
   const required = [heartbeat, affect, memory, goals, focusGoal, pending, swarm, notices];
   let left = available - required.reduce((sum, s) => sum + s.tokens, 0);
-  if (left < 0) {
-    throw new VigilError(
-      'THINK_REJECTED',
-      `The prompt cannot fit VIGIL_CONTEXT_TOKENS=${args.boundTokens}: the fixed prefix takes ${args.fixedTokens} tokens and ` +
-        `this think's own state ${available - left} more. Raise VIGIL_CONTEXT_TOKENS.`,
-      { data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: args.boundTokens, fixedTokens: args.fixedTokens } },
-    );
-  }
+  if (left < 0) throw unfittable(args, available - left);
+
+  // The recent conversation's frame (its tags, the note on what is left out, the state's own block once the message
+  // is in blocks) is held back first: it is always sent, so no optional part may take its room.
+  const recent = input.conversation === undefined ? null : section('recent_conversation');
+  const blockFrame = counter.scale(BLOCK_FRAME_TOKENS);
+  const recentFrame = recent === null ? 0 : recent.tokens + counter.count(`${omittedNoteText(Number.MAX_SAFE_INTEGER, true)}\n`) + blockFrame;
+  left -= recentFrame;
+  if (left < 0) throw unfittable(args, available - left);
 
   // The summary: its own block right after the cached prefix, since it changes rarely.
   let summary: string | null = null;
@@ -215,7 +233,7 @@ export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
     reviewSection.add(`turn from ${iso(review.startedAt)} to ${iso(review.endedAt)}`);
     const omittedNote = (n: number) => `(${n} earlier entries of this turn left out for room)`;
     const room = Math.min(left, cap(REVIEW_SHARE)) - reviewSection.tokens - counter.count(`${omittedNote(entries.length)}\n`);
-    const kept = fitNewestFirst(entries, Math.max(0, room), cap(ENTRY_SHARE), counter);
+    const kept = fitNewestFirst(entries, Math.max(0, room), entryCap(args.boundTokens), counter);
     if (kept.omitted > 0) reviewSection.add(omittedNote(kept.omitted));
     for (const text of kept.lines) reviewSection.add(text);
     left -= reviewSection.tokens;
@@ -227,36 +245,71 @@ export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
   const candidates = (input.conversation?.recent ?? []).filter(
     (m) => !reviewed.has(m.seq) && !(m.role === 'user' && answering.has(m.turnId)),
   );
-  const recent = input.conversation === undefined ? null : section('recent_conversation');
-  let recentShown = 0;
+  // Newest first while they fit; each its own block, so each pays a block's framing too.
+  const shownNewestFirst: string[] = [];
+  let omitted: string | null = null;
   if (recent !== null) {
-    const omittedNote = (n: number) =>
-      `(${n} older entries are not shown${summary === null ? '' : '; the conversation summary covers what came before them'})`;
-    left -= recent.tokens + counter.count(`${omittedNote(candidates.length)}\n`);
-    const entryCap = cap(ENTRY_SHARE);
+    const omittedNote = (n: number) => omittedNoteText(n, summary !== null);
+    const entryMax = entryCap(args.boundTokens);
     for (let i = candidates.length - 1; i >= 0; i--) {
       const m = candidates[i]!;
       const before = recent.tokens;
       // The line around the text (seq, turn, time, sender) takes under ENTRY_FRAME_TOKENS.
-      const textRoom = Math.min(entryCap, left - ENTRY_FRAME_TOKENS);
+      const textRoom = Math.min(entryMax, left - ENTRY_FRAME_TOKENS - blockFrame);
       if (textRoom < MIN_ITEM_TOKENS) break;
-      if (!recent.add(entryLine(m, truncateToTokens(m.text, textRoom, counter)), Math.max(0, left))) break;
+      const text = entryLine(m, truncateToTokens(m.text, textRoom, counter));
+      if (!recent.add(text, Math.max(0, left - blockFrame))) break;
+      recent.tokens += blockFrame;
       left -= recent.tokens - before;
-      recentShown += 1;
+      shownNewestFirst.push(text);
     }
     // Said in words, so the model knows older turns exist beyond what it sees.
-    if (recentShown < candidates.length) recent.add(omittedNote(candidates.length - recentShown));
+    if (shownNewestFirst.length < candidates.length) {
+      omitted = omittedNote(candidates.length - shownNewestFirst.length);
+      recent.tokens += counter.count(`${omitted}\n`);
+    }
   }
+  const recentShown = shownNewestFirst.length;
   const recentOmitted = candidates.length - recentShown;
+  const shown = shownNewestFirst.reverse();
+  const conversation = shown.map((text, i) => `${i === 0 ? '<recent_conversation>\n' : ''}${text}\n`);
+  // The section's end (what no later think shares) closes it in the state; with nothing shown it is all there.
+  const recentTail =
+    recent === null ? [] : [conversation.length === 0 ? renderSection('recent_conversation', omitted === null ? [] : [omitted]) : `${omitted === null ? '' : `${omitted}\n`}</recent_conversation>`];
+  const recentText = recent === null ? '' : conversation.join('') + recentTail[0]!;
 
   const optional = (s: Section | null): Section[] => (s === null ? [] : [s]);
-  const ordered = [heartbeat, affect, memory, goals, focusGoal, ...optional(recalled), ...optional(recent), ...optional(reviewSection), pending, swarm, notices];
-  const state = ordered.map((s) => s.render()).join('\n\n');
+  const ordered = [heartbeat, affect, memory, goals, focusGoal, ...optional(recalled), ...optional(reviewSection), pending, swarm, notices];
+  const state = [...recentTail, ...ordered.map((s) => s.render())].join('\n\n');
   const sections: PromptSectionTrace[] = [
     ...(summary === null ? [] : [{ name: 'summary', tokens: summaryTokens, cached: true, text: summary }]),
+    ...(recent === null ? [] : [{ name: recent.name, tokens: recent.tokens, ...(conversation.length === 0 ? {} : { cached: true }), text: recentText }]),
     ...ordered.map((s) => ({ name: s.name, tokens: s.tokens, text: s.render() })),
   ];
-  return { summary, state, sections, tokens: summaryTokens + counter.count(state), recentShown, recentOmitted };
+  const conversationTokens = conversation.length === 0 ? 0 : conversation.reduce((sum, block) => sum + counter.count(block) + blockFrame, blockFrame);
+  return { summary, conversation, state, sections, tokens: summaryTokens + conversationTokens + counter.count(state), recentShown, recentOmitted };
+}
+
+function omittedNoteText(n: number, summarized: boolean): string {
+  return `(${n} older entries are not shown${summarized ? '; the conversation summary covers what came before them' : ''})`;
+}
+
+function unfittable(args: PromptBudgetArgs, stateTokens: number): VigilError {
+  return new VigilError(
+    'THINK_REJECTED',
+    `The prompt cannot fit VIGIL_CONTEXT_TOKENS=${args.boundTokens}: the fixed prefix takes ${args.fixedTokens} tokens and ` +
+      `this think's own state ${stateTokens} more. Raise VIGIL_CONTEXT_TOKENS.`,
+    { data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: args.boundTokens, fixedTokens: args.fixedTokens } },
+  );
+}
+
+/** The most one conversation entry's text may take: a tenth of the bound (at least MIN_ITEM_TOKENS). */
+function entryCap(boundTokens: number): number {
+  return Math.max(MIN_ITEM_TOKENS, Math.floor(boundTokens * ENTRY_SHARE_OF_BOUND));
+}
+
+function renderSection(name: string, lines: readonly string[]): string {
+  return `<${name}>\n${lines.length === 0 ? '(none)' : lines.join('\n')}\n</${name}>`;
 }
 
 /** Entries (oldest first) kept newest first within `room` tokens, each cut to `entryCap`; returned oldest first. */

@@ -4,7 +4,7 @@
  * in the state message; a forgotten one is in no later prompt.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, pendingTurnIds, startFakeMessagesApi, toolUse, type FakeMessagesApi, type RecordedRequest } from '../../fixtures/fake-messages-api.js';
+import { firstUserText, message, pendingTurnIds, startFakeMessagesApi, toolUse, type FakeMessagesApi, type RecordedRequest } from '../../fixtures/fake-messages-api.js';
 import { startAnthropicRuntime, type AnthropicHarness } from '../../faults/anthropic-harness.js';
 
 let api: FakeMessagesApi | undefined;
@@ -15,7 +15,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const stateOf = (request: RecordedRequest): string => String(request.body?.messages?.[0]?.content ?? '');
+const stateOf = firstUserText;
 /** The first request of the think that carried `turnId` (robust to retried requests). */
 const thinkFor = (turnId: string): RecordedRequest => {
   const found = api!.requests.find((r) => (r.body?.messages?.length ?? 0) === 1 && pendingTurnIds(r).includes(turnId));

@@ -3,11 +3,11 @@ import type { ConversationMessage } from '../../../src/protocol/conversation.sch
 import { AnthropicThinker } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
 import { estimateTokens } from '../../../src/subsystems/thinking/token-estimate.js';
-import { message, startFakeMessagesApi, text, type FakeMessagesApi, type RecordedRequest } from '../../fixtures/fake-messages-api.js';
+import { firstUserText, message, startFakeMessagesApi, text, type FakeMessagesApi, type RecordedRequest } from '../../fixtures/fake-messages-api.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
-const BOUND = 8000;
+const BOUND = 9000;
 let api: FakeMessagesApi;
 beforeEach(async () => {
   api = await startFakeMessagesApi();
@@ -28,7 +28,7 @@ function thinker(): AnthropicThinker {
   return new AnthropicThinker({ apiKey: 'sk-test', baseURL: api.url, model: 'claude-sonnet-5-5', price: resolvePrice('claude-sonnet-5-5'), maxToolIterations: 2, maxRetries: 0 });
 }
 
-const shownEntries = (request: RecordedRequest) => [...String(request.body.messages[0].content).matchAll(/^- \[\d+\] turn h-/gm)].length;
+const shownEntries = (request: RecordedRequest) => [...firstUserText(request).matchAll(/^- \[\d+\] turn h-/gm)].length;
 
 describe('the Anthropic thinker under VIGIL_CONTEXT_TOKENS', () => {
   it('sends no request over the bound, traces each section, and shows less once the API reports more tokens than estimated', async () => {
@@ -46,9 +46,9 @@ describe('the Anthropic thinker under VIGIL_CONTEXT_TOKENS', () => {
     expect(shownEntries(b!)).toBeLessThan(shownEntries(a!));
     expect(Math.ceil(estimateTokens(b!.raw) * 1.5)).toBeLessThanOrEqual(BOUND);
     expect(first.trace?.sections.map((s) => s.name)).toEqual([
-      'tools', 'identity', 'instructions', 'summary', 'heartbeat', 'affect', 'working_memory', 'goals', 'focus_goal', 'recent_conversation', 'pending_messages', 'swarm_results', 'notices',
+      'tools', 'identity', 'instructions', 'summary', 'recent_conversation', 'heartbeat', 'affect', 'working_memory', 'goals', 'focus_goal', 'pending_messages', 'swarm_results', 'notices',
     ]);
-    expect(first.trace?.sections.filter((s) => s.cached).map((s) => s.name)).toEqual(['tools', 'identity', 'instructions', 'summary']);
+    expect(first.trace?.sections.filter((s) => s.cached).map((s) => s.name)).toEqual(['tools', 'identity', 'instructions', 'summary', 'recent_conversation']);
     expect(first.trace?.stopReason).toBe('end_turn');
   });
 });

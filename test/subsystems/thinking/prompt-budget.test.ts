@@ -42,7 +42,7 @@ describe('truncateToTokens', () => {
 });
 
 describe('buildBudgetedPrompt', () => {
-  it('keeps the state under the bound whatever the history, showing the newest entries first', () => {
+  it('keeps the state under the bound whatever the history, keeping the newest entries and showing them oldest first', () => {
     const counter = new TokenCalibration();
     for (const count of [0, 1, 10, 100, 10_000]) {
       const built = buildBudgetedPrompt({
@@ -52,12 +52,40 @@ describe('buildBudgetedPrompt', () => {
         counter,
       });
       expect(built.tokens).toBeLessThanOrEqual(4000);
-      expect(counter.count(built.state) + (built.summary === null ? 0 : counter.count(built.summary))).toBeLessThanOrEqual(4000);
-      const seqs = [...built.state.matchAll(/^- \[(\d+)\] turn/gm)].map((m) => Number(m[1]));
-      expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => count - i));
+      const blocks = built.conversation.reduce((sum, block) => sum + counter.count(block), 0);
+      expect(blocks + counter.count(built.state) + (built.summary === null ? 0 : counter.count(built.summary))).toBeLessThanOrEqual(4000);
+      // One block an entry, none in the state: the newest shown, oldest first.
+      expect(built.conversation).toHaveLength(built.recentShown);
+      expect(built.state).not.toMatch(/^- \[\d+\] turn/m);
+      const seqs = built.conversation.map((block) => Number(/^(?:<recent_conversation>\n)?- \[(\d+)\] turn/.exec(block)![1]));
+      expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => count - seqs.length + 1 + i));
       expect(built.recentShown + built.recentOmitted).toBe(count);
-      if (count === 10_000) expect(built.state).toContain(`(${built.recentOmitted} older entries are not shown; the conversation summary covers what came before them)`);
+      if (count > 0) expect(built.recentShown).toBeGreaterThan(0);
+      if (count === 10_000) expect(built.state).toContain(`(${built.recentOmitted} older entries are not shown; the conversation summary covers what came before them)\n</recent_conversation>`);
     }
+  });
+
+  it('renders the entries a later think shares with this one byte for byte alike, whatever else changed', () => {
+    const counter = new TokenCalibration();
+    const build = (recent: ConversationMessage[], pendingText: string, reservedTokens: number) =>
+      buildBudgetedPrompt({
+        input: input({
+          conversation: { summary: null, recent },
+          pendingMessages: [{ ...input().pendingMessages[0]!, text: pendingText }],
+        }),
+        boundTokens: 16_000,
+        fixedTokens: 3000,
+        reservedTokens,
+        counter,
+      });
+    // Long entries, cut to their share of the bound; the next think has two entries more, another message, and a
+    // tool loop that took room.
+    const earlier = build(history(4, 8000), 'short', 0);
+    const later = build(history(6, 8000), 'a much longer message '.repeat(50), 900);
+    expect(earlier.recentOmitted).toBe(0);
+    expect(later.conversation.slice(0, earlier.conversation.length)).toEqual(earlier.conversation);
+    expect(later.conversation).toHaveLength(6);
+    expect(earlier.conversation[0]).toMatch(/\[…truncated by Vigil: \d+ of 8000 characters shown\]/);
   });
 
   it('cuts an oversized pending message with a note rather than sending it whole', () => {
@@ -80,16 +108,19 @@ describe('buildBudgetedPrompt', () => {
       fixedTokens: 3000,
       counter: new TokenCalibration(),
     });
-    const order = [...built.state.matchAll(/^<([a-z_]+)>$/gm)].map((m) => m[1]);
-    expect(order).toEqual(['heartbeat', 'affect', 'working_memory', 'goals', 'focus_goal', 'recalled_memories', 'recent_conversation', 'turn_under_review', 'pending_messages', 'swarm_results', 'notices']);
+    const message = built.conversation.join('') + built.state;
+    const order = [...message.matchAll(/^<([a-z_]+)>$/gm)].map((m) => m[1]);
+    expect(order).toEqual(['recent_conversation', 'heartbeat', 'affect', 'working_memory', 'goals', 'focus_goal', 'recalled_memories', 'turn_under_review', 'pending_messages', 'swarm_results', 'notices']);
     expect(built.summary).toBe('<conversation_summary through_seq="4">\nAda likes short answers.\n</conversation_summary>');
     expect(built.sections.map((s) => s.name)).toEqual(['summary', ...order]);
-    expect(built.sections[0]).toMatchObject({ name: 'summary', cached: true });
+    expect(built.sections.filter((s) => s.cached === true).map((s) => s.name)).toEqual(['summary', 'recent_conversation']);
+    // The first user message is exactly its sections, joined.
+    expect(built.sections.slice(1).map((s) => s.text).join('\n\n')).toBe(message);
     expect(built.sections.every((s) => s.tokens > 0)).toBe(true);
     expect(built.state).toContain('- [ltm-1] conversation, 2026-03-01T10:00:00.000Z: "Ada is writing a book on tides."');
     expect(built.state).toContain('tool remember {"content":"x"} → ok');
     // Entries the review shows are not repeated among the recent turns.
-    expect(built.state.match(/- \[1\] turn/g)).toHaveLength(1);
+    expect(message.match(/- \[1\] turn/g)).toHaveLength(1);
   });
 
   it('refuses, naming VIGIL_CONTEXT_TOKENS, a bound the fixed prefix alone overflows', () => {

@@ -11,7 +11,7 @@ import { AnthropicThinker } from '../../../src/subsystems/thinking/anthropic-thi
 import { resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
 import { DurableToolCaller } from '../../../src/subsystems/tools/durable-tool-caller.js';
 import { ToolCallLog } from '../../../src/subsystems/tools/tool-call-log.js';
-import { message, startFakeMessagesApi, text, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import { firstUserText, message, startFakeMessagesApi, text, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const NOW = Date.parse('2026-03-01T08:00:00Z');
@@ -71,7 +71,7 @@ describe('calls a crash left unknown', () => {
     api.enqueue(message([text('I will check first.')]), message([text('again')]));
     await thinker.think(input, new AbortController().signal);
     await thinker.think(input, new AbortController().signal);
-    const stateOf = (i: number) => String(api.requests[i]!.body.messages[0].content);
+    const stateOf = (i: number) => firstUserText(api.requests[i]!);
     expect(stateOf(0)).toContain('<notices>\n- Tool call c1 (mcp__s__write with arguments {}) was interrupted by a restart: its outcome is unknown.');
     expect(stateOf(1)).not.toContain('Tool call c1');
   });
