@@ -101,7 +101,7 @@ export async function startupBench(options: StartupOptions = DEFAULT_STARTUP_OPT
         sanity('every daemon stopped cleanly on SIGTERM', stopCodes.every((code) => code === 0), `exit codes ${[...new Set(stopCodes)].join(', ')}`),
       ],
       notes: [
-        'Wall time from spawn, through bin/vigil.js and the compiled dist/ (npm run bench builds first).',
+        'Wall time from spawn, through bin/vigil.js and the compiled dist/ (npm run bench builds first); vigil run loads its bundle, dist/bundle/.',
         'The targets are absolute; node -e 0 beside them is what Node itself takes to start and exit on this machine.',
       ],
     };

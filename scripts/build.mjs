@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// `npm run build`: compiles src/ into dist/ (tsc --build, incremental), bundles the browser client with esbuild and copies the dashboard's static files beside the compiled route.
+// `npm run build`: compiles src/ into dist/ (tsc --build, incremental), bundles the browser client with esbuild and copies the dashboard's static files beside the compiled route, then bundles the compiled daemon for `vigil run` (dist/bundle/).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleBrowserClient } from './browser-bundle.mjs';
+import { bundleDaemon, DAEMON_BUNDLE_DIR } from './daemon-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 // The dashboard's own files are served as written (plain browser modules): these are the kinds of file it has.
@@ -55,5 +56,25 @@ if (bundled) {
   }
 }
 
+// `vigil run` loads the daemon from one bundle of the compiled code (scripts/daemon-bundle.mjs); chunks a new build no
+// longer has are removed, as the dashboard's are.
+const daemonDir = join(root, DAEMON_BUNDLE_DIR);
+let daemonBundled = true;
+try {
+  const { outputFiles } = await bundleDaemon(root);
+  mkdirSync(daemonDir, { recursive: true });
+  const daemonFiles = new Set();
+  for (const file of outputFiles) {
+    writeIfChanged(file.path, Buffer.from(file.contents));
+    daemonFiles.add(basename(file.path));
+  }
+  for (const name of readdirSync(daemonDir)) {
+    if (!daemonFiles.has(name) && !name.endsWith('.tmp')) rmSync(join(daemonDir, name));
+  }
+} catch (err) {
+  daemonBundled = false;
+  console.error(`the daemon did not bundle:\n${err instanceof Error ? err.message : String(err)}`);
+}
+
 // tsc emits despite type errors, and so the dashboard is copied anyway; the exit code still reports them.
-process.exitCode = compiled.status === 0 && bundled ? 0 : (compiled.status ?? 1) || 1;
+process.exitCode = compiled.status === 0 && bundled && daemonBundled ? 0 : (compiled.status ?? 1) || 1;

@@ -41,9 +41,12 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     }
   }
 
+  // Settles once the gateway listens: background work such as long-term memory's index build waits for it.
+  let listening!: () => void;
+  const backgroundWorkAfter = new Promise<void>((resolve) => (listening = resolve));
   let runtime;
   try {
-    runtime = await createRuntime({ config, logger: log });
+    runtime = await createRuntime({ config, logger: log, backgroundWorkAfter });
   } catch (thrown) {
     // A store that fails to open or read at boot: say which data dir, and how to repair it.
     const err = withRepairHint(thrown, config.dataDir);
@@ -99,6 +102,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
   });
   log.info({ url: gateway.url }, 'gateway listening');
+  listening();
 
   const signal = await stopSignal;
   log.info({ signal }, 'stopping: finishing the current beat and writing a final checkpoint');

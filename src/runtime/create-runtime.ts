@@ -64,6 +64,11 @@ export interface RuntimeOptions {
   bus?: EventBus;
   /** How MCP servers are reached and retried (tests shorten or substitute these); the servers come from `config.mcp`. */
   mcp?: { timing?: Partial<ConnectionTiming>; createTransport?: (entry: McpServerEntry) => ServerTransport };
+  /**
+   * Background work nothing waits for (long-term memory's index build) starts once this settles; a request that needs
+   * it sooner starts it itself. The daemon passes its gateway's listening, so that work never slows the boot. Default: at once.
+   */
+  backgroundWorkAfter?: PromiseLike<unknown>;
 }
 
 const DEFAULT_IDENTITY_FILE = new URL('../../identity/default.md', import.meta.url);
@@ -195,6 +200,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       thinker,
       toolCallLog,
       telemetry,
+      backgroundWorkAfter: options.backgroundWorkAfter,
     });
     const ids = createIdFactory(clock);
     // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.

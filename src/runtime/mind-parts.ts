@@ -34,11 +34,13 @@ export interface MindPartsDeps {
   thinker: Thinker;
   toolCallLog: ToolCallLog;
   telemetry: ThinkTelemetry | null;
+  /** When background work that would slow the boot may start (RuntimeOptions.backgroundWorkAfter). */
+  backgroundWorkAfter?: PromiseLike<unknown>;
 }
 
 /** Opens the summary, the think context, long-term memory and the think traces. */
 export async function openMindParts(deps: MindPartsDeps) {
-  const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry } = deps;
+  const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry, backgroundWorkAfter } = deps;
   // The rolling summary as it was last written (a kill -9 loses none of it: each version is synced).
   const summaries = new SummaryStore(db);
   const summary = new ConversationSummaryKeeper({
@@ -51,8 +53,11 @@ export async function openMindParts(deps: MindPartsDeps) {
   });
   await summary.open();
   const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(), toolCalls: () => toolCallLog.all() });
-  // Its index is built in the background: a large long-term memory never holds up 'gateway listening'.
-  const memory = new LongTermMemory(db, { onLoadError: (err) => log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart') });
+  // Its index is built in the background, after the boot: a large long-term memory never holds up 'gateway listening'.
+  const memory = new LongTermMemory(db, {
+    onLoadError: (err) => log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart'),
+    indexAfter: backgroundWorkAfter,
+  });
   await memory.open();
   thinker.useMemory?.(memoryRecallOf(memory));
   const traces = await ThinkTraceStore.open(db, traceRetention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>

@@ -1,4 +1,5 @@
 /** The published package: `npm pack`, installed into an empty project, works from plain Node with its types (CONTRACT §7). */
+import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -59,6 +60,32 @@ describe('the packed package, installed elsewhere', () => {
     const { code, stdout } = await runProcess(bin, ['--version'], { cwd: app });
     expect(code).toBe(0);
     expect(stdout.trim()).toBe((JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  });
+
+  it('runs `vigil run` from its start-up bundle; the packages kept outside it resolve in the installing project', async () => {
+    const bin = join(app, 'node_modules/.bin/vigil');
+    const daemon = spawn(bin, ['run', '--data-dir', join(work, 'daemon-data'), '--port', '0'], {
+      cwd: app,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => daemon.once('exit', (code) => resolve(code)));
+    let stdout = '';
+    let stderr = '';
+    daemon.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      daemon.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        const line = stdout.split('\n').find((text) => text.includes('"gateway listening"'));
+        if (line !== undefined) resolve(JSON.parse(line) as Record<string, unknown>);
+      });
+      void exited.then((code) => reject(new Error(`vigil run exited (${code}) before listening: ${stderr}`)));
+    });
+    expect(listening['url']).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await (await fetch(`${String(listening['url'])}/healthz`)).json()).toMatchObject({ ok: true });
+    daemon.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
   });
 
   it('ships type declarations: a TypeScript consumer type-checks under --strict with NodeNext resolution', async () => {

@@ -1,7 +1,8 @@
 /**
  * Long-term memory: every memory written durably (one sync batch) to its LevelDB sublevel and indexed for full-text
  * search. The same fact twice is one memory, refreshed. The index is rebuilt from the store in the background after
- * `open`, so a large store never holds up the boot; until it is built, searches wait and the think's recall is empty.
+ * `open` (or once the host says its boot is done, `indexAfter`), so a large store never holds up the boot; until it is
+ * built, searches wait and the think's recall is empty.
  */
 import { VigilError } from '../../errors.js';
 import { StoredMemorySchema, type MemorySource, type StoredMemory } from '../../protocol/memory.schema.js';
@@ -55,6 +56,12 @@ export interface MemoryHit {
 export interface LongTermMemoryOptions {
   /** Told when the background index build fails (searches then fail with the same error). */
   onLoadError?: (err: unknown) => void;
+  /**
+   * The background build starts once this settles (default: at `open`). The daemon passes its gateway's listening: the
+   * build's steps would otherwise run between the boot's own reads and writes and delay it. Anything that needs the
+   * index before then (a search, a keep) starts the build itself rather than wait.
+   */
+  indexAfter?: PromiseLike<unknown>;
 }
 
 /** The long-term memory store and its index. */
@@ -68,6 +75,7 @@ export class LongTermMemory {
   private readonly forgottenItems = new Set<string>();
   private highest = 0;
   private loaded = false;
+  private indexing = false;
   private stopping = false;
   private loading: Promise<void> = Promise.resolve();
   private writes: Promise<unknown> = Promise.resolve();
@@ -80,7 +88,7 @@ export class LongTermMemory {
     this.meta = db.sublevel<string, number>(SUBLEVELS.longTermMemoryMeta, { valueEncoding: 'json' });
   }
 
-  /** Reads the watermark (one small key) and starts building the index in the background. */
+  /** Reads the watermark (one small key); the index is built in the background, from `indexAfter` on. */
   async open(): Promise<void> {
     try {
       const stored = await this.meta.get(HIGHEST_SEQ_KEY);
@@ -89,6 +97,15 @@ export class LongTermMemory {
     } catch (err) {
       throw toStoreError(err, 'open long-term memory');
     }
+    const startBuild = () => this.startIndexing();
+    if (this.options.indexAfter === undefined) startBuild();
+    else this.options.indexAfter.then(startBuild, startBuild);
+  }
+
+  /** Starts the background build of the index, once (later calls do nothing). */
+  startIndexing(): void {
+    if (this.indexing) return;
+    this.indexing = true;
     this.loading = this.load();
     this.loading.catch((err: unknown) => {
       // A build cut short by `stop` is no failure worth reporting.
@@ -96,8 +113,9 @@ export class LongTermMemory {
     });
   }
 
-  /** Resolves once the index holds every stored memory; rejects if it could not be built. */
+  /** Resolves once the index holds every stored memory (starting the build if it waits still); rejects if it could not be built. */
   whenReady(): Promise<void> {
+    this.startIndexing();
     return this.loading;
   }
 
@@ -240,6 +258,7 @@ export class LongTermMemory {
   }
 
   private async load(): Promise<void> {
+    if (this.stopping) throw new VigilError('RUNTIME_STOPPED', 'The runtime stopped before long-term memory was indexed.');
     const iterator = this.records.iterator();
     try {
       for (;;) {

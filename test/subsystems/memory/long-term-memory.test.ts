@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LongTermMemory } from '../../../src/subsystems/memory/long-term-memory.js';
 import { memoryContentHash, normaliseMemoryText } from '../../../src/subsystems/memory/memory-text.js';
 import { openVigilDb, type VigilDb } from '../../../src/subsystems/store/vigil-db.js';
@@ -105,6 +105,47 @@ describe('LongTermMemory', () => {
     expect(cold.watermark()).toBe(300);
     expect(await cold.countAfter(290)).toBe(10);
     expect((await cold.upTo(3)).map((m) => m.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('with indexAfter, builds the index only once it settles, unless a search needs it first', async () => {
+    const { memory, db, dataDir } = await openStore();
+    for (let i = 0; i < 10; i += 1) await memory.keep({ content: `fact ${i} about the ${i % 2 === 1 ? 'heron' : 'otter'}`, source: 'task', salience: 0.5, at: AT + i });
+    await memory.stop();
+    await db.close();
+    const db2 = await openVigilDb(dataDir);
+    dbs.push(db2);
+
+    // The build is the store's one full read: counted, it shows when the build begins.
+    const builds = vi.spyOn(LongTermMemory.prototype as unknown as { load(): Promise<void> }, 'load');
+    let listening!: () => void;
+    const waiting = new LongTermMemory(db2, { indexAfter: new Promise<void>((resolve) => (listening = resolve)) });
+    await waiting.open();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(builds).not.toHaveBeenCalled();
+    expect(waiting.ready).toBe(false);
+    expect(waiting.watermark()).toBe(10);
+    listening();
+    await waiting.whenReady();
+    expect(builds).toHaveBeenCalledTimes(1);
+    expect(waiting.size).toBe(10);
+    await waiting.stop();
+    builds.mockRestore();
+
+    // Nothing settles it here: the search starts the build itself and answers in full.
+    const asked = new LongTermMemory(db2, { indexAfter: new Promise<void>(() => undefined) });
+    await asked.open();
+    const hits = await asked.search('heron', 10);
+    expect(hits.map((h) => h.memory.seq).sort((a, b) => a - b)).toEqual([2, 4, 6, 8, 10]);
+    await asked.stop();
+
+    // Stopped before it settled: the build never runs, and a late settle starts nothing on a closing database.
+    let late!: () => void;
+    const stopped = new LongTermMemory(db2, { indexAfter: new Promise<void>((resolve) => (late = resolve)) });
+    await stopped.open();
+    await stopped.stop();
+    late();
+    await expect(stopped.whenReady()).rejects.toMatchObject({ code: 'RUNTIME_STOPPED' });
+    expect(stopped.size).toBe(0);
   });
 
   it('stores no user text in keys', async () => {

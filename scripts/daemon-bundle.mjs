@@ -1,0 +1,47 @@
+// The daemon's start-up bundle: esbuild bundles the compiled CLI (dist/cli.js, as tsc emitted it) into dist/bundle/,
+// which `vigil run` loads instead of resolving ~500 modules one by one (README, "Start-up").
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+/**
+ * Where the bundle goes. Two levels below the package root, like every compiled module that finds a packaged file by
+ * `import.meta.url` (`../../package.json`, `../../identity/`, `../../dist/gateway/dashboard/`): from here those paths
+ * name the same files.
+ */
+export const DAEMON_BUNDLE_DIR = 'dist/bundle';
+
+/**
+ * What stays a package import, loaded from node_modules as before:
+ * - classic-level: its native binding is found next to its own files;
+ * - pino: it finds its transport worker by path;
+ * - the SDKs loaded only when configured (Anthropic, MCP, OpenTelemetry), so a plain boot still never reads them,
+ *   and OpenTelemetry's API keeps one copy: its context keys are per copy, and the SDK's copy must see Vigil's spans;
+ * - ws's optional native helpers, which it requires inside a try and does without.
+ */
+const EXTERNAL = ['classic-level', 'pino', '@anthropic-ai/sdk', '@modelcontextprotocol/sdk', '@opentelemetry/*', 'bufferutil', 'utf-8-validate'];
+
+/** Bundles `<root>/dist/cli.js` into `<root>/dist/bundle/`, in memory: `outputFiles` holds the entry, its chunks and their maps. */
+export function bundleDaemon(root) {
+  return build({
+    entryPoints: [join(root, 'dist/cli.js')],
+    outdir: join(root, DAEMON_BUNDLE_DIR),
+    bundle: true,
+    // Each dynamic import stays one: a chunk loaded only when that path runs (a client command, the Anthropic thinker,
+    // the OpenTelemetry export, an MCP server).
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Bundled CommonJS (ws, prom-client, abstract-level) requires Node's built-ins: give it a real `require`.
+    banner: { js: "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);" },
+    // Names as written: pino logs an error's class name, and stack traces read as in dist/.
+    keepNames: true,
+    external: EXTERNAL,
+    // Follows dist/'s own maps, so a stack mapped with --enable-source-maps names src/ lines.
+    sourcemap: 'linked',
+    // The maps point at src/, which the package ships (as dist/'s own maps do), rather than holding it again.
+    sourcesContent: false,
+    write: false,
+    logLevel: 'silent',
+  });
+}

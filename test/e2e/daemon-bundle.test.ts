@@ -1,0 +1,67 @@
+/**
+ * `vigil run` starts from its bundle (dist/bundle/, scripts/daemon-bundle.mjs): none of the compiled modules is
+ * resolved one by one, the packages bundled into it are not read from node_modules, and the files it finds by path
+ * (package.json's version, the default identity, the dashboard and uPlot) are the package's own.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_ENV, startDaemon } from './daemon-process.js';
+import { ROOT, runNode } from './run-process.js';
+
+const RECORDER = join(ROOT, 'test/fixtures/import-recorder.mjs');
+const TOKEN = 'daemon-bundle-e2e-token-8d1f';
+// A compiled module loaded file by file: anything under dist/ but the bundle (and the dashboard, which is read, not imported).
+const UNBUNDLED = /\/dist\/(?!bundle\/)/;
+// The packages the bundle holds, which a boot must therefore not read from node_modules.
+const BUNDLED_PACKAGES = /\/node_modules\/(zod|xstate|rxjs|ws|prom-client|minisearch|abstract-level|level)\//;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vigil-bundle-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('the daemon runs from its start-up bundle', () => {
+  it('imports the bundle and no compiled module one by one; the packages kept outside it come from node_modules', async () => {
+    const log = join(dir, 'imports.log');
+    const daemon = startDaemon(['run', '--data-dir', join(dir, 'imports'), '--port', '0'], {
+      ...FAST_ENV,
+      VIGIL_TOKEN: TOKEN,
+      VIGIL_IMPORT_LOG: log,
+      NODE_OPTIONS: `--import=${RECORDER}`,
+    });
+    await daemon.waitFor((line) => line.msg === 'gateway listening');
+    daemon.kill('SIGTERM');
+    expect(await daemon.exited).toBe(0);
+    const urls = (await readFile(log, 'utf8')).trim().split('\n');
+    expect(urls.some((url) => url.endsWith('/dist/bundle/cli.js'))).toBe(true);
+    expect(urls.filter((url) => UNBUNDLED.test(url))).toEqual([]);
+    expect(urls.filter((url) => BUNDLED_PACKAGES.test(url))).toEqual([]);
+    expect(urls.some((url) => url.includes('/node_modules/pino/'))).toBe(true);
+  });
+
+  it('finds the package files it reads by path: the version, the default identity, the dashboard and uPlot', async () => {
+    // The default identity is read before the runtime is built: a boot that reaches 'gateway listening' has found it.
+    const daemon = startDaemon(['run', '--data-dir', join(dir, 'files'), '--port', '0'], { ...FAST_ENV, VIGIL_TOKEN: TOKEN });
+    try {
+      const url = String((await daemon.waitFor((line) => line.msg === 'gateway listening')).url);
+      const status = await runNode(['bin/vigil.js', 'rpc', 'heartbeat.status', '--url', url, '--token', TOKEN]);
+      expect(status.code, status.stderr).toBe(0);
+      const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      expect(JSON.parse(status.stdout)).toMatchObject({ version });
+      const page = await fetch(`${url}/?token=${TOKEN}`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<html');
+      const client = await fetch(`${url}/dashboard/vigil-client.js?token=${TOKEN}`);
+      expect(client.status).toBe(200);
+      const uplot = await fetch(`${url}/dashboard/vendor/uplot.esm.js?token=${TOKEN}`);
+      expect(uplot.status).toBe(200);
+      expect(await uplot.text()).toBe(await readFile(join(ROOT, 'node_modules/uplot/dist/uPlot.esm.js'), 'utf8'));
+    } finally {
+      daemon.kill('SIGTERM');
+      expect(await daemon.exited).toBe(0);
+    }
+  });
+});
