@@ -36,7 +36,8 @@ export class ToolCallLog {
   /** A batch is being written (or the prune is reading): the queued writes wait. */
   private busy = false;
   private flushScheduled = false;
-  private readonly idleWaiters: Array<() => void> = [];
+  /** Settles when the batch in flight is written (or failed). */
+  private inFlight: Promise<void> | undefined;
 
   private constructor(
     private readonly db: VigilDb,
@@ -152,6 +153,16 @@ export class ToolCallLog {
     return ops.length;
   }
 
+  /**
+   * Resolves once every write asked for so far is written (or failed); later writes are not waited for, so a steady
+   * stream of calls never holds a reader up. Reads wait for it, and the runtime before it closes the database.
+   */
+  settled(): Promise<void> {
+    const queued = this.queued;
+    if (queued !== undefined) return new Promise((resolve) => queued.writers.push({ what: 'settle', resolve, reject: () => resolve() }));
+    return this.inFlight ?? Promise.resolve();
+  }
+
   private update(callId: string, record: ToolCallRecord, extra: VigilBatchOp[], what: string, sync = SYNCED): Promise<void> {
     return this.write(what, sync, () => {
       if (!isUnresolved(record)) this.unresolved.delete(callId);
@@ -193,33 +204,29 @@ export class ToolCallLog {
 
   private flush(): void {
     const batch = this.queued;
-    if (batch === undefined) {
-      for (const resolve of this.idleWaiters.splice(0)) resolve();
-      return;
-    }
+    if (batch === undefined) return;
     this.queued = undefined;
     this.busy = true;
-    const landed =
-      batch.ops.length === 0 ? Promise.resolve() : batch.sync ? writeSyncBatch(this.db, batch.ops) : this.db.batch<string, unknown>(batch.ops, {});
-    landed
-      .then(
-        () => {
-          for (const writer of batch.writers) writer.resolve();
-        },
-        (err: unknown) => {
-          for (const writer of batch.writers) writer.reject(toStoreError(err, writer.what));
-        },
-      )
-      .finally(() => {
-        this.busy = false;
-        this.flush();
-      });
-  }
-
-  /** Resolves once every write asked for so far is written (or failed): before the database is closed. */
-  settled(): Promise<void> {
-    if (!this.busy && this.queued === undefined) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    let landed: Promise<void>;
+    try {
+      landed =
+        batch.ops.length === 0 ? Promise.resolve() : batch.sync ? writeSyncBatch(this.db, batch.ops) : this.db.batch<string, unknown>(batch.ops, {});
+    } catch (err) {
+      landed = Promise.reject(err);
+    }
+    this.inFlight = landed.then(
+      () => {
+        for (const writer of batch.writers) writer.resolve();
+      },
+      (err: unknown) => {
+        for (const writer of batch.writers) writer.reject(toStoreError(err, writer.what));
+      },
+    );
+    void this.inFlight.then(() => {
+      this.busy = false;
+      this.inFlight = undefined;
+      this.flush();
+    });
   }
 }
 
