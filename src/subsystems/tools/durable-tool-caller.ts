@@ -114,8 +114,11 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
       this.options.logger.error({ err: describeError(err), name }, 'a tool call intent could not be written; the call is not made');
       return errorOutput(`The call to ${name} was not made: Vigil could not record it (${describeError(err)}).`).result;
     }
+    // The request goes out first (it leaves in this tick), then `tool.called` reaches the subscribers (journal,
+    // gateway, metrics) while the server works: their time is not added to the call's.
+    const running = this.execute(intent, signal);
     bus.publish(called);
-    return (await this.execute(intent, signal)).result;
+    return (await running).result;
   }
 
   /** Calls waiting for an operator's decision, oldest first. */
