@@ -59,10 +59,11 @@ export async function toolCallBench(options: ToolCallOptions = DEFAULT_TOOL_CALL
       const viaSdk = async () => {
         await bare.callTool({ name: 'echo', arguments: args });
       };
-      // A signal per call, as the caller gives the hub: the SDK leaves its abort listener on the signal it is handed,
-      // so one shared signal would pile up a listener per call (and slow every later call that adds one).
+      // No signal, as the bare call has none: this compares the connections (launcher, hub, Ajv check). A signal shared
+      // by every call would measure something else: the SDK leaves its abort listener on the signal it is handed, so
+      // listeners would pile up (one per call) and each add walk them all. The caller gives each call its own.
       const viaHub = async () => {
-        await hub.callTool('mcp__fixture__echo', args, { signal: new AbortController().signal });
+        await hub.callTool('mcp__fixture__echo', args);
       };
       // The intent's own bytes, synced alone in a sublevel of the same database: the durable part of the floor.
       const floorLevel = db.sublevel<string, unknown>('bench-floor', { valueEncoding: 'json' });
@@ -76,12 +77,19 @@ export async function toolCallBench(options: ToolCallOptions = DEFAULT_TOOL_CALL
         await syncedPut();
         await viaSdk();
       };
-      const perCall = async (call: () => Promise<void>, n: number) => {
+      // Vigil's block ends once its deferred writes are down (the last result, the journal's queue): they are charged
+      // to Vigil, and do not land in the blocks that follow it.
+      const settleVigil = async () => {
+        await log.settled();
+        await journal.flush();
+      };
+      const perCall = async (call: () => Promise<void>, n: number, settle?: () => Promise<void>) => {
         const start = performance.now();
         for (let i = 0; i < n; i += 1) await call();
+        await settle?.();
         return (performance.now() - start) / n;
       };
-      await perCall(viaVigil, options.warmup);
+      await perCall(viaVigil, options.warmup, settleVigil);
       await perCall(viaSdk, options.warmup);
       await perCall(viaHub, options.warmup);
       await perCall(sdkThenSync, options.warmup);
@@ -90,12 +98,11 @@ export async function toolCallBench(options: ToolCallOptions = DEFAULT_TOOL_CALL
       const hubOnly: number[] = [];
       const floor: number[] = [];
       for (let b = 0; b < options.blocks; b += 1) {
-        vigil.push(await perCall(viaVigil, options.callsPerBlock));
+        vigil.push(await perCall(viaVigil, options.callsPerBlock, settleVigil));
         sdk.push(await perCall(viaSdk, options.callsPerBlock));
         hubOnly.push(await perCall(viaHub, options.callsPerBlock));
         floor.push(await perCall(sdkThenSync, options.callsPerBlock));
       }
-      await log.settled();
       await journal.detach();
       const vigilMs = median(vigil);
       const sdkMs = median(sdk);
