@@ -264,6 +264,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       close: async () => {
         // First: no MCP server process outlives the runtime, whatever fails after.
         await tools.stop();
+        // A call's result is written after the call returns (with the next batch of the log): it lands before the close.
+        await toolCallLog.settled();
         await retention.detach();
         // After the last beat: its think's spans are in the queue, and go out before the daemon exits.
         await telemetry?.shutdown();

@@ -114,8 +114,11 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
       this.options.logger.error({ err: describeError(err), name }, 'a tool call intent could not be written; the call is not made');
       return errorOutput(`The call to ${name} was not made: Vigil could not record it (${describeError(err)}).`).result;
     }
+    // The request goes out first (it leaves in this tick), then `tool.called` reaches the subscribers (journal,
+    // gateway, metrics) while the server works: their time is not added to the call's.
+    const running = this.execute(intent, signal);
     bus.publish(called);
-    return (await this.execute(intent, signal)).result;
+    return (await running).result;
   }
 
   /** Calls waiting for an operator's decision, oldest first. */
@@ -146,7 +149,10 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     bus.publish(decidedEvent);
     bus.publish(called);
     const ran = this.execute(approved, this.detached).then(
-      ({ stored }) => this.ready({ ...approved, result: stored }),
+      async ({ stored, written }) => {
+        await written;
+        this.ready({ ...approved, result: stored });
+      },
       (err: unknown) => this.options.logger.error({ err: describeError(err), callId }, 'an approved tool call failed to run'),
     ).finally(() => {
       this.running.delete(callId);
@@ -270,8 +276,11 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     return { isError: false, content: [{ type: 'text', text: awaitingApprovalText(record) }], pendingApproval: callId };
   }
 
-  /** Runs a call whose intent is on disk, then stores its result with `tool.completed`. */
-  private async execute(intent: ToolCallRecord, signal: AbortSignal): Promise<{ result: ExternalToolResult; stored: ToolCallResult }> {
+  /** Runs a call whose intent is on disk, then stores its result with `tool.completed` (`written` settles when it lands; it never rejects). */
+  private async execute(
+    intent: ToolCallRecord,
+    signal: AbortSignal,
+  ): Promise<{ result: ExternalToolResult; stored: ToolCallResult; written: Promise<void> }> {
     const { hub, log, journal, bus } = this.options;
     const { callId, name, args } = intent;
     const started = performance.now();
@@ -293,13 +302,15 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     const ok = !shaped.result.isError;
     const stored: ToolCallResult = { ok, durationMs, resultBytes: shaped.resultBytes, text: shaped.text };
     const completed = bus.stamp('tool.completed', { callId, name, ok, durationMs, resultBytes: shaped.resultBytes });
-    try {
-      await log.result(intent, stored, [journal.entryOp(completed)]);
-    } catch (err) {
+    // Not waited for by the call: at most once needs only the intent on disk, and the result's write (never synced
+    // on its own) goes in the next batch of the log, usually with the next call's intent. Until it lands the log's
+    // reads wait for it, and the journal has the event from the bus; a crash before it lands leaves the call
+    // interrupted (outcome unknown, never run again), the safe side.
+    const written = log.result(intent, stored, [journal.entryOp(completed)]).catch((err: unknown) => {
       this.options.logger.error({ err: describeError(err), name, callId }, 'a tool call result could not be written');
-    }
+    });
     bus.publish(completed);
-    return { result: { ...shaped.result, callId, resultBytes: shaped.resultBytes }, stored };
+    return { result: { ...shaped.result, callId, resultBytes: shaped.resultBytes }, stored, written };
   }
 
   private calledEvent(record: ToolCallRecord) {

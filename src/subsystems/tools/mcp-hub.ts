@@ -140,7 +140,9 @@ export class McpHub {
         data: { name, server: tool.server },
       });
     }
-    const check = await slot.checker.check(tool.name, tool.inputSchema, args);
+    // Awaited only while the tool's validator is being compiled: otherwise the request is sent in this tick.
+    const checking = slot.checker.check(tool.name, tool.inputSchema, args);
+    const check = checking instanceof Promise ? await checking : checking;
     if (!check.valid) {
       throw new VigilError('TOOL_INVALID_ARGS', `The arguments for ${name} do not match its input schema: ${check.problem}.`, {
         data: { name, problem: check.problem },

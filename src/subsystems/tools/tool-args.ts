@@ -14,14 +14,22 @@ export class ToolArgsChecker {
   private provider: AjvJsonSchemaValidator | undefined;
   private readonly compiled = new Map<string, JsonSchemaValidator<unknown>>();
 
-  /** Checks `args` against `schema` (the schema of tool `name`). A schema that cannot be compiled fails the check. */
-  async check(name: string, schema: JsonSchemaObject, args: unknown): Promise<ArgsCheck> {
+  /**
+   * Checks `args` against `schema` (the schema of tool `name`). A schema that cannot be compiled fails the check.
+   * Synchronous once the tool's validator is compiled, so a call goes out in the same tick as its check.
+   */
+  check(name: string, schema: JsonSchemaObject, args: unknown): ArgsCheck | Promise<ArgsCheck> {
+    const validate = this.compiled.get(name);
+    return validate === undefined ? this.compileAndCheck(name, schema, args) : verdict(validate, args);
+  }
+
+  private async compileAndCheck(name: string, schema: JsonSchemaObject, args: unknown): Promise<ArgsCheck> {
+    // Ajv reads draft-07; a `$schema` naming 2020-12 would make it refuse the whole schema, so it is left out.
+    const { $schema: _draft, ...rest } = schema;
+    // Loaded on the first call, not at boot: Ajv costs ~30 ms to import, and most starts make no tool call.
+    this.provider ??= new (await import('@modelcontextprotocol/sdk/validation/ajv')).AjvJsonSchemaValidator();
     let validate = this.compiled.get(name);
     if (validate === undefined) {
-      // Ajv reads draft-07; a `$schema` naming 2020-12 would make it refuse the whole schema, so it is left out.
-      const { $schema: _draft, ...rest } = schema;
-      // Loaded on the first call, not at boot: Ajv costs ~30 ms to import, and most starts make no tool call.
-      this.provider ??= new (await import('@modelcontextprotocol/sdk/validation/ajv')).AjvJsonSchemaValidator();
       try {
         validate = this.provider.getValidator<unknown>(rest as JsonSchemaType);
       } catch (err) {
@@ -29,7 +37,11 @@ export class ToolArgsChecker {
       }
       this.compiled.set(name, validate);
     }
-    const result = validate(args);
-    return result.valid ? { valid: true } : { valid: false, problem: result.errorMessage };
+    return verdict(validate, args);
   }
+}
+
+function verdict(validate: JsonSchemaValidator<unknown>, args: unknown): ArgsCheck {
+  const result = validate(args);
+  return result.valid ? { valid: true } : { valid: false, problem: result.errorMessage };
 }

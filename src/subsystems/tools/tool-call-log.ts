@@ -14,7 +14,10 @@ const keyOf = (position: number) => String(position).padStart(16, '0');
 /**
  * One record per call, keyed by position. Each write goes with the batch ops the caller adds (the journal entry of
  * the event that announces it), in one batch: after `kill -9` the record and its event exist together or not at all.
- * Writes are serialised, so a result never lands before its intent.
+ * One batch is in flight at a time, so a result never lands before its intent. Writes asked for meanwhile are merged,
+ * in order, into the next batch (synced when any of them must be), and an unsynced write waits for the end of the
+ * current tick for company: a call's result then shares the batch (and the fsync) of the next call's intent instead
+ * of costing a LevelDB round trip of its own. Reads wait for every write asked for before them.
  *
  * Only the intent is synced. At most once needs the intent on disk before the call; a result lost to a crash leaves
  * an intent without a result, which is reported as interrupted (outcome unknown) and never run again: the safe
@@ -28,7 +31,13 @@ export class ToolCallLog {
   /** Calls whose outcome is not known yet (an intent without a result, not reported as interrupted): never pruned. */
   private readonly unresolved = new Set<string>();
   private next = 1;
-  private writes: Promise<unknown> = Promise.resolve();
+  /** The writes asked for since the batch in flight left, to go in the next one. */
+  private queued: QueuedBatch | undefined;
+  /** A batch is being written (or the prune is reading): the queued writes wait. */
+  private busy = false;
+  private flushScheduled = false;
+  /** Settles when the batch in flight is written (or failed). */
+  private inFlight: Promise<void> | undefined;
 
   private constructor(
     private readonly db: VigilDb,
@@ -56,6 +65,7 @@ export class ToolCallLog {
 
   /** Every record, oldest first. */
   async all(): Promise<ToolCallRecord[]> {
+    await this.settled();
     const out: ToolCallRecord[] = [];
     try {
       for await (const value of this.calls.values()) {
@@ -70,6 +80,7 @@ export class ToolCallLog {
 
   /** The record of `callId`, if kept. */
   async get(callId: string): Promise<ToolCallRecord | undefined> {
+    await this.settled();
     const position = this.positions.get(callId);
     if (position === undefined) return undefined;
     const record = ToolCallRecordSchema.safeParse(await this.calls.get(keyOf(position)));
@@ -78,7 +89,7 @@ export class ToolCallLog {
 
   /** Writes a call's intent with `extra` (its event's journal entry), pruning the oldest calls beyond the limit. */
   intent(record: ToolCallRecord, extra: VigilBatchOp[]): Promise<void> {
-    return this.serial('record a tool call intent', () => {
+    return this.write('record a tool call intent', SYNCED, () => {
       const position = this.next++;
       this.positions.set(record.callId, position);
       if (isUnresolved(record)) this.unresolved.add(record.callId);
@@ -116,51 +127,114 @@ export class ToolCallLog {
    * (by their intent's time); calls whose outcome is unknown are kept whatever their age. Returns how many went.
    */
   async pruneResolvedBefore(endedBefore: number): Promise<number> {
-    let pruned = 0;
-    await this.serialAsync('prune old tool calls', async () => {
-      const ops: VigilBatchOp[] = [];
+    await this.settled();
+    // Held busy while reading, so no write lands between what was read and the deletes (writes asked for meanwhile
+    // queue, and go in the batch with the deletes, before them).
+    this.busy = true;
+    const ops: VigilBatchOp[] = [];
+    const gone: string[] = [];
+    try {
       for await (const [key, value] of this.calls.iterator()) {
         const record = ToolCallRecordSchema.safeParse(value);
         if (record.success && (isUnresolved(record.data) || record.data.at >= endedBefore)) continue;
         ops.push({ type: 'del', sublevel: this.calls, key });
-        if (record.success) this.positions.delete(record.data.callId);
+        if (record.success) gone.push(record.data.callId);
       }
-      pruned = ops.length;
+    } catch (err) {
+      this.busy = false;
+      this.flush();
+      throw toStoreError(err, 'prune old tool calls');
+    }
+    this.busy = false;
+    await this.write('prune old tool calls', SYNCED, () => {
+      for (const callId of gone) this.positions.delete(callId);
       return ops;
     });
-    return pruned;
+    return ops.length;
+  }
+
+  /**
+   * Resolves once every write asked for so far is written (or failed); later writes are not waited for, so a steady
+   * stream of calls never holds a reader up. Reads wait for it, and the runtime before it closes the database.
+   */
+  settled(): Promise<void> {
+    const queued = this.queued;
+    if (queued !== undefined) return new Promise((resolve) => queued.writers.push({ what: 'settle', resolve, reject: () => resolve() }));
+    return this.inFlight ?? Promise.resolve();
   }
 
   private update(callId: string, record: ToolCallRecord, extra: VigilBatchOp[], what: string, sync = SYNCED): Promise<void> {
-    return this.serial(
-      what,
-      () => {
-        if (!isUnresolved(record)) this.unresolved.delete(callId);
-        const position = this.positions.get(callId);
-        // Pruned meanwhile (a burst of newer calls): only the event is written.
-        if (position === undefined) return extra;
-        return [{ type: 'put', sublevel: this.calls, key: keyOf(position), value: record }, ...extra];
-      },
-      sync,
-    );
-  }
-
-  private serial(what: string, ops: () => VigilBatchOp[], sync = SYNCED): Promise<void> {
-    return this.serialAsync(what, async () => ops(), sync);
-  }
-
-  private serialAsync(what: string, ops: () => Promise<VigilBatchOp[]>, sync = SYNCED): Promise<void> {
-    const write = this.writes.then(async () => {
-      try {
-        const batch = await ops();
-        if (batch.length > 0) await (sync ? writeSyncBatch(this.db, batch) : this.db.batch<string, unknown>(batch, {}));
-      } catch (err) {
-        throw toStoreError(err, what);
-      }
+    return this.write(what, sync, () => {
+      if (!isUnresolved(record)) this.unresolved.delete(callId);
+      const position = this.positions.get(callId);
+      // Pruned meanwhile (a burst of newer calls): only the event is written.
+      if (position === undefined) return extra;
+      return [{ type: 'put', sublevel: this.calls, key: keyOf(position), value: record }, ...extra];
     });
-    this.writes = write.catch(() => undefined);
-    return write;
   }
+
+  /**
+   * Queues `ops` (computed now, in the order writes are asked for) for the next batch; settles when that batch is
+   * written. A synced write goes at once when nothing is in flight; an unsynced one at the end of the tick.
+   */
+  private write(what: string, sync: boolean, ops: () => VigilBatchOp[]): Promise<void> {
+    let batchOps: VigilBatchOp[];
+    try {
+      batchOps = ops();
+    } catch (err) {
+      return Promise.reject(toStoreError(err, what));
+    }
+    const queued = (this.queued ??= { ops: [], sync: false, writers: [] });
+    queued.ops.push(...batchOps);
+    queued.sync ||= sync;
+    const written = new Promise<void>((resolve, reject) => queued.writers.push({ what, resolve, reject }));
+    if (!this.busy) {
+      if (sync) this.flush();
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // After the promise jobs of this tick: a caller that writes its next intent at once shares this batch.
+        process.nextTick(() => {
+          this.flushScheduled = false;
+          if (!this.busy) this.flush();
+        });
+      }
+    }
+    return written;
+  }
+
+  private flush(): void {
+    const batch = this.queued;
+    if (batch === undefined) return;
+    this.queued = undefined;
+    this.busy = true;
+    let landed: Promise<void>;
+    try {
+      landed =
+        batch.ops.length === 0 ? Promise.resolve() : batch.sync ? writeSyncBatch(this.db, batch.ops) : this.db.batch<string, unknown>(batch.ops, {});
+    } catch (err) {
+      landed = Promise.reject(err);
+    }
+    this.inFlight = landed.then(
+      () => {
+        for (const writer of batch.writers) writer.resolve();
+      },
+      (err: unknown) => {
+        for (const writer of batch.writers) writer.reject(toStoreError(err, writer.what));
+      },
+    );
+    void this.inFlight.then(() => {
+      this.busy = false;
+      this.inFlight = undefined;
+      this.flush();
+    });
+  }
+}
+
+/** Writes merged into one batch, and who waits for it. */
+interface QueuedBatch {
+  ops: VigilBatchOp[];
+  sync: boolean;
+  writers: Array<{ what: string; resolve: () => void; reject: (err: unknown) => void }>;
 }
 
 function isUnresolved(record: ToolCallRecord): boolean {

@@ -40,4 +40,68 @@ describe('ToolCallLog', () => {
     await reopened.intent(intent(5), []);
     expect((await reopened.all()).map((r) => r.callId)).toEqual(['c4', 'c5']);
   });
+
+  it('puts a result in the batch of the next intent asked for in the same tick, synced, and never in one before its intent', async () => {
+    const db = new MemoryLevel() as unknown as VigilDb;
+    const batches = recordBatches(db);
+    const log = await ToolCallLog.open(db);
+    await log.intent(intent(1), []);
+    // A call's result, then at once the next call's intent (a caller that calls again as soon as it has the result).
+    const result1 = log.result(intent(1), result, []);
+    const intent2 = log.intent(intent(2), []);
+    await Promise.all([result1, intent2]);
+    expect(batches).toEqual([
+      { sync: true, keys: ['0000000000000001'] },
+      { sync: true, keys: ['0000000000000001', '0000000000000002'] },
+    ]);
+    // A result alone goes at the end of the tick, unsynced; reads wait for it.
+    void log.result(intent(2), result, []);
+    expect(await log.get('c2')).toMatchObject({ result });
+    expect(batches[2]).toEqual({ sync: false, keys: ['0000000000000002'] });
+    // Asked for while a batch is in flight: the next batch, in order.
+    const intent3 = log.intent(intent(3), []);
+    const result3 = log.result(intent(3), result, []);
+    const intent4 = log.intent(intent(4), []);
+    await Promise.all([intent3, result3, intent4]);
+    expect(batches.slice(3)).toEqual([
+      { sync: true, keys: ['0000000000000003'] },
+      { sync: true, keys: ['0000000000000003', '0000000000000004'] },
+    ]);
+    expect((await log.all()).map((r) => [r.callId, r.result !== undefined])).toEqual([
+      ['c1', true],
+      ['c2', true],
+      ['c3', true],
+      ['c4', false],
+    ]);
+  });
+
+  it('fails every write of a batch that could not be written, and goes on with the next', async () => {
+    const db = new MemoryLevel() as unknown as VigilDb;
+    const log = await ToolCallLog.open(db);
+    await log.intent(intent(1), []);
+    const batch = db.batch.bind(db);
+    let failNext = true;
+    db.batch = ((ops: never, options: never) => {
+      if (!failNext) return batch(ops, options);
+      failNext = false;
+      return Promise.reject(new Error('disk full'));
+    }) as typeof db.batch;
+    const result1 = log.result(intent(1), result, []);
+    const intent2 = log.intent(intent(2), []);
+    await expect(result1).rejects.toMatchObject({ code: 'STORE_IO' });
+    await expect(intent2).rejects.toMatchObject({ code: 'STORE_IO' });
+    await log.intent(intent(3), []);
+    expect((await log.all()).map((r) => r.callId)).toEqual(['c1', 'c3']);
+  });
 });
+
+/** Records each root batch the log writes: whether synced, and the tool-call keys it puts (journal ops aside). */
+function recordBatches(db: VigilDb): Array<{ sync: boolean; keys: string[] }> {
+  const seen: Array<{ sync: boolean; keys: string[] }> = [];
+  const batch = db.batch.bind(db);
+  db.batch = ((ops: Array<{ type: string; key: string }>, options?: { sync?: boolean }) => {
+    seen.push({ sync: options?.sync === true, keys: ops.filter((op) => op.type === 'put').map((op) => op.key) });
+    return batch(ops as never, options as never);
+  }) as typeof db.batch;
+  return seen;
+}
