@@ -4,7 +4,8 @@
  * as ciphertext. Keys pass through as they are (they must hold no user text: see SUBLEVELS).
  */
 import { AbstractIterator, AbstractLevel } from 'abstract-level';
-import { compactVigilDb, type VigilDb } from './vigil-db.js';
+import { compactVigilDb, SUBLEVELS, type VigilDb } from './vigil-db.js';
+import { COMPRESS_MIN_BYTES, CONVERSATION_COMPRESS_MIN_BYTES } from './value-compression.js';
 import { isSealedValue, type ValueCipher } from './value-cipher.js';
 
 type Format = 'utf8' | 'buffer' | 'view';
@@ -180,7 +181,8 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
   }
 
   #seal(key: Encoded, value: Encoded): Buffer {
-    return this.#cipher.seal(bytesOf(key), bytesOf(value));
+    const storeKey = bytesOf(key);
+    return this.#cipher.seal(storeKey, bytesOf(value), isConversationKey(storeKey) ? CONVERSATION_COMPRESS_MIN_BYTES : COMPRESS_MIN_BYTES);
   }
 
   #open(key: Encoded, stored: Buffer, format: Format): Encoded {
@@ -270,6 +272,13 @@ function pickRange(options: RangeOptions): Record<string, unknown> {
 function asBuffer(value: Encoded): Buffer {
   if (Buffer.isBuffer(value)) return value;
   return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+}
+
+const CONVERSATION_PREFIXES = [`!${SUBLEVELS.conversation}!`, `!${SUBLEVELS.conversationArchive}!`].map((prefix) => Buffer.from(prefix));
+
+/** True for a key of the conversation log or its archive (compressed from a smaller size: see value-compression.ts). */
+function isConversationKey(storeKey: Uint8Array): boolean {
+  return CONVERSATION_PREFIXES.some((prefix) => storeKey.byteLength > prefix.length && Buffer.compare(prefix, storeKey.subarray(0, prefix.length)) === 0);
 }
 
 function bytesOf(encoded: Encoded): Uint8Array {

@@ -2,7 +2,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomFillSync } from 'node:crypto';
 import { VigilError } from '../../errors.js';
 import { CHECKPOINT_KEY_VARIABLE, decodeCheckpointKey, keyIdOf } from '../checkpoint/checkpoint-cipher.js';
-import { isKnownCodec, packValue, unpackValue, VALUE_CODEC } from './value-compression.js';
+import { COMPRESS_MIN_BYTES, isKnownCodec, packValue, unpackValue, VALUE_CODEC } from './value-compression.js';
 
 /**
  * A sealed value's layout (offsets in bytes), format 2, the one this build writes:
@@ -50,7 +50,7 @@ export function sealedValueKeyId(bytes: Uint8Array): string | undefined {
 /**
  * Seals and opens stored values with one key. The AES key is derived with HKDF once, at construction, so the
  * per-value cost is one AES-GCM pass (no key derivation per write), and values and checkpoint bodies never share a key.
- * A value of `COMPRESS_MIN_BYTES` or more is deflated first when that saves enough (value-compression.ts).
+ * A long enough value is deflated first when that saves enough (value-compression.ts).
  */
 export class ValueCipher {
   private readonly key: Buffer;
@@ -74,9 +74,12 @@ export class ValueCipher {
     this.prefix = Buffer.concat([VALUE_MAGIC, Buffer.of(VALUE_SEAL_VERSION), keyIdBytes]);
   }
 
-  /** `plain` sealed for the stored key `storeKey`: header, ciphertext, tag; a fresh random IV every time. */
-  seal(storeKey: Uint8Array, plain: Uint8Array): Buffer {
-    const { codec, body } = packValue(plain);
+  /**
+   * `plain` sealed for the stored key `storeKey`: header, ciphertext, tag; a fresh random IV every time. Deflated first
+   * when it is `compressFrom` bytes or longer and that saves enough.
+   */
+  seal(storeKey: Uint8Array, plain: Uint8Array, compressFrom = COMPRESS_MIN_BYTES): Buffer {
+    const { codec, body } = packValue(plain, compressFrom);
     const ivAt = this.prefix.length + 1;
     const dataAt = ivAt + IV_BYTES;
     const out = Buffer.allocUnsafe(dataAt + body.byteLength + TAG_BYTES);

@@ -14,10 +14,18 @@ export const VALUE_CODEC = {
 export type ValueCodec = (typeof VALUE_CODEC)[keyof typeof VALUE_CODEC];
 
 /**
- * Values shorter than this are stored as they are: deflate cannot win much on a few dozen bytes (seqs, ceilings,
- * timers) and every call costs a fixed ~10 µs of zlib set-up.
+ * Values shorter than this are stored as they are. Every deflate costs a fixed ~13 µs of zlib set-up (an inflate ~6),
+ * three times the AES-GCM pass over a small value, and a turn writes ~20 values: deflating each one of 192 bytes or
+ * more doubled what sealing adds to a turn's CPU (measured: +1.4 against +0.7 ms a turn on a loaded machine). So
+ * only large values (summaries, traces, tool results, big events) are tried, and conversation messages from a
+ * smaller size (below).
  */
-export const COMPRESS_MIN_BYTES = 192;
+export const COMPRESS_MIN_BYTES = 512;
+/**
+ * The threshold for the conversation log and its archive: what a long-lived data dir is mostly made of, two values a
+ * turn, and ordinary sentences deflate to ~60 %.
+ */
+export const CONVERSATION_COMPRESS_MIN_BYTES = 192;
 // Kept compressed only when it saves at least this share: otherwise every read pays an inflate for nothing.
 const MIN_SAVING = 1 / 8;
 // Level 1: small values compress about as well at 1 as at 6 (measured: 0.62 against 0.61), and faster.
@@ -28,9 +36,9 @@ const MAX_CHUNK = 64 * 1024;
 // An inflated value may grow at most this many times its compressed size (deflate's own bound is ~1032×).
 const MAX_INFLATE_RATIO = 1100;
 
-/** The encoding to seal `plain` with, and the bytes to seal. */
-export function packValue(plain: Uint8Array): { codec: ValueCodec; body: Uint8Array } {
-  if (plain.byteLength < COMPRESS_MIN_BYTES || isCompressedAlready(plain)) return { codec: VALUE_CODEC.stored, body: plain };
+/** The encoding to seal `plain` with, and the bytes to seal: deflated when it is `minBytes` or longer and that pays. */
+export function packValue(plain: Uint8Array, minBytes = COMPRESS_MIN_BYTES): { codec: ValueCodec; body: Uint8Array } {
+  if (plain.byteLength < minBytes || isCompressedAlready(plain)) return { codec: VALUE_CODEC.stored, body: plain };
   const deflated = deflateRawSync(plain, { level: DEFLATE_LEVEL, chunkSize: chunkFor(plain.byteLength) });
   if (deflated.byteLength > plain.byteLength * (1 - MIN_SAVING)) return { codec: VALUE_CODEC.stored, body: plain };
   return { codec: VALUE_CODEC.deflateRaw, body: deflated };

@@ -9,7 +9,7 @@ import { isVigilError, type VigilError } from '../../../src/errors.js';
 import { keyIdOf } from '../../../src/subsystems/checkpoint/checkpoint-cipher.js';
 import { SealedLevel } from '../../../src/subsystems/store/sealed-level.js';
 import { VALUE_SEAL_OVERHEAD_BYTES, VALUE_SEAL_VERSION, ValueCipher } from '../../../src/subsystems/store/value-cipher.js';
-import { COMPRESS_MIN_BYTES, VALUE_CODEC } from '../../../src/subsystems/store/value-compression.js';
+import { COMPRESS_MIN_BYTES, CONVERSATION_COMPRESS_MIN_BYTES, VALUE_CODEC } from '../../../src/subsystems/store/value-compression.js';
 import { openVigilDb } from '../../../src/subsystems/store/vigil-db.js';
 
 const KEY = 'a1'.repeat(32);
@@ -53,8 +53,11 @@ function sealFormat1(key: string, storeKey: Uint8Array, plain: Uint8Array): Buff
 describe('ValueCipher', () => {
   it('deflates a value of the threshold or more before sealing it, says so in the header, and opens it to the same bytes', () => {
     const plain = messageJson(60);
-    expect(plain.byteLength).toBeGreaterThan(COMPRESS_MIN_BYTES);
-    const sealed = cipher.seal(STORE_KEY, plain);
+    expect(plain.byteLength).toBeGreaterThan(CONVERSATION_COMPRESS_MIN_BYTES);
+    expect(plain.byteLength).toBeLessThan(COMPRESS_MIN_BYTES);
+    // Under the general threshold it is stored as it is; with the conversation's, deflated.
+    expect(cipher.seal(STORE_KEY, plain)[CODEC_AT]).toBe(VALUE_CODEC.stored);
+    const sealed = cipher.seal(STORE_KEY, plain, CONVERSATION_COMPRESS_MIN_BYTES);
     expect(sealed[2]).toBe(VALUE_SEAL_VERSION);
     expect(sealed[CODEC_AT]).toBe(VALUE_CODEC.deflateRaw);
     expect(sealed.byteLength).toBeLessThan(plain.byteLength);
@@ -82,7 +85,7 @@ describe('ValueCipher', () => {
   });
 
   it('refuses a header edited to claim another codec (STORE_CORRUPT), and a format or codec this build does not read (STORE_KEY_INVALID)', () => {
-    const sealed = cipher.seal(STORE_KEY, messageJson(60));
+    const sealed = cipher.seal(STORE_KEY, messageJson(60), CONVERSATION_COMPRESS_MIN_BYTES);
     const flipped = Buffer.from(sealed);
     flipped[CODEC_AT] = VALUE_CODEC.stored;
     expect(caught(() => cipher.open(STORE_KEY, flipped)).code).toBe('STORE_CORRUPT');
@@ -104,7 +107,7 @@ describe('ValueCipher', () => {
 });
 
 describe('SealedLevel with compressed values', () => {
-  it('keeps deflated values out of LevelDB files as ciphertext, and a data dir with format 1 and format 2 values reads both', async () => {
+  it('deflates conversation values from the conversation threshold and others from the general one, keeps them out of LevelDB files, and reads format 1 and 2 values alike', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vigil-value-cipher-'));
     dirs.push(dir);
     const inner = await openVigilDb(dir);
@@ -117,6 +120,14 @@ describe('SealedLevel with compressed values', () => {
     const rawLog = inner.sublevel<string, Uint8Array>('conversation', { valueEncoding: 'view' });
     await rawLog.put('0050', sealFormat1(KEY, Buffer.from('!conversation!0050'), Buffer.from(JSON.stringify({ text: `50 ${text}` }))));
     expect((await rawLog.get('0001'))![CODEC_AT]).toBe(VALUE_CODEC.deflateRaw);
+    const mid = { text: messageJson(60).toString() };
+    const journal = db.sublevel<string, { text: string }>('event-journal', { valueEncoding: 'json' });
+    await journal.put('0001', mid);
+    await log.put('mid', mid);
+    expect((await inner.sublevel<string, Uint8Array>('event-journal', { valueEncoding: 'view' }).get('0001'))![CODEC_AT]).toBe(VALUE_CODEC.stored);
+    expect((await rawLog.get('mid'))![CODEC_AT]).toBe(VALUE_CODEC.deflateRaw);
+    expect(await journal.get('0001')).toEqual(mid);
+    await log.del('mid');
 
     const all = await log.values().all();
     expect(all.map((v) => v.text)).toEqual(Array.from({ length: 51 }, (_, i) => `${i} ${text}`));
