@@ -36,7 +36,8 @@ interface PrivateOp {
 }
 // The inner database's private (implementor) API, called directly on the hot paths: the public methods would run a
 // second pass of abstract-level's checks, encodings and events over operations already checked and encoded by this
-// one (measured: ~12 % of a checkpoint save). Its arguments are what abstract-level hands an implementation.
+// one (a sealing layer that sealed nothing, over the public methods, added ~12 % to a checkpoint save). Its arguments
+// are what abstract-level hands an implementation.
 type Private = {
   _get(key: Encoded, options: object): Promise<Encoded | undefined>;
   _getMany(keys: Encoded[], options: object): Promise<Array<Encoded | undefined>>;
