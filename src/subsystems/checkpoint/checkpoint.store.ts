@@ -2,6 +2,7 @@
 import { VigilError, describeError } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { createIdFactory, type IdFactory } from '../../shared/ids.js';
+import { SealedLevel } from '../store/sealed-level.js';
 import { SUBLEVELS, hasLevelCode, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import { CheckpointCipher, isSealed } from './checkpoint-cipher.js';
 import { decodeCheckpoint, encodeCheckpoint } from './checkpoint.codec.js';
@@ -268,6 +269,9 @@ export class CheckpointStore {
    */
   private async prunable(candidates: string[]): Promise<string[]> {
     if (candidates.length === 0) return candidates;
+    // A store sealed with this same key holds no body of another key: its first keyed boot refused any, and every
+    // body since was sealed (or imported after opening) with this one. Nothing to read to find none.
+    if (this.cipher !== null && this.db instanceof SealedLevel && this.db.keyId === this.cipher.keyId) return candidates;
     // An unreadable body (damaged table) is pruned as before: only a readable foreign seal is worth keeping.
     const bodies = await Promise.all(candidates.map((id) => this.bodies.get(id).catch(() => undefined)));
     return candidates.filter((_, i) => {

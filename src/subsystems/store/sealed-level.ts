@@ -4,7 +4,8 @@
  * as ciphertext. Keys pass through as they are (they must hold no user text: see SUBLEVELS).
  */
 import { AbstractIterator, AbstractLevel } from 'abstract-level';
-import { compactVigilDb, type VigilDb } from './vigil-db.js';
+import { compactVigilDb, SUBLEVELS, type VigilDb } from './vigil-db.js';
+import { COMPRESS_MIN_BYTES, CONVERSATION_COMPRESS_MIN_BYTES } from './value-compression.js';
 import { isSealedValue, type ValueCipher } from './value-cipher.js';
 
 type Format = 'utf8' | 'buffer' | 'view';
@@ -33,23 +34,46 @@ interface PrivateOp {
   keyEncoding: Format;
   valueEncoding?: Format;
 }
+// The inner database's private (implementor) API, called directly on the hot paths: the public methods would run a
+// second pass of abstract-level's checks, encodings and events over operations already checked and encoded by this
+// one (a sealing layer that sealed nothing, over the public methods, added ~12 % to a checkpoint save). Its arguments
+// are what abstract-level hands an implementation.
+type Private = {
+  _get(key: Encoded, options: object): Promise<Encoded | undefined>;
+  _getMany(keys: Encoded[], options: object): Promise<Array<Encoded | undefined>>;
+  _put(key: Encoded, value: Buffer, options: object): Promise<void>;
+  _del(key: Encoded, options: object): Promise<void>;
+  _batch(ops: object[], options: object): Promise<void>;
+  _iterator(options: object): InnerIterator;
+};
 // The inner database, seen through the loose signatures of its public methods.
 type Loose = {
   get(key: Encoded, options: object): Promise<Buffer | undefined>;
   getMany(keys: Encoded[], options: object): Promise<Array<Buffer | undefined>>;
   put(key: Encoded, value: Buffer, options: object): Promise<void>;
   del(key: Encoded, options: object): Promise<void>;
+  batch(ops: object[], options: object): Promise<void>;
+  iterator(options: object): PublicIterator;
   has(key: Encoded, options: object): Promise<boolean>;
   hasMany(keys: Encoded[], options: object): Promise<boolean[]>;
-  batch(ops: object[], options: object): Promise<void>;
   clear(options: object): Promise<void>;
-  iterator(options: object): InnerIterator;
 };
-interface InnerIterator {
+interface PublicIterator {
   next(): Promise<[Encoded, Buffer | undefined] | undefined>;
   nextv(size: number, options?: object): Promise<Array<[Encoded, Buffer | undefined]>>;
   all(options?: object): Promise<Array<[Encoded, Buffer | undefined]>>;
   seek(target: Encoded, options?: object): void;
+  close(): Promise<void>;
+}
+/**
+ * An iterator of the inner database made by its private `_iterator`: read through its private methods (no second
+ * decoding pass), closed through its public `close()`, which also detaches it from the inner database.
+ */
+interface InnerIterator {
+  _next(): Promise<[Encoded, Encoded | undefined] | undefined>;
+  _nextv(size: number, options: object): Promise<Array<[Encoded, Encoded | undefined]>>;
+  _all(options: object): Promise<Array<[Encoded, Encoded | undefined]>>;
+  _seek(target: Encoded, options: object): void;
   close(): Promise<void>;
 }
 
@@ -64,6 +88,7 @@ export interface SealedLevelOptions {
 /** The sealing database: a `VigilDb` over another `VigilDb` (on-disk `Level` or `MemoryLevel`). */
 export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, string, string> {
   readonly #inner: Loose;
+  readonly #private: Private;
   readonly #innerDb: VigilDb;
   readonly #cipher: ValueCipher;
   readonly #closeInner: boolean;
@@ -82,6 +107,7 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
     );
     this.#innerDb = inner;
     this.#inner = inner as unknown as Loose;
+    this.#private = storesEveryFormat(inner) ? (inner as unknown as Private) : publicAccess(this.#inner);
     this.#cipher = cipher;
     this.#closeInner = options.closeInner;
   }
@@ -108,17 +134,17 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
   }
 
   async _put(key: Encoded, value: Encoded, options: FormatOptions): Promise<void> {
-    await this.#inner.put(key, this.#seal(key, value), { ...options, valueEncoding: 'buffer' });
+    await this.#private._put(key, this.#seal(key, value), { ...options, valueEncoding: 'buffer' });
   }
 
   async _get(key: Encoded, options: FormatOptions): Promise<Encoded | undefined> {
-    const stored = await this.#inner.get(key, { keyEncoding: options.keyEncoding, valueEncoding: 'buffer' });
-    return stored === undefined ? undefined : this.#open(key, stored, options.valueEncoding);
+    const stored = await this.#private._get(key, { ...options, valueEncoding: 'buffer' });
+    return stored === undefined ? undefined : this.#open(key, asBuffer(stored), options.valueEncoding);
   }
 
   async _getMany(keys: Encoded[], options: FormatOptions): Promise<Array<Encoded | undefined>> {
-    const stored = await this.#inner.getMany(keys, { keyEncoding: options.keyEncoding, valueEncoding: 'buffer' });
-    return stored.map((value, i) => (value === undefined ? undefined : this.#open(keys[i]!, value, options.valueEncoding)));
+    const stored = await this.#private._getMany(keys, { ...options, valueEncoding: 'buffer' });
+    return stored.map((value, i) => (value === undefined ? undefined : this.#open(keys[i]!, asBuffer(value), options.valueEncoding)));
   }
 
   async _has(key: Encoded, options: FormatOptions): Promise<boolean> {
@@ -130,7 +156,7 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
   }
 
   async _del(key: Encoded, options: FormatOptions): Promise<void> {
-    await this.#inner.del(key, options);
+    await this.#private._del(key, options);
   }
 
   async _batch(operations: PrivateOp[], options: Record<string, unknown>): Promise<void> {
@@ -141,7 +167,7 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
     );
     // Only the batch-wide options (e.g. classic-level's `sync`); each op carries its own encodings.
     const { keyEncoding: _k, valueEncoding: _v, ...batchOptions } = options;
-    await this.#inner.batch(ops, batchOptions);
+    await this.#private._batch(ops, batchOptions);
   }
 
   async _clear(options: RangeOptions): Promise<void> {
@@ -151,12 +177,13 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
   _iterator(options: RangeOptions): SealedIterator {
     const wantValues = options.values !== false;
     // Keys are always read: each value is authenticated against the key it is stored under.
-    const inner = this.#inner.iterator({ ...pickRange(options), keys: true, values: wantValues, valueEncoding: 'buffer' });
-    return new SealedIterator(this, options, inner, (key, value) => (value === undefined ? undefined : this.#open(key, value, options.valueEncoding)), options.keys !== false);
+    const inner = this.#private._iterator({ ...pickRange(options), keys: true, values: wantValues, valueEncoding: 'buffer' });
+    return new SealedIterator(this, options, inner, (key, value) => (value === undefined ? undefined : this.#open(key, asBuffer(value), options.valueEncoding)), options.keys !== false);
   }
 
   #seal(key: Encoded, value: Encoded): Buffer {
-    return this.#cipher.seal(bytesOf(key), bytesOf(value));
+    const storeKey = bytesOf(key);
+    return this.#cipher.seal(storeKey, bytesOf(value), isConversationKey(storeKey) ? CONVERSATION_COMPRESS_MIN_BYTES : COMPRESS_MIN_BYTES);
   }
 
   #open(key: Encoded, stored: Buffer, format: Format): Encoded {
@@ -169,14 +196,14 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
 /** An iterator of the sealing database: the inner iterator's entries, values opened. */
 class SealedIterator extends AbstractIterator<SealedLevel, Encoded, Encoded> {
   readonly #inner: InnerIterator;
-  readonly #open: (key: Encoded, value: Buffer | undefined) => Encoded | undefined;
+  readonly #open: (key: Encoded, value: Encoded | undefined) => Encoded | undefined;
   readonly #keys: boolean;
 
   constructor(
     db: SealedLevel,
     options: RangeOptions,
     inner: InnerIterator,
-    open: (key: Encoded, value: Buffer | undefined) => Encoded | undefined,
+    open: (key: Encoded, value: Encoded | undefined) => Encoded | undefined,
     keys: boolean,
   ) {
     super(db, options as never);
@@ -186,35 +213,73 @@ class SealedIterator extends AbstractIterator<SealedLevel, Encoded, Encoded> {
   }
 
   async _next(): Promise<Entry | undefined> {
-    const entry = await this.#inner.next();
+    const entry = await this.#inner._next();
     return entry === undefined ? undefined : this.#map(entry);
   }
 
   async _nextv(size: number, options: object): Promise<Entry[]> {
-    return (await this.#inner.nextv(size, options)).map((entry) => this.#map(entry));
+    return (await this.#inner._nextv(size, options)).map((entry) => this.#map(entry));
   }
 
   async _all(options: object): Promise<Entry[]> {
-    return (await this.#inner.all(options)).map((entry) => this.#map(entry));
+    return (await this.#inner._all(options)).map((entry) => this.#map(entry));
   }
 
   _seek(target: Encoded, options: object): void {
-    this.#inner.seek(target, options);
+    this.#inner._seek(target, options);
   }
 
   async _close(): Promise<void> {
     await this.#inner.close();
   }
 
-  #map(entry: [Encoded, Buffer | undefined]): Entry {
+  #map(entry: [Encoded, Encoded | undefined]): Entry {
     return [this.#keys ? entry[0] : undefined, this.#open(entry[0], entry[1])];
   }
+}
+
+/** True when `db` stores utf8, buffer and view data as they are (classic-level), so its private API takes them unchanged. */
+function storesEveryFormat(db: VigilDb): boolean {
+  // An encoding's format is what the implementation is handed: a transcoded one names the store's format instead.
+  const native = (format: Format) => db.keyEncoding(format).format === format && db.valueEncoding(format).format === format;
+  return native('utf8') && native('buffer') && native('view');
+}
+
+/**
+ * The private API's shape over the public methods, for an inner database that transcodes some formats (memory-level
+ * keeps one store encoding): there, only the public methods convert a utf8 key to what it stores.
+ */
+function publicAccess(inner: Loose): Private {
+  return {
+    _get: (key, options) => inner.get(key, options),
+    _getMany: (keys, options) => inner.getMany(keys, options),
+    _put: (key, value, options) => inner.put(key, value, options),
+    _del: (key, options) => inner.del(key, options),
+    _batch: (ops, options) => inner.batch(ops, options),
+    _iterator: (options) => {
+      const it = inner.iterator(options);
+      return { _next: () => it.next(), _nextv: (size, o) => it.nextv(size, o), _all: (o) => it.all(o), _seek: (target, o) => it.seek(target, o), close: () => it.close() };
+    },
+  };
 }
 
 function pickRange(options: RangeOptions): Record<string, unknown> {
   const range: Record<string, unknown> = { keyEncoding: options.keyEncoding };
   for (const name of RANGE_KEYS) if (options[name] !== undefined) range[name] = options[name];
   return range;
+}
+
+// A private `_get` answers in the format asked for ('buffer'): a Buffer from classic-level, a Uint8Array view from others.
+function asBuffer(value: Encoded): Buffer {
+  if (Buffer.isBuffer(value)) return value;
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+}
+
+const CONVERSATION_PREFIXES = [`!${SUBLEVELS.conversation}!`, `!${SUBLEVELS.conversationArchive}!`].map((prefix) => Buffer.from(prefix));
+
+/** True for a key of the conversation log or its archive (compressed from a smaller size: see value-compression.ts). */
+function isConversationKey(storeKey: Uint8Array): boolean {
+  return CONVERSATION_PREFIXES.some((prefix) => storeKey.byteLength > prefix.length && Buffer.compare(prefix, storeKey.subarray(0, prefix.length)) === 0);
 }
 
 function bytesOf(encoded: Encoded): Uint8Array {

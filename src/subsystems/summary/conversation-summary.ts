@@ -25,6 +25,13 @@ export const RECENT_KEPT = 1000;
 /** Chunks one trigger folds in at most: a long backlog is caught up over several thinks, not in one burst. */
 const MAX_CHUNKS_PER_UPDATE = 4;
 
+/** Log entries read after a summary watermark: `messages` are every live entry with `after < seq <= through`. */
+interface UnsummarisedEntries {
+  after: number;
+  through: number;
+  messages: ConversationMessage[];
+}
+
 /** What the keeper needs. */
 export interface SummaryKeeperOptions {
   store: SummaryStore;
@@ -41,6 +48,8 @@ export class ConversationSummaryKeeper {
   /** The newest log entries, oldest first (RECENT_KEPT to twice that). */
   private tail: ConversationMessage[] = [];
   private running: Promise<void> | null = null;
+  /** The entries after the summary's watermark read so far: each is read (and, in a sealed store, opened) once, not at every think. */
+  private unsummarised: UnsummarisedEntries | null = null;
   private readonly stopping = new AbortController();
   private readonly counter = new TokenCalibration();
 
@@ -107,7 +116,7 @@ export class ConversationSummaryKeeper {
       if (signal.aborted) break;
       const watermark = this.watermark();
       // Held entries (a message on its way to the heartbeat) are not summarised before the prompt has seen them.
-      const tail = await conversation.readRange(watermark, conversation.watermark());
+      const tail = await this.entriesAfter(watermark, conversation.watermark());
       const plan = planSummaryUpdate(tail, contextTokens, this.counter);
       if (plan === null) break;
       const request: SummaryRequest = {
@@ -132,8 +141,30 @@ export class ConversationSummaryKeeper {
   async rollBackTo(seq: number, checkpointId?: string): Promise<void> {
     await this.idle();
     this.current = await this.options.store.rollBackTo(seq, checkpointId);
+    // The log moved entries aside: what was read after the old watermark is read again.
+    this.unsummarised = null;
     // The log itself moved entries aside: the recent turns are read again.
     await this.reloadTail();
+  }
+
+  /**
+   * The log's entries with `watermark < seq <= upTo`, ascending. Only the entries past the last call's `upTo` are read;
+   * those at or below a watermark that moved forward are dropped. A watermark moved back, or past what was read, or an
+   * `upTo` below it (a restore archived entries) reads the whole range again.
+   */
+  private async entriesAfter(watermark: number, upTo: number): Promise<ConversationMessage[]> {
+    const known = this.unsummarised;
+    if (known === null || watermark < known.after || watermark > known.through || upTo < known.through) {
+      const messages = await this.options.conversation.readRange(watermark, upTo);
+      this.unsummarised = { after: watermark, through: Math.max(watermark, upTo), messages };
+      return messages.slice();
+    }
+    const added = upTo > known.through ? await this.options.conversation.readRange(known.through, upTo) : [];
+    // Another call changed it meanwhile (update() is public): this one's reads are still right for its own range.
+    if (this.unsummarised !== known) return [...known.messages.filter((m) => m.seq > watermark), ...added];
+    const messages = [...known.messages.filter((m) => m.seq > watermark), ...added];
+    this.unsummarised = { after: watermark, through: Math.max(known.through, upTo), messages };
+    return messages.slice();
   }
 
   private async reloadTail(): Promise<void> {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConversationMessage } from '../../../src/protocol/conversation.schema.js';
 import { createSimulatedClock } from '../../../src/shared/clock.js';
 import { silentLogger } from '../../../src/shared/logger.js';
@@ -120,5 +120,27 @@ describe('ConversationSummaryKeeper', () => {
     await expect(keeper.update(async () => Promise.reject(new Error('ledger down')))).rejects.toThrow('ledger down');
     expect(keeper.summary()).toBeNull();
     expect(await new SummaryStore(db).latest()).toBeNull();
+  });
+
+  it('reads each log entry once across thinks, not the whole unsummarised tail every time, and again after a roll-back', async () => {
+    const { conversation, keeper } = await keeperOn();
+    const readRange = vi.spyOn(conversation, 'readRange');
+    const charge: ChargeSummary = async () => undefined;
+    let stored = 0;
+    for (let i = 0; i < 40; i++) {
+      await conversation.append({ turnId: `t-${i}`, role: 'user', from: 'ada', text: `Message ${i}. ${'w'.repeat(1500)}`, at: AT + i });
+      stored += await keeper.update(charge);
+    }
+    expect(stored).toBeGreaterThan(0);
+    const entriesRead = async () => (await Promise.all(readRange.mock.results.map((r) => r.value as Promise<ConversationMessage[]>))).reduce((n, m) => n + m.length, 0);
+    expect(await entriesRead()).toBe(40);
+    // The same summary as one keeper that read the whole tail at once.
+    const watermark = keeper.watermark();
+    expect(keeper.summary()!.text).toContain(`- [${watermark}] 2026-03-01 user "ada": Message ${watermark - 1}.`);
+
+    await keeper.rollBackTo(0);
+    readRange.mockClear();
+    await keeper.update(charge);
+    expect(readRange.mock.calls[0]).toEqual([0, 40]);
   });
 });
