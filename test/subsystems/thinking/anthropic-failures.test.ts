@@ -118,7 +118,8 @@ describe('AnthropicThinker retries', () => {
 
   it('retries an attempt that timed out', async () => {
     api.enqueue({ kind: 'hang' }, ok(), done());
-    const result = await thinker({ maxRetries: 1, timeoutMs: 100 }).think(input, live());
+    // The timeout holds for every attempt: long enough that the answered ones never reach it on a loaded machine.
+    const result = await thinker({ maxRetries: 1, timeoutMs: 1000 }).think(input, live());
     expect(result.actions).toHaveLength(1);
     expect(api.requests).toHaveLength(3);
   });
