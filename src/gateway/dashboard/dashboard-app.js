@@ -9,6 +9,7 @@ import { createEventsPanel } from './events.panel.js';
 import { createGoalsPanel } from './goals.panel.js';
 import { createHeartbeatPanel } from './heartbeat.panel.js';
 import { createMemoryPanel } from './memory.panel.js';
+import { createTasksPanel } from './tasks.panel.js';
 import { createToolsPanel } from './tools.panel.js';
 import { createLongTermMemoryPanel } from './long-term-memory.panel.js';
 import { forgetSessionToken, keepSessionToken, takeSessionToken } from './session-token.js';
@@ -24,7 +25,7 @@ import { connect } from './vigil-client.js';
 /** @typedef {{ refresh: () => Promise<void>, onEvent?: (event: VigilEvent, replayed: boolean) => void }} Panel */
 
 // How often each panel is polled (ms), on top of the refreshes events trigger. Modest: the gateway rate-limits clients.
-const POLL = { heartbeat: 1000, affect: 1000, budget: 5000, goals: 5000, memory: 5000, checkpoints: 15_000, thinks: 15_000 };
+const POLL = { heartbeat: 1000, affect: 1000, budget: 5000, goals: 5000, memory: 5000, checkpoints: 15_000, thinks: 15_000, tasks: 5000 };
 // A page waits less than a program for an answer, and retries a lost connection at least every five seconds.
 const CONNECTION = { requestTimeoutMs: 15_000, reconnect: { initialDelayMs: 100, maxDelayMs: 5000 } };
 
@@ -87,6 +88,7 @@ async function start() {
     checkpoints: createCheckpointsPanel(client, () => refreshAll()),
     conversation: createConversationPanel(client),
     tools: createToolsPanel(client),
+    tasks: createTasksPanel(client),
     thinks: createThinksPanel(client),
     events,
   };
