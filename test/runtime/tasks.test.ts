@@ -1,9 +1,7 @@
 /** Sub-agent tasks that act, in a whole runtime (offline thinker, the stdio MCP fixture): tools, deadline, cancel, crash. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryLevel } from 'memory-level';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EventBus } from '../../src/events/event-bus.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import type { McpStdioServer } from '../../src/protocol/mcp-config.schema.js';
@@ -13,36 +11,9 @@ import { SwarmResultLog } from '../../src/subsystems/swarm-results/swarm-result-
 import { ToolCallLog } from '../../src/subsystems/tools/tool-call-log.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import { stdioFixture } from '../subsystems/tools/mcp-hub.fixture.js';
+import { calls, until, useCleanups } from './runtime-tools.fixture.js';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-runtime-tasks-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-const calls = (file: string) => {
-  try {
-    return Number(readFileSync(file, 'utf8'));
-  } catch {
-    return 0;
-  }
-};
-
-/** Advances the simulated clock (a beat at a time) until `done` holds; the waits are on real I/O (the fixture server). */
-async function until(h: RuntimeHarness, done: () => boolean, stepMs = 1000): Promise<void> {
-  await vi.waitFor(
-    async () => {
-      await h.advance(stepMs, stepMs);
-      expect(done()).toBe(true);
-    },
-    { timeout: 15_000, interval: 10 },
-  );
-}
+const { cleanups, tempDir } = useCleanups('vigil-runtime-tasks-');
 
 /** Waits on real I/O without moving the clock. */
 async function untilReal(h: RuntimeHarness, done: () => boolean): Promise<void> {

@@ -1,6 +1,4 @@
 /** Tool-call approvals through a whole runtime with the real stdio MCP fixture: approve and deny round trips, other turns and beats go on meanwhile, a pending call survives a crash, the RPC errors. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isVigilError } from '../../src/errors.js';
@@ -12,36 +10,9 @@ import { message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } fr
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import { startAnthropicRuntime, type AnthropicHarness } from '../faults/anthropic-harness.js';
 import { stdioFixture } from '../subsystems/tools/mcp-hub.fixture.js';
+import { calls, until, useCleanups } from './runtime-tools.fixture.js';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-approvals-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-const calls = (file: string) => {
-  try {
-    return Number(readFileSync(file, 'utf8'));
-  } catch {
-    return 0;
-  }
-};
-
-/** Advances the simulated clock (a beat at a time) until `done` holds; the waits are on real I/O (the fixture server). */
-async function until(h: Pick<RuntimeHarness, 'advance'>, done: () => boolean): Promise<void> {
-  await vi.waitFor(
-    async () => {
-      await h.advance(1000, 1000);
-      expect(done()).toBe(true);
-    },
-    { timeout: 15_000, interval: 10 },
-  );
-}
+const { cleanups, tempDir } = useCleanups('vigil-approvals-');
 
 /** The same for a runtime whose thinks are real HTTP calls: simulated time never runs ahead of a think in flight. */
 async function untilThought(h: AnthropicHarness, done: () => boolean): Promise<void> {

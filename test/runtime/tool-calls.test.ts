@@ -1,46 +1,17 @@
 /** MCP tool calls through a whole runtime (offline thinker, `/tool`): the round trip, and a crash between intent and result. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryLevel } from 'memory-level';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventBus } from '../../src/events/event-bus.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import type { VigilDb } from '../../src/subsystems/store/vigil-db.js';
 import { ToolCallLog } from '../../src/subsystems/tools/tool-call-log.js';
-import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
+import { startRuntime } from '../fixtures/runtime.fixture.js';
 import { stdioFixture } from '../subsystems/tools/mcp-hub.fixture.js';
+import { calls, until, useCleanups } from './runtime-tools.fixture.js';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-runtime-tools-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-const calls = (file: string) => {
-  try {
-    return Number(readFileSync(file, 'utf8'));
-  } catch {
-    return 0;
-  }
-};
-
-/** Advances the simulated clock (a beat at a time) until `done` holds; the waits are on real I/O (the fixture server). */
-async function until(h: RuntimeHarness, done: () => boolean): Promise<void> {
-  await vi.waitFor(
-    async () => {
-      await h.advance(1000, 1000);
-      expect(done()).toBe(true);
-    },
-    { timeout: 15_000, interval: 10 },
-  );
-}
+const { cleanups, tempDir } = useCleanups('vigil-runtime-tools-');
 
 /** A copy of everything `db` holds now. */
 async function snapshot(db: VigilDb): Promise<VigilDb> {
