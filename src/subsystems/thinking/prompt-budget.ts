@@ -271,23 +271,29 @@ export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
   }
   const recentShown = shownNewestFirst.length;
   const recentOmitted = candidates.length - recentShown;
-  const shown = shownNewestFirst.reverse();
-  const conversation = shown.map((text, i) => `${i === 0 ? '<recent_conversation>\n' : ''}${text}\n`);
-  // The section's end (what no later think shares) closes it in the state; with nothing shown it is all there.
-  const recentTail =
-    recent === null ? [] : [conversation.length === 0 ? renderSection('recent_conversation', omitted === null ? [] : [omitted]) : `${omitted === null ? '' : `${omitted}\n`}</recent_conversation>`];
-  const recentText = recent === null ? '' : conversation.join('') + recentTail[0]!;
+  const { blocks: conversation, tail: recentTail } = conversationParts(shownNewestFirst.reverse(), omitted);
 
   const optional = (s: Section | null): Section[] => (s === null ? [] : [s]);
   const ordered = [heartbeat, affect, memory, goals, focusGoal, ...optional(recalled), ...optional(reviewSection), pending, swarm, notices];
-  const state = [...recentTail, ...ordered.map((s) => s.render())].join('\n\n');
+  const state = [...(recent === null ? [] : [recentTail]), ...ordered.map((s) => s.render())].join('\n\n');
   const sections: PromptSectionTrace[] = [
     ...(summary === null ? [] : [{ name: 'summary', tokens: summaryTokens, cached: true, text: summary }]),
-    ...(recent === null ? [] : [{ name: recent.name, tokens: recent.tokens, ...(conversation.length === 0 ? {} : { cached: true }), text: recentText }]),
+    ...(recent === null ? [] : [{ name: recent.name, tokens: recent.tokens, ...(conversation.length === 0 ? {} : { cached: true }), text: conversation.join('') + recentTail }]),
     ...ordered.map((s) => ({ name: s.name, tokens: s.tokens, text: s.render() })),
   ];
   const conversationTokens = conversation.length === 0 ? 0 : conversation.reduce((sum, block) => sum + counter.count(block) + blockFrame, blockFrame);
   return { summary, conversation, state, sections, tokens: summaryTokens + conversationTokens + counter.count(state), recentShown, recentOmitted };
+}
+
+/**
+ * The recent conversation's blocks (one an entry, oldest first, the first opening the section) and the section's
+ * end, which goes in the state since no later think shares it: with nothing shown, the whole section.
+ */
+function conversationParts(entries: readonly string[], omitted: string | null): { blocks: string[]; tail: string } {
+  const notes = omitted === null ? [] : [omitted];
+  if (entries.length === 0) return { blocks: [], tail: renderSection('recent_conversation', notes) };
+  const blocks = entries.map((text, i) => `${i === 0 ? '<recent_conversation>\n' : ''}${text}\n`);
+  return { blocks, tail: [...notes, '</recent_conversation>'].join('\n') };
 }
 
 function omittedNoteText(n: number, summarized: boolean): string {
