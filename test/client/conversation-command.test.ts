@@ -1,10 +1,8 @@
 /** `vigil conversation` in-process against a real gateway: lines and JSON, paging back with --before, exit codes. */
-import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
-import type { CliIo } from '../../src/client/commands/cli-io.js';
 import { formatEntry } from '../../src/client/commands/conversation.command.js';
-import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from '../gateway/gateway.fixture.js';
+import { startGatewayHarness, type GatewayHarness } from '../gateway/gateway.fixture.js';
+import { runCli } from './cli-run.fixture.js';
 
 let h: GatewayHarness;
 beforeEach(async () => {
@@ -12,22 +10,7 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-/** Runs `vigil …` in-process against the test gateway, advancing simulated time until it exits. */
-async function run(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const { port } = new URL(h.gateway.url);
-  const io: CliIo = {
-    env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: port, VIGIL_TOKEN: TEST_TOKEN },
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text),
-    interrupted: () => new Promise(() => undefined),
-  };
-  const code = await h.until(main(argv, io));
-  return { code, stdout, stderr };
-}
+const run = (argv: string[]) => runCli(h, argv);
 
 /** Sends `texts` and advances simulated time until each has its terminal event (bounded). */
 async function converse(texts: string[]): Promise<string[]> {

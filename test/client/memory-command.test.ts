@@ -1,9 +1,7 @@
 /** `vigil memory search` and `vigil memory forget` in-process against a real gateway: lines and JSON, exit codes. */
-import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
-import type { CliIo } from '../../src/client/commands/cli-io.js';
-import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from '../gateway/gateway.fixture.js';
+import { startGatewayHarness, type GatewayHarness } from '../gateway/gateway.fixture.js';
+import { runCli } from './cli-run.fixture.js';
 
 let h: GatewayHarness;
 beforeEach(async () => {
@@ -11,21 +9,7 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-async function run(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const { port } = new URL(h.gateway.url);
-  const io: CliIo = {
-    env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: port, VIGIL_TOKEN: TEST_TOKEN },
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text),
-    interrupted: () => new Promise(() => undefined),
-  };
-  const code = await h.until(main(argv, io));
-  return { code, stdout, stderr };
-}
+const run = (argv: string[]) => runCli(h, argv);
 
 /** Asks the offline agent to remember `fact` and waits (bounded, in simulated time) until it is in long-term memory. */
 async function remember(fact: string): Promise<void> {
