@@ -5,18 +5,28 @@ import { config as rxjsConfig } from 'rxjs/internal/config';
 import { Subject } from 'rxjs/internal/Subject';
 import type { Clock } from '../shared/clock.js';
 import { ofTypes } from './event-filter.js';
+import { PublicationOrder, type ReleaseOutcome } from './publication-order.js';
 import type { EventPayload, EventType, VigilEvent, VigilEventOf } from '../protocol/events.schema.js';
 
 /** Where the bus gets the next `seq`; the daemon backs it with a persisted counter so seq grows across restarts. */
 export interface SeqSource {
   next(): number;
+  /** The last number issued (or the number the next one follows). */
+  current(): number;
 }
 
 /** A seq source counting up from `start` (in memory). */
 export function counterSeq(start = 0): SeqSource {
   let seq = start;
-  return { next: () => (seq += 1) };
+  return { next: () => (seq += 1), current: () => seq };
 }
+
+/**
+ * How long an event stamped before its write may hold back the feed (default 10 s, far beyond any synced LevelDB
+ * write on a working disk). Past it the events behind it go out; if the write lands later, its event is in the
+ * journal (`events.history`) but is not delivered live, since subscribers are already past its seq.
+ */
+export const DEFAULT_PUBLICATION_HOLD_MS = 10_000;
 
 /** Options for the bus: the clock for `at`, the current beat, and where seqs come from. */
 export interface EventBusOptions {
@@ -25,6 +35,10 @@ export interface EventBusOptions {
   seq?: SeqSource;
   /** Called when a subscriber throws; the bus itself never rethrows into `emit`. */
   onSubscriberError?: (err: unknown) => void;
+  /** See `DEFAULT_PUBLICATION_HOLD_MS`. */
+  publicationHoldMs?: number;
+  /** Called when a stamped event held the feed past `publicationHoldMs` (`late: false`) and if it is published after that (`late: true`). */
+  onPublicationStuck?: (info: { seq: number; type: string; late: boolean }) => void;
 }
 
 // RxJS catches a throwing subscriber and rethrows it on a timer, which would kill the process;
@@ -37,11 +51,20 @@ if (rxjsConfig.onUnhandledError === null) {
   };
 }
 
-/** The bus: `emit` stamps the envelope and fans out synchronously to every subscriber. */
+/**
+ * The bus: `emit` stamps the envelope and fans out synchronously to every subscriber, in seq order. An event made by
+ * `stamp` (to be written durably before anyone sees it) holds back every later event until it is `publish`ed or
+ * `withdraw`n, so no subscriber ever sees a seq after a higher one (see `PublicationOrder`).
+ */
 export class EventBus {
   private readonly subject = new Subject<VigilEvent>();
   private readonly options: EventBusOptions;
   private readonly errorHandler: (err: unknown) => void;
+  private readonly order = new PublicationOrder();
+  private readonly holdTimers = new Map<number, { handle: unknown; type: string }>();
+  // Released events not yet handed out: a subscriber that emits gets its event delivered after the current one.
+  private readonly outbox: VigilEvent[] = [];
+  private delivering = false;
   private seqSource: SeqSource;
   private currentBeat: () => number;
 
@@ -69,28 +92,50 @@ export class EventBus {
 
   /** Stamps and publishes one event; returns it. A throwing subscriber is reported, never propagated. */
   emit<T extends EventType>(type: T, payload: EventPayload<T>): VigilEventOf<T> {
-    const event = this.stamp(type, payload);
-    this.publish(event as VigilEvent);
+    const event = this.envelope(type, payload);
+    if (this.order.idle && !this.delivering) this.deliver([event as VigilEvent]);
+    else this.release(this.order.publish(event as VigilEvent));
     return event;
   }
 
   /**
    * Gives an event its envelope (seq, time, beat) without publishing it, so a caller can store it durably with the
-   * fact it reports (a turn's ending) before anyone sees it; `publish` it afterwards, in seq order with the rest.
+   * fact it reports (a turn's ending) before anyone sees it. Until it is `publish`ed (after the write) or
+   * `withdraw`n (the write failed), every later event waits behind it, for at most `publicationHoldMs`.
    */
   stamp<T extends EventType>(type: T, payload: EventPayload<T>): VigilEventOf<T> {
-    return {
-      seq: this.seqSource.next(),
-      type,
-      at: new Date(this.options.clock.now()).toISOString(),
-      beat: this.currentBeat(),
-      ...payload,
-    } as VigilEventOf<T>;
+    const event = this.envelope(type, payload);
+    this.order.stamped(event.seq);
+    const holdMs = this.options.publicationHoldMs ?? DEFAULT_PUBLICATION_HOLD_MS;
+    const handle = this.options.clock.setTimeout(() => this.expire(event.seq), holdMs);
+    this.holdTimers.set(event.seq, { handle, type });
+    return event;
   }
 
-  /** Publishes an event made by `stamp`. */
+  /** Publishes an event made by `stamp` (or re-publishes nothing: an event is delivered once). */
   publish(event: VigilEvent): void {
-    this.subject.next(event);
+    this.clearHold(event.seq);
+    this.release(this.order.publish(event));
+  }
+
+  /** Says that stamped events will never be published (their write failed): the events behind them go out. */
+  withdraw(...events: readonly VigilEvent[]): void {
+    for (const event of events) {
+      this.clearHold(event.seq);
+      this.deliver(this.order.withdraw(event.seq));
+    }
+  }
+
+  /**
+   * Every event with a seq up to this one has been delivered (or will never be): a journal read capped here, made
+   * after subscribing, joins the live feed without a gap. Events above it may already be on disk (a synced write
+   * whose event is not yet published) and must not be read ahead of the feed.
+   */
+  settledThrough(): number {
+    const floor = this.order.floor();
+    const pending = this.outbox[0]?.seq;
+    const lowest = floor === undefined ? pending : pending === undefined ? floor : Math.min(floor, pending);
+    return lowest === undefined ? this.seqSource.current() : lowest - 1;
   }
 
   /** An observable of the events matching `patterns` (exact types or `prefix.*`). */
@@ -100,7 +145,54 @@ export class EventBus {
 
   /** Completes the stream; later emits reach nobody. */
   close(): void {
+    for (const seq of [...this.holdTimers.keys()]) this.clearHold(seq);
     subscriberErrorHandlers.delete(this.errorHandler);
     this.subject.complete();
+  }
+
+  private envelope<T extends EventType>(type: T, payload: EventPayload<T>): VigilEventOf<T> {
+    return {
+      seq: this.seqSource.next(),
+      type,
+      at: new Date(this.options.clock.now()).toISOString(),
+      beat: this.currentBeat(),
+      ...payload,
+    } as VigilEventOf<T>;
+  }
+
+  private release(outcome: ReleaseOutcome): void {
+    if (outcome.kind === 'released') {
+      this.deliver(outcome.events);
+      return;
+    }
+    const { seq, type } = outcome.event;
+    this.options.onPublicationStuck?.({ seq, type, late: true });
+  }
+
+  private expire(seq: number): void {
+    const hold = this.holdTimers.get(seq);
+    if (hold === undefined) return;
+    this.holdTimers.delete(seq);
+    this.options.onPublicationStuck?.({ seq, type: hold.type, late: false });
+    this.deliver(this.order.expire(seq));
+  }
+
+  private clearHold(seq: number): void {
+    const hold = this.holdTimers.get(seq);
+    if (hold === undefined) return;
+    this.holdTimers.delete(seq);
+    this.options.clock.clearTimeout(hold.handle);
+  }
+
+  private deliver(events: readonly VigilEvent[]): void {
+    if (events.length === 0) return;
+    this.outbox.push(...events);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let next = this.outbox.shift(); next !== undefined; next = this.outbox.shift()) this.subject.next(next);
+    } finally {
+      this.delivering = false;
+    }
   }
 }

@@ -190,7 +190,8 @@ export class EventSubscriber {
     this.enqueue(event);
   }
 
-  // The bus emits synchronously and nothing emits from inside a subscriber, so seqs arrive in increasing order.
+  // The bus delivers in strictly increasing seq (`PublicationOrder`) and the journal reads only what it delivered, so
+  // a seq at or below the last one sent can only be the overlap of a replayed page and the events held meanwhile.
   private enqueue(event: VigilEvent): void {
     if (event.seq <= this.lastSeq) return;
     this.lastSeq = event.seq;

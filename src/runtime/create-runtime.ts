@@ -93,7 +93,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const ownsBus = options.bus === undefined;
     const currentBeat = () => runtime?.beatCount ?? 0;
     const bus =
-      options.bus ?? new EventBus({ clock, currentBeat, onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on') });
+      options.bus ??
+      new EventBus({
+        clock,
+        currentBeat,
+        onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on'),
+        onPublicationStuck: ({ seq, type, late }) =>
+          late
+            ? log.warn({ seq, type }, 'an event held past the publication limit was written after all: it is in events.history, not in the live feed')
+            : log.warn({ seq, type }, 'an event is still not written after the publication limit; the events behind it go out'),
+      });
     bus.useBeatSource(currentBeat);
     logWarningEvents(bus, log);
     // Observing from the start, so boot's restores and corrupt skips are counted too.

@@ -8,7 +8,8 @@ import { SUMMARY_INSTRUCTIONS } from '../../src/subsystems/thinking/anthropic-su
 import { estimateTokens } from '../../src/subsystems/thinking/token-estimate.js';
 import type { ConversationSummaryKeeper } from '../../src/subsystems/summary/conversation-summary.js';
 import { BudgetLedger } from '../../src/subsystems/budget/budget-ledger.js';
-import { firstUserText, message, pendingTurnIds, startFakeMessagesApi, text, toolUse, type FakeBlock, type FakeMessagesApi, type RecordedRequest } from '../fixtures/fake-messages-api.js';
+import { firstUserText, pendingTurnIds, startFakeMessagesApi, toolUse, type FakeBlock, type FakeMessagesApi, type RecordedRequest } from '../fixtures/fake-messages-api.js';
+import { answerLikeAModel, filler, isSummaryRequest } from '../fixtures/summarising-model.js';
 import { startAnthropicRuntime, type AnthropicHarness } from '../faults/anthropic-harness.js';
 
 const BOUND = 6000;
@@ -29,38 +30,17 @@ afterEach(async () => {
   await api.close();
 });
 
-const isSummaryRequest = (request: RecordedRequest) => JSON.stringify(request.body?.system ?? '').includes('You keep the rolling summary');
 const systemText = (request: RecordedRequest): string => (request.body?.system ?? []).map((b: { text: string }) => b.text).join('\n');
 
-/**
- * A stand-in model that answers from what it is sent, as a real one would: a think replies to each pending turn
- * (one call, `end_turn`); a summary update keeps the summary so far and the first sentence of each new entry. Facts
- * reach a later prompt only if the runtime carried them there.
- */
+/** Every request answered from what it is sent (`answerLikeAModel`), a think's answer with `extraBlocks` added. */
 function answerEveryRequest(fake: FakeMessagesApi): void {
-  const respond = (request: RecordedRequest) => {
-    if (isSummaryRequest(request)) {
-      const body = firstUserText(request);
-      const previous = /<summary_so_far>\n([\s\S]*?)\n<\/summary_so_far>/.exec(body)?.[1] ?? '';
-      const entries = /<next_entries>\n([\s\S]*?)\n<\/next_entries>/.exec(body)?.[1] ?? '';
-      const firsts = entries.split('\n').map((line) => /^- \[\d+\] \S+ ([^:]+): ([^.]*\.)/.exec(line)).flatMap((m) => (m === null ? [] : [`${m[1]} said: ${m[2]}`]));
-      const kept = previous === '(none yet)' ? [] : previous.split('\n');
-      return message([text([...kept, ...firsts].join('\n'))], { input_tokens: Math.ceil(estimateTokens(request.raw) / 2), output_tokens: 50 });
-    }
-    const replies = pendingTurnIds(request).map((turnId) => toolUse('reply', { turnId, text: `noted (${turnId})` }));
-    const blocks = [...replies, ...extraBlocks()];
-    return message(blocks.length === 0 ? [text('nothing to do')] : blocks, { input_tokens: Math.ceil(estimateTokens(request.raw) / 2), output_tokens: 20 }, 'end_turn');
-  };
-  for (let i = 0; i < 1000; i++) fake.enqueue({ kind: 'respond', respond });
+  for (let i = 0; i < 1000; i++) fake.enqueue({ kind: 'respond', respond: (request) => answerLikeAModel(request, () => extraBlocks()) });
 }
 
 /** The runtime's summary keeper (test access to wait for its background update). */
 function keeperOf(harness: AnthropicHarness): ConversationSummaryKeeper {
   return (harness.runtime as unknown as { core: { parts: { summary: ConversationSummaryKeeper } } }).core.parts.summary;
 }
-
-/** A long message (about `chars` characters) whose first sentence names it. */
-const filler = (n: number, chars = 2000) => `Note ${n} is about the weather on day ${n}. ${'It rained, then it cleared, and the wind turned. '.repeat(60)}`.slice(0, chars);
 
 /** Sends `text`, runs until its turn has its reply, then waits for the summary update a think may have started. */
 async function exchange(harness: AnthropicHarness, textToSend: string): Promise<string> {

@@ -1,6 +1,7 @@
 /** Ends user turns durably: the ending (a reply, or an unanswered entry) and the event announcing it go to disk in one sync batch. */
 import type { EventBus } from '../../events/event-bus.js';
 import type { TurnEndingCode } from '../../protocol/conversation.schema.js';
+import type { VigilEvent } from '../../protocol/events.schema.js';
 import type { EventRecorder } from '../journal/event-journal.js';
 import type { ConversationLog } from './conversation-log.js';
 
@@ -19,16 +20,24 @@ export class TurnCloser {
   /** The agent's answer to `turnId` (or an unprompted message under an autonomous turn id). */
   async reply(turnId: string, text: string, at: number): Promise<void> {
     const event = this.bus.stamp('agent.reply', { turnId, text });
-    await this.conversation.append({ turnId, role: 'assistant', text, at }, [this.journal.entryOp(event)]);
-    this.bus.publish(event);
+    await this.written(event, this.conversation.append({ turnId, role: 'assistant', text, at }, [this.journal.entryOp(event)]));
   }
 
   /** Ends `turnId` without an answer: `code` for machines, `reason` for people. */
   async unanswered(turnId: string, code: TurnEndingCode, reason: string, at: number): Promise<void> {
     const event = this.bus.stamp('agent.unanswered', { turnId, code, reason });
-    await this.conversation.append({ turnId, role: 'assistant', text: reason, at, unanswered: { code, reason } }, [
-      this.journal.entryOp(event),
-    ]);
+    const entry = { turnId, role: 'assistant' as const, text: reason, at, unanswered: { code, reason } };
+    await this.written(event, this.conversation.append(entry, [this.journal.entryOp(event)]));
+  }
+
+  // Publishes the stamped event once its write lands; a failed write withdraws it, so it holds no later event back.
+  private async written(event: VigilEvent, write: Promise<unknown>): Promise<void> {
+    try {
+      await write;
+    } catch (err) {
+      this.bus.withdraw(event);
+      throw err;
+    }
     this.bus.publish(event);
   }
 }

@@ -54,6 +54,8 @@ export class EventJournal implements EventRecorder {
   private timer: NodeJS.Timeout | undefined;
   private readonly flushIntervalMs: number;
   private subscription: Subscription | undefined;
+  // Where the journal's reads stop: the bus's settled seq (see `EventBus.settledThrough`); none when detached.
+  private settledThrough: () => number = () => Number.MAX_SAFE_INTEGER;
   private sincePrune = 0;
   private prunedUpTo: string | undefined;
 
@@ -67,6 +69,7 @@ export class EventJournal implements EventRecorder {
   /** Starts journaling every event `bus` emits. */
   attach(bus: EventBus): void {
     this.subscription = bus.events$.subscribe((event) => this.enqueue(event));
+    this.settledThrough = () => bus.settledThrough();
   }
 
   /** Stops journaling and writes what is queued. */
@@ -84,23 +87,27 @@ export class EventJournal implements EventRecorder {
 
   /**
    * Events matching `query`, oldest first: with `after`, the first `limit` events after that seq; without it, the
-   * newest `limit`. Events still queued for writing are included, so a caller never misses one.
+   * newest `limit`. Events still queued for writing are included, so a caller never misses one. Only events the bus
+   * has delivered by the time of the call are read: one written with its fact but not yet published (or one
+   * published after the call) is left to the live feed, so a subscriber that replays and then goes live never sees
+   * a seq before one it already has.
    */
   async query(query: JournalQuery = {}): Promise<VigilEvent[]> {
+    const upTo = seqKey(this.settledThrough());
     await this.flush();
     const limit = Math.max(0, Math.min(query.limit ?? 100, this.maxEvents));
     if (limit === 0) return [];
     const matches = typeMatcher(query.types);
     const found: VigilEvent[] = [];
     if (query.after !== undefined) {
-      for await (const event of this.events.values({ gt: seqKey(query.after) })) {
+      for await (const event of this.events.values({ gt: seqKey(query.after), lte: upTo })) {
         if (!matches(event.type)) continue;
         found.push(event);
         if (found.length >= limit) break;
       }
       return found;
     }
-    for await (const event of this.events.values({ reverse: true })) {
+    for await (const event of this.events.values({ reverse: true, lte: upTo })) {
       if (!matches(event.type)) continue;
       found.push(event);
       if (found.length >= limit) break;
@@ -113,10 +120,11 @@ export class EventJournal implements EventRecorder {
     return { type: 'put', sublevel: this.events, key: seqKey(event.seq), value: event };
   }
 
-  /** The newest journaled seq, or 0. */
+  /** The newest journaled seq the bus has delivered, or 0. */
   async lastSeq(): Promise<number> {
+    const upTo = seqKey(this.settledThrough());
     await this.flush();
-    for await (const key of this.events.keys({ reverse: true, limit: 1 })) return Number(key);
+    for await (const key of this.events.keys({ reverse: true, limit: 1, lte: upTo })) return Number(key);
     return 0;
   }
 

@@ -110,6 +110,7 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     try {
       await log.intent(intent, [journal.entryOp(called)]);
     } catch (err) {
+      bus.withdraw(called);
       // Without its intent on disk the call could not be proven at most once after a crash: it is not made.
       this.options.logger.error({ err: describeError(err), name }, 'a tool call intent could not be written; the call is not made');
       return errorOutput(`The call to ${name} was not made: Vigil could not record it (${describeError(err)}).`).result;
@@ -142,6 +143,7 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     try {
       await log.approval(approved, [journal.entryOp(decidedEvent), journal.entryOp(called)]);
     } catch (err) {
+      bus.withdraw(decidedEvent, called);
       this.running.delete(callId);
       this.restore(record);
       throw err;
@@ -172,6 +174,7 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     try {
       await log.approval(denied, [journal.entryOp(event)]);
     } catch (err) {
+      bus.withdraw(event);
       this.running.delete(callId);
       this.restore(record);
       throw err;
@@ -212,7 +215,12 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
       }
       if (record.interruptedReported !== true) {
         const event = bus.stamp('tool.interrupted', { callId: record.callId, name: record.name });
-        await log.reported(record, [journal.entryOp(event)]);
+        try {
+          await log.reported(record, [journal.entryOp(event)]);
+        } catch (err) {
+          bus.withdraw(event);
+          throw err;
+        }
         bus.publish(event);
         // An approved call's turn is told through its decision (which persists until told); others as before.
         if (approval === undefined) this.unknown.set(record.callId, { callId: record.callId, turnId: record.turnId, name: record.name, line: noticeLine(record) });
@@ -266,6 +274,7 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     try {
       await log.intent(record, [journal.entryOp(requested)]);
     } catch (err) {
+      bus.withdraw(requested);
       logger.error({ err: describeError(err), name }, 'a tool call approval request could not be written; the call is not made');
       return errorOutput(`The call to ${name} was not made: Vigil could not record its approval request (${describeError(err)}).`).result;
     }

@@ -65,3 +65,23 @@ describe('EventJournal', () => {
     }
   });
 });
+
+describe('EventJournal reads against events still in flight', () => {
+  it('never returns an event the bus has not delivered, so a replay cannot run ahead of the live feed', async () => {
+    const db = new MemoryLevel() as unknown as VigilDb;
+    const { bus, journal } = setup(db);
+    bus.emit('checkpoint.failed', { reason: 'before' });
+    // Two turn endings stamped before their synced writes; the second's write lands first.
+    const first = bus.stamp('agent.reply', { turnId: 't1', text: 'one' });
+    const second = bus.stamp('agent.reply', { turnId: 't2', text: 'two' });
+    await (db as unknown as MemoryLevel<string, string>).batch([journal.entryOp(second) as never]);
+    bus.publish(second);
+    // On disk, but behind seq 2 which is still being written: a reader sees neither yet.
+    expect((await journal.query({ after: 0 })).map((e) => e.seq)).toEqual([1]);
+    expect((await journal.query({})).map((e) => e.seq)).toEqual([1]);
+    expect(await journal.lastSeq()).toBe(1);
+    bus.publish(first);
+    expect((await journal.query({ after: 0 })).map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(await journal.lastSeq()).toBe(3);
+  });
+});
