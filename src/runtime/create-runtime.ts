@@ -12,7 +12,7 @@ import { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
 import { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 import { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import { TurnTimersStore } from '../subsystems/conversation/turn-timers-store.js';
-import { EventBus } from '../events/event-bus.js';
+import type { EventBus } from '../events/event-bus.js';
 import { EventJournal } from '../subsystems/journal/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
@@ -33,7 +33,7 @@ import { createThinker } from './create-thinker.js';
 export { createThinker };
 import { cacheReadShare } from '../subsystems/budget/cache-share.js';
 import { dayKeyIn } from '../actors/budget/budget-calendar.js';
-import { logWarningEvents } from './event-log.js';
+import { createLoggedBus, logWarningEvents } from './event-log.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { coldSeed, seedFromCheckpoint } from './heartbeat-seed.js';
 import { recoverBootTasks } from './boot-tasks.js';
@@ -92,17 +92,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     let runtime: Runtime | undefined;
     const ownsBus = options.bus === undefined;
     const currentBeat = () => runtime?.beatCount ?? 0;
-    const bus =
-      options.bus ??
-      new EventBus({
-        clock,
-        currentBeat,
-        onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on'),
-        onPublicationStuck: ({ seq, type, late }) =>
-          late
-            ? log.warn({ seq, type }, 'an event held past the publication limit was written after all: it is in events.history, not in the live feed')
-            : log.warn({ seq, type }, 'an event is still not written after the publication limit; the events behind it go out'),
-      });
+    const bus = options.bus ?? createLoggedBus(clock, currentBeat, log);
     bus.useBeatSource(currentBeat);
     logWarningEvents(bus, log);
     // Observing from the start, so boot's restores and corrupt skips are counted too.

@@ -1,7 +1,8 @@
 /** Mirrors warning events into the log, so an operator reading only logs sees every corrupt checkpoint, crash and failed think. */
 import type { Subscription } from 'rxjs';
 import type { VigilLogger } from '../shared/logger.js';
-import type { EventBus } from '../events/event-bus.js';
+import { EventBus } from '../events/event-bus.js';
+import type { Clock } from '../shared/clock.js';
 import type { EventType } from '../protocol/events.schema.js';
 
 /** Event types logged, and at which level (CONTRACT §2). */
@@ -33,5 +34,18 @@ export function logWarningEvents(bus: EventBus, log: VigilLogger): Subscription 
     if (level === undefined) return;
     const { seq: _seq, at: _at, ...fields } = event;
     log[level](fields, event.type);
+  });
+}
+
+/** The runtime's own bus: subscriber errors and a feed held by a stuck write are logged, never thrown. */
+export function createLoggedBus(clock: Clock, currentBeat: () => number, log: VigilLogger): EventBus {
+  return new EventBus({
+    clock,
+    currentBeat,
+    onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on'),
+    onPublicationStuck: ({ seq, type, late }) =>
+      late
+        ? log.warn({ seq, type }, 'an event held past the publication limit was written after all: it is in events.history, not in the live feed')
+        : log.warn({ seq, type }, 'an event is still not written after the publication limit; the events behind it go out'),
   });
 }

@@ -107,15 +107,18 @@ describe('the live feed while older turns are summarised', () => {
     // Older turns really were summarised meanwhile (the situation in which replies used to go missing).
     expect(api.requests.filter(isSummaryRequest).length).toBeGreaterThan(0);
 
-    // Each live stream equals the journal's events of its types, up to the newest event either has seen.
+    // Each live stream equals the journal's events of its types, up to the newest event it had before history was
+    // asked (the feed goes on meanwhile; what it received before the request, the daemon had delivered before it).
+    const wsSeen = [...wsLive];
+    const sseSeen = sse.messages.filter((m) => m.id !== undefined).map((m) => JSON.parse(m.data) as VigilEvent);
     const wsHistory = await historyAfter(WS_TYPES, start);
-    const wsUpTo = wsLive.at(-1)!.seq;
-    expect(wsLive.map((e) => e.seq)).toEqual(wsHistory.filter((e) => e.seq <= wsUpTo).map((e) => e.seq));
-    expect(wsLive).toEqual(wsHistory.filter((e) => e.seq <= wsUpTo));
-    const sseLive = sse.messages.filter((m) => m.id !== undefined).map((m) => JSON.parse(m.data) as VigilEvent);
+    const wsUpTo = wsSeen.at(-1)!.seq;
+    expect(wsSeen.map((e) => e.seq)).toEqual(wsHistory.filter((e) => e.seq <= wsUpTo).map((e) => e.seq));
+    expect(wsSeen).toEqual(wsHistory.filter((e) => e.seq <= wsUpTo));
     const sseHistory = await historyAfter(SSE_TYPES, start);
-    const sseUpTo = sseLive.at(-1)!.seq;
-    expect(sseLive.map((e) => e.seq)).toEqual(sseHistory.filter((e) => e.seq <= sseUpTo).map((e) => e.seq));
+    const sseUpTo = sseSeen.at(-1)!.seq;
+    expect(sseSeen.map((e) => e.seq)).toEqual(sseHistory.filter((e) => e.seq <= sseUpTo).map((e) => e.seq));
+    const sseLive = sseSeen;
     expect(sseLive.filter((e) => e.type === 'agent.reply')).toHaveLength(EXCHANGES);
     expect(wsLive.filter((e) => e.type === 'agent.reply')).toHaveLength(EXCHANGES);
     subscription.unsubscribe();
