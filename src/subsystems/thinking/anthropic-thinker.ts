@@ -307,7 +307,7 @@ export class AnthropicThinker implements Thinker {
       }
       // The sections' sum and the body's own measure differ by a few tokens of framing: keep that much more room.
       if (attempt >= 4) {
-        throw new VigilError('THINK_REJECTED', `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`, {
+        throw new VigilError('CONTEXT_TOO_SMALL', `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`, {
           data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
         });
       }
