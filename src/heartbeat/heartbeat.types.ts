@@ -123,7 +123,10 @@ export interface HeartbeatSeed {
 
 /** Why a think ended without a usable result. */
 export interface ThinkFailure {
-  /** THINK_REJECTED (refused for good), THINK_STUCK, THINK_ABORTED (preempted), or a transient code. */
+  /**
+   * THINK_REJECTED (the API refused it for good), CONTEXT_TOO_SMALL (refused by the local bound), THINK_STUCK,
+   * THINK_ABORTED (preempted), or a transient code.
+   */
   code: string;
   reason: string;
 }

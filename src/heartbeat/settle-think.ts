@@ -1,9 +1,11 @@
 /**
  * The integrate phase: settles one think. Its actions go to their actors; its replies, grouped per turn, and the
  * endings of the turns it carried are written by the `TurnCloser` (ending and event in one sync batch) before they
- * count. A think refused for good ends its turns as THINK_REJECTED, a stuck one as TURN_STUCK; a completed think
- * that left a carried turn unanswered counts one try, and the last try ends it as NO_ANSWER.
+ * count. A think refused for good ends its turns as THINK_REJECTED (by the API) or CONTEXT_TOO_SMALL (by the local
+ * bound, before any call), a stuck one as TURN_STUCK; a completed think that left a carried turn unanswered counts one
+ * try, and the last try ends it as NO_ANSWER.
  */
+import type { TurnEndingCode } from '../protocol/conversation.schema.js';
 import type { ThinkAction, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { SwarmTaskRecord } from '../subsystems/swarm-results/swarm-task-log.js';
@@ -81,7 +83,7 @@ async function settleTurns(input: SettleInput, spawned: readonly SwarmTaskRecord
     (turnId) => isOpen(turns, turnId) && !replied.includes(turnId) && !awaiting.includes(turnId) && held?.has(turnId) !== true,
   );
   const unanswered: string[] = [];
-  const end = async (turnIds: readonly string[], code: 'THINK_REJECTED' | 'TURN_STUCK' | 'NO_ANSWER', reason: string) => {
+  const end = async (turnIds: readonly string[], code: Exclude<TurnEndingCode, 'TURN_CANCELLED'>, reason: string) => {
     for (const turnId of turnIds) {
       await closer.unanswered(turnId, code, reason, clock.now());
       unanswered.push(turnId);
@@ -94,8 +96,10 @@ async function settleTurns(input: SettleInput, spawned: readonly SwarmTaskRecord
     await end(exhausted, 'NO_ANSWER', reason);
     return { replied, unanswered, missed: waiting.filter((turnId) => !exhausted.includes(turnId)), awaiting };
   }
-  if (failure.code === 'THINK_REJECTED') {
-    await end(waiting, 'THINK_REJECTED', failure.reason);
+  // Refused for good, by the API or by the local bound: the same think cannot succeed, so its turns end now; the next
+  // message gets a think of its own.
+  if (failure.code === 'THINK_REJECTED' || failure.code === 'CONTEXT_TOO_SMALL') {
+    await end(waiting, failure.code, failure.reason);
     if (plan.turnId === null) {
       bus.emit('agent.work_dropped', {
         reason: failure.reason,

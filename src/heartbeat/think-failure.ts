@@ -27,7 +27,7 @@ export function thinkFailure(error: unknown, preempted: boolean): ThinkOutcome {
   if (preempted && code === 'THINK_ABORTED') {
     return { failure, partial: partialResultOf(error), countsAsFailure: false, announce: false };
   }
-  const permanent = code === 'THINK_REJECTED' || code === 'THINK_AUTH_FAILED';
+  const permanent = code === 'THINK_REJECTED' || code === 'CONTEXT_TOO_SMALL' || code === 'THINK_AUTH_FAILED';
   return { failure, partial: null, countsAsFailure: !permanent, announce: true };
 }
 

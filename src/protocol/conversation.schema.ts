@@ -5,6 +5,8 @@ import { z } from 'zod';
 export const TurnEndingCodeSchema = z.enum([
   /** The API refused the request for good (400 prompt too long, 404 unknown model, 413, 422). */
   'THINK_REJECTED',
+  /** The prompt could not fit VIGIL_CONTEXT_TOKENS even by the plain estimate: refused before any API call. */
+  'CONTEXT_TOO_SMALL',
   /** The model ended several thinks without answering this turn. */
   'NO_ANSWER',
   /** The think carrying it ran past the stuck-turn limit. */

@@ -42,6 +42,11 @@ export const ERROR_CODES = {
   THINK_AUTH_FAILED: 'THINK_AUTH_FAILED',
   /** The model API refused the request for good (HTTP 400, 404, 413, 422): the same request can never succeed, so it is not retried. */
   THINK_REJECTED: 'THINK_REJECTED',
+  /**
+   * The prompt cannot fit `VIGIL_CONTEXT_TOKENS` even by the plain estimate (the fixed prefix and the think's own state
+   * alone overflow it): the think is refused before any API call and its turns end; the next message is tried afresh.
+   */
+  CONTEXT_TOO_SMALL: 'CONTEXT_TOO_SMALL',
   /** The think was aborted (preempted by a user message or stopped by the budget). */
   THINK_ABORTED: 'THINK_ABORTED',
   /** The runtime is stopping or stopped and takes no more work. */

@@ -84,6 +84,12 @@ export const EVENT_PAYLOADS = {
     got: z.number().int().nonnegative(),
     reason: z.enum(['prefix_changed', 'not_read']),
   }),
+  /**
+   * A model call's reported input tokens (cache reads and writes included) are more than any tokenizer could make of
+   * the request: over three tokens per estimated token (one per byte) plus the API's own overhead. The report is not
+   * used to calibrate the prompt bound; `estimated` is Vigil's plain estimate of the request.
+   */
+  'think.usage_implausible': z.object({ reported: z.number().int().nonnegative(), estimated: z.number().int().nonnegative() }),
   /** The API refused the credentials: no thinks until `retryAt`, then one try; pending turns wait, they are not failed. */
   'thinker.paused': z.object({ code: z.string(), reason: z.string(), retryAt: z.string() }),
   /** A think succeeded after a pause: the key works again. */

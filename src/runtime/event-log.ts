@@ -14,6 +14,7 @@ export const LOGGED_EVENT_LEVELS: Partial<Record<EventType, 'warn' | 'error' | '
   'think.failed': 'warn',
   'think.cache_prefix_short': 'warn',
   'think.cache_miss': 'warn',
+  'think.usage_implausible': 'warn',
   'heartbeat.circuit_open': 'error',
   'heartbeat.circuit_closed': 'info',
   'checkpoint.restored': 'info',

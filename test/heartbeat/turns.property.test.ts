@@ -24,6 +24,8 @@ type Behaviour =
   | { kind: 'stale' }
   /** The API refuses the request for good. */
   | { kind: 'refuse' }
+  /** The local bound refuses the prompt before any API call. */
+  | { kind: 'too_small' }
   /** The API fails transiently. */
   | { kind: 'fail' }
   /** The think runs until released, preempted, reset as stuck or killed. */
@@ -102,6 +104,8 @@ class ModelThinker extends ScriptedThinker {
         return [reply(this.ended.at(-1) ?? `${BOGUS_PREFIX}${(this.bogus += 1)}`)];
       case 'refuse':
         throw new VigilError('THINK_REJECTED', 'prompt is too long: 250000 tokens > 200000 maximum');
+      case 'too_small':
+        throw new VigilError('CONTEXT_TOO_SMALL', 'The prompt cannot fit VIGIL_CONTEXT_TOKENS=4096. Raise VIGIL_CONTEXT_TOKENS.');
       case 'fail':
         throw new VigilError('THINK_FAILED', 'overloaded_error (529)');
       case 'hang':
@@ -117,6 +121,7 @@ const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'unknown' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'stale' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'refuse' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'too_small' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'fail' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'hang' as const }) },
 );
@@ -235,8 +240,9 @@ async function expectEveryTurnEndedOnce(run: Run): Promise<TerminalEvent[]> {
   for (const event of terminal) {
     if (event.type !== 'agent.unanswered') continue;
     const carriedBy = model.record.filter((r) => r.carried.includes(event.turnId));
-    expect(['NO_ANSWER', 'TURN_STUCK', 'THINK_REJECTED']).toContain(event.code);
+    expect(['NO_ANSWER', 'TURN_STUCK', 'THINK_REJECTED', 'CONTEXT_TOO_SMALL']).toContain(event.code);
     if (event.code === 'THINK_REJECTED') expect(carriedBy.some((r) => r.behaviour === 'refuse')).toBe(true);
+    else if (event.code === 'CONTEXT_TOO_SMALL') expect(carriedBy.some((r) => r.behaviour === 'too_small')).toBe(true);
     else expect(carriedBy.length).toBeGreaterThanOrEqual(MAX_UNANSWERED_THINKS);
   }
 

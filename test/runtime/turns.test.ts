@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { VigilError } from '../../src/errors.js';
 import { RESUME_NOTICE } from '../../src/heartbeat/turn-tracker.js';
 import { SLEEPING_ACK_TEXT } from '../../src/runtime/runtime.js';
 import type { ThinkAction } from '../../src/subsystems/thinking/thinker.schema.js';
@@ -99,6 +100,24 @@ describe('turns', () => {
     const replies = h.ofType('agent.reply');
     expect(replies.filter((r) => r.turnId === answered)).toHaveLength(1);
     expect(replies.find((r) => r.text === 'one more thing')?.turnId).toMatch(/^auto-/);
+  });
+
+  it('ends the turns of a think the local bound refused as CONTEXT_TOO_SMALL, and answers the next message', async () => {
+    const thinker = new ScriptedThinker((input, call) => {
+      if (call === 1) throw new VigilError('CONTEXT_TOO_SMALL', 'The prompt cannot fit VIGIL_CONTEXT_TOKENS=4096. Raise VIGIL_CONTEXT_TOKENS.');
+      return answerAll(input);
+    });
+    h = await startRuntime({ thinker });
+    const refused = await h.runtime.send({ text: 'a long one' });
+    await h.advance(1000);
+    const next = await h.runtime.send({ text: 'a short one' });
+    await h.advance(1000);
+
+    expect(h.ofType('agent.unanswered')).toMatchObject([{ turnId: refused.turnId, code: 'CONTEXT_TOO_SMALL', reason: expect.stringContaining('VIGIL_CONTEXT_TOKENS') }]);
+    expect(h.ofType('think.failed')).toMatchObject([{ code: 'CONTEXT_TOO_SMALL' }]);
+    expect(h.ofType('agent.reply')).toMatchObject([{ turnId: next.turnId, text: 're: a short one' }]);
+    expect(thinker.calls.map((c) => c.pendingMessages.map((m) => m.turnId))).toEqual([[refused.turnId], [next.turnId]]);
+    expect(h.runtime.status().consecutiveFailures).toBe(0);
   });
 
   it('ends turns opened after a restored checkpoint as TURN_CANCELLED, and never re-answers one answered after it', async () => {

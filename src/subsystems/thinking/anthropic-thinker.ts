@@ -8,7 +8,7 @@ import { firstUserContent, summaryBlock, taskSystem, thinkSystem } from './anthr
 import { summarizeWithClaude } from './anthropic-summary.js';
 import { buildBudgetedPrompt, type BudgetedPrompt } from './prompt-budget.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
-import { TokenCalibration } from './token-calibration.js';
+import { fitCalibrated, TokenCalibration } from './token-calibration.js';
 import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
 import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
 import { requestTools, toolUseToAction, type ToolContext } from './anthropic-tools.js';
@@ -106,6 +106,7 @@ export class AnthropicThinker implements Thinker {
   private tools: ThinkTools | undefined;
   readonly cacheTtl: CacheTtl;
   private cacheHealth: CacheHealth | undefined;
+  private bus: CacheHealthDeps['bus'] | undefined;
   /** Calibrates the prompt bound's token estimate against the usage the API reports. */
   readonly calibration = new TokenCalibration();
   private memory: MemoryRecall | undefined;
@@ -145,9 +146,10 @@ export class AnthropicThinker implements Thinker {
     this.tools = tools;
   }
 
-  /** Reports cache health on `deps.bus` from now on, starting with the prefix a think for `identity` would send now. */
+  /** Reports cache health and implausible usage on `deps.bus` from now on, starting with `identity`'s think prefix. */
   useCacheHealth(deps: CacheHealthDeps, identity: string): void {
     this.cacheHealth = new CacheHealth({ ...deps, model: this.model, ttl: this.cacheTtl });
+    this.bus = deps.bus;
     this.cacheHealth.checkPrefix(this.cachedParts('think', identity).prefix);
   }
 
@@ -196,6 +198,7 @@ export class AnthropicThinker implements Thinker {
     const notices = tools?.notices(ctx.turnIds) ?? [];
     const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
     const bound = input.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+    this.calibration.beginThink(this.now());
     const tail: MessageParam[] = [];
     let lastText = '';
     // A call that waits for an operator's approval keeps the turn open: its closing text is not taken as the answer.
@@ -204,9 +207,9 @@ export class AnthropicThinker implements Thinker {
       this.checkAborted(signal, what, partial);
       let params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>;
       try {
-        params = this.boundedParams(shown, system, toolDefs, tail, bound, (built) => {
+        params = this.boundedParams(shown, system, toolDefs, tail, bound, (built, counter) => {
           if (call === 1) {
-            sections = this.sectionTrace(system, toolDefs, built);
+            sections = this.sectionTrace(system, toolDefs, built, counter);
             transcript.push({ role: 'user', text: built.conversation.join('') + built.state });
           }
         });
@@ -218,7 +221,8 @@ export class AnthropicThinker implements Thinker {
       const response = await this.create(params, signal, `${what} (call ${call})`, partial, recorder);
       const usage = this.observeCache(prefix, tokenUsage(response.usage));
       calls.push(usage);
-      this.calibration.observe(estimateTokens(JSON.stringify(this.body(params))), usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens);
+      const [estimated, reported] = [estimateTokens(JSON.stringify(this.body(params))), usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens];
+      if (this.calibration.observe(estimated, reported) === 'implausible') this.bus?.emit('think.usage_implausible', { reported, estimated });
       transcript.push({ role: 'assistant', text: messageText(response.content) });
       lastText = textOf(response.content);
       const results: ToolResultBlockParam[] = [];
@@ -281,7 +285,8 @@ export class AnthropicThinker implements Thinker {
 
   /**
    * The request for one call of the tool loop, under `bound` calibrated tokens as measured on the whole JSON body:
-   * the state is rebuilt around what the loop appended, and measured again until it fits.
+   * the state is rebuilt around what the loop appended, and measured again until it fits. Refused calibrated, it is
+   * fitted by the plain estimate (`fitCalibrated`): no usage report can refuse a prompt the plain estimate fits.
    */
   private boundedParams(
     input: ThinkInput,
@@ -289,35 +294,35 @@ export class AnthropicThinker implements Thinker {
     toolDefs: ReturnType<typeof requestTools>,
     tail: readonly MessageParam[],
     bound: number,
-    onBuilt: (built: BudgetedPrompt) => void,
+    onBuilt: (built: BudgetedPrompt, counter: TokenCalibration) => void,
   ): Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'> {
-    const counter = this.calibration;
-    const frame = { system: [...prefix], tools: [...toolDefs], messages: [{ role: 'user' as const, content: '' }, ...tail] };
-    const fixedTokens = counter.countJson(this.body(frame));
-    let reservedTokens = 0;
-    for (let attempt = 0; ; attempt++) {
-      const built = buildBudgetedPrompt({ input, boundTokens: bound, fixedTokens, reservedTokens, counter });
-      const system = built.summary === null ? [...prefix] : [...prefix, summaryBlock(built.summary, this.cacheTtl)];
-      const first = { role: 'user' as const, content: firstUserContent(built.conversation, built.state, this.cacheTtl) };
-      const params = { system, tools: [...toolDefs], messages: [first, ...tail] };
-      const over = counter.countJson(this.body(params)) - bound;
-      if (over <= 0) {
-        onBuilt(built);
-        return params;
+    return fitCalibrated(this.calibration, (counter) => {
+      const frame = { system: [...prefix], tools: [...toolDefs], messages: [{ role: 'user' as const, content: '' }, ...tail] };
+      const fixedTokens = counter.countJson(this.body(frame));
+      let reservedTokens = 0;
+      for (let attempt = 0; ; attempt++) {
+        const built = buildBudgetedPrompt({ input, boundTokens: bound, fixedTokens, reservedTokens, counter });
+        const system = built.summary === null ? [...prefix] : [...prefix, summaryBlock(built.summary, this.cacheTtl)];
+        const first = { role: 'user' as const, content: firstUserContent(built.conversation, built.state, this.cacheTtl) };
+        const params = { system, tools: [...toolDefs], messages: [first, ...tail] };
+        const over = counter.countJson(this.body(params)) - bound;
+        if (over <= 0) {
+          onBuilt(built, counter);
+          return params;
+        }
+        // The sections' sum and the body's own measure differ by a few tokens of framing: keep that much more room.
+        if (attempt >= 4) {
+          throw new VigilError('CONTEXT_TOO_SMALL', `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`, {
+            data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
+          });
+        }
+        reservedTokens += over;
       }
-      // The sections' sum and the body's own measure differ by a few tokens of framing: keep that much more room.
-      if (attempt >= 4) {
-        throw new VigilError('THINK_REJECTED', `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`, {
-          data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
-        });
-      }
-      reservedTokens += over;
-    }
+    });
   }
 
   /** The prompt's sections for the think trace: the cached prefix's parts, then the builder's. */
-  private sectionTrace(prefix: readonly TextBlockParam[], toolDefs: ReturnType<typeof requestTools>, built: BudgetedPrompt): PromptSectionTrace[] {
-    const counter = this.calibration;
+  private sectionTrace(prefix: readonly TextBlockParam[], toolDefs: ReturnType<typeof requestTools>, built: BudgetedPrompt, counter: TokenCalibration): PromptSectionTrace[] {
     const named = prefix.length === 2 ? ['identity', 'instructions'] : ['instructions'];
     return [
       // With the text of each (the tracer keeps it only under VIGIL_TRACE_CONTENT=true).

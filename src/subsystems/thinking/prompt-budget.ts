@@ -302,7 +302,7 @@ function omittedNoteText(n: number, summarized: boolean): string {
 
 function unfittable(args: PromptBudgetArgs, stateTokens: number): VigilError {
   return new VigilError(
-    'THINK_REJECTED',
+    'CONTEXT_TOO_SMALL',
     `The prompt cannot fit VIGIL_CONTEXT_TOKENS=${args.boundTokens}: the fixed prefix takes ${args.fixedTokens} tokens and ` +
       `this think's own state ${stateTokens} more. Raise VIGIL_CONTEXT_TOKENS.`,
     { data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: args.boundTokens, fixedTokens: args.fixedTokens } },

@@ -24,7 +24,10 @@ export interface Thinker {
   runTask(input: SwarmTaskInput, signal: AbortSignal, hooks?: TaskHooks): Promise<SwarmTaskOutput>;
   /** Gives the thinker the runtime's external (MCP) tools; a thinker without this method uses none. */
   useTools?(tools: ThinkTools): void;
-  /** Reports prompt-cache health (short prefixes, missed reads) on the bus, checking `identity`'s prefix at once. */
+  /**
+   * Reports prompt-cache health (short prefixes, missed reads) and implausible usage reports on the bus, checking
+   * `identity`'s prefix at once.
+   */
   useCacheHealth?(deps: CacheHealthDeps, identity: string): void;
   /** Folds older conversation into the rolling summary; a thinker without it gets the deterministic extractive one. */
   summarize?(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult>;

@@ -125,7 +125,7 @@ describe('buildBudgetedPrompt', () => {
 
   it('refuses, naming VIGIL_CONTEXT_TOKENS, a bound the fixed prefix alone overflows', () => {
     expect(() => buildBudgetedPrompt({ input: input(), boundTokens: 4096, fixedTokens: 4090, counter: new TokenCalibration() })).toThrow(
-      expect.objectContaining({ code: 'THINK_REJECTED', message: expect.stringContaining('VIGIL_CONTEXT_TOKENS=4096') }),
+      expect.objectContaining({ code: 'CONTEXT_TOO_SMALL', message: expect.stringContaining('VIGIL_CONTEXT_TOKENS=4096') }),
     );
   });
 
