@@ -4,7 +4,7 @@ import {
   type ActorStates,
   type CognitiveCheckpoint,
 } from '../protocol/checkpoint-format.schema.js';
-import type { DomainActorRefs, HeartbeatContext } from './heartbeat.types.js';
+import type { DomainActorRefs, HeartbeatContext, HeartbeatDeps, HeartbeatSeed } from './heartbeat.types.js';
 
 /** Each domain actor's current state. */
 export function readActorStates(refs: DomainActorRefs): ActorStates {
@@ -20,28 +20,52 @@ export function readActorStates(refs: DomainActorRefs): ActorStates {
 /** The checkpoint of `context` as of now, with id `id`. */
 export function snapshotCheckpoint(context: HeartbeatContext, id: string, phase: CognitiveCheckpoint['heartbeat']['phase']): CognitiveCheckpoint {
   const { deps } = context;
-  return {
+  const watermark = deps.conversation.watermark();
+  return checkpointOf({ ...context, actors: readActorStates(context.refs) }, deps, {
     id,
+    phase,
+    watermark,
+    summaryWatermark: deps.context?.summaryWatermark() ?? 0,
+  });
+}
+
+/** Where a checkpoint of a state not yet running stands in the logs (a restore writes it before applying its seed). */
+export interface CheckpointPosition {
+  id: string;
+  phase: CognitiveCheckpoint['heartbeat']['phase'];
+  /** The conversation seq up to which the log is accounted for. */
+  watermark: number;
+  /** The last conversation seq the rolling summary covers. */
+  summaryWatermark: number;
+}
+
+/**
+ * The checkpoint of the heartbeat state `state` (a seed, or a running context's fields): what `snapshotCheckpoint`
+ * reads, computable before the heartbeat holds that state.
+ */
+export function checkpointOf(state: Omit<HeartbeatSeed, 'restoredFrom'>, deps: HeartbeatDeps, at: CheckpointPosition): CognitiveCheckpoint {
+  return {
+    id: at.id,
     createdAt: deps.clock.now(),
-    beatCount: context.beatCount,
+    beatCount: state.beatCount,
     formatVersion: CHECKPOINT_FORMAT_VERSION,
     runtimeVersion: deps.runtimeVersion,
-    actors: readActorStates(context.refs),
+    actors: state.actors,
     heartbeat: {
-      intervalMs: context.intervalMs,
-      phase,
-      consecutiveFailures: context.consecutiveFailures,
-      lastUserActivityAt: context.lastUserActivityAt,
+      intervalMs: state.intervalMs,
+      phase: at.phase,
+      consecutiveFailures: state.consecutiveFailures,
+      lastUserActivityAt: state.lastUserActivityAt,
     },
     conversation: {
-      watermark: deps.conversation.watermark(),
-      unreadReplies: context.turns.unreadReplies,
-      lastMessageAt: context.turns.lastMessageAt,
-      pending: context.turns.pending,
-      lastDebriefAt: context.turns.lastDebriefAt,
-      turnStartedAt: context.turns.turnStartedAt,
-      turnInProgress: context.turns.turnInProgress,
-      ...(deps.context === undefined ? {} : { summaryThroughSeq: Math.min(deps.context.summaryWatermark(), deps.conversation.watermark()) }),
+      watermark: at.watermark,
+      unreadReplies: state.turns.unreadReplies,
+      lastMessageAt: state.turns.lastMessageAt,
+      pending: state.turns.pending,
+      lastDebriefAt: state.turns.lastDebriefAt,
+      turnStartedAt: state.turns.turnStartedAt,
+      turnInProgress: state.turns.turnInProgress,
+      ...(deps.context === undefined ? {} : { summaryThroughSeq: Math.min(at.summaryWatermark, at.watermark) }),
     },
     ...(deps.memory === undefined ? {} : { longTermMemory: { watermark: deps.memory.watermark() } }),
   };

@@ -273,7 +273,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();
-        await seq.flush().catch(() => undefined);
+        // With its own bus closed no one can see another seq, so the next start may continue right after the last
+        // one; a host's bus lives on and may stamp more, so its next start is a block above the ceiling, as after a crash.
+        await (ownsBus ? seq.close() : seq.flush()).catch(() => undefined);
         // The sealing database closes the one under it only when the runtime opened that one itself.
         if (ownsDb) await db.close();
       },

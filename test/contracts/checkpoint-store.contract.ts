@@ -206,6 +206,18 @@ export function runCheckpointStoreContract(
       expect(ops.filter((op) => op.type === 'del').map((op) => op.key)).toEqual([old[0]!.id, old[0]!.id]);
     });
 
+    it('writes what is given alongside in the same batch as the checkpoint, or not at all', async () => {
+      const other = db.sublevel<string, string>('alongside-test', { valueEncoding: 'utf8' });
+      const batch = vi.spyOn(db, 'batch');
+      const cp = makeCheckpoint({ id: store.newId() });
+      await store.save(cp, 10, () => [{ type: 'put', sublevel: other, key: 'k', value: 'written with the checkpoint' }]);
+      expect(batch).toHaveBeenCalledTimes(1);
+      expect(await other.get('k')).toBe('written with the checkpoint');
+      const bad = { ...makeCheckpoint({ id: store.newId() }), beatCount: -3 };
+      await expect(store.save(bad, 10, () => [{ type: 'put', sublevel: other, key: 'k2', value: 'never' }])).rejects.toMatchObject({ code: 'CHECKPOINT_SAVE_FAILED' });
+      expect(await other.get('k2')).toBeUndefined();
+    });
+
     it('refuses a checkpoint that fails the schema, writing nothing', async () => {
       const bad = { ...makeCheckpoint({ id: store.newId() }), beatCount: -3 };
       await expect(store.save(bad, 5)).rejects.toMatchObject({ code: 'CHECKPOINT_SAVE_FAILED' });

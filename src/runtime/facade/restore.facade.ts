@@ -1,11 +1,15 @@
 /**
  * `checkpoint.restore`: swaps the running state for a checkpoint at a beat boundary. Messages logged after it are
  * archived, not lost; turns answered after it stay answered; turns opened after it end as TURN_CANCELLED; and the
- * restored state is checkpointed at once, so a crash cannot bring back what it replaced.
+ * restored state is checkpointed in the same sync batch as all of that, so a crash at any moment leaves the agent
+ * either as it was or wholly restored, never a turn answered in the archive open again in an older checkpoint.
  */
 import { VigilError } from '../../errors.js';
-import { snapshotCheckpoint } from '../../heartbeat/checkpoint-snapshot.js';
+import { checkpointOf } from '../../heartbeat/checkpoint-snapshot.js';
+import type { CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
 import type { CheckpointRestored } from '../../protocol/checkpoints.schema.js';
+import type { ConversationMessage } from '../../protocol/conversation.schema.js';
+import type { TurnState } from '../../heartbeat/heartbeat.types.js';
 import { readBudgetBasis } from '../budget-basis.js';
 import { seedFromCheckpoint } from '../heartbeat-seed.js';
 import { iso, type RuntimeCore } from '../runtime-core.js';
@@ -40,36 +44,7 @@ export class RestoreFacade {
       return await core.exclusive.run(async () => {
         await core.pause();
         try {
-          const { conversation, swarmResults, clock, bus, checkpoints, ledger, deps } = core.parts;
-          const later = await conversation.readAfter(checkpoint.conversation.watermark);
-          const endedLater = new Set(later.filter((m) => m.role === 'assistant').map((m) => m.turnId));
-          const reopened = checkpoint.conversation.pending.filter((open) => !endedLater.has(open.turnId));
-          const reopenedIds = new Set(reopened.map((open) => open.turnId));
-          const cancelled = core.context().turns.pending.filter((open) => !reopenedIds.has(open.turnId));
-          await conversation.archiveAfter(checkpoint.conversation.watermark, `restore-${checkpoint.id}-${clock.now()}`);
-          // The summary goes back with the log: none of what was just archived may stay folded into it.
-          const { summaryThroughSeq, watermark } = checkpoint.conversation;
-          await core.parts.summary.rollBackTo(Math.min(summaryThroughSeq ?? watermark, watermark), checkpoint.id);
-          for (const open of cancelled) {
-            const reason = `The agent was restored to checkpoint ${checkpoint.id}, taken before this message; send it again if it still matters.`;
-            await deps.closer.unanswered(open.turnId, 'TURN_CANCELLED', reason, clock.now());
-          }
-          const inFlight = checkpoint.actors.swarms.tasks.filter((t) => t.status === 'queued' || t.status === 'running').map((t) => t.id);
-          const finishedTasks = await swarmResults.find(inFlight);
-          const now = clock.now();
-          const budget = await readBudgetBasis(ledger, this.budget.settings(), now);
-          const base = { ...checkpoint, conversation: { ...checkpoint.conversation, pending: reopened } };
-          core.actor.send({ type: 'APPLY_SEED', seed: seedFromCheckpoint(base, now, { messagesAfter: [], finishedTasks, budget, turn: null }) });
-          await checkpoints.saveNow(snapshotCheckpoint(core.context(), checkpoints.newId(), 'sleep'));
-          bus.emit('checkpoint.restored', {
-            checkpointId: checkpoint.id,
-            beatsRecovered: checkpoint.beatCount,
-            ageSeconds: Math.max(0, (clock.now() - checkpoint.createdAt) / 1000),
-          });
-          // Long-term memory is not rolled back: memories made after the checkpoint are kept, as later messages are.
-          const laterMemories = await core.parts.memory.countAfter(checkpoint.longTermMemory?.watermark ?? 0);
-          core.parts.log.info({ checkpointId: checkpoint.id, laterMemories }, 'restored; long-term memories made after the checkpoint are kept');
-          return { restored: checkpoint.id, beatCount: checkpoint.beatCount };
+          return await this.swapTo(checkpoint);
         } finally {
           core.resume();
         }
@@ -78,4 +53,72 @@ export class RestoreFacade {
       this.restoring = false;
     }
   }
+
+  /**
+   * At a beat boundary, with sends held off: everything the restore writes (the archive, the cancelled turns' endings,
+   * the summary's rollback and the restored state's checkpoint) goes to disk in one sync batch, and only then does
+   * the heartbeat take the restored state. A failed write changes nothing.
+   */
+  private async swapTo(checkpoint: CognitiveCheckpoint): Promise<CheckpointRestored> {
+    const { core } = this;
+    const { conversation, swarmResults, clock, bus, checkpoints, ledger, deps, summary } = core.parts;
+    const { watermark, summaryThroughSeq } = checkpoint.conversation;
+    const plan = planRestore(checkpoint, await conversation.readAfter(watermark), core.context().turns.pending);
+    const now = clock.now();
+    const reason = `The agent was restored to checkpoint ${checkpoint.id}, taken before this message; send it again if it still matters.`;
+    const endings = deps.closer.unansweredInBatch(plan.cancelled, 'TURN_CANCELLED', reason, now);
+    const archive = await conversation.prepareArchive(watermark, `restore-${checkpoint.id}-${now}`, endings.messages);
+    // The summary goes back with the log: none of what is archived may stay folded into it.
+    const rollBack = await summary.prepareRollBack(Math.min(summaryThroughSeq ?? watermark, watermark), checkpoint.id);
+    const inFlight = checkpoint.actors.swarms.tasks.filter((t) => t.status === 'queued' || t.status === 'running').map((t) => t.id);
+    const finishedTasks = await swarmResults.find(inFlight);
+    const budget = await readBudgetBasis(ledger, this.budget.settings(), now);
+    const base = { ...checkpoint, conversation: { ...checkpoint.conversation, pending: plan.reopened } };
+    const seed = seedFromCheckpoint(base, now, { messagesAfter: [], finishedTasks, budget, turn: null });
+    const restored = checkpointOf(seed, deps, {
+      id: checkpoints.newId(),
+      phase: 'sleep',
+      watermark: archive.watermarkAfter,
+      summaryWatermark: rollBack.current?.throughSeq ?? 0,
+    });
+    try {
+      await checkpoints.saveNow(restored, {
+        ops: () => [...archive.ops, ...rollBack.ops, ...endings.journalOps()],
+        onStored: () => {
+          archive.committed();
+          endings.publish();
+        },
+      });
+    } catch (err) {
+      endings.withdraw();
+      throw err;
+    }
+    await summary.adopt(rollBack.current);
+    core.actor.send({ type: 'APPLY_SEED', seed });
+    bus.emit('checkpoint.restored', {
+      checkpointId: checkpoint.id,
+      beatsRecovered: checkpoint.beatCount,
+      ageSeconds: Math.max(0, (clock.now() - checkpoint.createdAt) / 1000),
+    });
+    // Long-term memory is not rolled back: memories made after the checkpoint are kept, as later messages are.
+    const laterMemories = await core.parts.memory.countAfter(checkpoint.longTermMemory?.watermark ?? 0);
+    core.parts.log.info({ checkpointId: checkpoint.id, laterMemories }, 'restored; long-term memories made after the checkpoint are kept');
+    return { restored: checkpoint.id, beatCount: checkpoint.beatCount };
+  }
+}
+
+/** Which turns a restore of `checkpoint` reopens, and which of those open now it cancels. */
+export interface RestorePlan {
+  /** The checkpoint's open turns not answered after it: open again once restored. */
+  reopened: TurnState['pending'];
+  /** Turns open now that the restored state does not hold open: they end as TURN_CANCELLED. */
+  cancelled: string[];
+}
+
+/** The restore's turns, from the checkpoint, the log entries after its watermark, and the turns open now. */
+export function planRestore(checkpoint: CognitiveCheckpoint, later: readonly ConversationMessage[], openNow: TurnState['pending']): RestorePlan {
+  const endedLater = new Set(later.filter((m) => m.role === 'assistant').map((m) => m.turnId));
+  const reopened = checkpoint.conversation.pending.filter((open) => !endedLater.has(open.turnId));
+  const reopenedIds = new Set(reopened.map((open) => open.turnId));
+  return { reopened, cancelled: openNow.filter((open) => !reopenedIds.has(open.turnId)).map((open) => open.turnId) };
 }

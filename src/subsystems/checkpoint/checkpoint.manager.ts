@@ -2,6 +2,7 @@
 import { describeError, VigilError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
 import type { CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
+import type { VigilBatchOp } from '../store/vigil-db.js';
 import type { CheckpointStore } from './checkpoint.store.js';
 
 /** Checkpoint settings (CONTRACT §3). */
@@ -21,6 +22,14 @@ export interface SavedCheckpoint {
 interface PendingRequest {
   resolve: (saved: SavedCheckpoint) => void;
   reject: (err: unknown) => void;
+}
+
+/** What else a checkpoint's batch carries (a restore's archive and turn endings), and what follows its write. */
+export interface SaveAlongside {
+  /** Operations for the same sync batch; called once, just before the write. */
+  ops: () => readonly VigilBatchOp[];
+  /** Runs once the batch is durable, before `checkpoint.created` is announced (so events it publishes keep seq order). */
+  onStored: () => void;
 }
 
 /** Decides when to checkpoint and saves in the background, one save at a time, in order. */
@@ -61,9 +70,12 @@ export class CheckpointManager {
     );
   }
 
-  /** Saves `checkpoint` after any save already running, and waits for it (the final checkpoint at shutdown). */
-  saveNow(checkpoint: CognitiveCheckpoint): Promise<SavedCheckpoint> {
-    return this.enqueue(checkpoint);
+  /**
+   * Saves `checkpoint` after any save already running, and waits for it (the final checkpoint at shutdown); with
+   * `alongside`, other writes go into the checkpoint's own batch, so a crash keeps both or neither.
+   */
+  saveNow(checkpoint: CognitiveCheckpoint, alongside?: SaveAlongside): Promise<SavedCheckpoint> {
+    return this.enqueue(checkpoint, alongside);
   }
 
   /** Resolves once every save started so far has finished (stored or failed). */
@@ -83,9 +95,9 @@ export class CheckpointManager {
     });
   }
 
-  private enqueue(checkpoint: CognitiveCheckpoint): Promise<SavedCheckpoint> {
+  private enqueue(checkpoint: CognitiveCheckpoint, alongside?: SaveAlongside): Promise<SavedCheckpoint> {
     this.inFlight += 1;
-    const saved = this.chain.then(() => this.save(checkpoint));
+    const saved = this.chain.then(() => this.save(checkpoint, alongside));
     // The chain only orders saves; a failed save must not stop the next one.
     this.chain = saved.then(
       () => undefined,
@@ -96,10 +108,11 @@ export class CheckpointManager {
     return saved;
   }
 
-  private async save(checkpoint: CognitiveCheckpoint): Promise<SavedCheckpoint> {
+  private async save(checkpoint: CognitiveCheckpoint, alongside?: SaveAlongside): Promise<SavedCheckpoint> {
     const started = performance.now();
     try {
-      const { id, sizeBytes } = await this.store.save(checkpoint, this.policy.maxCount);
+      const { id, sizeBytes } = await this.store.save(checkpoint, this.policy.maxCount, alongside?.ops);
+      alongside?.onStored();
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       this.bus.emit('checkpoint.created', { checkpointId: id, beatCount: checkpoint.beatCount, sizeBytes, durationMs });
       return { id, beatCount: checkpoint.beatCount, sizeBytes };

@@ -93,8 +93,11 @@ export class CheckpointStore {
     return this.ids.next();
   }
 
-  /** Stores `cp` and prunes beyond the newest `maxCount` (counting it), all in one sync batch. */
-  async save(cp: CognitiveCheckpoint, maxCount: number): Promise<CheckpointSaveResult> {
+  /**
+   * Stores `cp` and prunes beyond the newest `maxCount` (counting it), all in one sync batch; with `alongside`, the
+   * operations it returns (called once, just before the write) go into that same batch.
+   */
+  async save(cp: CognitiveCheckpoint, maxCount: number, alongside?: () => readonly VigilBatchOp[]): Promise<CheckpointSaveResult> {
     assertMaxCount(maxCount);
     const checked = CognitiveCheckpointSchema.safeParse(cp);
     if (!checked.success) {
@@ -119,7 +122,7 @@ export class CheckpointStore {
         const { kept, pruned: candidates } = splitNewest([...(await this.allIds()), cp.id], maxCount);
         const pruned = await this.prunable(candidates);
         const ops: VigilBatchOp[] = kept.includes(cp.id) ? this.putOps(bytes, meta) : [];
-        ops.push(...pruned.flatMap((id) => this.delOps(id)));
+        ops.push(...pruned.flatMap((id) => this.delOps(id)), ...(alongside?.() ?? []));
         await writeSyncBatch(this.db, ops);
         return { id: cp.id, sizeBytes: bytes.byteLength, pruned };
       } catch (err) {

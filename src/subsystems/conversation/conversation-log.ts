@@ -10,13 +10,11 @@ import {
   type ConversationMessage,
   type NewConversationMessage,
 } from '../../protocol/conversation.schema.js';
+import { archiveKey, archiveRange, assertArchiveId, mergeArchiveSummary, type ArchiveBatch, type ArchivePlan } from './conversation-archive.js';
 
 // Number.MAX_SAFE_INTEGER has 16 digits, so zero-padding to 16 makes string order numeric order for every safe seq.
 const SEQ_WIDTH = 16;
 const HIGHEST_SEQ_KEY = 'highestSeq';
-// Archive entries are keyed `<archiveId>!<seq>`; '!' sorts before every character an archive id may hold.
-const ARCHIVE_SEPARATOR = '!';
-const ARCHIVE_ID_PATTERN = /^[\x22-\x7e]+$/;
 
 /** The log's key for `seq`: zero-padded so keys sort numerically. */
 export function conversationSeqKey(seq: number): string {
@@ -69,13 +67,10 @@ export class ConversationLog {
     options: { hold?: boolean } = {},
   ): Promise<ConversationMessage> {
     this.assertOpen('append');
-    const input = NewConversationMessageSchema.safeParse(msg);
-    if (!input.success) {
-      throw new VigilError('INTERNAL', `A conversation message does not match its schema: ${firstIssue(input.error)}.`);
-    }
+    const input = parseNewMessage(msg);
     // Numbered at the call, so concurrent appends keep call order; a failed write burns its seq, never reuses it.
     this.highest += 1;
-    const message: ConversationMessage = { seq: this.highest, ...input.data };
+    const message: ConversationMessage = { seq: this.highest, ...input };
     // Held from the moment it is numbered: no watermark may pass it until its reader has it (`release`).
     if (options.hold === true) this.held.add(message.seq);
     return this.exclusive(async () => {
@@ -149,29 +144,48 @@ export class ConversationLog {
    */
   async archiveAfter(watermark: number, archiveId: string): Promise<number> {
     this.assertOpen('archiveAfter');
-    if (!ARCHIVE_ID_PATTERN.test(archiveId)) {
-      throw new VigilError('INTERNAL', `The archive id ${JSON.stringify(archiveId)} must be printable ASCII without spaces or '!'.`);
-    }
+    assertArchiveId(archiveId);
     return this.exclusive(async () => {
       try {
-        const moved = await this.log.iterator({ gt: conversationSeqKey(watermark) }).all();
-        if (moved.length === 0) return 0;
-        const messages = moved.map(([key, value]) => parseMessage(key, value));
-        const previous = await this.archives.get(archiveId);
-        const summary = mergeSummary(previous, archiveId, watermark, messages);
-        const ops: VigilBatchOp[] = messages.flatMap((m): VigilBatchOp[] => [
-          { type: 'del', sublevel: this.log, key: conversationSeqKey(m.seq) },
-          { type: 'put', sublevel: this.archive, key: archiveKey(archiveId, m.seq), value: m },
-        ]);
-        ops.push({ type: 'put', sublevel: this.archives, key: archiveId, value: summary });
-        // Persisted with the move: the live log no longer shows the highest seq, and it must never be issued again.
-        ops.push({ type: 'put', sublevel: this.meta, key: HIGHEST_SEQ_KEY, value: this.highest });
-        await writeSyncBatch(this.db, ops);
-        this.lastLive = await this.lastLiveSeq();
-        return messages.length;
+        const plan = await this.planArchive(watermark, archiveId, []);
+        if (plan.moved.length === 0) return 0;
+        await writeSyncBatch(this.db, plan.ops);
+        this.lastLive = plan.lastLiveAfter;
+        return plan.moved.length;
       } catch (err) {
         throw toStoreError(err, `archive the conversation after seq ${watermark}`);
       }
+    });
+  }
+
+  /**
+   * `archiveAfter` and appending `append` (numbered now, above every seq issued), as operations for another's sync
+   * batch (a restore writes them with its checkpoint, so a crash keeps all or none). Nothing changes until the
+   * batch is written and `committed()` called; a batch never written burns the appended seqs, as a failed append does.
+   */
+  async prepareArchive(watermark: number, archiveId: string, append: readonly NewConversationMessage[]): Promise<ArchiveBatch> {
+    this.assertOpen('prepareArchive');
+    assertArchiveId(archiveId);
+    const messages = append.map(parseNewMessage);
+    return this.exclusive(async () => {
+      let plan: ArchivePlan;
+      try {
+        plan = await this.planArchive(watermark, archiveId, messages);
+      } catch (err) {
+        throw toStoreError(err, `archive the conversation after seq ${watermark}`);
+      }
+      const highestAtPlan = this.highest;
+      return {
+        ops: plan.ops,
+        moved: plan.moved,
+        appended: plan.appended,
+        watermarkAfter: plan.lastLiveAfter,
+        committed: () => {
+          // An append written meanwhile (none is, under a restore) lies above everything the plan saw.
+          if (this.lastLive <= highestAtPlan) this.lastLive = plan.lastLiveAfter;
+          for (const message of plan.appended) for (const listener of this.appended) listener(message);
+        },
+      };
     });
   }
 
@@ -194,7 +208,7 @@ export class ConversationLog {
           const archive = ConversationArchiveSchema.safeParse(summary);
           if (!archive.success || archive.data.lastSeq > cut) continue;
           const id = archive.data.archiveId;
-          const entries = await this.archive.keys({ gt: id + ARCHIVE_SEPARATOR, lt: id + String.fromCharCode(ARCHIVE_SEPARATOR.charCodeAt(0) + 1) }).all();
+          const entries = await this.archive.keys(archiveRange(id)).all();
           ops.push(...entries.map((key): VigilBatchOp => ({ type: 'del', sublevel: this.archive, key })), { type: 'del', sublevel: this.archives, key: id });
         }
         for (let i = 0; i < ops.length; i += 1000) await writeSyncBatch(this.db, ops.slice(i, i + 1000));
@@ -219,12 +233,35 @@ export class ConversationLog {
   async readArchive(archiveId: string): Promise<ConversationMessage[]> {
     try {
       const entries = await this.archive
-        .iterator({ gt: archiveId + ARCHIVE_SEPARATOR, lt: archiveId + String.fromCharCode(ARCHIVE_SEPARATOR.charCodeAt(0) + 1) })
+        .iterator(archiveRange(archiveId))
         .all();
       return entries.map(([key, value]) => parseMessage(key, value));
     } catch (err) {
       throw toStoreError(err, `read conversation archive ${archiveId}`);
     }
+  }
+
+  /** The operations that archive every live entry after `watermark` and append `append`; call under `exclusive`. */
+  private async planArchive(watermark: number, archiveId: string, append: readonly NewConversationMessage[]): Promise<ArchivePlan> {
+    const moved = (await this.log.iterator({ gt: conversationSeqKey(watermark) }).all()).map(([key, value]) => parseMessage(key, value));
+    const appended = append.map((msg): ConversationMessage => ({ seq: (this.highest += 1), ...msg }));
+    const ops: VigilBatchOp[] = [];
+    if (moved.length > 0) {
+      const summary = mergeArchiveSummary(await this.archives.get(archiveId), archiveId, watermark, moved);
+      for (const m of moved) {
+        ops.push(
+          { type: 'del', sublevel: this.log, key: conversationSeqKey(m.seq) },
+          { type: 'put', sublevel: this.archive, key: archiveKey(archiveId, conversationSeqKey(m.seq)), value: m },
+        );
+      }
+      ops.push({ type: 'put', sublevel: this.archives, key: archiveId, value: summary });
+    }
+    for (const m of appended) ops.push({ type: 'put', sublevel: this.log, key: conversationSeqKey(m.seq), value: m });
+    // Persisted with the move: the live log no longer shows the highest seq, and it must never be issued again.
+    if (ops.length > 0) ops.push({ type: 'put', sublevel: this.meta, key: HIGHEST_SEQ_KEY, value: this.highest });
+    const [kept] = await this.log.keys({ lte: conversationSeqKey(watermark), reverse: true, limit: 1 }).all();
+    const lastLiveAfter = appended.at(-1)?.seq ?? (kept === undefined ? 0 : Number(kept));
+    return { ops, moved, appended, lastLiveAfter };
   }
 
   private async read(range: { gt?: string; lt?: string; lte?: string; reverse?: boolean; limit?: number }): Promise<ConversationMessage[]> {
@@ -252,21 +289,10 @@ export class ConversationLog {
   }
 }
 
-function archiveKey(archiveId: string, seq: number): string {
-  return `${archiveId}${ARCHIVE_SEPARATOR}${conversationSeqKey(seq)}`;
-}
-
-function mergeSummary(
-  previous: ConversationArchive | undefined,
-  archiveId: string,
-  afterSeq: number,
-  messages: ConversationMessage[],
-): ConversationArchive {
-  const seqs = messages.map((m) => m.seq);
-  const firstSeq = Math.min(...seqs, previous?.firstSeq ?? Infinity);
-  const lastSeq = Math.max(...seqs, previous?.lastSeq ?? 0);
-  const count = messages.length + (previous?.count ?? 0);
-  return { archiveId, afterSeq: Math.min(afterSeq, previous?.afterSeq ?? Infinity), count, firstSeq, lastSeq };
+function parseNewMessage(msg: NewConversationMessage): NewConversationMessage {
+  const input = NewConversationMessageSchema.safeParse(msg);
+  if (!input.success) throw new VigilError('INTERNAL', `A conversation message does not match its schema: ${firstIssue(input.error)}.`);
+  return input.data;
 }
 
 function parseMessage(key: string, value: unknown): ConversationMessage {

@@ -1,8 +1,9 @@
 /** Ends user turns durably: the ending (a reply, or an unanswered entry) and the event announcing it go to disk in one sync batch. */
 import type { EventBus } from '../../events/event-bus.js';
-import type { TurnEndingCode } from '../../protocol/conversation.schema.js';
+import type { NewConversationMessage, TurnEndingCode } from '../../protocol/conversation.schema.js';
 import type { VigilEvent } from '../../protocol/events.schema.js';
 import type { EventRecorder } from '../journal/event-journal.js';
+import type { VigilBatchOp } from '../store/vigil-db.js';
 import type { ConversationLog } from './conversation-log.js';
 
 /**
@@ -40,4 +41,36 @@ export class TurnCloser {
     }
     this.bus.publish(event);
   }
+
+  /**
+   * Ends each of `turnIds` without an answer inside another's batch (a restore's, written with its checkpoint): the
+   * log entries go into that batch, the events are stamped when it is about to be written and published once it is.
+   */
+  unansweredInBatch(turnIds: readonly string[], code: TurnEndingCode, reason: string, at: number): BatchedEndings {
+    const messages = turnIds.map((turnId): NewConversationMessage => ({ turnId, role: 'assistant', text: reason, at, unanswered: { code, reason } }));
+    let events: VigilEvent[] = [];
+    return {
+      messages,
+      journalOps: () => {
+        events = turnIds.map((turnId) => this.bus.stamp('agent.unanswered', { turnId, code, reason }));
+        return events.map((event) => this.journal.entryOp(event));
+      },
+      publish: () => {
+        for (const event of events) this.bus.publish(event);
+      },
+      withdraw: () => this.bus.withdraw(...events),
+    };
+  }
+}
+
+/** Turn endings another batch writes: its log entries, its journal entries, and the events to publish after it. */
+export interface BatchedEndings {
+  /** The log entries, for the conversation part of the batch. */
+  readonly messages: readonly NewConversationMessage[];
+  /** Stamps the events (call just before the write, so they go out in seq order) and returns their journal entries. */
+  journalOps(): VigilBatchOp[];
+  /** Publishes the stamped events; call once the batch is durable. */
+  publish(): void;
+  /** Withdraws the stamped events (the batch failed), so they hold no later event back. */
+  withdraw(): void;
 }

@@ -9,6 +9,7 @@ import type { ConversationMessage } from '../../protocol/conversation.schema.js'
 import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
 import type { ConversationLog } from '../conversation/conversation-log.js';
+import type { VigilBatchOp } from '../store/vigil-db.js';
 import type { SummaryRequest, SummaryResult } from '../thinking/summary-request.js';
 import { TokenCalibration } from '../thinking/token-calibration.js';
 import { maxSummaryTokens, planSummaryUpdate } from './summary-policy.js';
@@ -140,7 +141,21 @@ export class ConversationSummaryKeeper {
   /** A restore: back to the summary the checkpoint saw (or the one an import staged for it). */
   async rollBackTo(seq: number, checkpointId?: string): Promise<void> {
     await this.idle();
-    this.current = await this.options.store.rollBackTo(seq, checkpointId);
+    await this.adopt(await this.options.store.rollBackTo(seq, checkpointId));
+  }
+
+  /**
+   * A restore that writes the rollback in its own batch: the operations, and the version current once they are
+   * written (hand it to `adopt` then). Waits for a running update first, so none lands after the rollback.
+   */
+  async prepareRollBack(seq: number, checkpointId?: string): Promise<{ ops: VigilBatchOp[]; current: ConversationSummary | null }> {
+    await this.idle();
+    return this.options.store.rollBackOps(seq, checkpointId);
+  }
+
+  /** Takes `current` as the summary after a rollback was written, and reads the log again around it. */
+  async adopt(current: ConversationSummary | null): Promise<void> {
+    this.current = current;
     // The log moved entries aside: what was read after the old watermark is read again.
     this.unsummarised = null;
     // The log itself moved entries aside: the recent turns are read again.

@@ -70,18 +70,31 @@ export class SummaryStore {
    * `checkpointId` by an import becomes the current one. Returns the current version afterwards.
    */
   async rollBackTo(seq: number, checkpointId?: string): Promise<ConversationSummary | null> {
+    const { ops, current } = await this.rollBackOps(seq, checkpointId);
     try {
-      const later = await this.versions.keys({ gt: versionKey(seq), lt: `${VERSION_PREFIX}~` }).all();
-      const ops: VigilBatchOp[] = later.map((k): VigilBatchOp => ({ type: 'del', sublevel: this.versions, key: k }));
-      const staged = checkpointId === undefined ? undefined : ConversationSummarySchema.safeParse(await this.versions.get(STAGED_PREFIX + checkpointId));
-      if (staged?.success === true && staged.data.throughSeq <= seq) {
-        ops.push({ type: 'put', sublevel: this.versions, key: versionKey(staged.data.throughSeq), value: staged.data });
-      }
       if (ops.length > 0) await writeSyncBatch(this.db, ops);
     } catch (err) {
       throw toStoreError(err, `roll the conversation summary back to seq ${seq}`);
     }
-    return this.latest();
+    return current;
+  }
+
+  /** `rollBackTo` as operations for another's batch (a restore's), with the version that is current once they are written. */
+  async rollBackOps(seq: number, checkpointId?: string): Promise<{ ops: VigilBatchOp[]; current: ConversationSummary | null }> {
+    try {
+      const later = await this.versions.keys({ gt: versionKey(seq), lt: `${VERSION_PREFIX}~` }).all();
+      const ops: VigilBatchOp[] = later.map((k): VigilBatchOp => ({ type: 'del', sublevel: this.versions, key: k }));
+      const staged = checkpointId === undefined ? undefined : ConversationSummarySchema.safeParse(await this.versions.get(STAGED_PREFIX + checkpointId));
+      const kept = await this.atOrBefore(seq);
+      if (staged?.success === true && staged.data.throughSeq <= seq) {
+        ops.push({ type: 'put', sublevel: this.versions, key: versionKey(staged.data.throughSeq), value: staged.data });
+        // The staged version replaces one under the same key; a newer kept one stays the current.
+        return { ops, current: kept !== null && kept.throughSeq > staged.data.throughSeq ? kept : staged.data };
+      }
+      return { ops, current: kept };
+    } catch (err) {
+      throw toStoreError(err, `roll the conversation summary back to seq ${seq}`);
+    }
   }
 
   /** Keeps an imported checkpoint's summary aside until that checkpoint is restored (the running agent keeps its own). */

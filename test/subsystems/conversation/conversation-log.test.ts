@@ -152,6 +152,36 @@ describe('ConversationLog', () => {
     expect((await log.readArchive('ab')).map((m) => m.seq)).toEqual([3]);
   });
 
+  it('prepares an archive with appended entries for another batch: nothing changes until it is written and committed', async () => {
+    await appendMany(1, 6);
+    const seen: number[] = [];
+    log.onAppend((m) => seen.push(m.seq));
+    const ending: NewConversationMessage = { turnId: 't-5', role: 'assistant', text: 'cancelled', at: AT + 7, unanswered: { code: 'TURN_CANCELLED', reason: 'cancelled' } };
+    const prepared = await log.prepareArchive(4, 'ck-restore-2', [ending]);
+    expect(prepared.moved.map((m) => m.seq)).toEqual([5, 6]);
+    expect(prepared.appended).toEqual([{ seq: 7, ...ending }]);
+    expect(prepared.watermarkAfter).toBe(7);
+    // Not written yet: the log reads as before.
+    expect((await log.readAfter(0)).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(log.watermark()).toBe(6);
+    await db.batch(prepared.ops as never, { sync: true } as never);
+    prepared.committed();
+    expect(seen).toEqual([7]);
+    expect(log.watermark()).toBe(7);
+    expect((await log.readAfter(0)).map((m) => m.seq)).toEqual([1, 2, 3, 4, 7]);
+    expect((await log.readArchive('ck-restore-2')).map((m) => m.seq)).toEqual([5, 6]);
+    log = await reopen();
+    expect((await log.append(message(8))).seq).toBe(8);
+  });
+
+  it('burns the seqs of a prepared archive that is never written', async () => {
+    await appendMany(1, 4);
+    await log.prepareArchive(2, 'never', [message(5), message(6)]);
+    expect((await log.append(message(7))).seq).toBe(7);
+    expect((await log.readAfter(0)).map((m) => m.seq)).toEqual([1, 2, 3, 4, 7]);
+    expect(await log.listArchives()).toEqual([]);
+  });
+
   it('refuses an archive id with the key separator', async () => {
     await expect(log.archiveAfter(0, 'bad!id')).rejects.toMatchObject({ code: 'INTERNAL' });
     await expect(log.archiveAfter(0, '')).rejects.toMatchObject({ code: 'INTERNAL' });

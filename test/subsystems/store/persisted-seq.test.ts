@@ -1,4 +1,4 @@
-/** PersistedSeq: a synchronous counter whose numbers only grow, across clean restarts and crashes alike. */
+/** PersistedSeq: a synchronous counter whose numbers only grow, across clean restarts (without a gap) and crashes alike. */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,15 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PersistedSeq } from '../../../src/subsystems/store/persisted-seq.js';
+import { DEFAULT_SEQ_BLOCK_SIZE, PersistedSeq } from '../../../src/subsystems/store/persisted-seq.js';
 import { SUBLEVELS, type VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 
 const CHILD = fileURLToPath(new URL('../../fixtures/seq-crash.child.ts', import.meta.url));
 
 /** Runs the crash child: it prints the numbers it issued, then is killed with SIGKILL before any clean shutdown. */
-function runCrashingChild(dataDir: string, count: number): Promise<number[]> {
+function runCrashingChild(dataDir: string, count: number, ending: 'kill' | 'close' = 'kill'): Promise<number[]> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', CHILD, dataDir, String(count)], (err, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', CHILD, dataDir, String(count), ending], (err, stdout, stderr) => {
       if (err !== null && err.signal !== 'SIGKILL') reject(new Error(`child failed: ${stderr}`));
       else resolve(JSON.parse(stdout) as number[]);
     });
@@ -106,6 +106,45 @@ describe('PersistedSeq', () => {
       expect(issued).toHaveLength(count);
       expect(issued[0]!).toBeGreaterThan(highest);
       highest = issued.at(-1)!;
+    }
+  });
+
+  it('continues right after the last number after a clean close, and deletes that record at the next open', async () => {
+    db = new MemoryLevel<string, string>();
+    const first = await PersistedSeq.open(db);
+    expect(take(first, 7)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    await first.close();
+    const second = await PersistedSeq.open(db);
+    expect(take(second, 2)).toEqual([8, 9]);
+    // No close this time (a crash): the next run starts a block above the stored ceiling, as it always did.
+    expect(await storedCeiling(db)).toBe(7 + DEFAULT_SEQ_BLOCK_SIZE);
+    const third = await PersistedSeq.open(db);
+    expect(third.next()).toBe(7 + 2 * DEFAULT_SEQ_BLOCK_SIZE + 1);
+  });
+
+  it('deletes the clean-close record when a number is drawn after the close', async () => {
+    db = new MemoryLevel<string, string>();
+    const seq = await PersistedSeq.open(db, { blockSize: 100 });
+    take(seq, 5);
+    await seq.close();
+    const late = seq.next();
+    await seq.flush();
+    const reopened = await PersistedSeq.open(db, { blockSize: 100 });
+    expect(reopened.next()).toBeGreaterThan(late);
+  });
+
+  it('never repeats a number across clean stops and SIGKILLs mixed, and a clean stop leaves no gap', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vigil-seq-close-'));
+    dirs.push(dir);
+    let previous: number[] = [];
+    let previousEnding: 'kill' | 'close' | null = null;
+    for (const [count, ending] of [[4, 'close'], [5, 'kill'], [3, 'close'], [2, 'kill']] as const) {
+      const issued = await runCrashingChild(dir, count, ending);
+      expect(issued).toHaveLength(count);
+      if (previousEnding !== null) expect(issued[0]!).toBeGreaterThan(previous.at(-1)!);
+      if (previousEnding === 'close') expect(issued[0]).toBe(previous.at(-1)! + 1);
+      previous = issued;
+      previousEnding = ending;
     }
   });
 
