@@ -3,9 +3,7 @@
  * assign and the effects (events, actor messages, background writes) for the machine to run as actions, so no effect
  * ever runs inside an `assign`.
  */
-import type { ActorRefFrom } from 'xstate';
-import type { budgetLogic } from '../actors/budget/budget.actor.js';
-import { budgetPct, budgetReducer, isNewDay, resetsAt, spendLevel } from '../actors/budget/budget.reducer.js';
+import { budgetPct, budgetReducer, isNewDay, spendLevel } from '../actors/budget/budget.reducer.js';
 import { startableTasks, unconsumedResults } from '../actors/swarms/swarms.reducer.js';
 import type { SwarmTask } from '../actors/swarms/swarms.schema.js';
 import { describeError } from '../errors.js';
@@ -13,7 +11,7 @@ import type { TurnTimersRecord } from '../subsystems/conversation/turn-timers-st
 import { adaptiveIntervalMs } from './adaptive-interval.js';
 import { affectNow } from './decayed-views.js';
 import { planBeat } from './beat-plan.js';
-import { wrapUpDue, type SleepReason } from './budget-gate.js';
+import { wrapUpDue } from './budget-gate.js';
 import { readActorStates, snapshotCheckpoint } from './checkpoint-snapshot.js';
 import { backedOffIntervalMs, CIRCUIT_FAILURE_THRESHOLD } from './circuit-breaker.js';
 import type { BeatProgress, HeartbeatContext, HeartbeatDeps, TurnState } from './heartbeat.types.js';
@@ -243,51 +241,6 @@ export function finishBeat(context: HeartbeatContext): BeatStep & {
   const wakeRequested = context.wakeRequested || (!failed && beat.plan !== null && answerableTurns(turns, approvalWaits(deps)).length > 0);
   const patch = { consecutiveFailures, intervalMs, lastGood, turns, wakeRequested, beat: { ...beat, integrateMs } };
   return { patch, effects, startTasks, beatEvent };
-}
-
-type BudgetRef = ActorRefFrom<typeof budgetLogic>;
-
-/** Puts the budget to sleep and announces it: `agent.budget_exceeded` first at the hard stop, then `agent.sleeping`. */
-export function fallAsleep(deps: HeartbeatDeps, budget: BudgetRef, reason: SleepReason): void {
-  const now = deps.clock.now();
-  const exceeded = reason === 'budget_exceeded';
-  budget.send({ type: 'budget.sleep', at: now, exceeded });
-  const state = budget.getSnapshot().context;
-  if (exceeded) {
-    deps.bus.emit('agent.budget_exceeded', {
-      spentTodayUsd: state.spentTodayMicroUsd / 1_000_000,
-      dailyCapUsd: state.dailyCapMicroUsd / 1_000_000,
-    });
-  }
-  deps.bus.emit('agent.sleeping', { reason, wakeAt: new Date(resetsAt(state)).toISOString() });
-}
-
-/** Wakes the budget (a new allowance: session cost resets, the day rolls) and announces it. */
-export function wakeUp(deps: HeartbeatDeps, budget: BudgetRef, reason: 'top_up' | 'daily_reset' | 'manual'): void {
-  budget.send({ type: 'budget.wake', at: deps.clock.now() });
-  deps.bus.emit('agent.waking', { reason });
-  deps.ledger.clearWakeSignal().catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'could not clear the wake signal'));
-}
-
-/** How long a dormant beat waits: the slowest interval, but never past the next local midnight (the wake time). */
-export function dormantDelayMs(context: HeartbeatContext): number {
-  const budget = context.refs.budget.getSnapshot().context;
-  const untilMidnight = resetsAt(budget) - context.deps.clock.now();
-  return Math.max(1, Math.min(context.deps.options.beatMaxMs, untilMidnight));
-}
-
-/** A dormant beat: the clock of the agent goes on (decay, `heartbeat.beat`, checkpoints) but nothing thinks. */
-export function dormantBeat(context: HeartbeatContext): BeatStep {
-  const { deps, refs } = context;
-  const beatCount = context.beatCount + 1;
-  const next = { ...context, beatCount };
-  const effects: Array<() => void> = [];
-  if (deps.checkpoints.isDue(beatCount)) {
-    effects.push(() => deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'dormant')));
-  }
-  const intervalMs = dormantDelayMs(next);
-  effects.push(() => deps.bus.emit('heartbeat.beat', { beatCount, intervalMs, phaseMs: { sense: 0, think: 0, integrate: 0 } }));
-  return { patch: { beatCount, lastGood: readActorStates(refs) }, effects };
 }
 
 /** The turns whose tool call waits for an operator (none without approvals). */

@@ -1,68 +1,62 @@
 /** The heartbeat: an XState machine beating sense → think → integrate → sleep, dormant while the budget sleeps, supervising the domain actors. */
-import { assign, enqueueActions, setup, spawnChild } from 'xstate';
+import { assign, enqueueActions, setup, spawnChild, type DoneActorEvent, type ErrorActorEvent } from 'xstate';
 import { affectLogic } from '../actors/affect/affect.actor.js';
 import { budgetLogic } from '../actors/budget/budget.actor.js';
-import { spendLevel } from '../actors/budget/budget.reducer.js';
 import { goalsLogic } from '../actors/goals/goals.actor.js';
 import { swarmsLogic } from '../actors/swarms/swarms.actor.js';
 import { workingMemoryLogic } from '../actors/working-memory/working-memory.actor.js';
 import { describeError } from '../errors.js';
-import { sleepAfterBeat, wakeReason } from './budget-gate.js';
-import { snapshotCheckpoint } from './checkpoint-snapshot.js';
-import { backedOffIntervalMs } from './circuit-breaker.js';
+import type { PendingMessage } from '../protocol/conversation.schema.js';
+import type { ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import {
   dormantBeat,
   dormantDelayMs,
-  fallAsleep,
-  finishBeat,
-  hasPendingWork,
-  idleBeat,
-  approvalWaits,
-  persistTurn,
-  prepareThink,
-  sense,
+  fallAsleepAfterBeat,
+  fallAsleepAtBoot,
+  fallAsleepAtHardStop,
+  wakeForDueReason,
   wakeUp,
-  type BeatStep,
-} from './heartbeat.actions.js';
-import type { HeartbeatContext, HeartbeatDeps, HeartbeatEvent, HeartbeatSeed } from './heartbeat.types.js';
-import { ledgerProbeLogic, settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
-import { lastGoodStateOf, LEDGER_PROBE_ID, spawnDomainActors, SWARM_TASK_PREFIX } from './supervision.js';
-import { asleepAtBoot, atHardStop, roomToWake, sleepsAfterBeat, wakeAtBoot, wakeDue } from './heartbeat.guards.js';
+} from './budget-sleep.js';
+import { snapshotCheckpoint } from './checkpoint-snapshot.js';
 import { childDone, childFailed } from './child-outcomes.js';
+import { backedOffIntervalMs } from './circuit-breaker.js';
+import { ledgerFailed, ledgerProbed, receiveMessage } from './event-steps.js';
+import { finishBeat, hasPendingWork, prepareThink, sense, type BeatStep } from './heartbeat.actions.js';
+import { contextFromSeed, initialContext, type HeartbeatInput } from './heartbeat.context.js';
+import { asleepAtBoot, atHardStop, roomToWake, sleepsAfterBeat, wakeAtBoot, wakeDue } from './heartbeat.guards.js';
+import type { HeartbeatContext, HeartbeatEvent, HeartbeatSeed } from './heartbeat.types.js';
+import { ledgerProbeLogic, settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
+import { settleActorInput, thinkActorInput } from './phase-inputs.js';
+import type { SettleOutcome } from './settle-think.js';
+import { lastGoodStateOf, LEDGER_PROBE_ID, spawnDomainActor, SWARM_TASK_PREFIX } from './supervision.js';
 import { cancelTask } from './task-cancel.js';
-import { buildThinkInput } from './think-input.js';
-import { answerableTurns, openTurn } from './turn-book.js';
 import { preemptThink, thinkDone, thinkFailed, thinkSettled, thinkStuck } from './think-steps.js';
 
-const ERROR_PREFIX = 'xstate.error.actor.';
-const DONE_PREFIX = 'xstate.done.actor.';
+export type { HeartbeatInput };
 
-/** A heartbeat event, typed where a wildcard handler's `enqueue` only knows the bare EventObject. */
-const event$ = (event: HeartbeatEvent): HeartbeatEvent => event;
-
-/** Runs a step's effects as one action, in order, after its patch is assigned (none at all on an idle beat). */
-function runEffects(enqueue: (action: () => void) => void, step: BeatStep): void {
-  const { effects } = step;
-  if (effects.length === 0) return;
-  enqueue(() => {
-    for (const effect of effects) effect();
-  });
+/** The part of `enqueueActions`' `enqueue` a step needs. */
+interface StepEnqueue {
+  (action: () => void): void;
+  assign(patch: Partial<HeartbeatContext>): void;
+  raise(event: HeartbeatEvent): void;
 }
 
-/** Assigns a step's patch, runs its effects, then raises its events. */
-function run(
-  enqueue: { (action: () => void): void; assign(patch: Partial<HeartbeatContext>): void; raise(event: HeartbeatEvent): void },
-  step: BeatStep & { raise?: HeartbeatEvent[] },
-): void {
-  enqueue.assign(step.patch);
-  runEffects(enqueue, step);
+/** Assigns a step's patch, runs its effects as one action (none when it has none), then raises its events. */
+function run(enqueue: StepEnqueue, step: Partial<BeatStep> & { raise?: HeartbeatEvent[] }): void {
+  if (step.patch !== undefined) enqueue.assign(step.patch);
+  const effects = step.effects ?? [];
+  if (effects.length > 0) {
+    enqueue(() => {
+      for (const effect of effects) effect();
+    });
+  }
   for (const event of step.raise ?? []) enqueue.raise(event);
 }
 
-/** The machine's input: its dependencies and the state to start from. */
-export interface HeartbeatInput {
-  deps: HeartbeatDeps;
-  seed: HeartbeatSeed;
+/** A child actor that ended (`event.actorId`), with what it ended with. */
+interface ChildEnding {
+  childId: string;
+  ended: unknown;
 }
 
 /** The heartbeat machine; create it with `createActor(heartbeatMachine, { input, clock })`. */
@@ -89,6 +83,14 @@ export const heartbeatMachine = setup({
     stuckDelay: ({ context }) => context.deps.options.stuckTurnMs,
   },
   actions: {
+    // The beat: sense, the think's start, the beat's end, a dormant beat.
+    // Sense plans in one assign and keeps its effects on the beat; every way out of sense runs them first (finishBeat
+    // or prepareThink), so an idle beat, the machine's most frequent step, costs one assign and no extra action.
+    sense: assign(({ context }) => sense(context)),
+    /** With the ledger down, probes it in a child whose outcome comes back as a done or error event. */
+    spawnLedgerProbe: spawnChild('ledgerProbe', { id: LEDGER_PROBE_ID, input: ({ context }) => ({ deps: context.deps }) }),
+    /** The think's notices and budget line, read as it begins. */
+    prepareThink: enqueueActions(({ context, enqueue }) => run(enqueue, prepareThink(context))),
     finishBeat: enqueueActions(({ context, enqueue }) => {
       const senseEffects = context.beat.senseEffects;
       const step = finishBeat(context);
@@ -106,42 +108,75 @@ export const heartbeatMachine = setup({
         bus.emit('heartbeat.beat', beatEvent);
       });
     }),
-    /** Sense: plan the beat; with the ledger down, probe it in a child whose outcome comes back as an event. */
-    // Sense plans in one assign and keeps its effects on the beat; every way out of sense runs them first (finishBeat
-    // or prepareThink), so an idle beat, the machine's most frequent step, costs one assign and no extra action.
-    sense: assign(({ context }) => sense(context)),
-    spawnLedgerProbe: spawnChild('ledgerProbe', { id: LEDGER_PROBE_ID, input: ({ context }) => ({ deps: context.deps }) }),
-    /** The think's notices and budget line, read as it begins. */
-    prepareThink: enqueueActions(({ context, enqueue }) => {
-      const step = prepareThink(context);
-      enqueue.assign(step.patch);
-      runEffects(enqueue, step);
-    }),
-    dormantBeat: enqueueActions(({ context, enqueue }) => {
-      const step = dormantBeat(context);
-      enqueue.assign(step.patch);
-      runEffects(enqueue, step);
-    }),
-    /** Wakes for whatever is due: a new local day or a top-up. */
-    wakeForDueReason: ({ context }) => {
-      const budget = context.refs.budget;
-      const reason = wakeReason(budget.getSnapshot().context, context.deps.options.budgetLimits, context.deps.clock.now());
-      wakeUp(context.deps, budget, reason ?? 'manual');
-    },
-    fallAsleepAfterBeat: ({ context }) => {
-      const decision = sleepAfterBeat(context.refs.budget.getSnapshot().context, context.deps.options.budgetLimits, {
-        pendingWork: hasPendingWork(context),
-      });
-      fallAsleep(context.deps, context.refs.budget, decision?.reason ?? 'budget_wind_down');
-    },
-    checkpointAtBoundary: ({ context }, params: { phase: 'sleep' | 'dormant' }) => {
+    dormantBeat: enqueueActions(({ context, enqueue }) => run(enqueue, dormantBeat(context))),
+    // The think's endings and its settling.
+    thinkDone: enqueueActions(({ context, enqueue }, { result }: { result: ThinkResult }) => run(enqueue, thinkDone(context, result))),
+    thinkFailed: enqueueActions(({ context, enqueue }, { error }: { error: unknown }) => run(enqueue, thinkFailed(context, error))),
+    preemptThink: enqueueActions(({ context, enqueue }, { reason }: { reason: string }) => run(enqueue, preemptThink(context, reason))),
+    thinkStuck: enqueueActions(({ context, enqueue }) => run(enqueue, thinkStuck(context))),
+    thinkSettled: assign(({ context }, { outcome }: { outcome: SettleOutcome }) => thinkSettled(context, outcome)),
+    logSettleFailure: ({ context }, { error }: { error: unknown }) => context.deps.log.error({ err: describeError(error) }, 'settling a think failed'),
+    markBeatFailed: assign(({ context }) => ({ beat: { ...context.beat, failed: true } })),
+    // Sleeping for the budget and waking.
+    wakeForDueReason: ({ context }) => wakeForDueReason(context),
+    wakeUp: ({ context }, { reason }: { reason: 'top_up' | 'manual' }) => wakeUp(context.deps, context.refs.budget, reason),
+    // Work that waited through the sleep (a message answered with an ack) starts at once.
+    wakeForPendingWork: assign(({ context }) => ({ wakeRequested: hasPendingWork(context) })),
+    fallAsleepAtBoot: ({ context }) => fallAsleepAtBoot(context),
+    fallAsleepAfterBeat: ({ context }) => fallAsleepAfterBeat(context),
+    fallAsleepAtHardStop: ({ context }) => fallAsleepAtHardStop(context),
+    // Events from outside the beat.
+    receiveMessage: enqueueActions(({ context, enqueue }, { message }: { message: PendingMessage }) => run(enqueue, receiveMessage(context, message))),
+    requestWake: assign({ wakeRequested: true }),
+    requestPause: assign({ pauseRequested: true }),
+    clearPauseRequest: assign({ pauseRequested: false }),
+    checkpointAtBoundary: ({ context }, { phase }: { phase: 'sleep' | 'dormant' }) => {
       const { checkpoints } = context.deps;
-      checkpoints.saveInBackground(snapshotCheckpoint(context, checkpoints.newId(), params.phase));
+      checkpoints.saveInBackground(snapshotCheckpoint(context, checkpoints.newId(), phase));
     },
+    cancelTask: enqueueActions(({ context, enqueue, self }, { id, reason }: { id: string; reason: string }) => {
+      const step = cancelTask(context, id, reason);
+      if (step === null) return;
+      const childId = `${SWARM_TASK_PREFIX}${id}`;
+      // Stopping the child aborts its model or tool call in flight; a stopped child reports nothing back.
+      if (self.getSnapshot().children[childId] !== undefined) enqueue.stopChild(childId);
+      run(enqueue, step);
+    }),
+    ledgerFailed: enqueueActions(({ context, enqueue }, { reason }: { reason: string }) => run(enqueue, ledgerFailed(context, reason))),
+    ledgerProbed: enqueueActions(({ context, enqueue }, { ok }: { ok: boolean }) => run(enqueue, ledgerProbed(context, ok))),
+    applySeed: assign(({ context, spawn }, { seed }: { seed: HeartbeatSeed }) => contextFromSeed(seed, context.deps, spawn)),
+    // Children: their endings, and stopping them.
+    /** A domain actor that crashed restarts from its last good state; a failed task or probe is recorded. */
+    superviseFailedChild: enqueueActions(({ context, enqueue }, { childId, ended }: ChildEnding) => {
+      const outcome = childFailed(context, childId, ended);
+      run(enqueue, outcome);
+      if (outcome.restart === null) return;
+      const { name, error } = outcome.restart;
+      const { bus } = context.deps;
+      enqueue(() => bus.emit('actor.crashed', { actor: name, error }));
+      const restartFrom = lastGoodStateOf(name, context.refs[name].getSnapshot().context, context.lastGood);
+      enqueue.stopChild(context.refs[name]);
+      enqueue.assign(({ context: current, spawn }) => ({
+        refs: { ...current.refs, [name]: spawnDomainActor(spawn, name, restartFrom) },
+        lastGood: { ...current.lastGood, [name]: restartFrom },
+        beat: { ...current.beat, failed: true },
+      }));
+      enqueue(() => bus.emit('actor.restarted', { actor: name, error }));
+    }),
+    recordChildDone: enqueueActions(({ context, enqueue }, { childId, ended }: ChildEnding) => run(enqueue, childDone(context, childId, ended))),
+    stopSwarmTasks: enqueueActions(({ enqueue, self }) => {
+      for (const childId of Object.keys(self.getSnapshot().children)) {
+        if (childId.startsWith(SWARM_TASK_PREFIX)) enqueue.stopChild(childId);
+      }
+    }),
+    stopDomainActors: enqueueActions(({ context, enqueue }) => {
+      for (const ref of Object.values(context.refs)) enqueue.stopChild(ref);
+    }),
   },
   guards: {
     hasPlan: ({ context }) => context.beat.plan !== null,
     probeLedger: ({ context }) => context.beat.probeLedger,
+    ledgerUp: ({ context }) => !context.ledger.down,
     wakeRequested: ({ context }) => context.wakeRequested,
     pauseRequested: ({ context }) => context.pauseRequested,
     sleepAfterBeat: ({ context }) => sleepsAfterBeat(context),
@@ -153,114 +188,29 @@ export const heartbeatMachine = setup({
   },
 }).createMachine({
   id: 'heartbeat',
-  context: ({ input, spawn }) => ({
-    deps: input.deps,
-    refs: spawnDomainActors(spawn, input.seed.actors),
-    lastGood: input.seed.actors,
-    beatCount: input.seed.beatCount,
-    intervalMs: input.seed.intervalMs,
-    consecutiveFailures: input.seed.consecutiveFailures,
-    lastUserActivityAt: input.seed.lastUserActivityAt,
-    lastGoalWorkBeat: Number.NEGATIVE_INFINITY,
-    startedAt: input.deps.clock.now(),
-    restoredFrom: input.seed.restoredFrom,
-    turns: input.seed.turns,
-    beat: idleBeat(performance.now()),
-    pauseRequested: false,
-    // Turns replayed at boot (open at a crash) are thought about at once, not a beat interval later.
-    wakeRequested: answerableTurns(input.seed.turns, approvalWaits(input.deps)).length > 0,
-    deferred: null,
-    thinkerPause: null,
-    ledger: { down: false, since: 0, probing: false },
-  }),
+  context: ({ input, spawn }) => initialContext(input, spawn),
   initial: 'boot',
   on: {
-    // A message opens its turn and wakes the heartbeat: the beat that thinks about it starts now.
-    USER_MESSAGE: {
-      actions: enqueueActions(({ context, event, enqueue }) => {
-        const turns = openTurn(context.turns, event.message);
-        enqueue.assign({ turns, lastUserActivityAt: event.message.at, wakeRequested: true });
-        enqueue(() => persistTurn(context.deps, turns));
-      }),
-    },
+    USER_MESSAGE: { actions: { type: 'receiveMessage', params: ({ event }) => ({ message: event.message }) } },
     // A tool call was decided: the turn waiting on it is thought about now, like a new message.
-    TOOL_DECIDED: { actions: assign({ wakeRequested: true }) },
-    TASK_CANCEL: {
-      actions: enqueueActions(({ context, event, enqueue, self }) => {
-        const step = cancelTask(context, event.id, event.reason);
-        if (step === null) return;
-        const childId = `${SWARM_TASK_PREFIX}${event.id}`;
-        // Stopping the child aborts its model or tool call in flight; a stopped child reports nothing back.
-        if (self.getSnapshot().children[childId] !== undefined) enqueue.stopChild(childId);
-        run(enqueue, step);
-      }),
-    },
-    LEDGER_FAILED: {
-      guard: ({ context }) => !context.ledger.down,
-      actions: [
-        ({ context, event }) => context.deps.bus.emit('budget.ledger_failed', { reason: event.reason }),
-        assign(({ context }) => ({ ledger: { down: true, since: context.deps.clock.now(), probing: false } })),
-      ],
-    },
-    LEDGER_PROBED: {
-      actions: enqueueActions(({ context, event, enqueue }) => {
-        if (!event.ok) {
-          enqueue.assign({ ledger: { ...context.ledger, probing: false } });
-          return;
-        }
-        if (context.ledger.down) {
-          const downForMs = Math.max(0, context.deps.clock.now() - context.ledger.since);
-          enqueue(() => context.deps.bus.emit('budget.ledger_recovered', { downForMs }));
-        }
-        enqueue.assign({ ledger: { down: false, since: 0, probing: false } });
-      }),
-    },
-    // Supervision: a domain actor that crashed restarts from its last good state; a failed swarm task is recorded.
+    TOOL_DECIDED: { actions: 'requestWake' },
+    TASK_CANCEL: { actions: { type: 'cancelTask', params: ({ event }) => ({ id: event.id, reason: event.reason }) } },
+    LEDGER_FAILED: { guard: 'ledgerUp', actions: { type: 'ledgerFailed', params: ({ event }) => ({ reason: event.reason }) } },
+    LEDGER_PROBED: { actions: { type: 'ledgerProbed', params: ({ event }) => ({ ok: event.ok }) } },
+    // Supervision: a child's ending names it (`actorId`); the think and settle endings are taken by their states first.
     'xstate.error.actor.*': {
-      actions: enqueueActions(({ context, event, enqueue }) => {
-        const outcome = childFailed(context as HeartbeatContext, event.type.slice(ERROR_PREFIX.length), (event as { error?: unknown }).error);
-        for (const effect of outcome.effects) enqueue(effect);
-        for (const raised of outcome.raise) enqueue.raise(event$(raised));
-        if (outcome.restart === null) return;
-        const { name, error } = outcome.restart;
-        const { bus } = context.deps;
-        enqueue(() => bus.emit('actor.crashed', { actor: name, error }));
-        const restartFrom = lastGoodStateOf(name, context.refs[name].getSnapshot().context, context.lastGood);
-        enqueue.stopChild(context.refs[name]);
-        enqueue.assign(({ context: current, spawn }) => ({
-          refs: { ...current.refs, [name]: spawn(name, { id: name, systemId: name, input: restartFrom as never }) },
-          lastGood: { ...current.lastGood, [name]: restartFrom },
-          beat: { ...current.beat, failed: true },
-        }));
-        enqueue(() => bus.emit('actor.restarted', { actor: name, error }));
-      }),
+      actions: { type: 'superviseFailedChild', params: ({ event }: { event: ErrorActorEvent }) => ({ childId: event.actorId, ended: event.error }) },
     },
     'xstate.done.actor.*': {
-      actions: enqueueActions(({ context, event, enqueue }) => {
-        const outcome = childDone(context as HeartbeatContext, event.type.slice(DONE_PREFIX.length), (event as { output?: unknown }).output);
-        for (const effect of outcome.effects) enqueue(effect);
-        for (const raised of outcome.raise) enqueue.raise(event$(raised));
-      }),
+      actions: { type: 'recordChildDone', params: ({ event }: { event: DoneActorEvent }) => ({ childId: event.actorId, ended: event.output }) },
     },
   },
   states: {
     // Decides, from the budget, whether the agent starts (or resumes) awake or asleep.
     boot: {
       always: [
-        {
-          guard: 'wakeAtBoot',
-          target: 'running',
-          actions: 'wakeForDueReason',
-        },
-        {
-          guard: 'asleepAtBoot',
-          target: 'dormant',
-          actions: ({ context }) => {
-            const budget = context.refs.budget.getSnapshot().context;
-            const exceeded = budget.exceeded || spendLevel(budget, context.deps.options.budgetLimits) === 'exceeded';
-            fallAsleep(context.deps, context.refs.budget, exceeded ? 'budget_exceeded' : 'budget_wind_down');
-          },
-        },
+        { guard: 'wakeAtBoot', target: 'running', actions: 'wakeForDueReason' },
+        { guard: 'asleepAtBoot', target: 'dormant', actions: 'fallAsleepAtBoot' },
         { target: 'running' },
       ],
     },
@@ -268,19 +218,9 @@ export const heartbeatMachine = setup({
       // The first beat comes one interval after start, so a fresh or restored agent is observable as it was.
       initial: 'sleep',
       on: {
-        PAUSE: { actions: assign({ pauseRequested: true }) },
+        PAUSE: { actions: 'requestPause' },
         // Spend moved outside this beat's think (a task, a lower cap): at the hard stop, stop at once, think and all.
-        BUDGET_CHECK: {
-          guard: 'hardStopReached',
-          target: 'dormant',
-          actions: enqueueActions(({ context, enqueue, self }) => {
-            for (const childId of Object.keys(self.getSnapshot().children)) {
-              if (childId.startsWith(SWARM_TASK_PREFIX)) enqueue.stopChild(childId);
-            }
-            enqueue(() => context.refs.swarms.send({ type: 'swarm.requeue_running', at: context.deps.clock.now() }));
-            enqueue(() => fallAsleep(context.deps, context.refs.budget, 'budget_exceeded'));
-          }),
-        },
+        BUDGET_CHECK: { guard: 'hardStopReached', target: 'dormant', actions: ['stopSwarmTasks', 'fallAsleepAtHardStop'] },
       },
       states: {
         sense: {
@@ -299,32 +239,16 @@ export const heartbeatMachine = setup({
           invoke: {
             id: 'think',
             src: 'think',
-            input: ({ context }) => ({
-              deps: context.deps,
-              preemptSignal: context.beat.preempt!.signal,
-              review: context.beat.review,
-              thinkInput: buildThinkInput({
-                plan: context.beat.plan!,
-                turnId: context.beat.turnId!,
-                refs: context.refs,
-                turns: context.turns,
-                handledTurnIds: context.beat.handledTurnIds,
-                identity: context.deps.identity,
-                now: context.deps.clock.now(),
-                notices: context.beat.notices,
-                ...(context.beat.budgetLine === null ? {} : { budget: context.beat.budgetLine }),
-                memory: context.deps.memory,
-              }),
-            }),
-            onDone: { target: 'integrate', actions: enqueueActions(({ context, event, enqueue }) => run(enqueue, thinkDone(context, event.output))) },
+            input: ({ context }) => thinkActorInput(context),
+            onDone: { target: 'integrate', actions: { type: 'thinkDone', params: ({ event }) => ({ result: event.output }) } },
             // Every ending goes through integrate, which settles the turns the think carried.
-            onError: { target: 'integrate', actions: enqueueActions(({ context, event, enqueue }) => run(enqueue, thinkFailed(context, event.error))) },
+            onError: { target: 'integrate', actions: { type: 'thinkFailed', params: ({ event }) => ({ error: event.error }) } },
           },
           on: {
-            PREEMPT: { actions: enqueueActions(({ context, event, enqueue }) => run(enqueue, preemptThink(context, event.reason))) },
+            PREEMPT: { actions: { type: 'preemptThink', params: ({ event }) => ({ reason: event.reason }) } },
           },
           after: {
-            stuckDelay: { target: 'integrate', actions: enqueueActions(({ context, enqueue }) => run(enqueue, thinkStuck(context))) },
+            stuckDelay: { target: 'integrate', actions: 'thinkStuck' },
           },
         },
         // Settling the think (only beats that thought get here): its actions, replies and the turns it carried.
@@ -332,24 +256,11 @@ export const heartbeatMachine = setup({
           invoke: {
             id: 'settle',
             src: 'settle',
-            input: ({ context }) => ({
-              deps: context.deps,
-              refs: context.refs,
-              closer: context.deps.closer,
-              plan: context.beat.plan!,
-              turnId: context.beat.turnId!,
-              turns: context.turns,
-              carried: context.beat.handledTurnIds,
-              result: context.beat.result,
-              failure: context.beat.failure,
-            }),
-            onDone: { target: 'finish', actions: assign(({ context, event }) => thinkSettled(context, event.output)) },
+            input: ({ context }) => settleActorInput(context),
+            onDone: { target: 'finish', actions: { type: 'thinkSettled', params: ({ event }) => ({ outcome: event.output }) } },
             onError: {
               target: 'finish',
-              actions: [
-                ({ context, event }) => context.deps.log.error({ err: describeError(event.error) }, 'settling a think failed'),
-                assign(({ context }) => ({ beat: { ...context.beat, failed: true } })),
-              ],
+              actions: [{ type: 'logSettleFailure', params: ({ event }) => ({ error: event.error }) }, 'markBeatFailed'],
             },
           },
         },
@@ -383,55 +294,25 @@ export const heartbeatMachine = setup({
         WAKE_CHECK: {
           guard: 'roomToWake',
           target: 'running',
-          actions: [
-            ({ context, event }) => wakeUp(context.deps, context.refs.budget, event.reason),
-            // Work that waited through the sleep (a message answered with an ack) starts at once.
-            assign(({ context }) => ({ wakeRequested: hasPendingWork(context) })),
-          ],
+          actions: [{ type: 'wakeUp', params: ({ event }) => ({ reason: event.reason }) }, 'wakeForPendingWork'],
         },
       },
       states: {
         resting: { after: { dormantDelay: { target: 'beat' } } },
         beat: {
           entry: 'dormantBeat',
-          always: [
-            {
-              guard: 'wakeDue',
-              target: '#heartbeat.running',
-              actions: 'wakeForDueReason',
-            },
-            { target: 'resting' },
-          ],
+          always: [{ guard: 'wakeDue', target: '#heartbeat.running', actions: 'wakeForDueReason' }, { target: 'resting' }],
         },
       },
     },
     paused: {
-      entry: assign({ pauseRequested: false }),
+      entry: 'clearPauseRequest',
       on: {
         // Back through boot: the (possibly restored) budget decides between awake and asleep.
         RESUME: { target: 'boot' },
         CHECKPOINT_NOW: { actions: { type: 'checkpointAtBoundary', params: { phase: 'sleep' } } },
-        APPLY_SEED: {
-          actions: enqueueActions(({ context, event, enqueue, self }) => {
-            const { seed } = event;
-            for (const childId of Object.keys(self.getSnapshot().children)) {
-              if (childId.startsWith(SWARM_TASK_PREFIX)) enqueue.stopChild(childId);
-            }
-            for (const ref of Object.values(context.refs)) enqueue.stopChild(ref);
-            enqueue.assign(({ spawn }) => ({
-              refs: spawnDomainActors(spawn, seed.actors),
-              lastGood: seed.actors,
-              beatCount: seed.beatCount,
-              intervalMs: seed.intervalMs,
-              consecutiveFailures: seed.consecutiveFailures,
-              lastUserActivityAt: seed.lastUserActivityAt,
-              lastGoalWorkBeat: Number.NEGATIVE_INFINITY,
-              restoredFrom: seed.restoredFrom,
-              turns: seed.turns,
-              wakeRequested: answerableTurns(seed.turns, approvalWaits(context.deps)).length > 0,
-            }));
-          }),
-        },
+        // A restore: the running tasks and the domain actors stop, and the seed's actors start in their place.
+        APPLY_SEED: { actions: ['stopSwarmTasks', 'stopDomainActors', { type: 'applySeed', params: ({ event }) => ({ seed: event.seed }) }] },
       },
     },
   },

@@ -1,6 +1,6 @@
 /** Supervision helpers: which child crashed, and the state it restarts from. */
 import { ActorStatesSchema, type ActorStates } from '../protocol/checkpoint-format.schema.js';
-import { DOMAIN_ACTOR_NAMES, type DomainActorName, type HeartbeatContext } from './heartbeat.types.js';
+import { DOMAIN_ACTOR_NAMES, type DomainActorName, type DomainActorRefs } from './heartbeat.types.js';
 
 /** Child ids of running swarm tasks start with this. */
 export const SWARM_TASK_PREFIX = 'swarm:';
@@ -26,17 +26,20 @@ export function lastGoodStateOf<N extends DomainActorName>(
   return (parsed.success ? parsed.data : lastGood[name]) as ActorStates[N];
 }
 
-type Spawner = (src: 'affect' | 'goals' | 'workingMemory' | 'swarms' | 'budget', options: { id: string; systemId: string; input: never }) => unknown;
+type Spawner = (src: DomainActorName, options: { id: string; systemId: string; input: never }) => unknown;
 
-/** Spawns the five domain actors from their states, each under its name as id and system id. */
-export function spawnDomainActors(spawn: unknown, states: ActorStates): HeartbeatContext['refs'] {
-  const make = spawn as Spawner;
-  const one = <N extends keyof ActorStates>(name: N) => make(name, { id: name, systemId: name, input: states[name] as never });
+/** Spawns domain actor `name` from `state` (with XState's `spawn`), under its name as id and system id. */
+export function spawnDomainActor<N extends DomainActorName>(spawn: unknown, name: N, state: ActorStates[N]): DomainActorRefs[N] {
+  return (spawn as Spawner)(name, { id: name, systemId: name, input: state as never }) as DomainActorRefs[N];
+}
+
+/** Spawns the five domain actors from their states. */
+export function spawnDomainActors(spawn: unknown, states: ActorStates): DomainActorRefs {
   return {
-    affect: one('affect'),
-    goals: one('goals'),
-    workingMemory: one('workingMemory'),
-    swarms: one('swarms'),
-    budget: one('budget'),
-  } as HeartbeatContext['refs'];
+    affect: spawnDomainActor(spawn, 'affect', states.affect),
+    goals: spawnDomainActor(spawn, 'goals', states.goals),
+    workingMemory: spawnDomainActor(spawn, 'workingMemory', states.workingMemory),
+    swarms: spawnDomainActor(spawn, 'swarms', states.swarms),
+    budget: spawnDomainActor(spawn, 'budget', states.budget),
+  };
 }

@@ -1,5 +1,6 @@
-/** The heartbeat machine driven directly: phases, waking for a message, dormancy, supervision and pausing. */
+/** The heartbeat machine driven directly: phases, waking for a message, dormancy, supervision, pausing, and its named parts. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { heartbeatMachine } from '../../src/heartbeat/heartbeat.machine.js';
 import { startHeartbeat, type MachineHarness } from '../fixtures/heartbeat-machine.fixture.js';
 import { deferred } from '../fixtures/runtime.fixture.js';
 import { ScriptedThinker } from '../fixtures/scripted-thinker.js';
@@ -238,6 +239,28 @@ describe('heartbeatMachine', () => {
       expect(h.state()).toBe('paused');
       h.actor.send({ type: 'RESUME' });
       expect(h.state()).toBe('dormant.resting');
+    });
+  });
+
+  describe('named actions and guards', () => {
+    it('runs an action provided in place of a named one, with the params its transition gives', async () => {
+      const checkpointed: unknown[] = [];
+      const machine = heartbeatMachine.provide({ actions: { checkpointAtBoundary: (_, params) => checkpointed.push(params) } });
+      h = await startHeartbeat({ machine });
+      h.actor.send({ type: 'CHECKPOINT_NOW' });
+      await h.settle();
+      expect(checkpointed).toEqual([{ phase: 'sleep' }]);
+      expect(h.ofType('checkpoint.created')).toEqual([]);
+    });
+
+    it('decides with a guard provided in place of a named one: a message then waits for the next beat', async () => {
+      const machine = heartbeatMachine.provide({ guards: { wakeRequested: () => false } });
+      h = await startHeartbeat({ machine, config: { beatMs: 30_000, beatMinMs: 30_000, beatMaxMs: 30_000 } });
+      userMessage(h, 't-1', 'hello');
+      await h.advance(29_000, 1000);
+      expect(h.thinker.calls).toHaveLength(0);
+      await h.advance(1000);
+      expect(h.thinker.calls).toMatchObject([{ reason: 'user_message', turnId: 't-1' }]);
     });
   });
 });
