@@ -14,9 +14,9 @@ import { DurableRun } from './durable-run.js';
 import type { McpHub } from './mcp-hub.js';
 import type { ToolCallLog } from './tool-call-log.js';
 import { isUntold, phaseOf, transition, turnWaits, type CallEvent, type CallState, type TurnWaits } from './tool-call-state.js';
+import { ToolDefinitions } from './tool-definitions.js';
 import { MCP_TOOL_PREFIX } from './tool-naming.js';
 import { errorOutput } from './tool-output.js';
-import type { RegisteredTool } from './tool-registry.js';
 
 /** What the caller needs. */
 export interface DurableToolCallerOptions {
@@ -55,8 +55,7 @@ type Verdict = { approved: true } | { approved: false; reason?: string };
  * `tool.interrupted` is emitted once for each, and the next think of its turn is told the outcome is unknown.
  */
 export class DurableToolCaller implements ThinkTools, ApprovalWaits {
-  private listed: readonly RegisteredTool[] | undefined;
-  private defs: readonly ExternalToolDefinition[] = [];
+  private readonly listing: ToolDefinitions;
   /** The calls still to be decided, run or told, by callId, each in the order it entered its current phase. */
   private readonly calls = new Map<string, CallState>();
   /** The turns `calls` hold, derived from them: dropped by `apply`, the one place `calls` changes. */
@@ -67,23 +66,11 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
 
   constructor(private readonly options: DurableToolCallerOptions) {
     this.run = new DurableRun(options);
+    this.listing = new ToolDefinitions(() => options.hub.list());
   }
 
   definitions(): readonly ExternalToolDefinition[] {
-    const registry = this.options.hub.list();
-    // The registry array is replaced only when a server's listing or state changes: rebuild then, not every think.
-    if (registry !== this.listed) {
-      const next = registry.map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        ...(tool.requireApproval ? { requireApproval: true as const } : {}),
-      }));
-      // A server going down flips `available` only: same bytes, so the same array is kept (and the prompt cache).
-      if (JSON.stringify(next) !== JSON.stringify(this.defs)) this.defs = next;
-      this.listed = registry;
-    }
-    return this.defs;
+    return this.listing.current();
   }
 
   owns(name: string): boolean {
