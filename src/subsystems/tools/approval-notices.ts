@@ -1,4 +1,4 @@
-/** The words of tool-call approvals: what the model is told when a call waits, and once it was decided. */
+/** The words the model is told about a tool call it does not see end: a call that waits for an operator, a decided one, one a crash cut short. */
 import type { ToolCallRecord } from '../../protocol/tool-call.schema.js';
 
 const described = (record: Pick<ToolCallRecord, 'callId' | 'name' | 'args'>) =>
@@ -26,4 +26,12 @@ export function decidedNoticeLine(record: ToolCallRecord): string {
   return record.result.ok
     ? `${described(record)} was approved by the operator and returned:\n${record.result.text}`
     : `${described(record)} was approved by the operator but failed:\n${record.result.text}`;
+}
+
+/** The notice a think of the call's turn gets once, after a restart cut short a call that needed no approval. */
+export function unknownOutcomeNoticeLine(record: ToolCallRecord): string {
+  const again = record.idempotent
+    ? 'It is idempotent: you may call it again if you still need its result.'
+    : 'It was not run again: do not assume it did or did not take effect; check or ask before repeating it.';
+  return `${described(record)} was interrupted by a restart: its outcome is unknown. ${again}`;
 }

@@ -1,19 +1,22 @@
 /** Tool calls at most once: each call's intent is synced (with its `tool.called` event) before it runs, its result after; calls to tools under `requireApproval` wait for an operator. */
 import { randomUUID } from 'node:crypto';
-import { describeError, isVigilError, VigilError } from '../../errors.js';
+import { describeError, VigilError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
-import type { ToolCallRecord, ToolCallResult } from '../../protocol/tool-call.schema.js';
+import type { VigilEvent } from '../../protocol/events.schema.js';
+import type { ToolApproval, ToolCallRecord } from '../../protocol/tool-call.schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
 import type { EventRecorder } from '../journal/event-journal.js';
 import type { ExternalToolDefinition, ExternalToolResult, ThinkTools, ToolCallNotice } from '../thinking/think-tools.js';
-import { awaitingApprovalText, decidedNoticeLine } from './approval-notices.js';
-import { NO_APPROVAL_WAITS, type ApprovalWaits } from './approval-waits.js';
+import { awaitingApprovalText } from './approval-notices.js';
+import type { ApprovalWaits } from './approval-waits.js';
+import { DurableRun } from './durable-run.js';
 import type { McpHub } from './mcp-hub.js';
 import type { ToolCallLog } from './tool-call-log.js';
+import { isUntold, phaseOf, transition, turnWaits, type CallEvent, type CallState, type TurnWaits } from './tool-call-state.js';
+import { ToolDefinitions } from './tool-definitions.js';
 import { MCP_TOOL_PREFIX } from './tool-naming.js';
-import { errorOutput, shapeToolOutput, type ShapedToolOutput } from './tool-output.js';
-import type { RegisteredTool } from './tool-registry.js';
+import { errorOutput } from './tool-output.js';
 
 /** What the caller needs. */
 export interface DurableToolCallerOptions {
@@ -40,11 +43,8 @@ export interface ToolCallDecision {
   decidedAt: number;
 }
 
-/** A decided call whose outcome its turn has not been shown yet. */
-interface DecidedCall {
-  record: ToolCallRecord;
-  notice: ToolCallNotice;
-}
+/** What an operator decides about a waiting call. */
+type Verdict = { approved: true } | { approved: false; reason?: string };
 
 /**
  * The runtime's `ThinkTools`. The list the model sees is every registered tool (a tool whose server is down keeps
@@ -55,36 +55,22 @@ interface DecidedCall {
  * `tool.interrupted` is emitted once for each, and the next think of its turn is told the outcome is unknown.
  */
 export class DurableToolCaller implements ThinkTools, ApprovalWaits {
-  private listed: readonly RegisteredTool[] | undefined;
-  private defs: readonly ExternalToolDefinition[] = [];
-  private readonly unknown = new Map<string, ToolCallNotice>();
-  /** Calls waiting for an operator, by callId, in the order they were requested. */
-  private readonly awaiting = new Map<string, ToolCallRecord>();
-  /** Approved calls still running: their turns wait on. */
-  private readonly running = new Map<string, ToolCallRecord>();
-  /** Decided calls whose turn was not yet told. */
-  private readonly decided = new Map<string, DecidedCall>();
-  private waits: { waiting: ReadonlySet<string>; held: ReadonlySet<string> } | undefined;
+  private readonly listing: ToolDefinitions;
+  /** The calls still to be decided, run or told, by callId, each in the order it entered its current phase. */
+  private readonly calls = new Map<string, CallState>();
+  /** The turns `calls` hold, derived from them: dropped by `apply`, the one place `calls` changes. */
+  private waits: TurnWaits | undefined;
+  private readonly run: DurableRun;
   // Approved calls are not tied to any think: nothing aborts them but their own timeout or the servers stopping.
   private readonly detached = new AbortController().signal;
 
-  constructor(private readonly options: DurableToolCallerOptions) {}
+  constructor(private readonly options: DurableToolCallerOptions) {
+    this.run = new DurableRun(options);
+    this.listing = new ToolDefinitions(() => options.hub.list());
+  }
 
   definitions(): readonly ExternalToolDefinition[] {
-    const registry = this.options.hub.list();
-    // The registry array is replaced only when a server's listing or state changes: rebuild then, not every think.
-    if (registry !== this.listed) {
-      const next = registry.map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        ...(tool.requireApproval ? { requireApproval: true as const } : {}),
-      }));
-      // A server going down flips `available` only: same bytes, so the same array is kept (and the prompt cache).
-      if (JSON.stringify(next) !== JSON.stringify(this.defs)) this.defs = next;
-      this.listed = registry;
-    }
-    return this.defs;
+    return this.listing.current();
   }
 
   owns(name: string): boolean {
@@ -92,39 +78,25 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
   }
 
   async call(request: { name: string; args: unknown; turnId: string; taskId?: string }, signal: AbortSignal): Promise<ExternalToolResult> {
-    const { hub, log, journal, bus, clock } = this.options;
     const { name, args, turnId, taskId } = request;
-    const callId = `call-${randomUUID()}`;
-    const tool = hub.get(name);
+    const tool = this.options.hub.get(name);
     const intent: ToolCallRecord = {
-      callId,
+      callId: `call-${randomUUID()}`,
       turnId,
       ...(taskId === undefined ? {} : { taskId }),
       name,
       args: args ?? null,
-      at: clock.now(),
+      at: this.options.clock.now(),
       idempotent: tool?.idempotent ?? false,
     };
     if (tool?.requireApproval === true) return this.requestApproval(intent);
-    const called = this.calledEvent(intent);
-    try {
-      await log.intent(intent, [journal.entryOp(called)]);
-    } catch (err) {
-      bus.withdraw(called);
-      // Without its intent on disk the call could not be proven at most once after a crash: it is not made.
-      this.options.logger.error({ err: describeError(err), name }, 'a tool call intent could not be written; the call is not made');
-      return errorOutput(`The call to ${name} was not made: Vigil could not record it (${describeError(err)}).`).result;
-    }
-    // The request goes out first (it leaves in this tick), then `tool.called` reaches the subscribers (journal,
-    // gateway, metrics) while the server works: their time is not added to the call's.
-    const running = this.execute(intent, signal);
-    bus.publish(called);
-    return (await running).result;
+    return this.run.call(intent, signal);
   }
 
   /** Calls waiting for an operator's decision, oldest first. */
   pending(): ToolCallRecord[] {
-    return [...this.awaiting.values()].sort((a, b) => a.at - b.at);
+    const waiting = [...this.calls.values()].flatMap((call) => (call.phase === 'awaiting-approval' ? [call.record] : []));
+    return waiting.sort((a, b) => a.at - b.at);
   }
 
   /**
@@ -133,64 +105,21 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
    * stored and ready for its turn; it never rejects.
    */
   async approve(callId: string): Promise<{ decision: ToolCallDecision; ran: Promise<void> }> {
-    const { log, journal, bus, clock } = this.options;
-    const record = await this.take(callId);
-    const decidedAt = clock.now();
-    const approved: ToolCallRecord = { ...record, approval: { state: 'approved', decidedAt } };
-    const decidedEvent = bus.stamp('tool.approval_decided', { callId, name: record.name, approved: true });
-    const called = this.calledEvent(approved);
-    this.running.set(callId, approved);
-    try {
-      await log.approval(approved, [journal.entryOp(decidedEvent), journal.entryOp(called)]);
-    } catch (err) {
-      bus.withdraw(decidedEvent, called);
-      this.running.delete(callId);
-      this.restore(record);
-      throw err;
-    }
-    bus.publish(decidedEvent);
-    bus.publish(called);
-    const ran = this.execute(approved, this.detached).then(
-      async ({ stored, written }) => {
-        await written;
-        this.ready({ ...approved, result: stored });
-      },
-      (err: unknown) => this.options.logger.error({ err: describeError(err), callId }, 'an approved tool call failed to run'),
-    ).finally(() => {
-      this.running.delete(callId);
-      this.waits = undefined;
-    });
-    return { decision: { callId, name: record.name, approved: true, decidedAt }, ran };
+    const { decided, decision } = await this.decide(callId, { approved: true });
+    return { decision, ran: this.runApproved(decided) };
   }
 
   /** Denies a waiting call: it is never run; the next think of its turn is told, with `reason`. */
   async deny(callId: string, reason?: string): Promise<ToolCallDecision> {
-    const { log, journal, bus, clock } = this.options;
-    const record = await this.take(callId);
-    const decidedAt = clock.now();
-    const why = reason === undefined ? {} : { reason };
-    const denied: ToolCallRecord = { ...record, approval: { state: 'denied', decidedAt, ...why } };
-    const event = bus.stamp('tool.approval_decided', { callId, name: record.name, approved: false, ...why });
-    try {
-      await log.approval(denied, [journal.entryOp(event)]);
-    } catch (err) {
-      bus.withdraw(event);
-      this.running.delete(callId);
-      this.restore(record);
-      throw err;
-    }
-    bus.publish(event);
-    this.running.delete(callId);
-    this.ready(denied);
-    return { callId, name: record.name, approved: false, ...why, decidedAt };
+    return (await this.decide(callId, { approved: false, ...(reason === undefined ? {} : { reason }) })).decision;
   }
 
   waitingTurnIds(): ReadonlySet<string> {
-    return this.turnWaits().waiting;
+    return (this.waits ??= turnWaits(this.calls.values())).waiting;
   }
 
   heldTurnIds(): ReadonlySet<string> {
-    return this.turnWaits().held;
+    return (this.waits ??= turnWaits(this.calls.values())).held;
   }
 
   /**
@@ -198,57 +127,38 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
    * calls waiting for approval wait again; decisions their turn was not yet told are told.
    */
   async recover(): Promise<void> {
-    const { log, journal, bus } = this.options;
-    for (const record of await log.all()) {
-      const approval = record.approval;
-      if (approval?.state === 'pending') {
-        this.awaiting.set(record.callId, record);
+    for (const record of await this.options.log.all()) {
+      if (phaseOf(record) !== 'interrupted-unannounced') {
+        this.apply(record.callId, { type: 'recovered', record });
         continue;
       }
-      if (approval?.state === 'denied') {
-        if (approval.delivered !== true) this.ready(record);
-        continue;
-      }
-      if (record.result !== undefined) {
-        if (approval !== undefined && approval.delivered !== true) this.ready(record);
-        continue;
-      }
-      if (record.interruptedReported !== true) {
-        const event = bus.stamp('tool.interrupted', { callId: record.callId, name: record.name });
-        try {
-          await log.reported(record, [journal.entryOp(event)]);
-        } catch (err) {
-          bus.withdraw(event);
-          throw err;
-        }
-        bus.publish(event);
-        // An approved call's turn is told through its decision (which persists until told); others as before.
-        if (approval === undefined) this.unknown.set(record.callId, { callId: record.callId, turnId: record.turnId, name: record.name, line: noticeLine(record) });
-      }
-      if (approval !== undefined && approval.delivered !== true) this.ready({ ...record, interruptedReported: true });
+      await this.run.announceInterrupted(record);
+      this.apply(record.callId, { type: 'announced', record });
     }
-    this.waits = undefined;
   }
 
   notices(turnIds: readonly string[]): readonly ToolCallNotice[] {
     const wanted = new Set(turnIds);
     const isOpen = this.options.isTurnOpen ?? (() => true);
-    const unknown = [...this.unknown.values()].filter((notice) => notice.turnId === undefined || wanted.has(notice.turnId));
-    const decided = [...this.decided.values()]
-      .map((call) => call.notice)
-      .filter((notice) => notice.turnId === undefined || wanted.has(notice.turnId) || !isOpen(notice.turnId));
+    const unknown: ToolCallNotice[] = [];
+    const decided: ToolCallNotice[] = [];
+    for (const call of this.calls.values()) {
+      if (!isUntold(call)) continue;
+      const { turnId } = call.notice;
+      // A call of unknown outcome is told to its own turn only; a decision also to any think once its turn has ended.
+      if (call.phase === 'unknown-untold' && (turnId === undefined || wanted.has(turnId))) unknown.push(call.notice);
+      if (call.phase === 'decided-untold' && (turnId === undefined || wanted.has(turnId) || !isOpen(turnId))) decided.push(call.notice);
+    }
     return [...unknown, ...decided];
   }
 
   acknowledge(callIds: readonly string[]): void {
     for (const callId of callIds) {
-      this.unknown.delete(callId);
-      const told = this.decided.get(callId);
-      if (told === undefined) continue;
-      this.decided.delete(callId);
-      this.waits = undefined;
-      const record = told.record;
-      const delivered: ToolCallRecord = { ...record, approval: { ...record.approval!, delivered: true } };
+      const call = this.calls.get(callId);
+      if (call === undefined || !isUntold(call)) continue;
+      this.apply(callId, { type: 'told' });
+      if (call.phase !== 'decided-untold') continue;
+      const delivered: ToolCallRecord = { ...call.record, approval: { ...call.record.approval!, delivered: true } };
       // Not awaited: a crash before it lands only tells the turn once more.
       this.options.log.approval(delivered, []).catch((err: unknown) =>
         this.options.logger.error({ err: describeError(err), callId }, 'could not record that a tool call decision was told'),
@@ -278,115 +188,81 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
       logger.error({ err: describeError(err), name }, 'a tool call approval request could not be written; the call is not made');
       return errorOutput(`The call to ${name} was not made: Vigil could not record its approval request (${describeError(err)}).`).result;
     }
-    this.awaiting.set(callId, record);
-    this.waits = undefined;
+    this.apply(callId, { type: 'requested', record });
     bus.publish(requested);
     logger.info({ callId, name, turnId }, 'a tool call waits for approval');
     return { isError: false, content: [{ type: 'text', text: awaitingApprovalText(record) }], pendingApproval: callId };
   }
 
-  /** Runs a call whose intent is on disk, then stores its result with `tool.completed` (`written` settles when it lands; it never rejects). */
-  private async execute(
-    intent: ToolCallRecord,
-    signal: AbortSignal,
-  ): Promise<{ result: ExternalToolResult; stored: ToolCallResult; written: Promise<void> }> {
-    const { hub, log, journal, bus } = this.options;
-    const { callId, name, args } = intent;
-    const started = performance.now();
-    let shaped: ShapedToolOutput;
-    // A signal of its own per call: the SDK leaves its abort listener on the signal it is given, and the think's
-    // signal lives for every call of the think (and a `/tool` think's for all of them).
-    const own = new AbortController();
-    const forward = () => own.abort(signal.reason);
-    if (signal.aborted) forward();
-    else signal.addEventListener('abort', forward, { once: true });
+  /**
+   * Takes the waiting call `callId` at once (so two decisions cannot both win; its turn keeps waiting, so no think sees
+   * neither the wait nor the decision), writes the decision with `tool.approval_decided` (and an approved call's
+   * `tool.called`), and returns the decided record. If the write fails the call waits again.
+   */
+  private async decide(callId: string, verdict: Verdict): Promise<{ decided: ToolCallRecord; decision: ToolCallDecision }> {
+    const { log, journal, bus, clock } = this.options;
+    const waiting = this.calls.get(callId);
+    if (waiting?.phase !== 'awaiting-approval') throw await this.notWaiting(callId, waiting);
+    this.apply(callId, { type: 'decision-started' });
+    const { record } = waiting;
+    const { approved } = verdict;
+    const why = verdict.approved || verdict.reason === undefined ? {} : { reason: verdict.reason };
+    const decidedAt = clock.now();
+    const decided: ToolCallRecord = { ...record, approval: { state: approved ? 'approved' : 'denied', decidedAt, ...why } };
+    const events: VigilEvent[] = [];
     try {
-      shaped = shapeToolOutput(await hub.callTool(name, (args ?? {}) as Record<string, unknown>, { signal: own.signal }));
+      events.push(bus.stamp('tool.approval_decided', { callId, name: record.name, approved, ...why }));
+      if (approved) events.push(this.run.calledEvent(decided));
+      await log.approval(decided, events.map((event) => journal.entryOp(event)));
     } catch (err) {
-      shaped = errorOutput(isVigilError(err) ? err.message : `The call to ${name} failed: ${describeError(err)}.`);
-    } finally {
-      signal.removeEventListener('abort', forward);
+      bus.withdraw(...events);
+      this.apply(callId, { type: 'decision-failed' });
+      throw err;
     }
-    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const ok = !shaped.result.isError;
-    const stored: ToolCallResult = { ok, durationMs, resultBytes: shaped.resultBytes, text: shaped.text };
-    const completed = bus.stamp('tool.completed', { callId, name, ok, durationMs, resultBytes: shaped.resultBytes });
-    // Not waited for by the call: at most once needs only the intent on disk, and the result's write (never synced
-    // on its own) goes in the next batch of the log, usually with the next call's intent. Until it lands the log's
-    // reads wait for it, and the journal has the event from the bus; a crash before it lands leaves the call
-    // interrupted (outcome unknown, never run again), the safe side.
-    const written = log.result(intent, stored, [journal.entryOp(completed)]).catch((err: unknown) => {
-      this.options.logger.error({ err: describeError(err), name, callId }, 'a tool call result could not be written');
-    });
-    bus.publish(completed);
-    return { result: { ...shaped.result, callId, resultBytes: shaped.resultBytes }, stored, written };
+    for (const event of events) bus.publish(event);
+    this.apply(callId, { type: 'decided', record: decided });
+    return { decided, decision: { callId, name: record.name, approved, ...why, decidedAt } };
   }
 
-  private calledEvent(record: ToolCallRecord) {
-    const { callId, turnId, taskId, name, args } = record;
-    return this.options.bus.stamp('tool.called', {
-      callId,
-      ...(turnId === undefined ? {} : { turnId }),
-      ...(taskId === undefined ? {} : { taskId }),
-      name,
-      argsBytes: Buffer.byteLength(JSON.stringify(args ?? null), 'utf8'),
-    });
+  /** Runs an approved call whose decision is on disk; settles once its result is stored and ready for its turn, never rejects. */
+  private async runApproved(approved: ToolCallRecord): Promise<void> {
+    const { callId } = approved;
+    try {
+      const { stored, written } = await this.run.execute(approved, this.detached);
+      await written;
+      this.apply(callId, { type: 'ran', result: stored });
+    } catch (err) {
+      this.options.logger.error({ err: describeError(err), callId }, 'an approved tool call failed to run');
+      if (this.calls.get(callId)?.phase === 'running') this.apply(callId, { type: 'run-failed' });
+    }
   }
 
-  /** The waiting call `callId`, taken out of the waiting list at once (so two decisions cannot both win). */
-  private async take(callId: string): Promise<ToolCallRecord> {
-    const record = this.awaiting.get(callId);
-    if (record !== undefined) {
-      // Held among the running calls while its decision is written: its turn must not be thought about in between
-      // (a think then would see neither the wait nor the decision, and ask again).
-      this.awaiting.delete(callId);
-      this.running.set(callId, record);
-      this.waits = undefined;
-      return record;
-    }
-    const known = this.running.get(callId) ?? (await this.options.log.get(callId));
+  /** Why `callId` cannot be decided: unknown, being decided, already decided, or its tool needs no approval. */
+  private async notWaiting(callId: string, call: CallState | undefined): Promise<VigilError> {
+    const notPending = (why: string, state?: ToolApproval['state']) =>
+      new VigilError('TOOL_CALL_NOT_PENDING', `Tool call ${callId} is not waiting for approval: ${why}.`, {
+        data: { callId, ...(state === undefined ? {} : { state }) },
+      });
+    if (call?.phase === 'deciding') return notPending('it is being decided');
+    const known = (call !== undefined && 'record' in call ? call.record : undefined) ?? (await this.options.log.get(callId));
     if (known === undefined) {
-      throw new VigilError('TOOL_CALL_NOT_FOUND', `No tool call ${JSON.stringify(callId)} is known (see tools.pending).`, { data: { callId } });
+      return new VigilError('TOOL_CALL_NOT_FOUND', `No tool call ${JSON.stringify(callId)} is known (see tools.pending).`, { data: { callId } });
     }
     const state = known.approval?.state;
-    const why = state !== undefined ? `it was already ${state}` : this.running.has(callId) ? 'it is being decided' : 'its tool needs no approval';
-    throw new VigilError('TOOL_CALL_NOT_PENDING', `Tool call ${callId} is not waiting for approval: ${why}.`, {
-      data: { callId, ...(state === undefined ? {} : { state }) },
-    });
+    return notPending(state === undefined ? 'its tool needs no approval' : `it was already ${state}`, state);
   }
 
-  /** Puts a call back in the waiting list after its decision could not be written. */
-  private restore(record: ToolCallRecord): void {
-    const rest = [...this.awaiting.values()];
-    this.awaiting.clear();
-    for (const call of [record, ...rest].sort((a, b) => a.at - b.at)) this.awaiting.set(call.callId, call);
+  /** The one place `calls` changes: `event` moves the call on (a refusal is a bug here, thrown); the derived waits are dropped. */
+  private apply(callId: string, event: CallEvent): void {
+    const before = this.calls.get(callId);
+    const step = transition(before, event);
+    if (!step.ok) throw new VigilError('INTERNAL', `Tool call ${callId}: ${step.refused}.`, { data: { callId } });
+    const after = step.state;
+    if (after === before) return;
+    // Re-inserted on a change of phase, so each phase lists its calls in the order they entered it: decisions are
+    // told in the order they were made, not in the order the calls were requested.
+    if (after === undefined || after.phase !== before?.phase) this.calls.delete(callId);
+    if (after !== undefined) this.calls.set(callId, after);
     this.waits = undefined;
   }
-
-  /** A decided call (ran, denied or cut short) waits to be told to a think of its turn. */
-  private ready(record: ToolCallRecord): void {
-    const notice: ToolCallNotice = { callId: record.callId, turnId: record.turnId, name: record.name, line: decidedNoticeLine(record) };
-    this.decided.set(record.callId, { record, notice });
-    this.waits = undefined;
-  }
-
-  private turnWaits(): { waiting: ReadonlySet<string>; held: ReadonlySet<string> } {
-    if (this.waits !== undefined) return this.waits;
-    const turnsOf = (records: Iterable<{ turnId?: string | undefined }>) =>
-      [...records].flatMap((record) => (record.turnId === undefined ? [] : [record.turnId]));
-    const waitingIds = [...turnsOf(this.awaiting.values()), ...turnsOf(this.running.values())];
-    const heldIds = [...waitingIds, ...turnsOf([...this.decided.values()].map((call) => call.record))];
-    this.waits = {
-      waiting: waitingIds.length === 0 ? NO_APPROVAL_WAITS : new Set(waitingIds),
-      held: heldIds.length === 0 ? NO_APPROVAL_WAITS : new Set(heldIds),
-    };
-    return this.waits;
-  }
-}
-
-function noticeLine(record: ToolCallRecord): string {
-  const again = record.idempotent
-    ? 'It is idempotent: you may call it again if you still need its result.'
-    : 'It was not run again: do not assume it did or did not take effect; check or ask before repeating it.';
-  return `Tool call ${record.callId} (${record.name} with arguments ${JSON.stringify(record.args)}) was interrupted by a restart: its outcome is unknown. ${again}`;
 }
