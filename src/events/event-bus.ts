@@ -3,7 +3,7 @@
 import type { Observable } from 'rxjs';
 import { config as rxjsConfig } from 'rxjs/internal/config';
 import { Subject } from 'rxjs/internal/Subject';
-import type { Clock } from '../shared/clock.js';
+import { systemClock, type Clock } from '../shared/clock.js';
 import { ofTypes } from './event-filter.js';
 import { PublicationOrder, type ReleaseOutcome } from './publication-order.js';
 import type { EventPayload, EventType, VigilEvent, VigilEventOf } from '../protocol/events.schema.js';
@@ -37,6 +37,11 @@ export interface EventBusOptions {
   onSubscriberError?: (err: unknown) => void;
   /** See `DEFAULT_PUBLICATION_HOLD_MS`. */
   publicationHoldMs?: number;
+  /**
+   * The timers of that hold (default: the system clock). Not `clock`: the hold bounds how long a disk write may take,
+   * which is real time even when the agent's time is simulated and jumps ahead while the write is under way.
+   */
+  publicationClock?: Clock;
   /** Called when a stamped event held the feed past `publicationHoldMs` (`late: false`) and if it is published after that (`late: true`). */
   onPublicationStuck?: (info: { seq: number; type: string; late: boolean }) => void;
 }
@@ -50,6 +55,12 @@ if (rxjsConfig.onUnhandledError === null) {
     for (const handler of subscriberErrorHandlers) handler(err);
   };
 }
+
+// A held event's timer must not keep a process alive that has nothing else to do.
+const unrefSystemClock: Clock = {
+  ...systemClock,
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+};
 
 /**
  * The bus: `emit` stamps the envelope and fans out synchronously to every subscriber, in seq order. An event made by
@@ -65,6 +76,7 @@ export class EventBus {
   // Released events not yet handed out: a subscriber that emits gets its event delivered after the current one.
   private readonly outbox: VigilEvent[] = [];
   private delivering = false;
+  private readonly publicationClock: Clock;
   private seqSource: SeqSource;
   private currentBeat: () => number;
 
@@ -74,6 +86,7 @@ export class EventBus {
   constructor(options: EventBusOptions) {
     this.options = options;
     this.seqSource = options.seq ?? counterSeq();
+    this.publicationClock = options.publicationClock ?? unrefSystemClock;
     this.currentBeat = options.currentBeat;
     this.events$ = this.subject.asObservable();
     this.errorHandler = options.onSubscriberError ?? (() => {});
@@ -107,7 +120,7 @@ export class EventBus {
     const event = this.envelope(type, payload);
     this.order.stamped(event.seq);
     const holdMs = this.options.publicationHoldMs ?? DEFAULT_PUBLICATION_HOLD_MS;
-    const handle = this.options.clock.setTimeout(() => this.expire(event.seq), holdMs);
+    const handle = this.publicationClock.setTimeout(() => this.expire(event.seq), holdMs);
     this.holdTimers.set(event.seq, { handle, type });
     return event;
   }
@@ -181,7 +194,7 @@ export class EventBus {
     const hold = this.holdTimers.get(seq);
     if (hold === undefined) return;
     this.holdTimers.delete(seq);
-    this.options.clock.clearTimeout(hold.handle);
+    this.publicationClock.clearTimeout(hold.handle);
   }
 
   private deliver(events: readonly VigilEvent[]): void {

@@ -17,6 +17,7 @@ function makeBus(holdMs = 1000) {
     currentBeat: () => 1,
     seq: counterSeq(100),
     publicationHoldMs: holdMs,
+    publicationClock: clock,
     onPublicationStuck: ({ seq, late }) => stuck.push({ seq, late }),
   });
   const seen: VigilEvent[] = [];
