@@ -1,6 +1,7 @@
 /** Messages API content as Vigil uses it: usage as token counts, a response's text, an MCP result as a tool_result block. */
 import type { ContentBlock, ToolResultBlockParam, Usage } from '@anthropic-ai/sdk/resources/messages';
 import type { ExternalToolResult } from './think-tools.js';
+import type { ToolAnswer } from './think-tool-loop.js';
 import type { TokenUsage } from './thinker.schema.js';
 
 /** A Messages API usage object as Vigil's token usage; absent cache counts are zero. */
@@ -42,4 +43,10 @@ export function externalResult(toolUseId: string, result: ExternalToolResult): T
         },
   );
   return { type: 'tool_result', tool_use_id: toolUseId, content, ...(result.isError ? { is_error: true } : {}) };
+}
+
+/** A tool call's answer as the tool_result block sent back: an MCP result with its parts, a plain text as a string. */
+export function toolResultBlock(answer: ToolAnswer): ToolResultBlockParam {
+  if (answer.kind === 'external') return externalResult(answer.toolUseId, answer.result);
+  return { type: 'tool_result', tool_use_id: answer.toolUseId, content: answer.text, ...(answer.isError ? { is_error: true } : {}) };
 }

@@ -1,29 +1,30 @@
 /** The Anthropic thinker: Claude through the Messages API with one tool per action, a bounded tool loop and prompt caching. */
 import Anthropic from '@anthropic-ai/sdk';
-import type { Message, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { VigilError } from '../../errors.js';
 import { estimateTokens } from './token-estimate.js';
 import { MalformedResponseError, abortedError, callError } from './anthropic-errors.js';
-import { firstUserContent, summaryBlock, taskSystem, thinkSystem } from './anthropic-prompt.js';
+import { taskSystem, thinkSystem } from './anthropic-prompt.js';
 import { summarizeWithClaude } from './anthropic-summary.js';
-import { buildBudgetedPrompt, type BudgetedPrompt } from './prompt-budget.js';
+import { boundedParams, sectionTrace, type BoundedRequest, type BoundedRequestParts, type CallParams } from './anthropic-bounded-request.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
-import { fitCalibrated, TokenCalibration } from './token-calibration.js';
+import { TokenCalibration } from './token-calibration.js';
 import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
-import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
-import { requestTools, toolUseToAction, type ToolContext } from './anthropic-tools.js';
+import { requestTools, type ToolContext } from './anthropic-tools.js';
 import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
 import { messageText } from './prompt-sections.js';
 import { taskOfferableTools, type ThinkTools } from './think-tools.js';
-import { externalResult, sumUsage, textOf, tokenUsage } from './anthropic-content.js';
+import { sumUsage, textOf, tokenUsage, toolResultBlock } from './anthropic-content.js';
 import { cachePrefixOf, type CachePrefix } from './cache-health.js';
 import { CacheHealth, type CacheHealthDeps } from './cache-health-monitor.js';
 import { priceForCacheTtl, withCacheTtl, type CacheTtl } from './cache-ttl.js';
-import { answerRecall, RECALL_TOOL_NAME, type MemoryRecall } from './recall-tool.js';
+import type { MemoryRecall } from './recall-tool.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
+import { ThinkSession } from './think-session.js';
+import { runThinkLoop, toolDispatcher, type ThinkLoopModel } from './think-tool-loop.js';
 import type { TaskHooks, Thinker } from './thinker.js';
-import type { SwarmTaskInput, SwarmTaskOutput, ThinkAction, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
+import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
 
 /** Options of the Anthropic thinker. */
 export interface AnthropicThinkerOptions {
@@ -75,23 +76,6 @@ export async function bufferedFetch(input: string | URL | Request, init?: Reques
     statusText: response.statusText,
     headers,
   });
-}
-
-/** The trace a think hands back: its calls, tool calls, the prompt's sections, and the transcript as content. */
-function traceOf(
-  recorder: CallTraceRecorder,
-  sections: readonly PromptSectionTrace[] | undefined,
-  system: readonly { text: string }[],
-  transcript: readonly { role: string; text: string }[],
-  stopReason: string,
-): NonNullable<ThinkResult['trace']> {
-  return {
-    calls: [...recorder.calls],
-    toolCalls: [...recorder.toolCalls],
-    sections: [...(sections ?? [])],
-    stopReason,
-    content: { system: system.map((block) => block.text).join('\n\n'), messages: [...transcript] },
-  };
 }
 
 /** Thinks with Claude. Money is charged per completed call: an abort or a failure still reports what was spent. */
@@ -170,95 +154,65 @@ export class AnthropicThinker implements Thinker {
     this.memory = memory;
   }
 
-  /** Runs the tool loop until the model ends its turn or the iteration guard stops it; aborts only between calls. */
+  /** Runs the tool loop (think-tool-loop.ts) until the model ends its turn or the iteration guard stops it. */
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
-    const calls: TokenUsage[] = [];
-    const actions: ThinkAction[] = [];
     const recorder = new CallTraceRecorder(this.model, this.price, this.now);
-    const transcript: { role: string; text: string }[] = [];
-    let sections: PromptSectionTrace[] = [];
-    // A failed think applies nothing (it is tried again or its turns end), but what it spent counts. A preempted
-    // one keeps the actions of the calls it completed: the work done before it yielded is not thrown away.
-    const partial = () => ({
-      ...this.result(signal.aborted ? [...actions] : [], calls),
-      trace: traceOf(recorder, sections, system, transcript, signal.aborted ? 'aborted' : 'error'),
-    });
     const tools = this.tools === undefined ? undefined : recorder.traced(this.tools);
-    const external = tools?.definitions() ?? [];
     const ctx: ToolContext = {
       turnIds: [...new Set([...input.pendingMessages.map((m) => m.turnId), input.turnId])],
       goalIds: input.goals.map((g) => g.id),
-      taskTools: taskOfferableTools(external).map((t) => t.name),
+      taskTools: taskOfferableTools(tools?.definitions() ?? []).map((t) => t.name),
     };
     // One snapshot per think: the list stays the same for all its calls, and is the same array while nothing changed.
     const { tools: toolDefs, system, prefix } = this.cachedParts('think', input.identity);
+    const session = new ThinkSession(this, recorder, system);
+    const partial = () => session.partial(signal.aborted);
     this.cacheHealth?.checkPrefix(prefix);
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
     const notices = tools?.notices(ctx.turnIds) ?? [];
     const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
-    const bound = input.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+    const parts = { prefix: system, toolDefs, tail: [] as MessageParam[], bound: input.contextTokens ?? DEFAULT_CONTEXT_TOKENS, cacheTtl: this.cacheTtl, body: (p: CallParams) => this.body(p) };
     this.calibration.beginThink(this.now());
-    const tail: MessageParam[] = [];
-    let lastText = '';
-    // A call that waits for an operator's approval keeps the turn open: its closing text is not taken as the answer.
-    let awaitingApproval = false;
-    for (let call = 1; call <= this.maxToolIterations; call++) {
-      this.checkAborted(signal, what, partial);
-      let params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>;
-      try {
-        params = this.boundedParams(shown, system, toolDefs, tail, bound, (built, counter) => {
-          if (call === 1) {
-            sections = this.sectionTrace(system, toolDefs, built, counter);
-            transcript.push({ role: 'user', text: built.conversation.join('') + built.state });
-          }
-        });
-      } catch (err) {
-        // What the tool loop added no longer leaves room for the state: the think ends with what it has done.
-        if (call > 1) break;
-        throw err;
-      }
-      const response = await this.create(params, signal, `${what} (call ${call})`, partial, recorder);
-      const usage = this.observeCache(prefix, tokenUsage(response.usage));
-      calls.push(usage);
-      const [estimated, reported] = [estimateTokens(JSON.stringify(this.body(params))), usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens];
-      if (this.calibration.observe(estimated, reported) === 'implausible') this.bus?.emit('think.usage_implausible', { reported, estimated });
-      transcript.push({ role: 'assistant', text: messageText(response.content) });
-      lastText = textOf(response.content);
-      const results: ToolResultBlockParam[] = [];
-      for (const block of response.content) {
-        if (block.type !== 'tool_use') continue;
-        if (tools?.owns(block.name) === true) {
-          const result = await tools.call({ name: block.name, args: block.input, turnId: input.turnId }, signal);
-          if (result.pendingApproval !== undefined) awaitingApproval = true;
-          results.push(externalResult(block.id, result));
-          continue;
-        }
-        if (block.name === RECALL_TOOL_NAME) {
-          const answer = await answerRecall(block.input, this.memory);
-          results.push({ type: 'tool_result', tool_use_id: block.id, content: answer.text, ...(answer.isError ? { is_error: true } : {}) });
-          continue;
-        }
-        const outcome = toolUseToAction(block.name, block.input, ctx);
-        recorder.ownTool(block.id, block.name, outcome.ok, outcome.ok ? 'ok' : outcome.error);
-        if (outcome.ok) actions.push(outcome.action);
-        results.push(
-          outcome.ok
-            ? { type: 'tool_result', tool_use_id: block.id, content: 'ok' }
-            : { type: 'tool_result', tool_use_id: block.id, content: outcome.error, is_error: true },
-        );
-      }
-      this.checkAborted(signal, what, partial);
-      if (response.stop_reason !== 'tool_use' || results.length === 0) break;
-      // The assistant turn goes back verbatim (thinking blocks included), followed by one result per tool_use.
-      tail.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
-      transcript.push({ role: 'user', text: messageText(results) });
-    }
+    const model: ThinkLoopModel<Message> = {
+      maxIterations: this.maxToolIterations,
+      call: async (n) => {
+        const request = this.requestOrFull(shown, parts, n);
+        if (request === null) return null;
+        if (n === 1) session.promptBuilt(sectionTrace(parts, request), request.built.conversation.join('') + request.built.state);
+        const response = await this.create(request.params, signal, `${what} (call ${n})`, partial, recorder);
+        const usage = this.observeCache(prefix, tokenUsage(response.usage));
+        const [estimated, reported] = [estimateTokens(JSON.stringify(this.body(request.params))), usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens];
+        if (this.calibration.observe(estimated, reported) === 'implausible') this.bus?.emit('think.usage_implausible', { reported, estimated });
+        session.replied(usage, messageText(response.content), textOf(response.content));
+        return response;
+      },
+      toolUses: (response) => response.content.flatMap((block) => (block.type === 'tool_use' ? [block] : [])),
+      wantsTools: (response) => response.stop_reason === 'tool_use',
+      append: (response, answers) => {
+        const results = answers.map(toolResultBlock);
+        // The assistant turn goes back verbatim (thinking blocks included), followed by one result per tool_use.
+        parts.tail.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
+        session.toolResultsSent(messageText(results));
+      },
+    };
+    const dispatch = toolDispatcher({ tools, memory: this.memory, ctx, turnId: input.turnId }, session, signal);
+    await runThinkLoop(model, dispatch, () => this.checkAborted(signal, what, partial));
     tools?.acknowledge(notices.map((n) => n.callId));
-    const done = this.result([...actions, ...(awaitingApproval ? [] : this.unsentReply(input, actions, lastText))], calls);
-    // Still asking for tools after the last call the guard allows: the iteration guard ended the think.
-    const stopReason = recorder.stopReason === 'tool_use' ? 'max_tool_iterations' : recorder.stopReason;
-    return { ...done, trace: traceOf(recorder, sections, system, transcript, stopReason) };
+    return session.finished(input);
+  }
+
+  /**
+   * Call `n`'s bounded request; null when what the tool loop added no longer leaves room for the state (the think
+   * ends with what it has done). The first call has nothing to end with: its CONTEXT_TOO_SMALL fails the think.
+   */
+  private requestOrFull(input: ThinkInput, parts: BoundedRequestParts, n: number): BoundedRequest | null {
+    try {
+      return boundedParams(input, parts, this.calibration);
+    } catch (err) {
+      if (n > 1 && err instanceof VigilError && err.code === 'CONTEXT_TOO_SMALL') return null;
+      throw err;
+    }
   }
 
   /** Updates the rolling summary with one model call, bounded like a think; its cost is returned for the ledger. */
@@ -279,57 +233,8 @@ export class AnthropicThinker implements Thinker {
   }
 
   /** The whole request body as the SDK sends it, for the bound's measure. */
-  private body(params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>): MessageCreateParamsNonStreaming {
+  private body(params: CallParams): MessageCreateParamsNonStreaming {
     return { model: this.model, max_tokens: this.maxTokens, ...params };
-  }
-
-  /**
-   * The request for one call of the tool loop, under `bound` calibrated tokens as measured on the whole JSON body:
-   * the state is rebuilt around what the loop appended, and measured again until it fits. Refused calibrated, it is
-   * fitted by the plain estimate (`fitCalibrated`): no usage report can refuse a prompt the plain estimate fits.
-   */
-  private boundedParams(
-    input: ThinkInput,
-    prefix: readonly TextBlockParam[],
-    toolDefs: ReturnType<typeof requestTools>,
-    tail: readonly MessageParam[],
-    bound: number,
-    onBuilt: (built: BudgetedPrompt, counter: TokenCalibration) => void,
-  ): Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'> {
-    return fitCalibrated(this.calibration, (counter) => {
-      const frame = { system: [...prefix], tools: [...toolDefs], messages: [{ role: 'user' as const, content: '' }, ...tail] };
-      const fixedTokens = counter.countJson(this.body(frame));
-      let reservedTokens = 0;
-      for (let attempt = 0; ; attempt++) {
-        const built = buildBudgetedPrompt({ input, boundTokens: bound, fixedTokens, reservedTokens, counter });
-        const system = built.summary === null ? [...prefix] : [...prefix, summaryBlock(built.summary, this.cacheTtl)];
-        const first = { role: 'user' as const, content: firstUserContent(built.conversation, built.state, this.cacheTtl) };
-        const params = { system, tools: [...toolDefs], messages: [first, ...tail] };
-        const over = counter.countJson(this.body(params)) - bound;
-        if (over <= 0) {
-          onBuilt(built, counter);
-          return params;
-        }
-        // The sections' sum and the body's own measure differ by a few tokens of framing: keep that much more room.
-        if (attempt >= 4) {
-          throw new VigilError('CONTEXT_TOO_SMALL', `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`, {
-            data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
-          });
-        }
-        reservedTokens += over;
-      }
-    });
-  }
-
-  /** The prompt's sections for the think trace: the cached prefix's parts, then the builder's. */
-  private sectionTrace(prefix: readonly TextBlockParam[], toolDefs: ReturnType<typeof requestTools>, built: BudgetedPrompt, counter: TokenCalibration): PromptSectionTrace[] {
-    const named = prefix.length === 2 ? ['identity', 'instructions'] : ['instructions'];
-    return [
-      // With the text of each (the tracer keeps it only under VIGIL_TRACE_CONTENT=true).
-      { name: 'tools', tokens: counter.countJson(toolDefs), cached: true, text: JSON.stringify(toolDefs) },
-      ...prefix.map((block, i) => ({ name: named[i] ?? 'instructions', tokens: counter.count(block.text), cached: true, text: block.text })),
-      ...built.sections,
-    ];
   }
 
   /**
@@ -353,7 +258,7 @@ export class AnthropicThinker implements Thinker {
   }
 
   private async create(
-    params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>,
+    params: CallParams,
     signal: AbortSignal,
     what: string,
     partial: () => unknown,
@@ -378,23 +283,5 @@ export class AnthropicThinker implements Thinker {
 
   private usageAndCost(calls: readonly TokenUsage[]): { usage: TokenUsage; costMicroUsd: number } {
     return { usage: sumUsage(calls), costMicroUsd: totalCostMicroUsd(calls, this.price) };
-  }
-
-  private result(actions: ThinkAction[], calls: readonly TokenUsage[]): ThinkResult {
-    return { model: this.model, actions, ...this.usageAndCost(calls) };
-  }
-
-  /**
-   * A user message must not go unanswered because the model wrote its answer as text instead of calling reply: the
-   * final text answers one message still unanswered (this turn's own, else the newest). Others stay open for the
-   * next think, which sees them again; they are never marked answered by a reply meant for another.
-   */
-  private unsentReply(input: ThinkInput, actions: readonly ThinkAction[], text: string): ThinkAction[] {
-    if (text === '') return [];
-    const answered = new Set(actions.flatMap((a) => (a.type === 'reply' ? [a.turnId] : [])));
-    const waiting = input.pendingMessages.filter((m) => !answered.has(m.turnId));
-    if (waiting.length === 0 || answered.size > 0) return [];
-    const target = waiting.find((m) => m.turnId === input.turnId) ?? waiting[waiting.length - 1]!;
-    return [{ type: 'reply', turnId: target.turnId, text }];
   }
 }
