@@ -283,7 +283,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         metrics.close();
         await journal.detach();
         if (ownsBus) bus.close();
-        await seq.flush().catch(() => undefined);
+        await seq.flush().catch(() => undefined); // whatever a last reservation did, the database below must close
         // The sealing database closes the one under it only when the runtime opened that one itself.
         if (ownsDb) await db.close();
       },
@@ -291,7 +291,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return runtime;
   } catch (err) {
     await telemetry?.shutdown();
-    if (ownsDb) await db.close().catch(() => undefined);
+    if (ownsDb) await db.close().catch(() => undefined); // the start's own failure is the one to report
     throw err;
   }
 }
