@@ -24,7 +24,7 @@ import {
   wakeUp,
   type BeatStep,
 } from './heartbeat.actions.js';
-import type { HeartbeatContext, HeartbeatDeps, HeartbeatEvent, HeartbeatSeed } from './heartbeat.types.js';
+import { DOMAIN_ACTOR_NAMES, type DomainActorRefs, type HeartbeatContext, type HeartbeatDeps, type HeartbeatEvent, type HeartbeatSeed } from './heartbeat.types.js';
 import { ledgerProbeLogic, settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
 import { lastGoodStateOf, LEDGER_PROBE_ID, spawnDomainActors, SWARM_TASK_PREFIX } from './supervision.js';
 import { asleepAtBoot, atHardStop, roomToWake, sleepsAfterBeat, wakeAtBoot, wakeDue } from './heartbeat.guards.js';
@@ -217,8 +217,10 @@ export const heartbeatMachine = setup({
     },
     // Supervision: a domain actor that crashed restarts from its last good state; a failed swarm task is recorded.
     'xstate.error.actor.*': {
-      actions: enqueueActions(({ context, event, enqueue }) => {
-        const outcome = childFailed(context as HeartbeatContext, event.type.slice(ERROR_PREFIX.length), (event as { error?: unknown }).error);
+      actions: enqueueActions(({ context: untypedContext, event, enqueue }) => {
+        // XState types a wildcard event's context as any.
+        const context = untypedContext as HeartbeatContext;
+        const outcome = childFailed(context, event.type.slice(ERROR_PREFIX.length), (event as { error?: unknown }).error);
         for (const effect of outcome.effects) enqueue(effect);
         for (const raised of outcome.raise) enqueue.raise(event$(raised));
         if (outcome.restart === null) return;
@@ -227,11 +229,15 @@ export const heartbeatMachine = setup({
         enqueue(() => bus.emit('actor.crashed', { actor: name, error }));
         const restartFrom = lastGoodStateOf(name, context.refs[name].getSnapshot().context, context.lastGood);
         enqueue.stopChild(context.refs[name]);
-        enqueue.assign(({ context: current, spawn }) => ({
-          refs: { ...current.refs, [name]: spawn(name, { id: name, systemId: name, input: restartFrom as never }) },
-          lastGood: { ...current.lastGood, [name]: restartFrom },
-          beat: { ...current.beat, failed: true },
-        }));
+        enqueue.assign(({ context: untypedCurrent, spawn }) => {
+          const current = untypedCurrent as HeartbeatContext;
+          const restarted: DomainActorRefs[typeof name] = spawn(name, { id: name, systemId: name, input: restartFrom });
+          return {
+            refs: { ...current.refs, [name]: restarted },
+            lastGood: { ...current.lastGood, [name]: restartFrom },
+            beat: { ...current.beat, failed: true },
+          };
+        });
         enqueue(() => bus.emit('actor.restarted', { actor: name, error }));
       }),
     },
@@ -417,7 +423,7 @@ export const heartbeatMachine = setup({
             for (const childId of Object.keys(self.getSnapshot().children)) {
               if (childId.startsWith(SWARM_TASK_PREFIX)) enqueue.stopChild(childId);
             }
-            for (const ref of Object.values(context.refs)) enqueue.stopChild(ref);
+            for (const name of DOMAIN_ACTOR_NAMES) enqueue.stopChild(context.refs[name]);
             enqueue.assign(({ spawn }) => ({
               refs: spawnDomainActors(spawn, seed.actors),
               lastGood: seed.actors,
