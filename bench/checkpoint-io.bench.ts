@@ -76,7 +76,7 @@ export async function checkpointIoBench(root: string, options: CheckpointIoOptio
     };
     const naiveLoad = async (): Promise<void> => {
       const bytes = await naiveDb.get(NAIVE_KEY);
-      naiveLoaded = JSON.parse((await gunzipAsync(bytes!)).toString('utf8')) as WholeDocument;
+      naiveLoaded = JSON.parse((await gunzipAsync(bytes)).toString('utf8')) as WholeDocument;
     };
 
     // Vigil: what a periodic checkpoint does, and what a restore does.
@@ -103,12 +103,12 @@ export async function checkpointIoBench(root: string, options: CheckpointIoOptio
     const sample = snapshotCheckpoint(context(), store.newId(), 'integrate');
     const parts = await timeInterleaved(
       {
-        snapshot: async () => snapshotCheckpoint(context(), 'probe', 'integrate'),
-        schemaCheck: async () => CognitiveCheckpointSchema.safeParse(sample),
+        snapshot: () => Promise.resolve(snapshotCheckpoint(context(), 'probe', 'integrate')),
+        schemaCheck: () => Promise.resolve(CognitiveCheckpointSchema.safeParse(sample)),
         encode: () => encodeCheckpoint(sample),
         listIds: () => store['allIds'](),
         syncBatch: () => naiveDb.batch([{ type: 'put', key: 'fsync-probe', value: new Uint8Array(64) }], { sync: true }),
-        naiveStringify: async () => JSON.stringify({ checkpoint: sample, messages: history }),
+        naiveStringify: () => Promise.resolve(JSON.stringify({ checkpoint: sample, messages: history })),
       },
       options,
     );

@@ -65,7 +65,7 @@ async function startBareServer(runtime: Runtime): Promise<{ url: string; wss: We
   await new Promise((resolve) => wss.once('listening', resolve));
   wss.on('connection', (ws) => {
     ws.on('message', (data) => {
-      const request = JSON.parse(String(data)) as { id: unknown; method: string };
+      const request = JSON.parse((data as Buffer).toString()) as { id: unknown; method: string };
       const result = request.method === 'heartbeat.status' ? runtime.status() : null;
       ws.send(JSON.stringify({ jsonrpc: '2.0', result, id: request.id }));
     });
@@ -119,7 +119,7 @@ async function fanOut(
   const done = new Promise<void>((resolve) => {
     for (const ws of sockets) {
       ws.on('message', (data) => {
-        const i = eventIndex(String(data));
+        const i = eventIndex((data as Buffer).toString());
         if (i === undefined) return;
         delays.push(performance.now() - emittedAt[i]!);
         delivered += 1;

@@ -40,9 +40,9 @@ export async function promptBuildBench(options: { history?: number; reps?: numbe
     await conversation.append({ turnId: `t-${Math.floor(i / 2)}`, role: i % 2 === 0 ? 'user' : 'assistant', text: `message ${i} ${'lorem ipsum '.repeat(size / 12)}`, at: START + i * 1000, ...(i % 2 === 0 ? { from: 'ada' } : {}) });
   }
   const clock = createSimulatedClock(START + history * 1000);
-  const keeper = new ConversationSummaryKeeper({ store: new SummaryStore(db), conversation, clock, log: silentLogger, contextTokens: DEFAULT_CONTEXT_TOKENS, summarize: async (r) => extractiveSummary(r) });
+  const keeper = new ConversationSummaryKeeper({ store: new SummaryStore(db), conversation, clock, log: silentLogger, contextTokens: DEFAULT_CONTEXT_TOKENS, summarize: (r) => Promise.resolve(extractiveSummary(r)) });
   await keeper.open();
-  await keeper.update(async () => undefined);
+  await keeper.update(() => Promise.resolve());
   const context = new ThinkContext({ keeper, conversation, work: new TurnWorkLog() });
   const identity = (await readFile(new URL('../identity/default.md', import.meta.url), 'utf8')).trim();
   const base: ThinkInput = {

@@ -62,7 +62,7 @@ async function openStore(dir: string, key: string | undefined): Promise<VigilDb>
  * synced: the bytes are what matter here), closes, and measures the data dir; then compacts and measures again.
  */
 async function sizeAfter(dir: string, key: string | undefined, count: number): Promise<{ bytes: number; compacted: number; textBytes: number }> {
-  let db = await openStore(dir, key);
+  const db = await openStore(dir, key);
   const log = db.sublevel<string, ConversationMessage>(SUBLEVELS.conversation, { valueEncoding: 'json' });
   const at = Date.parse('2026-01-01T00:00:00Z');
   let textBytes = 0;

@@ -41,7 +41,7 @@ async function startEchoServer(): Promise<{ url: string; child: ChildProcess }> 
   const child = spawn(process.execPath, ['--input-type=module', '-e', ECHO_SERVER], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
       const match = /PORT (\d+)/.exec(out);
       if (match) resolve(Number(match[1]));

@@ -10,6 +10,8 @@ if (!existsSync(cli)) {
   process.stderr.write('vigil: the compiled package (dist/) is missing; run `npm run build` in the checkout.\n');
   process.exit(1);
 }
-const { main } = await import(cli.href);
+/** @type {unknown} */
+const loaded = await import(cli.href);
+const { main } = /** @type {{ main: (argv: string[]) => Promise<number> }} */ (loaded);
 // Exit explicitly: a stopped daemon must not linger on a stray handle.
 process.exit(await main(process.argv.slice(2)));

@@ -19,7 +19,7 @@ function startDaemon(): Promise<{ child: ChildProcess; url: string; lines: Array
   const child = spawn(process.execPath, [BIN, 'run'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines: Array<Record<string, unknown>> = [];
   return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (text) => {
+    createInterface({ input: child.stdout }).on('line', (text) => {
       const line = JSON.parse(text) as Record<string, unknown>;
       lines.push(line);
       if (line.msg === 'gateway listening') resolve({ child, url: String(line.url), lines });

@@ -8,6 +8,7 @@ export const BUNDLE_NAME = 'vigil-client.js';
 
 // `ws` resolves to its browser stub, which throws at run time: refuse it at build time instead, with the reason.
 // (Node built-ins need no rule: for the browser platform esbuild fails on them by itself.)
+/** @type {import('esbuild').Plugin} */
 const nodeOnly = {
   name: 'vigil-node-only',
   setup(build) {
@@ -21,6 +22,7 @@ const nodeOnly = {
 // (~450 kB minified): esbuild cannot tree-shake a namespace re-exported by name. `import * as z from 'zod'` is the same
 // API (the package index re-exports it all), and esbuild keeps only what is used. The rewrite is exact: any other form
 // of import is left as written, and costs size, never behaviour.
+/** @type {import('esbuild').Plugin} */
 const zodNamespace = {
   name: 'vigil-zod-namespace',
   setup(build) {
@@ -31,7 +33,11 @@ const zodNamespace = {
   },
 };
 
-/** Bundles the browser client under `root` into `outDir`, in memory: `outputFiles` holds the module and its source map. */
+/**
+ * Bundles the browser client under `root` into `outDir`, in memory: `outputFiles` holds the module and its source map.
+ * @param {string} root
+ * @param {string} outDir
+ */
 export function bundleBrowserClient(root, outDir) {
   return build({
     entryPoints: [join(root, 'src/client/browser.ts')],

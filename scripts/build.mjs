@@ -22,7 +22,11 @@ const from = join(root, 'src/gateway/dashboard');
 const to = join(root, 'dist/gateway/dashboard');
 mkdirSync(to, { recursive: true });
 
-/** Writes `body` to `target` unless it holds it already. */
+/**
+ * Writes `body` to `target` unless it holds it already.
+ * @param {string} target
+ * @param {Buffer} body
+ */
 function writeIfChanged(target, body) {
   if (existsSync(target) && readFileSync(target).equals(body)) return;
   // Written aside, then renamed: a daemon serving dist/ (a test, while `npm pack` rebuilds) never reads half a file.

@@ -20,7 +20,10 @@ export const DAEMON_BUNDLE_DIR = 'dist/bundle';
  */
 const EXTERNAL = ['classic-level', 'pino', '@anthropic-ai/sdk', '@modelcontextprotocol/sdk', '@opentelemetry/*', 'bufferutil', 'utf-8-validate'];
 
-/** Bundles `<root>/dist/cli.js` into `<root>/dist/bundle/`, in memory: `outputFiles` holds the entry, its chunks and their maps. */
+/**
+ * Bundles `<root>/dist/cli.js` into `<root>/dist/bundle/`, in memory: `outputFiles` holds the entry, its chunks and their maps.
+ * @param {string} root
+ */
 export function bundleDaemon(root) {
   return build({
     entryPoints: [join(root, 'dist/cli.js')],

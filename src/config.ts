@@ -111,7 +111,7 @@ function blame(issue: z.core.$ZodIssue, isGiven: (v: ConfigVariable) => boolean)
 /** The value as an error may show it: a secret's length only, so a mistyped key never reaches a terminal or a log. */
 function shownValue(v: ConfigVariable, value: unknown): unknown {
   if (v.secret !== true || value === undefined) return value;
-  return `<hidden, ${String(value).length} characters>`;
+  return `<hidden, ${(typeof value === 'string' ? value : JSON.stringify(value)).length} characters>`;
 }
 
 /** Turns schema issues into one CONFIG_INVALID error: one sentence per problem, each on its own line; `data` is the first problem plus `problems`. */

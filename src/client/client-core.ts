@@ -37,9 +37,11 @@ interface FeedState {
 }
 
 /** Typed method namespaces (`client.goals.add({title})`) are merged into the class from the catalogue. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the constructor assigns every namespace (buildMethods over the catalogue), so the merged members do exist
 export interface ClientCore extends TypedMethods {}
 
 /** A connection to the gateway over the sockets `openSocket` makes; each entry's `VigilClient` names its transport. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the other half of the merge above
 export class ClientCore {
   /** The connection's state over time. */
   readonly state$ = new BehaviorSubject<ClientState>('connecting');
@@ -210,7 +212,7 @@ export class ClientCore {
       this.droppedSubject.complete();
       return;
     }
-    const { initialDelayMs, maxDelayMs } = this.backoff!;
+    const { initialDelayMs, maxDelayMs } = this.backoff;
     const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** this.attempts) * (0.75 + Math.random() * 0.5);
     this.attempts += 1;
     this.state$.next('reconnecting');

@@ -7,6 +7,7 @@ type PlainMethod = Exclude<RpcMethodName, StatefulMethod>;
 type NamespaceOf<M> = M extends `${infer N}.${string}` ? N : never;
 
 /** One method as a function: params may be left out when every one of them is optional. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends P` is the test for "every property of P is optional"
 export type MethodFn<M extends RpcMethodName> = {} extends RpcParams<M>
   ? (params?: RpcParams<M>) => Promise<RpcResult<M>>
   : (params: RpcParams<M>) => Promise<RpcResult<M>>;

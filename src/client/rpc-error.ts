@@ -40,7 +40,7 @@ export class RpcError extends Error {
 
 function vigilCodeOf(error: JsonRpcErrorObject): string | undefined {
   // -32602's zod issues stay an array (CONTRACT §4); each issue carries the code.
-  const data = Array.isArray(error.data) ? error.data[0] : error.data;
+  const data: unknown = Array.isArray(error.data) ? error.data[0] : error.data;
   if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
     const code = (data as { vigilCode?: unknown }).vigilCode;
     if (typeof code === 'string') return code;

@@ -69,13 +69,13 @@ const REPLAY_PAGE = 500;
 
 /** A bounded FIFO on a growable ring, so shift is O(1) even for large buffers. */
 class Fifo<T> {
-  private items: Array<T | undefined> = new Array(16);
+  private items: Array<T | undefined> = new Array<T | undefined>(16);
   private head = 0;
   length = 0;
 
   push(item: T): void {
     if (this.length === this.items.length) {
-      const grown: Array<T | undefined> = new Array(this.items.length * 2);
+      const grown = new Array<T | undefined>(this.items.length * 2);
       for (let i = 0; i < this.length; i += 1) grown[i] = this.items[(this.head + i) % this.items.length];
       this.items = grown;
       this.head = 0;
@@ -94,7 +94,7 @@ class Fifo<T> {
   }
 
   clear(): void {
-    this.items = new Array(16);
+    this.items = new Array<T | undefined>(16);
     this.head = 0;
     this.length = 0;
   }
@@ -131,6 +131,7 @@ export class EventSubscriber {
     if (this.started || this.closed) return;
     this.started = true;
     if (this.hold === null) this.pump();
+    // Not awaited: the replay pages on in the background; it never rejects (a failed read goes to onReplayError).
     else void this.replay();
   }
 

@@ -3,6 +3,7 @@ import type { RawData, WebSocket } from 'ws';
 import { VigilError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { VigilLogger } from '../shared/logger.js';
+import { runDetached } from '../shared/run-detached.js';
 import type { SubscribeParams, SubscribeResult } from '../protocol/event-feed.schema.js';
 import { EventSubscriber, type FeedSink, type SubscriberStats } from './event-subscriber.js';
 import { jsonRpcFeedFormat } from './feed-format.js';
@@ -162,10 +163,12 @@ export class RpcConnection implements SubscriptionHost {
 
   private dispatch(text: string): void {
     this.inFlight += 1;
-    void this.answer(text).finally(() => {
+    // Answered concurrently; a throw past the router (an answer that cannot be serialised) is logged, not fatal.
+    const answered = this.answer(text).finally(() => {
       this.inFlight -= 1;
       this.applyBackpressure();
     });
+    runDetached(answered, this.deps.log, 'answering a JSON-RPC frame');
   }
 
   private async answer(text: string): Promise<void> {

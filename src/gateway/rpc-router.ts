@@ -22,9 +22,9 @@ export interface RpcContext {
   log: VigilLogger;
   subscriptions: SubscriptionHost;
   /** Registers work to run once this request's response has been written (so a subscription's first event follows it). */
-  afterResponse(fn: () => void): void;
+  afterResponse: (fn: () => void) => void;
   /** The OpenRPC document. */
-  discover(): Record<string, unknown>;
+  discover: () => Record<string, unknown>;
 }
 
 type ParamsOf<M extends RpcMethodName> = z.output<(typeof RPC_METHODS)[M]['params']>;
@@ -65,7 +65,8 @@ function wireCode(err: unknown): number {
   return isVigilError(err) ? (JSON_RPC_CODE_BY_ERROR[err.code] ?? -32603) : -32603;
 }
 
-async function dispatch(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContext): Promise<unknown> {
+// Throws at once or returns the handler's result (a promise or not): routeRequest awaits either inside its try.
+function dispatch(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContext): unknown {
   const { method } = request;
   if (!isRpcMethodName(method)) throw protocolError('RPC_METHOD_NOT_FOUND');
   const spec = RPC_METHODS[method];

@@ -10,6 +10,7 @@ import type { ThinkAction, ThinkResult } from '../subsystems/thinking/thinker.sc
 import type { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import type { SwarmTaskRecord } from '../subsystems/swarm-results/swarm-task-log.js';
 import { describeError } from '../errors.js';
+import { runDetached } from '../shared/run-detached.js';
 import { spawnTask } from './task-spawn.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { DomainActorRefs, HeartbeatDeps, ThinkFailure, TurnState } from './heartbeat.types.js';
@@ -58,7 +59,8 @@ export async function settleThink(input: SettleInput): Promise<SettleOutcome> {
   }
   // Not awaited: what leaves working memory is judged now (synchronously) and its writes are queued on the store
   // before any reply goes out (so a search after the reply sees them), while the synced writes run behind the beat.
-  void consolidateMemories(input.deps, input.refs, watch, actions, input.plan.reason);
+  // A throw in the judging must not end the daemon (a bare `void` would leave it unhandled): it is logged.
+  runDetached(consolidateMemories(input.deps, input.refs, watch, actions, input.plan.reason), input.deps.log, 'consolidating long-term memory');
   return settleTurns(input, spawned);
 }
 

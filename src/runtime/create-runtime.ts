@@ -283,7 +283,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return runtime;
   } catch (err) {
     await telemetry?.shutdown();
-    if (ownsDb) await db.close().catch(() => undefined);
+    if (ownsDb) await db.close().catch(() => undefined); // the start's own failure is the one to report
     throw err;
   }
 }

@@ -49,7 +49,7 @@ export async function openMindParts(deps: MindPartsDeps) {
     clock,
     log,
     contextTokens: config.contextTokens,
-    summarize: thinker.summarize === undefined ? async (request) => extractiveSummary(request) : thinker.summarize.bind(thinker),
+    summarize: thinker.summarize === undefined ? (request) => Promise.resolve(extractiveSummary(request)) : thinker.summarize.bind(thinker),
   });
   await summary.open();
   const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(), toolCalls: () => toolCallLog.all() });

@@ -8,6 +8,7 @@ import { describeError } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Clock } from '../shared/clock.js';
 import type { VigilLogger } from '../shared/logger.js';
+import { runDetached } from '../shared/run-detached.js';
 import type { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import type { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
 import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
@@ -74,7 +75,7 @@ export class RetentionKeeper {
     this.subscription = bus.events$.subscribe((event) => {
       if (event.type !== 'heartbeat.beat' || this.running !== null) return;
       if (this.clock.now() - this.lastRunAt < RETENTION_INTERVAL_MS) return;
-      void this.runOnce();
+      runDetached(this.runOnce(), this.log, 'a retention pass');
     });
   }
 

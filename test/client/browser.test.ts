@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import type * as BrowserClient from '../../src/client/browser.js';
 import WebSocket from 'ws';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from '../gateway/gateway.fixture.js';
@@ -52,7 +53,7 @@ describe('the browser bundle (dist/gateway/dashboard/vigil-client.js)', () => {
     h = await startGatewayHarness();
     // `ws` implements the WHATWG interface: here it stands in for the page's global WebSocket.
     vi.stubGlobal('WebSocket', WebSocket);
-    const bundle = (await import(pathToFileURL(BUNDLE).href)) as typeof import('../../src/client/browser.js');
+    const bundle = (await import(pathToFileURL(BUNDLE).href)) as typeof BrowserClient;
     const client = await bundle.connect({ url: h.gateway.url, token: TEST_TOKEN, reconnect: false });
     try {
       await h.advance(2000);

@@ -54,7 +54,7 @@ afterEach(() => {
 });
 
 const beat = (seq: number): VigilEvent =>
-  ({ seq, type: 'heartbeat.beat', at: '2025-01-01T00:00:00.000Z', beat: seq, beatCount: seq, intervalMs: 1000, phaseMs: { sense: 0, think: 0, integrate: 0 } }) as VigilEvent;
+  ({ seq, type: 'heartbeat.beat', at: '2025-01-01T00:00:00.000Z', beat: seq, beatCount: seq, intervalMs: 1000, phaseMs: { sense: 0, think: 0, integrate: 0 } });
 
 async function opened(options: Partial<ConstructorParameters<typeof ClientCore>[0]> = {}): Promise<ClientCore> {
   const client = new ClientCore({ url: 'http://vigil.test:7420', token: 't0k', ...options }, openScripted);

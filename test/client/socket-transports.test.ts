@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { browserSocket, type WhatwgWebSocketClass } from '../../src/client/browser-socket.js';
+import { browserSocket } from '../../src/client/browser-socket.js';
 import type { OpenSocket, SocketListener } from '../../src/client/client-socket.js';
 import { openNodeSocket } from '../../src/client/node-socket.js';
 
@@ -68,7 +68,7 @@ function record(open: OpenSocket, url: string, token: string | undefined) {
 
 const TRANSPORTS: Array<{ transport: string; open: OpenSocket }> = [
   { transport: "Node's (ws)", open: openNodeSocket },
-  { transport: "the browser's (WHATWG WebSocket)", open: browserSocket(WebSocket as unknown as WhatwgWebSocketClass) },
+  { transport: "the browser's (WHATWG WebSocket)", open: browserSocket(WebSocket) },
 ];
 
 describe.each(TRANSPORTS)('the client socket: $transport', ({ open }) => {
@@ -98,7 +98,7 @@ describe('how each transport presents the token', () => {
 
   it('the browser sends it as ?token= (a page cannot set headers on a WebSocket) and sends no Authorization header', async () => {
     const server = await startServer();
-    const { socket, isOpen } = record(browserSocket(WebSocket as unknown as WhatwgWebSocketClass), server.url, TOKEN);
+    const { socket, isOpen } = record(browserSocket(WebSocket), server.url, TOKEN);
     await isOpen;
     expect(server.upgrades[0]?.url).toBe(`/rpc?token=${TOKEN}`);
     expect(server.upgrades[0]?.headers.authorization).toBeUndefined();
@@ -129,7 +129,7 @@ describe('what a refused upgrade tells the listener', () => {
 
   it('the browser says what it may be, as a browser is never told the status, and never repeats the token', async () => {
     const server = await startServer({ refuse: true });
-    const { seen, done } = record(browserSocket(WebSocket as unknown as WhatwgWebSocketClass), server.url, TOKEN);
+    const { seen, done } = record(browserSocket(WebSocket), server.url, TOKEN);
     await done;
     expect(seen).toHaveLength(2);
     expect(seen[0]).toMatch(/^error the gateway refused the connection or could not be reached .*wrong token.*stopped daemon/);

@@ -6,7 +6,7 @@ import { firstValueFrom, filter, take, toArray } from 'rxjs';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { browserSocket, type WhatwgWebSocketClass } from '../../src/client/browser-socket.js';
+import { browserSocket } from '../../src/client/browser-socket.js';
 import { ClientCore } from '../../src/client/client-core.js';
 import type { ConnectOptions } from '../../src/client/connect-options.js';
 import { RpcError } from '../../src/client/rpc-error.js';
@@ -24,7 +24,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const openBrowserSocket = browserSocket(WebSocket as unknown as WhatwgWebSocketClass);
+const openBrowserSocket = browserSocket(WebSocket);
 
 /** The client over the transport a page uses. */
 async function connectBrowser(options: ConnectOptions): Promise<ClientCore> {
@@ -57,7 +57,7 @@ describe('the typed client', () => {
 
 // A browser is never told the HTTP status of a refused upgrade, so its refusal is a lost connection.
 const TRANSPORTS = [
-  { transport: 'Node (ws)', connect: connectNode as (options: ConnectOptions) => Promise<ClientCore>, refused: 'GATEWAY_UNAUTHORIZED' },
+  { transport: 'Node (ws)', connect: connectNode, refused: 'GATEWAY_UNAUTHORIZED' },
   { transport: 'the browser (WHATWG WebSocket)', connect: connectBrowser, refused: 'CLIENT_DISCONNECTED' },
 ];
 

@@ -105,7 +105,7 @@ export function runActorContract<TState, TEvent extends EventObject>(c: ActorCon
       child?.send(c.validEvent);
       expect(parent.getSnapshot().context.errorEvents).toEqual([]);
 
-      child?.send(c.invalidEvent as EventObject);
+      child?.send(c.invalidEvent);
       expect(parent.getSnapshot().context.errorEvents).toEqual(['xstate.error.actor.supervised']);
       expect(parent.getSnapshot().context.errors[0]).toBeInstanceOf(ZodError);
       // The crash is contained: the parent keeps running.

@@ -38,7 +38,7 @@ export function startDaemon(args: string[], env: Record<string, string> = {}): D
   const waiters: Array<{ predicate: (line: LogLine) => boolean; resolve: (line: LogLine) => void }> = [];
   let stderr = '';
   let buffered = '';
-  proc.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk;
     let newline: number;
     while ((newline = buffered.indexOf('\n')) >= 0) {
@@ -59,7 +59,7 @@ export function startDaemon(args: string[], env: Record<string, string> = {}): D
       }
     }
   });
-  proc.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | string>((resolve) => proc.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   return {
     proc,

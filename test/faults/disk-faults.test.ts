@@ -104,7 +104,7 @@ function failWritesAtStoreBoundary(db: VigilDb, message: string): { on(): void; 
   let failing = false;
   const target = db as unknown as Record<'_put' | '_del' | '_batch', (...args: unknown[]) => Promise<void>>;
   for (const method of ['_put', '_del', '_batch'] as const) {
-    const original = target[method]!.bind(db);
+    const original = target[method].bind(db);
     target[method] = (...args: unknown[]) => {
       if (!failing) return original(...args);
       return Promise.reject(Object.assign(new Error(message), { code: 'LEVEL_IO_ERROR' }));

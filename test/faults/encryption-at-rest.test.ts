@@ -14,7 +14,7 @@ import { MemoryLevel } from 'memory-level';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { runDaemon } from '../../src/daemon.js';
-import { isVigilError, VigilError } from '../../src/errors.js';
+import { isVigilError, type VigilError } from '../../src/errors.js';
 import { exportCheckpoint, importCheckpoint, type TransferStores } from '../../src/runtime/checkpoint-transfer.js';
 import { CheckpointExportSchema } from '../../src/protocol/checkpoint-transfer.schema.js';
 import { logWarningEvents } from '../../src/runtime/event-log.js';
@@ -236,7 +236,7 @@ describe('encryption at rest: export and import', () => {
   }
 
   it('exports the plaintext checkpoint from an encrypted store and imports it into a store with another key and into a plain one', async () => {
-    const source = await stores(new MemoryLevel() as unknown as VigilDb, KEY_A, 3);
+    const source = await stores(new MemoryLevel(), KEY_A, 3);
     const cp = secretCheckpoint(source.store.newId(), Date.parse('2026-03-01T10:00:05Z'));
     await source.store.save(cp, 10);
     // Through JSON, as the file on disk: the checkpoint travels decrypted, so any key (or none) can take it in.
@@ -256,7 +256,7 @@ describe('encryption at rest: export and import', () => {
     // Sealed for B alone: A's key cannot open what the import wrote.
     expect((await caught(new CheckpointStore(otherDb, other.clock, { key: KEY_A }).load(intoB.id))).code).toBe('CHECKPOINT_KEY_INVALID');
 
-    const plain = await stores(new MemoryLevel() as unknown as VigilDb, undefined, 0);
+    const plain = await stores(new MemoryLevel(), undefined, 0);
     const intoPlain = await importCheckpoint(plain, document);
     const storedPlain = await plain.store.loadRaw(intoPlain.id);
     expect(isSealed(storedPlain.bytes)).toBe(false);

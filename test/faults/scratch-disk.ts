@@ -26,7 +26,8 @@ export function mountScratchDisk(sizeMb: number): ScratchDisk {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m`, 'tmpfs', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
-    const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim();
+    // execFileSync's error carries the child's stderr as a Buffer (no encoding was asked for).
+    const stderr = ((err as { stderr?: Buffer }).stderr?.toString() ?? '').trim();
     throw new Error(
       `Cannot mount a ${sizeMb} MB tmpfs for the disk-fault tests (${stderr || (err as Error).message}): ` +
         'run them as root with CAP_SYS_ADMIN, as .ci/run does.',

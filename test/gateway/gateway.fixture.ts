@@ -30,7 +30,7 @@ export class RawClient {
 
   constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const frame: unknown = JSON.parse(String(data));
+      const frame: unknown = JSON.parse((data as Buffer).toString());
       this.frames.push(frame);
       for (const waiter of [...this.waiters]) {
         if (waiter.test(frame)) {

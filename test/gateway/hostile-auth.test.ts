@@ -3,6 +3,7 @@
  * construction (both sides hashed to 32 bytes before timingSafeEqual, checked by spying on it, not by timing), and
  * failures are logged at warn with the remote address, never the token, at most one line per address per interval.
  */
+import type * as nodeCrypto from 'node:crypto';
 import { timingSafeEqual } from 'node:crypto';
 import { request, type IncomingMessage } from 'node:http';
 import { tryUpgrade } from './ws-upgrade.js';
@@ -12,7 +13,7 @@ import { recordingLogger, LEVELS } from '../faults/recording-logger.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 
 vi.mock('node:crypto', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:crypto')>();
+  const actual = await importOriginal<typeof nodeCrypto>();
   return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
 });
 const compare = vi.mocked(timingSafeEqual);

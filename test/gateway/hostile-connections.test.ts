@@ -40,7 +40,7 @@ function openWs(): Promise<WebSocket> {
 function call(ws: WebSocket, id: string, method: string, params?: unknown): Promise<Frame> {
   return new Promise((resolve) => {
     const onMessage = (data: WebSocket.RawData) => {
-      const frame = JSON.parse(String(data)) as Frame;
+      const frame = JSON.parse((data as Buffer).toString()) as Frame;
       if (frame.id !== id) return;
       ws.off('message', onMessage);
       resolve(frame);

@@ -70,7 +70,7 @@ async function flood(): Promise<{ served: number; rateLimited: number }> {
   let rateLimited = 0;
   const done = new Promise<void>((resolve) => {
     ws.on('message', (data) => {
-      const frame = JSON.parse(String(data)) as { result?: unknown; error?: { code: number } };
+      const frame = JSON.parse((data as Buffer).toString()) as { result?: unknown; error?: { code: number } };
       if (frame.error?.code === -32029) rateLimited += 1;
       else if (frame.result !== undefined) served += 1;
       if (served + rateLimited === 3000) resolve();
@@ -113,7 +113,7 @@ async function nested(): Promise<number[]> {
   for (let i = 0; i < 10; i += 1) {
     const depth = 400_000 + i;
     const answer = new Promise<number>((resolve) =>
-      ws.once('message', (data) => resolve((JSON.parse(String(data)) as { error: { code: number } }).error.code)),
+      ws.once('message', (data) => resolve((JSON.parse((data as Buffer).toString()) as { error: { code: number } }).error.code)),
     );
     ws.send(i % 2 === 0 ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(150_000) + '1' + '}'.repeat(150_000));
     codes.push(await answer);

@@ -28,7 +28,7 @@ export interface ConnectionHarness {
   serverWs: WebSocket;
   records: LogRecord[];
   /** Live observers of the runtime's event bus: each open subscription is one. */
-  busObservers(): number;
+  busObservers: () => number;
   close(): Promise<void>;
 }
 
@@ -45,7 +45,7 @@ export async function startConnection(
       const connection = new RpcConnection(serverWs, {
         runtime: h.runtime,
         log,
-        handlers: { ...ALL_METHODS, ...options.handlers } as RpcHandlers,
+        handlers: { ...ALL_METHODS, ...options.handlers },
         discover: () => ({ openrpc: '1.3.2' }),
         lastSeq: () => h.events.at(-1)?.seq ?? 0,
         limits: { ...TEST_LIMITS, ...options.limits },

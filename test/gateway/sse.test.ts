@@ -49,7 +49,7 @@ describe('GET /events (Server-Sent Events)', () => {
   it('resumes with Last-Event-ID: a reconnecting client receives exactly the events it missed, then live ones', async () => {
     const first = await open(`/events?token=${TEST_TOKEN}`);
     await h.advance(3000);
-    await first.waitFor((m) => parsed(first).some((e) => e.type === 'heartbeat.beat' && (e as { beatCount: number }).beatCount === 3), 'beat 3');
+    await first.waitFor(() => parsed(first).some((e) => e.type === 'heartbeat.beat' && (e as { beatCount: number }).beatCount === 3), 'beat 3');
     const lastId = first.messages.at(-1)!.id!;
     first.close();
     await h.advance(3000);

@@ -40,7 +40,7 @@ async function cli(harness: GatewayHarness, argv: string[]): Promise<{ code: num
   return { code, stdout, stderr };
 }
 
-const requested = (events: readonly VigilEvent[]) => events.filter((e) => e.type === 'tool.approval_requested') as Extract<VigilEvent, { type: 'tool.approval_requested' }>[];
+const requested = (events: readonly VigilEvent[]) => events.filter((e): e is Extract<VigilEvent, { type: 'tool.approval_requested' }> => e.type === 'tool.approval_requested');
 
 describe('tool approvals over the gateway and the CLI', () => {
   it('lists waiting calls, approves and denies them, and answers unknown, decided and malformed requests with their codes', async () => {

@@ -377,7 +377,7 @@ describe('turns across kill -9', () => {
     await h.advance(5000);
 
     const terminal = await terminalEvents(h);
-    expect(terminal.filter((e) => e.turnId === refused!.turnId)).toMatchObject([{ type: 'agent.unanswered', code: 'THINK_REJECTED' }]);
-    expect(terminal.filter((e) => e.turnId === lost!.turnId)).toMatchObject([{ type: 'agent.reply' }]);
+    expect(terminal.filter((e) => e.turnId === refused.turnId)).toMatchObject([{ type: 'agent.unanswered', code: 'THINK_REJECTED' }]);
+    expect(terminal.filter((e) => e.turnId === lost.turnId)).toMatchObject([{ type: 'agent.reply' }]);
   });
 });

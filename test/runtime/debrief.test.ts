@@ -38,8 +38,7 @@ describe('debrief', () => {
   });
 
   it('is not injected after a 10 s turn', async () => {
-    let h!: RuntimeHarness;
-    h = await start({ thinker: timedThinker(() => h.clock, 10_000) });
+    const h: RuntimeHarness = await start({ thinker: timedThinker(() => h.clock, 10_000) });
     await h.runtime.send({ text: 'a short job' });
     await h.advance(60_000);
     expect(h.ofType('agent.reply')).toHaveLength(1);

@@ -63,7 +63,7 @@ describe('RetentionKeeper', () => {
 
   it('prunes ended tool calls older than the retention, and keeps calls of unknown outcome whatever their age', async () => {
     const s = await stores();
-    const call = (callId: string, daysBack: number, ended: 'result' | 'reported' | 'unknown'): ToolCallRecord => ({
+    const call = (callId: string, daysBack: number): ToolCallRecord => ({
       callId,
       name: 'mcp__fixture__echo',
       args: { text: callId },
@@ -72,7 +72,7 @@ describe('RetentionKeeper', () => {
     });
     const result = { ok: true, durationMs: 1, resultBytes: 2, text: 'ok' };
     for (const [id, back, ended] of [['old-done', 40, 'result'], ['old-reported', 35, 'reported'], ['old-unknown', 60, 'unknown'], ['new-done', 2, 'result']] as const) {
-      const record = call(id, back, ended);
+      const record = call(id, back);
       await s.toolCalls.intent(record, []);
       if (ended === 'result') await s.toolCalls.result(record, result, []);
       if (ended === 'reported') await s.toolCalls.reported(record, []);

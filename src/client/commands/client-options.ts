@@ -19,7 +19,7 @@ export function parseClientArgs(argv: string[], extra: Record<string, { type: 's
       allowPositionals: true,
       options: { url: { type: 'string' }, token: { type: 'string' }, 'data-dir': { type: 'string' }, ...extra },
     });
-    return { positionals, flags: values as ClientArgs['flags'] };
+    return { positionals, flags: values };
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

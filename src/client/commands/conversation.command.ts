@@ -55,7 +55,7 @@ export function formatEntry(entry: ConversationEntry): string {
   return `#${entry.seq} ${entry.at} ${who} ${turn}${ending}: ${escapeControls(entry.text)}`;
 }
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const CONTROL = /\p{Cc}/gu;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escapeControls(text: string): string {

@@ -32,6 +32,7 @@ export function eventsCommand(argv: string[], io: CliIo): Promise<number> {
           complete: () => resolve(0),
         });
         client.dropped$.subscribe((notice) => io.stderr(`vigil: ${notice.count} events dropped (seq ${notice.firstSeq}-${notice.lastSeq}): this terminal fell behind\n`));
+        // interrupted() only ever resolves (on Ctrl-C); the feed's own end resolves the command otherwise.
         void io.interrupted().then(() => {
           subscription.unsubscribe();
           resolve(0);

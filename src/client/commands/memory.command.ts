@@ -60,6 +60,6 @@ export function parseMemoryArgs(argv: string[]): MemoryRequest {
 
 /** One hit as one line: `ID  SCORE  SOURCE  CREATED  CONTENT` (control characters of the content shown as spaces). */
 export function formatHit(hit: MemorySearchHit): string {
-  const content = hit.content.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  const content = hit.content.replace(/\p{Cc}/gu, ' ');
   return [hit.id, hit.score.toFixed(2), hit.source, hit.createdAt, content].join('\t');
 }

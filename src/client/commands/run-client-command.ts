@@ -37,6 +37,7 @@ export async function runClientCommand(
     io.stderr(`vigil: ${describeError(err)}${hint}\n`);
     return 1;
   } finally {
+    // The exit code is decided; a connection that fails to close cleanly changes nothing for the user.
     await client?.close().catch(() => undefined);
   }
 }

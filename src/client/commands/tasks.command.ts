@@ -43,6 +43,6 @@ export function formatTask(task: TaskView): string {
   const money = `$${task.costUsd.toFixed(4)}/$${task.maxCostUsd.toFixed(2)}`;
   const tools = task.tools.length === 0 ? '-' : task.tools.join(',');
   // The prompt is the model's text: no newline or escape sequence of it reaches the operator's terminal.
-  const prompt = (task.prompt.split('\n')[0] ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  const prompt = (task.prompt.split('\n')[0] ?? '').replace(/\p{Cc}/gu, ' ');
   return [task.id, task.status, money, tools, prompt].join('\t');
 }

@@ -12,7 +12,7 @@ const ms = (value: number) => (value >= 1000 ? `${(value / 1000).toFixed(2)}s` :
 const pct = (ratio: number | null) => (ratio === null ? '-' : `${Math.round(ratio * 100)}%`);
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 // Model and server text is not ours: no control character of it reaches the operator's terminal.
-const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+const clean = (text: string) => text.replace(/\p{Cc}/gu, ' ');
 
 /** One think as one tab-separated line: id, start, reason, model, duration, calls, tool calls, tokens in/out, cache ratio, cost, stop. */
 export function formatThinkLine(think: ThinkTraceSummary): string {
@@ -68,6 +68,6 @@ export function formatThink(think: ThinkTrace): string {
 function indent(text: string): string {
   return text
     .split('\n')
-    .map((line) => `    ${line.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, ' ')}`)
+    .map((line) => `    ${line.replace(/(?![\t\n])\p{Cc}/gu, ' ')}`)
     .join('\n');
 }

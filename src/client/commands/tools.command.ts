@@ -26,7 +26,7 @@ export function toolsCommand(argv: string[], io: CliIo): Promise<number> {
         throw new UsageError(sub === undefined ? 'tools needs a subcommand.' : `unknown tools subcommand "${sub}".`);
       }
       if (rest.length !== ARITY[sub]) {
-        throw new UsageError(rest.length > ARITY[sub]! ? `unexpected arguments: ${rest.slice(ARITY[sub]).join(' ')}` : `tools ${sub} needs a call id (see vigil tools pending).`);
+        throw new UsageError(rest.length > ARITY[sub] ? `unexpected arguments: ${rest.slice(ARITY[sub]).join(' ')}` : `tools ${sub} needs a call id (see vigil tools pending).`);
       }
       if (args.flags['reason'] !== undefined && sub !== 'deny') throw new UsageError('--reason goes with tools deny only.');
       return args;
@@ -63,7 +63,7 @@ export function toolsCommand(argv: string[], io: CliIo): Promise<number> {
 }
 
 // A server's or a model's text is not ours: no newline or escape sequence of it reaches the operator's terminal.
-const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+const oneLine = (text: string) => text.replace(/\p{Cc}/gu, ' ');
 
 /** One tool as one line: `NAME  up|down  [approval]  DESCRIPTION` (the description's first line, escaped of controls). */
 export function formatTool(tool: ToolView): string {

@@ -99,11 +99,14 @@ export function createAffectPanel(client) {
 function loadSamples() {
   const empty = { times: [], series: DIMENSIONS.map(() => []) };
   try {
-    const saved = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null');
-    if (saved === null || !Array.isArray(saved.times) || saved.series?.length !== DIMENSIONS.length) return empty;
-    const from = /** @type {number[]} */ (saved.times).findIndex((t) => t >= Date.now() / 1000 - WINDOW_S);
+    // What this tab wrote (saveSamples), or a damaged or older entry: the shape is checked before use.
+    /** @type {unknown} */
+    const parsed = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null');
+    const saved = /** @type {{ times?: number[], series?: number[][] } | null} */ (parsed);
+    if (saved === null || !Array.isArray(saved.times) || !Array.isArray(saved.series) || saved.series.length !== DIMENSIONS.length) return empty;
+    const from = saved.times.findIndex((t) => t >= Date.now() / 1000 - WINDOW_S);
     if (from < 0) return empty;
-    return { times: saved.times.slice(from), series: saved.series.map((/** @type {number[]} */ s) => s.slice(from)) };
+    return { times: saved.times.slice(from), series: saved.series.map((s) => s.slice(from)) };
   } catch {
     return empty;
   }

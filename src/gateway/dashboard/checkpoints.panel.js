@@ -1,6 +1,6 @@
 // @ts-check
 /** The checkpoints panel: the newest checkpoints with create, and restore behind the gateway's own -32001 confirmation. */
-import { byId, describeFailure, formatBytes, formatDateTime, formatWhen, h, throttle, toast } from './dom-helpers.js';
+import { byId, describeFailure, formatBytes, formatDateTime, formatWhen, h, runDetached, throttle, toast } from './dom-helpers.js';
 import { RpcError } from './vigil-client.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
@@ -31,7 +31,7 @@ export function createCheckpointsPanel(client, onRestored) {
       h('td', { class: 'num' }, checkpoint.beatCount.toLocaleString()),
       h('td', { class: 'num' }, formatBytes(checkpoint.sizeBytes)),
       h('td', { class: 'mono id', title: `${checkpoint.id} (format ${checkpoint.formatVersion})` }, checkpoint.id),
-      h('td', { class: 'actions' }, h('button', { type: 'button', class: 'btn btn-small', onclick: () => restore(checkpoint.id) }, 'Restore')),
+      h('td', { class: 'actions' }, h('button', { type: 'button', class: 'btn btn-small', onclick: () => runDetached(restore(checkpoint.id), 'restoring a checkpoint') }, 'Restore')),
     );
 
   const refresh = async () => {
@@ -80,6 +80,7 @@ export function createCheckpointsPanel(client, onRestored) {
       byId('restore-created').textContent = formatDateTime(data.createdAt);
       dialog.returnValue = '';
       dialog.showModal();
+      /** @type {string} */
       const answer = await new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue), { once: true }));
       if (answer !== 'confirm') return;
       try {

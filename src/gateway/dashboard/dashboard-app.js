@@ -4,7 +4,7 @@ import { createAffectPanel } from './affect.panel.js';
 import { createBudgetPanel } from './budget.panel.js';
 import { createCheckpointsPanel } from './checkpoints.panel.js';
 import { createConversationPanel } from './conversation.panel.js';
-import { byId, describeFailure, toast } from './dom-helpers.js';
+import { byId, describeFailure, runDetached, toast } from './dom-helpers.js';
 import { createEventsPanel } from './events.panel.js';
 import { createGoalsPanel } from './goals.panel.js';
 import { createHeartbeatPanel } from './heartbeat.panel.js';
@@ -44,7 +44,7 @@ function askForToken(reason) {
       keepSessionToken(input.value.trim());
       input.value = '';
       gate.hidden = true;
-      void start();
+      runDetached(start(), 'starting the dashboard');
     },
     { once: true },
   );
@@ -85,7 +85,7 @@ async function start() {
     goals: createGoalsPanel(client),
     memory: createMemoryPanel(client),
     longTermMemory: createLongTermMemoryPanel(client),
-    checkpoints: createCheckpointsPanel(client, () => refreshAll()),
+    checkpoints: createCheckpointsPanel(client, () => runDetached(refreshAll(), 'reloading the panels after a restore')),
     conversation: createConversationPanel(client),
     tools: createToolsPanel(client),
     tasks: createTasksPanel(client),
@@ -119,7 +119,7 @@ async function start() {
   let wasOpen = true;
   client.state$.subscribe((state) => {
     showConnection(state);
-    if (state === 'open' && !wasOpen) void refreshAll();
+    if (state === 'open' && !wasOpen) runDetached(refreshAll(), 'reloading the panels after a reconnection');
     wasOpen = state === 'open';
     if (state === 'reconnecting') toast('Connection lost; reconnecting…', 'error');
   });
@@ -133,9 +133,9 @@ async function start() {
     }, ms);
   }
   document.addEventListener('visibilitychange', () => {
-    if (!document.hidden && client.state$.value === 'open') void refreshAll();
+    if (!document.hidden && client.state$.value === 'open') runDetached(refreshAll(), 'reloading the panels');
   });
   document.body.dataset['ready'] = 'true';
 }
 
-void start();
+runDetached(start(), 'starting the dashboard');

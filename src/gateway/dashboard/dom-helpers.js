@@ -1,11 +1,13 @@
 // @ts-check
 /** Small DOM and formatting helpers the panels share; every text goes in through textContent, never as HTML. */
 
+/** @typedef {string | number | boolean | null | undefined} AttrValue An attribute's or a data- attribute's value. */
+
 /**
  * Builds an element: `h('li', { class: 'goal', dataset: { id } }, 'text', child)`.
  * @template {keyof HTMLElementTagNameMap} K
  * @param {K} tag
- * @param {Record<string, unknown> | null} [attrs]
+ * @param {Record<string, AttrValue | ((event: never) => void) | Record<string, AttrValue>> | null} [attrs]
  * @param {Array<Node | string | number | null | undefined | false>} children
  * @returns {HTMLElementTagNameMap[K]}
  */
@@ -13,13 +15,14 @@ export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs ?? {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (key === 'dataset') {
+    if (key === 'dataset' && typeof value === 'object') {
       // An absent value leaves its data- attribute out (Object.assign would write "undefined").
-      for (const [name, data] of Object.entries(/** @type {Record<string, unknown>} */ (value))) {
+      for (const [name, data] of Object.entries(value)) {
         if (data !== undefined && data !== null) el.dataset[name] = String(data);
       }
     } else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
-    else el.setAttribute(key, value === true ? '' : String(value));
+    // An object or a function anywhere else is a mistake: never written as "[object Object]" or as source text.
+    else if (typeof value !== 'object' && typeof value !== 'function') el.setAttribute(key, value === true ? '' : String(value));
   }
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
@@ -147,4 +150,14 @@ export function describeFailure(err) {
     return typeof code === 'number' ? `${err.message} (${code})` : err.message;
   }
   return String(err);
+}
+
+/**
+ * Lets `work` run without waiting for it; a failure goes to the console with what was being done (a bare `void`
+ * would leave it an unhandled rejection). For work whose failure the user must see, `.catch` with a toast instead.
+ * @param {Promise<unknown>} work
+ * @param {string} what
+ */
+export function runDetached(work, what) {
+  work.catch((err) => console.warn(`${what} failed: ${describeFailure(err)}`));
 }

@@ -1,6 +1,6 @@
 // @ts-check
 /** The heartbeat panel and the top bar: beat count (live from `heartbeat.beat`), phase, interval, awake/dormant with wake time. */
-import { byId, formatDuration, formatRelative, formatTime } from './dom-helpers.js';
+import { byId, formatDuration, formatRelative, formatTime, runDetached } from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Shared} Shared */
@@ -101,15 +101,15 @@ export function createHeartbeatPanel(client, shared) {
         case 'heartbeat.started':
         case 'checkpoint.restored':
           beatCount = -1;
-          void this.refresh();
+          runDetached(this.refresh(), 'refreshing the heartbeat');
           break;
         case 'agent.sleeping':
           wakeAt = event.wakeAt;
-          void this.refresh();
+          runDetached(this.refresh(), 'refreshing the heartbeat');
           break;
         case 'agent.waking':
           wakeAt = null;
-          void this.refresh();
+          runDetached(this.refresh(), 'refreshing the heartbeat');
           break;
         default:
           break;

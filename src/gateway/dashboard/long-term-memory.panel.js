@@ -1,6 +1,6 @@
 // @ts-check
 /** The long-term memory search box (in the working-memory card): `memory.search` hits, each with a Forget button. */
-import { byId, describeFailure, formatRelative, h, toast } from './dom-helpers.js';
+import { byId, describeFailure, formatRelative, h, runDetached, toast } from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
@@ -68,13 +68,13 @@ export function createLongTermMemoryPanel(client) {
   });
   input.addEventListener('search', () => {
     // The field's clear button: hide the results.
-    if (input.value === '') void search('');
+    if (input.value === '') runDetached(search(''), 'clearing the search');
   });
 
   return {
     refresh: () => search(shown),
     onEvent(event) {
-      if (event.type === 'checkpoint.restored' && shown !== '') void search(shown).catch(() => undefined);
+      if (event.type === 'checkpoint.restored' && shown !== '') runDetached(search(shown), 'searching again after a restore');
     },
   };
 }

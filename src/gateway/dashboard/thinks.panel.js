@@ -1,6 +1,6 @@
 // @ts-check
 /** The thinks panel: recent thinks with their cost and cache ratio (thinks.list); one opens to its calls and prompt sections (thinks.get). */
-import { byId, describeFailure, formatDateTime, formatWhen, h, throttle, toast } from './dom-helpers.js';
+import { byId, describeFailure, formatDateTime, formatWhen, h, runDetached, throttle, toast } from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
@@ -39,7 +39,7 @@ export function createThinksPanel(client) {
   const row = (think) =>
     h(
       'tr',
-      { dataset: { id: think.id, failed: think.error === undefined ? null : 'true' }, tabindex: 0, title: `Open think ${think.id}`, onclick: () => open(think.id), onkeydown: /** @param {KeyboardEvent} e */ (e) => e.key === 'Enter' && open(think.id) },
+      { dataset: { id: think.id, failed: think.error === undefined ? null : 'true' }, tabindex: 0, title: `Open think ${think.id}`, onclick: () => runDetached(open(think.id), 'opening a think'), onkeydown: /** @param {KeyboardEvent} e */ (e) => e.key === 'Enter' && runDetached(open(think.id), 'opening a think') },
       h('td', null, h('time', { datetime: new Date(think.startedAt).toISOString(), title: formatDateTime(think.startedAt) }, formatWhen(think.startedAt))),
       h('td', null, think.reason),
       h('td', { class: 'mono' }, think.model),

@@ -33,7 +33,7 @@ function phaseOf(value: unknown): HeartbeatStatus['phase'] {
   if (value === 'paused') return 'paused';
   if (typeof value === 'object' && value !== null && 'dormant' in value) return 'dormant';
   if (typeof value === 'object' && value !== null && 'running' in value) {
-    const running = (value as { running: unknown }).running;
+    const running = value.running;
     const phase = typeof running === 'string' ? running : Object.keys(running as object)[0];
     if (phase === 'sense' || phase === 'think' || phase === 'integrate' || phase === 'sleep') return phase;
   }

@@ -2,6 +2,7 @@
 import type { DenyToolCallParams, PendingToolCall, ToolDecision } from '../../protocol/tool-approvals.schema.js';
 import type { ToolView } from '../../protocol/tools.schema.js';
 import type { ToolCallDecision } from '../../subsystems/tools/durable-tool-caller.js';
+import { runDetached } from '../../shared/run-detached.js';
 import { iso, type RuntimeCore } from '../runtime-core.js';
 
 /** `tools.list`: every registered tool in the registry's order (by name), with its server's availability now. */
@@ -33,7 +34,8 @@ export function pendingToolCalls(core: RuntimeCore): PendingToolCall[] {
 export async function approveToolCall(core: RuntimeCore, callId: string): Promise<ToolDecision> {
   core.assertRunning();
   const { decision, ran } = await core.parts.toolCalls.approve(callId);
-  void ran.then(() => wake(core));
+  // Not waited for: the operator's answer is the decision; the call runs on and wakes the turn when its result is stored.
+  runDetached(ran.then(() => wake(core)), core.parts.log, 'waking the heartbeat after an approved tool call');
   return view(decision);
 }
 

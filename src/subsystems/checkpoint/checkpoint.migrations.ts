@@ -56,5 +56,6 @@ export const migrateCheckpoint: Migrate = createMigrator(CHECKPOINT_MIGRATIONS, 
 function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined (missing)';
   if (Array.isArray(value)) return 'an array';
-  return JSON.stringify(value) ?? String(value);
+  // Only a function or a symbol has no JSON text (a parsed record holds neither): its kind says enough.
+  return JSON.stringify(value) ?? `a ${typeof value}`;
 }

@@ -314,6 +314,7 @@ export class CheckpointStore {
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.writes.then(fn, fn);
+    // Only the queue's tail swallows a failure (the next write still runs); the caller gets it from `run`.
     this.writes = run.catch(() => undefined);
     return run;
   }

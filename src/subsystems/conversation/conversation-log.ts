@@ -284,6 +284,7 @@ export class ConversationLog {
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.writes.then(fn, fn);
+    // Only the queue's tail swallows a failure (the next write still runs); the caller gets it from `run`.
     this.writes = run.catch(() => undefined);
     return run;
   }

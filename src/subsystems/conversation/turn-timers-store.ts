@@ -35,6 +35,7 @@ export class TurnTimersStore {
         throw toStoreError(err, 'record the turn timers');
       }
     });
+    // Only the queue's tail swallows a failure (the next write still runs); the caller gets it from `write`.
     this.writes = write.catch(() => undefined);
     return write;
   }

@@ -122,6 +122,7 @@ export class LongTermMemory {
   /** Stops a background build still running (the database is about to close) and waits for it to let go. */
   async stop(): Promise<void> {
     this.stopping = true;
+    // A failed load was reported when it failed (onLoadError, whenReady); stopping only waits for it to let go.
     await this.loading.catch(() => undefined);
     await this.writes;
   }
@@ -278,6 +279,7 @@ export class LongTermMemory {
     } catch (err) {
       throw toStoreError(err, 'load long-term memory');
     } finally {
+      // The read's own error (thrown above) is the one worth reporting; a failed close of the iterator adds nothing.
       await iterator.close().catch(() => undefined);
     }
     this.loaded = true;
@@ -293,6 +295,7 @@ export class LongTermMemory {
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.writes.then(fn, fn);
+    // Only the queue's tail swallows a failure (the next write still runs); the caller gets it from `run`.
     this.writes = run.catch(() => undefined);
     return run;
   }

@@ -115,6 +115,7 @@ export class PersistedSeq implements SeqSource {
   }
 
   private startReserve(): void {
+    // Never rejects: a failed write is kept in reserveError (see reserve), so nothing is lost by not awaiting it here.
     if (this.reserving === null) void this.reserve();
   }
 

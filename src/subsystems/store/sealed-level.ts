@@ -106,7 +106,7 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
       {},
     );
     this.#innerDb = inner;
-    this.#inner = inner as unknown as Loose;
+    this.#inner = inner;
     this.#private = storesEveryFormat(inner) ? (inner as unknown as Private) : publicAccess(this.#inner);
     this.#cipher = cipher;
     this.#closeInner = options.closeInner;
@@ -206,7 +206,7 @@ class SealedIterator extends AbstractIterator<SealedLevel, Encoded, Encoded> {
     open: (key: Encoded, value: Encoded | undefined) => Encoded | undefined,
     keys: boolean,
   ) {
-    super(db, options as never);
+    super(db, options);
     this.#inner = inner;
     this.#open = open;
     this.#keys = keys;

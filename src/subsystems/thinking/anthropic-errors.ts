@@ -44,22 +44,24 @@ export function abortedError<P>(what: string, partial: P, reason: unknown): Vigi
 /** The Vigil error for an SDK call that threw after its retries: THINK_ABORTED when aborted, THINK_FAILED otherwise. */
 export function callError<P>(err: unknown, what: string, signal: AbortSignal, partial: P): VigilError {
   if (err instanceof APIUserAbortError || signal.aborted) return abortedError(what, partial, signal.reason ?? err);
-  if (err instanceof APIError && err.status !== undefined) {
+  // `instanceof` leaves the class's type parameters as any: the status is a number here, or the error has none.
+  const status: unknown = err instanceof APIError ? err.status : undefined;
+  if (err instanceof APIError && typeof status === 'number') {
     const type = err.type ?? 'unknown_error';
     const detail = err.apiMessage ?? err.message;
-    const retryable = isRetryableStatus(err.status);
-    const data: ThinkFailureData<P> = { status: err.status, retryable, partial };
+    const retryable = isRetryableStatus(status);
+    const data: ThinkFailureData<P> = { status, retryable, partial };
     const after = retryable ? ' after its retries' : ' (not retried)';
-    if (isAuthStatus(err.status)) {
+    if (isAuthStatus(status)) {
       // Its own code, so the think.failed event and the log say plainly that the key is the problem.
-      const message = `The Anthropic ${what} was refused (not retried): HTTP ${err.status} ${type}: ${detail}. Check ANTHROPIC_API_KEY.`;
+      const message = `The Anthropic ${what} was refused (not retried): HTTP ${status} ${type}: ${detail}. Check ANTHROPIC_API_KEY.`;
       return new VigilError('THINK_AUTH_FAILED', message, { cause: err, data });
     }
-    if (isRejectedStatus(err.status)) {
-      const message = `The Anthropic ${what} was rejected (not retried): HTTP ${err.status} ${type}: ${detail}`;
+    if (isRejectedStatus(status)) {
+      const message = `The Anthropic ${what} was rejected (not retried): HTTP ${status} ${type}: ${detail}`;
       return new VigilError('THINK_REJECTED', message, { cause: err, data });
     }
-    return new VigilError('THINK_FAILED', `The Anthropic ${what} failed${after}: HTTP ${err.status} ${type}: ${detail}`, {
+    return new VigilError('THINK_FAILED', `The Anthropic ${what} failed${after}: HTTP ${status} ${type}: ${detail}`, {
       cause: err,
       data,
     });

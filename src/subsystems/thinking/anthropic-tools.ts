@@ -26,7 +26,7 @@ interface ToolSpec<S extends z.ZodType = z.ZodType> {
 }
 
 // A generic identity, so each spec's callbacks see their own schema's output type.
-const tool = <S extends z.ZodType>(spec: ToolSpec<S>): ToolSpec => spec as unknown as ToolSpec;
+const tool = <S extends z.ZodType>(spec: ToolSpec<S>): ToolSpec => spec;
 
 const unit = (what: string) => z.number().min(0).max(1).describe(what);
 const shift = (what: string) => z.number().min(-1).max(1).optional().describe(what);

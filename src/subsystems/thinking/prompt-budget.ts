@@ -13,7 +13,7 @@ import { VigilError } from '../../errors.js';
 import type { ConversationMessage } from '../../protocol/conversation.schema.js';
 import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
 import type { ThinkInput } from './thinker.schema.js';
-import { TokenCalibration } from './token-calibration.js';
+import type { TokenCalibration } from './token-calibration.js';
 
 /** What the builder needs besides the think's input. */
 export interface PromptBudgetArgs {

@@ -27,7 +27,7 @@ export interface TaskModel {
    * warm; alone its prefix is under every model's minimum), the sub-agent instruction after them; and `observe`,
    * which judges each call's cache use and returns its usage.
    */
-  cachedParts(withTools: boolean): { tools: readonly Tool[]; system: readonly TextBlockParam[]; observe(usage: TokenUsage): TokenUsage };
+  cachedParts(withTools: boolean): { tools: readonly Tool[]; system: readonly TextBlockParam[]; observe: (usage: TokenUsage) => TokenUsage };
 }
 
 const usd = (microUsd: number): string => `$${(microUsd / 1_000_000).toFixed(4)}`;

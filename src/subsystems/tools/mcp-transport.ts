@@ -12,7 +12,7 @@ export interface ServerTransport {
   /** The stdio server's stderr (through its launcher); it must be read, or a chatty server blocks on a full pipe. */
   stderr: Readable | null;
   /** The launcher's pid, once started (stdio only). */
-  pid(): number | null;
+  pid: () => number | null;
 }
 
 /**

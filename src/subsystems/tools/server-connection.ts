@@ -5,6 +5,7 @@ import { describeError } from '../../errors.js';
 import { isStdioServer, type McpServerEntry } from '../../protocol/mcp-config.schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
+import { runDetached } from '../../shared/run-detached.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
 import { createServerTransport, type ServerTransport } from './mcp-transport.js';
 import { StderrTail } from './stderr-tail.js';
@@ -92,7 +93,7 @@ export class ServerConnection {
   /** Starts connecting in the background; the outcome comes through the listener. */
   start(): void {
     if (this.stateValue !== 'idle') return;
-    void this.connect();
+    runDetached(this.connect(), this.options.log, `connecting to MCP server ${this.options.server}`);
   }
 
   /** Calls `tool` on the server; throws when it is not connected. */
@@ -129,7 +130,7 @@ export class ServerConnection {
       const client = new Client(
         { name: 'vigil', version: this.options.clientVersion },
         // The SDK only hands over the notification; the listing is ours, so it pages and is never run twice at once.
-        { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => void this.refresh(generation) } } },
+        { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => runDetached(this.refresh(generation), log, `refreshing the tools of MCP server ${server}`) } } },
       );
       client.onclose = () => this.lost(generation, 'the connection closed');
       client.onerror = (err) => log.debug({ server, err: describeError(err) }, 'mcp transport error');
@@ -166,11 +167,11 @@ export class ServerConnection {
     this.stateValue = 'waiting';
     this.retryTimer = this.options.clock.setTimeout(() => {
       this.retryTimer = undefined;
-      void this.connect();
+      runDetached(this.connect(), this.options.log, `reconnecting to MCP server ${this.options.server}`);
     }, retryInMs);
     this.options.listener.down(this.options.server, this.withStderr(reason), wasUp, retryInMs);
     // A process that is still there (a timed-out handshake) is ended in the background; its close is ignored.
-    if (client !== undefined) void this.close(client);
+    if (client !== undefined) runDetached(this.close(client), this.options.log, `closing MCP server ${this.options.server}`);
   }
 
   /** The reason, with the server's last words on stderr when it has any (why a process exited is usually there). */
@@ -246,6 +247,7 @@ export class ServerConnection {
         new Promise((resolve) => setTimeout(resolve, 1000).unref()),
       ]);
     }
+    // Best effort, like the session's end above: a client that fails to close is dropped all the same.
     await client.close().catch(() => undefined);
   }
 }

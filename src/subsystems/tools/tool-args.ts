@@ -1,6 +1,6 @@
 /** Checks a tool call's arguments against the tool's input JSON Schema before anything is sent to its server. */
 import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { JsonSchemaObject } from './tool-registry.js';
 
 /** The outcome of a check: valid, or why not. */
@@ -31,7 +31,7 @@ export class ToolArgsChecker {
     let validate = this.compiled.get(name);
     if (validate === undefined) {
       try {
-        validate = this.provider.getValidator<unknown>(rest as JsonSchemaType);
+        validate = this.provider.getValidator<unknown>(rest);
       } catch (err) {
         return { valid: false, problem: `the tool's input schema cannot be used (${err instanceof Error ? err.message : String(err)})` };
       }

@@ -222,6 +222,7 @@ export class ToolCallLog {
         for (const writer of batch.writers) writer.reject(toStoreError(err, writer.what));
       },
     );
+    // inFlight never rejects (a failed batch rejects its writers instead), so this chain cannot go unhandled.
     void this.inFlight.then(() => {
       this.busy = false;
       this.inFlight = undefined;

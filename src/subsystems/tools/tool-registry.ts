@@ -68,7 +68,7 @@ export function serverTools(
       server,
       tool: tool.name,
       description: tool.description ?? '',
-      inputSchema: tool.inputSchema as JsonSchemaObject,
+      inputSchema: tool.inputSchema,
       requireApproval: approval === true || (Array.isArray(approval) && approval.includes(tool.name)),
       idempotent: idempotent.has(tool.name),
       timeoutMs: entry.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,

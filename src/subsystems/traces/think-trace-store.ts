@@ -110,6 +110,7 @@ export class ThinkTraceStore {
         }
       }
     });
+    // Only the queue's tail swallows a failure (the next write still runs); the caller gets it from `write`.
     this.writes = write.catch(() => undefined);
     return write;
   }

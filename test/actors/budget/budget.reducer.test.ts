@@ -8,7 +8,6 @@ import {
   budgetStatusState,
   initialBudgetState,
   spendLevel,
-  type BudgetEvent,
 } from '../../../src/actors/budget/index.js';
 import { runActorContract } from '../../contracts/actor.contract.js';
 
@@ -79,7 +78,7 @@ describe('budgetReducer', () => {
         let state = fresh();
         for (const [e, dt] of steps) {
           at += dt;
-          const next = budgetReducer(state, { ...e, at } as BudgetEvent);
+          const next = budgetReducer(state, { ...e, at });
           BudgetStateSchema.parse(next);
           if (next.dayKey === state.dayKey) expect(next.spentTodayMicroUsd).toBeGreaterThanOrEqual(state.spentTodayMicroUsd);
           state = next;

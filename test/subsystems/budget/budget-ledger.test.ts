@@ -17,7 +17,7 @@ afterEach(async () => {
 
 describe('BudgetLedger', () => {
   it('keeps a running total per day, charges applied in call order', async () => {
-    const ledger = new BudgetLedger(new MemoryLevel() as unknown as VigilDb);
+    const ledger = new BudgetLedger(new MemoryLevel());
     await Promise.all([ledger.charge(charge(100)), ledger.charge(charge(250)), ledger.charge(charge(5, '2026-03-11'))]);
     expect(await ledger.readDay('2026-03-10')).toEqual({
       dayKey: '2026-03-10',
@@ -91,7 +91,7 @@ describe('BudgetLedger', () => {
   });
 
   it('prunes days before the oldest kept one', async () => {
-    const ledger = new BudgetLedger(new MemoryLevel() as unknown as VigilDb);
+    const ledger = new BudgetLedger(new MemoryLevel());
     await ledger.charge(charge(1, '2026-01-01'));
     await ledger.charge(charge(2, '2026-03-10'));
     await ledger.prune('2026-02-01');

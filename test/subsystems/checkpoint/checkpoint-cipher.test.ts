@@ -20,7 +20,7 @@ function thrown(fn: () => unknown): { code: string; message: string; data: any }
   try {
     fn();
   } catch (err) {
-    if (isVigilError(err)) return err as never;
+    if (isVigilError(err)) return err;
     throw err;
   }
   throw new Error('expected a VigilError');

@@ -5,7 +5,6 @@ import { createSimulatedClock } from '../../../src/shared/clock.js';
 import { CheckpointStore } from '../../../src/subsystems/checkpoint/checkpoint.store.js';
 import { SealedLevel } from '../../../src/subsystems/store/sealed-level.js';
 import { sealStore } from '../../../src/subsystems/store/store-seal.js';
-import type { VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 import { makeCheckpoint } from '../../fixtures/checkpoint.fixture.js';
 
 const KEY_A = 'a1'.repeat(32);
@@ -13,7 +12,7 @@ const KEY_B = 'b2'.repeat(32);
 
 describe('CheckpointStore on a sealed store', () => {
   it('prunes beyond the kept count without reading a body when the store is sealed with its key, and reads them when not', async () => {
-    const { db } = await sealStore(new MemoryLevel() as unknown as VigilDb, KEY_A, { closeInner: false });
+    const { db } = await sealStore(new MemoryLevel(), KEY_A, { closeInner: false });
     expect(db).toBeInstanceOf(SealedLevel);
     const clock = createSimulatedClock();
     const store = new CheckpointStore(db, clock, { key: KEY_A });

@@ -25,7 +25,7 @@ describe('TurnTimersStore', () => {
     await store.record({ lastMessageAt: 1, lastDebriefAt: null, turnStartedAt: 2, turnInProgress: true });
     await store.record({ lastMessageAt: 3, lastDebriefAt: 4, turnStartedAt: 2, turnInProgress: false });
     await db.close();
-    const again = new TurnTimersStore(new Level(dir) as unknown as VigilDb);
+    const again = new TurnTimersStore(new Level(dir));
     expect(await again.read()).toEqual({ lastMessageAt: 3, lastDebriefAt: 4, turnStartedAt: 2, turnInProgress: false });
   });
 

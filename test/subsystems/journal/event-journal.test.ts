@@ -18,7 +18,7 @@ function setup(db: VigilDb, maxEvents = 1000, startSeq = 0) {
 
 describe('EventJournal', () => {
   it('pages forward after a seq, oldest first, and returns the newest N without one', async () => {
-    const { bus, journal } = setup(new MemoryLevel() as unknown as VigilDb);
+    const { bus, journal } = setup(new MemoryLevel());
     for (let i = 0; i < 10; i += 1) bus.emit('checkpoint.failed', { reason: `r${i}` });
     expect((await journal.query({ after: 3, limit: 2 })).map((e) => e.seq)).toEqual([4, 5]);
     expect((await journal.query({ limit: 3 })).map((e) => e.seq)).toEqual([8, 9, 10]);
@@ -26,7 +26,7 @@ describe('EventJournal', () => {
   });
 
   it('filters by type patterns before applying the limit', async () => {
-    const { bus, journal } = setup(new MemoryLevel() as unknown as VigilDb);
+    const { bus, journal } = setup(new MemoryLevel());
     bus.emit('agent.reply', { turnId: 't', text: 'a' });
     bus.emit('checkpoint.created', { checkpointId: 'c1', beatCount: 1, sizeBytes: 1, durationMs: 1 });
     bus.emit('agent.reply', { turnId: 't', text: 'b' });
@@ -36,7 +36,7 @@ describe('EventJournal', () => {
   });
 
   it('keeps only about the newest maxEvents', async () => {
-    const { bus, journal } = setup(new MemoryLevel() as unknown as VigilDb, 100);
+    const { bus, journal } = setup(new MemoryLevel(), 100);
     for (let i = 0; i < 1000; i += 1) {
       bus.emit('checkpoint.failed', { reason: 'x' });
       if (i % 50 === 0) await journal.flush();

@@ -44,7 +44,7 @@ describe('long-term memory in thinks', () => {
       message([]),
       // Think 2: the model recalls, then answers.
       { kind: 'respond', respond: () => message([toolUse('recall', { query: 'falcon ship date' })]) },
-      { kind: 'respond', respond: (r) => message(replyAll({ ...r, body: { messages: [r.body.messages[0]] } } as RecordedRequest)) },
+      { kind: 'respond', respond: (r) => message(replyAll({ ...r, body: { messages: [r.body.messages[0]] } })) },
       message([]),
     );
     h = await startAnthropicRuntime(api);

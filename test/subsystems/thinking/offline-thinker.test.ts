@@ -235,7 +235,7 @@ describe('OfflineThinker', () => {
   describe('properties', () => {
     const prefixes = ['', 'hi ', 'remember ', 'goal: ', 'add goal ', 'research ', 'look into ', 'what ', 'please remember that '];
     const text = fc.tuple(fc.constantFrom(...prefixes), fc.string({ unit: 'grapheme', maxLength: 120 }), fc.constantFrom('', '?', '!', '.')).map((p) => p.join(''));
-    const reason = fc.constantFrom('user_message', 'goal_work', 'swarm_results', 'debrief') as fc.Arbitrary<ThinkInput['reason']>;
+    const reason = fc.constantFrom<ThinkInput['reason']>('user_message', 'goal_work', 'swarm_results', 'debrief');
 
     it('always returns a valid result, the same for the same input', async () => {
       await fc.assert(

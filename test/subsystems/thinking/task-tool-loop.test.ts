@@ -33,7 +33,7 @@ let db: VigilDb;
 beforeEach(async () => {
   api = await startFakeMessagesApi();
   dir = mkdtempSync(join(tmpdir(), 'vigil-task-loop-'));
-  db = new MemoryLevel() as unknown as VigilDb;
+  db = new MemoryLevel();
 });
 afterEach(async () => {
   await api.close();
