@@ -61,46 +61,34 @@ ${TASKS_USAGE}
 ${MEMORY_USAGE}`;
 }
 
+/** A command's entry: its arguments (after the command's name) and the I/O; resolves to the exit code. */
+type CommandEntry = (args: string[], io: CliIo) => Promise<number>;
+
+/** Each command by its name, as a loader that imports its module only when that command runs. */
+const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<string, () => Promise<CommandEntry>>([
+  [
+    'run',
+    async () => {
+      const { runDaemon } = await import('./daemon.js');
+      return (args, io) => runDaemon(args, { env: io.env, stderr: (line) => io.stderr(`${line}\n`) });
+    },
+  ],
+  ['rpc', async () => (await import('./client/commands/rpc.command.js')).rpcCommand],
+  ['events', async () => (await import('./client/commands/events.command.js')).eventsCommand],
+  ['conversation', async () => (await import('./client/commands/conversation.command.js')).conversationCommand],
+  ['checkpoints', async () => (await import('./client/commands/checkpoints.command.js')).checkpointsCommand],
+  ['tools', async () => (await import('./client/commands/tools.command.js')).toolsCommand],
+  ['thinks', async () => (await import('./client/commands/thinks.command.js')).thinksCommand],
+  ['tasks', async () => (await import('./client/commands/tasks.command.js')).tasksCommand],
+  ['memory', async () => (await import('./client/commands/memory.command.js')).memoryCommand],
+]);
+
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [command, ...rest] = argv;
+  const load = command === undefined ? undefined : COMMANDS.get(command);
+  if (load !== undefined) return (await load())(rest, io);
   switch (command) {
-    case 'run': {
-      const { runDaemon } = await import('./daemon.js');
-      return runDaemon(rest, { env: io.env, stderr: (line) => io.stderr(`${line}\n`) });
-    }
-    case 'rpc': {
-      const { rpcCommand } = await import('./client/commands/rpc.command.js');
-      return rpcCommand(rest, io);
-    }
-    case 'events': {
-      const { eventsCommand } = await import('./client/commands/events.command.js');
-      return eventsCommand(rest, io);
-    }
-    case 'conversation': {
-      const { conversationCommand } = await import('./client/commands/conversation.command.js');
-      return conversationCommand(rest, io);
-    }
-    case 'checkpoints': {
-      const { checkpointsCommand } = await import('./client/commands/checkpoints.command.js');
-      return checkpointsCommand(rest, io);
-    }
-    case 'tools': {
-      const { toolsCommand } = await import('./client/commands/tools.command.js');
-      return toolsCommand(rest, io);
-    }
-    case 'thinks': {
-      const { thinksCommand } = await import('./client/commands/thinks.command.js');
-      return thinksCommand(rest, io);
-    }
-    case 'tasks': {
-      const { tasksCommand } = await import('./client/commands/tasks.command.js');
-      return tasksCommand(rest, io);
-    }
-    case 'memory': {
-      const { memoryCommand } = await import('./client/commands/memory.command.js');
-      return memoryCommand(rest, io);
-    }
     case '--version':
     case 'version':
       io.stdout(`${VIGIL_VERSION}\n`);

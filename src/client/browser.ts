@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { browserSocket } from './browser-socket.js';
-import { ClientCore } from './client-core.js';
+import { ClientCore, connectClient } from './client-core.js';
 import type { ConnectOptions } from './connect-options.js';
 
 // The dashboard's Content-Security-Policy has no 'unsafe-eval': zod must not even probe `new Function` (Chromium
@@ -25,10 +25,8 @@ export type { RestoreConfirmation } from '../protocol/checkpoints.schema.js';
 const openBrowserSocket = browserSocket();
 
 /** Opens a client and resolves once connected; rejects with CLIENT_DISCONNECTED if it cannot (a browser hides a 401). */
-export async function connect(options: ConnectOptions): Promise<VigilClient> {
-  const client = new VigilClient(options);
-  await client.ready();
-  return client;
+export function connect(options: ConnectOptions): Promise<VigilClient> {
+  return connectClient(VigilClient, options);
 }
 
 /** A connection to the gateway over the browser's WebSocket, the token as `?token=`; use `connect()` to get one. */

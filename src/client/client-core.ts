@@ -312,3 +312,13 @@ export class ClientCore {
     );
   }
 }
+
+/**
+ * The entries' `connect()`: opens a `Client` (a ClientCore over its entry's socket) and resolves once it is connected;
+ * rejects as `ready()` does if it cannot.
+ */
+export async function connectClient<Client extends ClientCore>(Client: new (options: ConnectOptions) => Client, options: ConnectOptions): Promise<Client> {
+  const client = new Client(options);
+  await client.ready();
+  return client;
+}

@@ -3,6 +3,7 @@
  * spawned after the newest checkpoint is found here after a crash, so it is re-queued or reported, never silently lost.
  */
 import { z } from 'zod';
+import { readValidRecords } from '../store/read-valid-records.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 
 /** One task as spawned, plus when it last started running. Times are epoch ms. */
@@ -73,16 +74,7 @@ export class SwarmTaskLog {
   }
 
   /** Every record, oldest first. */
-  async all(): Promise<SwarmTaskRecord[]> {
-    const out: SwarmTaskRecord[] = [];
-    try {
-      for await (const value of this.tasks.values()) {
-        const record = SwarmTaskRecordSchema.safeParse(value);
-        if (record.success) out.push(record.data);
-      }
-    } catch (err) {
-      throw toStoreError(err, 'read the task log');
-    }
-    return out;
+  all(): Promise<SwarmTaskRecord[]> {
+    return readValidRecords(this.tasks, SwarmTaskRecordSchema, 'read the task log');
   }
 }

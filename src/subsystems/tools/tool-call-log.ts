@@ -1,5 +1,6 @@
 /** The ToolCallLog: every MCP tool call's intent (synced before the call) and result (written after); the newest N ended calls kept, and calls of unknown outcome always. */
 import { ToolCallRecordSchema, type ToolCallRecord, type ToolCallResult } from '../../protocol/tool-call.schema.js';
+import { readValidRecords } from '../store/read-valid-records.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 
 /** How many calls the log keeps by default; older ones are pruned in the batch that adds a new one. */
@@ -66,16 +67,7 @@ export class ToolCallLog {
   /** Every record, oldest first. */
   async all(): Promise<ToolCallRecord[]> {
     await this.settled();
-    const out: ToolCallRecord[] = [];
-    try {
-      for await (const value of this.calls.values()) {
-        const record = ToolCallRecordSchema.safeParse(value);
-        if (record.success) out.push(record.data);
-      }
-    } catch (err) {
-      throw toStoreError(err, 'read the tool call log');
-    }
-    return out;
+    return readValidRecords(this.calls, ToolCallRecordSchema, 'read the tool call log');
   }
 
   /** The record of `callId`, if kept. */
