@@ -13,7 +13,9 @@ import { VigilError } from '../../errors.js';
 import type { ConversationMessage } from '../../protocol/conversation.schema.js';
 import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
 import type { ThinkInput } from './thinker.schema.js';
+import { fitLines, TokenBudget } from './token-budget.js';
 import type { TokenCalibration } from './token-calibration.js';
+import { estimateTokens } from './token-estimate.js';
 
 /** What the builder needs besides the think's input. */
 export interface PromptBudgetArgs {
@@ -57,17 +59,13 @@ const REVIEW_SHARE = 0.35;
 // Of the whole bound, not of the room left: the room moves with the state and the tool loop, the bound does not.
 const ENTRY_SHARE_OF_BOUND = 0.1;
 /** What one more text block adds to the request's JSON: `{"type":"text","text":""},`. */
-const BLOCK_FRAME_TOKENS = counterFreeTokens('{"type":"text","text":""},');
+const BLOCK_FRAME_TOKENS = estimateTokens('{"type":"text","text":""},');
 /** No line of state (a goal title, a memory, a notice) is sent longer than this. */
 const LINE_CAP_TOKENS = 400;
 /** The least an oversized message is cut to, so a crowded turn still shows the start of each message. */
 const MIN_ITEM_TOKENS = 48;
 /** An entry line's frame: seq, turn id, time, sender, quotes. */
 const ENTRY_FRAME_TOKENS = 60;
-
-function counterFreeTokens(text: string): number {
-  return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
@@ -92,32 +90,75 @@ export function truncateToTokens(text: string, maxTokens: number, counter: Token
   }
 }
 
-/** A section being built: its lines and their tokens. */
-class Section {
-  readonly lines: string[] = [];
-  tokens: number;
-
-  constructor(
-    readonly name: string,
-    private readonly counter: TokenCalibration,
-  ) {
-    // The tags, the newlines and a possible `(none)`.
-    this.tokens = counter.count(`<${name}>\n(none)\n</${name}>\n\n`);
-  }
-
-  /** Adds a line if it fits in `room` more tokens (all lines fit when `room` is undefined); true when added. */
-  add(line: string, room?: number): boolean {
-    const tokens = this.counter.count(`${line}\n`);
-    if (room !== undefined && tokens > room) return false;
-    this.lines.push(line);
-    this.tokens += tokens;
-    return true;
-  }
-
-  render(): string {
-    return renderSection(this.name, this.lines);
-  }
+/** A section as sent: its lines and its tokens (the tags, the newlines and a possible `(none)` included). */
+interface Section {
+  readonly name: string;
+  readonly lines: readonly string[];
+  readonly tokens: number;
 }
+
+/** What every section is made from. */
+interface SectionContext {
+  input: ThinkInput;
+  counter: TokenCalibration;
+  /** Tokens for one of `items` sharing `share` of the room left after the fixed parts. */
+  cap: (share: number, items?: number) => number;
+  /** A line of state within LINE_CAP_TOKENS. */
+  line: (text: string) => string;
+}
+
+function section(name: string, lines: readonly string[], counter: TokenCalibration, linesTokens?: number): Section {
+  const tokens = linesTokens ?? lines.reduce((sum, l) => sum + counter.count(`${l}\n`), 0);
+  return { name, lines, tokens: sectionFrameTokens(name, counter) + tokens };
+}
+
+function sectionFrameTokens(name: string, counter: TokenCalibration): number {
+  return counter.count(`<${name}>\n(none)\n</${name}>\n\n`);
+}
+
+// The state's own sections, always shown whole (each oversized item cut), in the order sent: the recalled memories
+// and the turn under review go between the two.
+const STATE_HEAD: ReadonlyArray<(ctx: SectionContext) => Section> = [
+  ({ input, counter }) => {
+    const b = input.budget;
+    const budget =
+      b === undefined
+        ? 'budget: no daily cap applies'
+        : `budget: $${b.spentTodayUsd.toFixed(2)} of $${b.dailyCapUsd.toFixed(2)} spent today (${b.pct.toFixed(1)}%)`;
+    return section('heartbeat', [`reason: ${input.reason}`, `turn: ${input.turnId}`, `now: ${iso(input.now)}`, budget], counter);
+  },
+  ({ input: { affect: a }, counter }) =>
+    section('affect', [
+      `valence ${num(a.valence)}, arousal ${num(a.arousal)}, dominance ${num(a.dominance)}, ` +
+        `certainty ${num(a.certainty)}, goal congruence ${num(a.goalCongruence)}`,
+    ], counter),
+  ({ input, counter, line }) =>
+    section('working_memory', input.workingMemory.map((m) => line(`- [${m.id}] salience ${num(m.salience)}: ${quote(m.content)}`)), counter),
+  ({ input, counter, line }) =>
+    section('goals', input.goals.map((g) => {
+      const due = g.dueAt === undefined ? '' : `, due ${iso(g.dueAt)}`;
+      const focus = g.id === input.focusGoalId ? ' (focus)' : '';
+      return line(`- [${g.id}]${focus} ${quote(g.title)}: ${g.status}, priority ${g.priority}, progress ${Math.round(g.progress * 100)}%${due}`);
+    }), counter),
+  ({ input, counter }) => section('focus_goal', input.focusGoalId === undefined ? [] : [input.focusGoalId], counter),
+];
+
+const STATE_TAIL: ReadonlyArray<(ctx: SectionContext) => Section> = [
+  ({ input, counter, cap }) => {
+    const each = cap(PENDING_SHARE, input.pendingMessages.length);
+    return section('pending_messages', input.pendingMessages.map(
+      (m) => `- turn ${m.turnId} from ${quote(m.from)} at ${iso(m.at)}: ${quote(truncateToTokens(m.text, each, counter))}`,
+    ), counter);
+  },
+  ({ input, counter, cap }) => {
+    const each = cap(SWARM_SHARE, input.swarmResults.length);
+    return section('swarm_results', input.swarmResults.map((r) => {
+      const prompt = truncateToTokens(r.prompt, Math.floor(each / 4), counter);
+      return `- task ${r.taskId} (turn ${r.turnId}) ${r.status}, prompt ${quote(prompt)}: ${quote(truncateToTokens(r.text, each, counter))}`;
+    }), counter);
+  },
+  ({ input, counter, line }) => section('notices', input.notices.map((n) => line(`- ${n}`)), counter),
+];
 
 /** One conversation entry as a line of the prompt. */
 function entryLine(m: ConversationMessage, text: string): string {
@@ -130,159 +171,149 @@ function entryLine(m: ConversationMessage, text: string): string {
 export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
   const { input, counter } = args;
   const available = args.boundTokens - args.fixedTokens - (args.reservedTokens ?? 0);
-  const cap = (share: number, items = 1) => Math.max(MIN_ITEM_TOKENS, Math.floor((available * share) / Math.max(1, items)));
-  const line = (text: string) => truncateToTokens(text, LINE_CAP_TOKENS, counter);
-  const section = (name: string) => new Section(name, counter);
-
-  const a = input.affect;
-  const b = input.budget;
-  const heartbeat = section('heartbeat');
-  heartbeat.add(`reason: ${input.reason}`);
-  heartbeat.add(`turn: ${input.turnId}`);
-  heartbeat.add(`now: ${iso(input.now)}`);
-  heartbeat.add(
-    b === undefined
-      ? 'budget: no daily cap applies'
-      : `budget: $${b.spentTodayUsd.toFixed(2)} of $${b.dailyCapUsd.toFixed(2)} spent today (${b.pct.toFixed(1)}%)`,
-  );
-  const affect = section('affect');
-  affect.add(
-    `valence ${num(a.valence)}, arousal ${num(a.arousal)}, dominance ${num(a.dominance)}, ` +
-      `certainty ${num(a.certainty)}, goal congruence ${num(a.goalCongruence)}`,
-  );
-  const memory = section('working_memory');
-  for (const m of input.workingMemory) memory.add(line(`- [${m.id}] salience ${num(m.salience)}: ${quote(m.content)}`));
-  const goals = section('goals');
-  for (const g of input.goals) {
-    const due = g.dueAt === undefined ? '' : `, due ${iso(g.dueAt)}`;
-    const focus = g.id === input.focusGoalId ? ' (focus)' : '';
-    goals.add(line(`- [${g.id}]${focus} ${quote(g.title)}: ${g.status}, priority ${g.priority}, progress ${Math.round(g.progress * 100)}%${due}`));
-  }
-  const focusGoal = section('focus_goal');
-  if (input.focusGoalId !== undefined) focusGoal.add(input.focusGoalId);
-  const pending = section('pending_messages');
-  const pendingCap = cap(PENDING_SHARE, input.pendingMessages.length);
-  for (const m of input.pendingMessages) {
-    pending.add(`- turn ${m.turnId} from ${quote(m.from)} at ${iso(m.at)}: ${quote(truncateToTokens(m.text, pendingCap, counter))}`);
-  }
-  const swarm = section('swarm_results');
-  const swarmCap = cap(SWARM_SHARE, input.swarmResults.length);
-  for (const r of input.swarmResults) {
-    const prompt = truncateToTokens(r.prompt, Math.floor(swarmCap / 4), counter);
-    swarm.add(`- task ${r.taskId} (turn ${r.turnId}) ${r.status}, prompt ${quote(prompt)}: ${quote(truncateToTokens(r.text, swarmCap, counter))}`);
-  }
-  const notices = section('notices');
-  for (const n of input.notices) notices.add(line(`- ${n}`));
-
-  const required = [heartbeat, affect, memory, goals, focusGoal, pending, swarm, notices];
-  let left = available - required.reduce((sum, s) => sum + s.tokens, 0);
-  if (left < 0) throw unfittable(args, available - left);
-
+  const ctx: SectionContext = {
+    input,
+    counter,
+    cap: (share, items = 1) => Math.max(MIN_ITEM_TOKENS, Math.floor((available * share) / Math.max(1, items))),
+    line: (text) => truncateToTokens(text, LINE_CAP_TOKENS, counter),
+  };
+  const budget = TokenBudget.of(available);
+  const head = STATE_HEAD.map((build) => build(ctx));
+  const tail = STATE_TAIL.map((build) => build(ctx));
+  chargeRequired(budget, [...head, ...tail].reduce((sum, s) => sum + s.tokens, 0), args);
   // The recent conversation's frame (its tags, the note on what is left out, the state's own block once the message
   // is in blocks) is held back first: it is always sent, so no optional part may take its room.
-  const recent = input.conversation === undefined ? null : section('recent_conversation');
   const blockFrame = counter.scale(BLOCK_FRAME_TOKENS);
-  const recentFrame = recent === null ? 0 : recent.tokens + counter.count(`${omittedNoteText(Number.MAX_SAFE_INTEGER, true)}\n`) + blockFrame;
-  left -= recentFrame;
-  if (left < 0) throw unfittable(args, available - left);
+  if (input.conversation !== undefined) {
+    chargeRequired(budget, sectionFrameTokens(RECENT, counter) + counter.count(`${omittedNoteText(Number.MAX_SAFE_INTEGER, true)}\n`) + blockFrame, args);
+  }
 
-  // The summary: its own block right after the cached prefix, since it changes rarely.
-  let summary: string | null = null;
-  let summaryTokens = 0;
+  // What is left goes to each optional part in turn, each within its share.
+  const summary = fitSummary(ctx, budget);
+  const recalled = input.recalledMemories === undefined ? null : fitRecalled(ctx, budget, input.recalledMemories);
+  const entryMax = entryCap(args.boundTokens);
+  const review = input.turnUnderReview === undefined ? null : fitReview(ctx, budget, input.turnUnderReview, entryMax);
+  const recent = input.conversation === undefined ? null : fitRecent(ctx, budget, { summarized: summary !== null, blockFrame, entryMax });
+
+  const ordered = [...head, ...(recalled === null ? [] : [recalled]), ...(review === null ? [] : [review]), ...tail];
+  const rendered = ordered.map((s) => renderSection(s.name, s.lines));
+  const state = [...(recent === null ? [] : [recent.tail]), ...rendered].join('\n\n');
+  const sections: PromptSectionTrace[] = [
+    ...(summary === null ? [] : [{ name: 'summary', tokens: summary.tokens, cached: true, text: summary.text }]),
+    ...(recent === null ? [] : [{ name: RECENT, tokens: recent.tokens, ...(recent.blocks.length === 0 ? {} : { cached: true }), text: recent.blocks.join('') + recent.tail }]),
+    ...ordered.map((s, i) => ({ name: s.name, tokens: s.tokens, text: rendered[i]! })),
+  ];
+  const blocks = recent?.blocks ?? [];
+  const conversationTokens = blocks.length === 0 ? 0 : blocks.reduce((sum, block) => sum + counter.count(block) + blockFrame, blockFrame);
+  return {
+    summary: summary?.text ?? null,
+    conversation: blocks,
+    state,
+    sections,
+    tokens: (summary?.tokens ?? 0) + conversationTokens + counter.count(state),
+    recentShown: recent?.shown ?? 0,
+    recentOmitted: recent?.omitted ?? 0,
+  };
+}
+
+/** Charges what is always sent; refuses the think when it does not fit. */
+function chargeRequired(budget: TokenBudget, tokens: number, args: PromptBudgetArgs): void {
+  budget.charge(tokens);
+  if (budget.left < 0) throw unfittable(args, budget.used);
+}
+
+/** The rolling summary: its own block right after the cached prefix, since it changes rarely. */
+function fitSummary({ input, counter, cap }: SectionContext, budget: TokenBudget): { text: string; tokens: number } | null {
   const stored = input.conversation?.summary;
-  if (stored != null && stored.text.trim() !== '') {
-    const room = Math.min(left, cap(SUMMARY_SHARE));
-    const text = `<conversation_summary through_seq="${stored.throughSeq}">\n${truncateToTokens(stored.text, room - counter.count(`<conversation_summary through_seq="${stored.throughSeq}">\n\n</conversation_summary>`), counter)}\n</conversation_summary>`;
-    summaryTokens = counter.count(text);
-    if (summaryTokens <= left) {
-      summary = text;
-      left -= summaryTokens;
-    } else {
-      summaryTokens = 0;
-    }
-  }
+  if (stored == null || stored.text.trim() === '') return null;
+  const open = `<conversation_summary through_seq="${stored.throughSeq}">`;
+  const close = '</conversation_summary>';
+  const room = Math.min(budget.left, cap(SUMMARY_SHARE)) - counter.count(`${open}\n\n${close}`);
+  const text = `${open}\n${truncateToTokens(stored.text, room, counter)}\n${close}`;
+  const tokens = counter.count(text);
+  return budget.take(tokens) ? { text, tokens } : null;
+}
 
-  const recalled = input.recalledMemories === undefined ? null : section('recalled_memories');
-  if (recalled !== null) {
-    left -= recalled.tokens;
-    let room = Math.min(Math.max(0, left), cap(RECALL_SHARE));
-    for (const memo of input.recalledMemories ?? []) {
-      const text = truncateToTokens(memo.content, cap(RECALL_SHARE / 3), counter);
-      const before = recalled.tokens;
-      if (!recalled.add(`- [${memo.id}] ${memo.source}, ${iso(memo.createdAt)}: ${quote(text)}`, room)) break;
-      room -= recalled.tokens - before;
-      left -= recalled.tokens - before;
-    }
-  }
+function fitRecalled({ counter, cap }: SectionContext, budget: TokenBudget, memories: NonNullable<ThinkInput['recalledMemories']>): Section {
+  const name = 'recalled_memories';
+  budget.charge(sectionFrameTokens(name, counter));
+  const each = cap(RECALL_SHARE / 3);
+  const fitted = fitLines(memories, budget.share(cap(RECALL_SHARE)), {
+    newestFirst: false,
+    render: (memo) => `- [${memo.id}] ${memo.source}, ${iso(memo.createdAt)}: ${quote(truncateToTokens(memo.content, each, counter))}`,
+    cost: (line) => counter.count(`${line}\n`),
+  });
+  return section(name, fitted.lines, counter, fitted.tokens);
+}
 
-  const review = input.turnUnderReview;
-  const reviewSection = review === undefined ? null : section('turn_under_review');
-  if (reviewSection !== null && review !== undefined) {
-    const entries = [
-      ...review.messages.map((m) => ({ at: m.at, render: (room: number) => entryLine(m, truncateToTokens(m.text, room, counter)) })),
-      ...review.toolCalls.map((c) => ({
-        at: c.at,
-        render: (room: number) => {
-          const outcome = c.ok === undefined ? 'outcome unknown' : c.ok ? 'ok' : 'failed';
-          const args = truncateToTokens(c.args, Math.floor(room / 3), counter);
-          const result = c.result === undefined ? '' : `: ${quote(truncateToTokens(c.result, room, counter))}`;
-          return `- ${iso(c.at)} tool ${c.name} ${args} → ${outcome}${result}`;
-        },
-      })),
-    ].sort((x, y) => x.at - y.at);
-    reviewSection.add(`turn from ${iso(review.startedAt)} to ${iso(review.endedAt)}`);
-    const omittedNote = (n: number) => `(${n} earlier entries of this turn left out for room)`;
-    const room = Math.min(left, cap(REVIEW_SHARE)) - reviewSection.tokens - counter.count(`${omittedNote(entries.length)}\n`);
-    const kept = fitNewestFirst(entries, Math.max(0, room), entryCap(args.boundTokens), counter);
-    if (kept.omitted > 0) reviewSection.add(omittedNote(kept.omitted));
-    for (const text of kept.lines) reviewSection.add(text);
-    left -= reviewSection.tokens;
-  }
+/** The turn under review: its messages and tool calls by time, the newest that fit, with a note on the rest. */
+function fitReview({ counter, cap }: SectionContext, budget: TokenBudget, review: NonNullable<ThinkInput['turnUnderReview']>, entryMax: number): Section {
+  const name = 'turn_under_review';
+  const entries = [
+    ...review.messages.map((m) => ({ at: m.at, render: (room: number) => entryLine(m, truncateToTokens(m.text, room, counter)) })),
+    ...review.toolCalls.map((c) => ({
+      at: c.at,
+      render: (room: number) => {
+        const outcome = c.ok === undefined ? 'outcome unknown' : c.ok ? 'ok' : 'failed';
+        const args = truncateToTokens(c.args, Math.floor(room / 3), counter);
+        const result = c.result === undefined ? '' : `: ${quote(truncateToTokens(c.result, room, counter))}`;
+        return `- ${iso(c.at)} tool ${c.name} ${args} → ${outcome}${result}`;
+      },
+    })),
+  ].sort((x, y) => x.at - y.at);
+  const opening = `turn from ${iso(review.startedAt)} to ${iso(review.endedAt)}`;
+  const openingTokens = counter.count(`${opening}\n`);
+  const omittedNote = (n: number) => `(${n} earlier entries of this turn left out for room)`;
+  const limit = Math.min(budget.left, cap(REVIEW_SHARE)) - sectionFrameTokens(name, counter) - openingTokens - counter.count(`${omittedNote(entries.length)}\n`);
+  const cost = (line: string) => counter.count(`${line}\n`);
+  const fitted = fitLines(entries, budget.share(limit), { newestFirst: true, render: (e) => e.render(entryMax), cost });
+  const notes = fitted.omitted > 0 ? [omittedNote(fitted.omitted)] : [];
+  const always = openingTokens + notes.reduce((sum, n) => sum + cost(n), 0);
+  const built = section(name, [opening, ...notes, ...fitted.lines], counter, always + fitted.tokens);
+  // The opening and the note are always sent; the entries were taken as they were fitted.
+  budget.charge(built.tokens - fitted.tokens);
+  return built;
+}
 
-  // The recent conversation: what the turn's own messages and the review do not already show, newest first.
+const RECENT = 'recent_conversation';
+
+/** The recent conversation as sent, and its tokens (its blocks' framing included). */
+interface RecentConversation {
+  blocks: string[];
+  tail: string;
+  tokens: number;
+  shown: number;
+  omitted: number;
+}
+
+/**
+ * The recent conversation: what the turn's own messages and the review do not already show, newest first while
+ * they fit. Each entry is its own block, so each pays a block's framing too; its text is cut to the entry cap, or
+ * to what is left when that is less.
+ */
+function fitRecent(
+  { input, counter }: SectionContext,
+  budget: TokenBudget,
+  opts: { summarized: boolean; blockFrame: number; entryMax: number },
+): RecentConversation {
   const answering = new Set(input.pendingMessages.map((m) => m.turnId));
-  const reviewed = new Set((review?.messages ?? []).map((m) => m.seq));
+  const reviewed = new Set((input.turnUnderReview?.messages ?? []).map((m) => m.seq));
   const candidates = (input.conversation?.recent ?? []).filter(
     (m) => !reviewed.has(m.seq) && !(m.role === 'user' && answering.has(m.turnId)),
   );
-  // Newest first while they fit; each its own block, so each pays a block's framing too.
-  const shownNewestFirst: string[] = [];
-  let omitted: string | null = null;
-  if (recent !== null) {
-    const omittedNote = (n: number) => omittedNoteText(n, summary !== null);
-    const entryMax = entryCap(args.boundTokens);
-    for (let i = candidates.length - 1; i >= 0; i--) {
-      const m = candidates[i]!;
-      const before = recent.tokens;
+  const fitted = fitLines(candidates, budget, {
+    newestFirst: true,
+    render: (m, left) => {
       // The line around the text (seq, turn, time, sender) takes under ENTRY_FRAME_TOKENS.
-      const textRoom = Math.min(entryMax, left - ENTRY_FRAME_TOKENS - blockFrame);
-      if (textRoom < MIN_ITEM_TOKENS) break;
-      const text = entryLine(m, truncateToTokens(m.text, textRoom, counter));
-      if (!recent.add(text, Math.max(0, left - blockFrame))) break;
-      recent.tokens += blockFrame;
-      left -= recent.tokens - before;
-      shownNewestFirst.push(text);
-    }
-    // Said in words, so the model knows older turns exist beyond what it sees.
-    if (shownNewestFirst.length < candidates.length) {
-      omitted = omittedNote(candidates.length - shownNewestFirst.length);
-      recent.tokens += counter.count(`${omitted}\n`);
-    }
-  }
-  const recentShown = shownNewestFirst.length;
-  const recentOmitted = candidates.length - recentShown;
-  const { blocks: conversation, tail: recentTail } = conversationParts(shownNewestFirst.reverse(), omitted);
-
-  const optional = (s: Section | null): Section[] => (s === null ? [] : [s]);
-  const ordered = [heartbeat, affect, memory, goals, focusGoal, ...optional(recalled), ...optional(reviewSection), pending, swarm, notices];
-  const state = [...(recent === null ? [] : [recentTail]), ...ordered.map((s) => s.render())].join('\n\n');
-  const sections: PromptSectionTrace[] = [
-    ...(summary === null ? [] : [{ name: 'summary', tokens: summaryTokens, cached: true, text: summary }]),
-    ...(recent === null ? [] : [{ name: recent.name, tokens: recent.tokens, ...(conversation.length === 0 ? {} : { cached: true }), text: conversation.join('') + recentTail }]),
-    ...ordered.map((s) => ({ name: s.name, tokens: s.tokens, text: s.render() })),
-  ];
-  const conversationTokens = conversation.length === 0 ? 0 : conversation.reduce((sum, block) => sum + counter.count(block) + blockFrame, blockFrame);
-  return { summary, conversation, state, sections, tokens: summaryTokens + conversationTokens + counter.count(state), recentShown, recentOmitted };
+      const textRoom = Math.min(opts.entryMax, left - ENTRY_FRAME_TOKENS - opts.blockFrame);
+      return textRoom < MIN_ITEM_TOKENS ? null : entryLine(m, truncateToTokens(m.text, textRoom, counter));
+    },
+    cost: (line) => counter.count(`${line}\n`) + opts.blockFrame,
+  });
+  // Said in words, so the model knows older turns exist beyond what it sees; its room was held back with the frame.
+  const omitted = fitted.omitted > 0 ? omittedNoteText(fitted.omitted, opts.summarized) : null;
+  const tokens = sectionFrameTokens(RECENT, counter) + fitted.tokens + (omitted === null ? 0 : counter.count(`${omitted}\n`));
+  return { ...conversationParts(fitted.lines, omitted), tokens, shown: fitted.lines.length, omitted: fitted.omitted };
 }
 
 /**
@@ -291,9 +322,9 @@ export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
  */
 function conversationParts(entries: readonly string[], omitted: string | null): { blocks: string[]; tail: string } {
   const notes = omitted === null ? [] : [omitted];
-  if (entries.length === 0) return { blocks: [], tail: renderSection('recent_conversation', notes) };
-  const blocks = entries.map((text, i) => `${i === 0 ? '<recent_conversation>\n' : ''}${text}\n`);
-  return { blocks, tail: [...notes, '</recent_conversation>'].join('\n') };
+  if (entries.length === 0) return { blocks: [], tail: renderSection(RECENT, notes) };
+  const blocks = entries.map((text, i) => `${i === 0 ? `<${RECENT}>\n` : ''}${text}\n`);
+  return { blocks, tail: [...notes, `</${RECENT}>`].join('\n') };
 }
 
 function omittedNoteText(n: number, summarized: boolean): string {
@@ -316,23 +347,4 @@ function entryCap(boundTokens: number): number {
 
 function renderSection(name: string, lines: readonly string[]): string {
   return `<${name}>\n${lines.length === 0 ? '(none)' : lines.join('\n')}\n</${name}>`;
-}
-
-/** Entries (oldest first) kept newest first within `room` tokens, each cut to `entryCap`; returned oldest first. */
-function fitNewestFirst(
-  entries: ReadonlyArray<{ render: (room: number) => string }>,
-  room: number,
-  entryCap: number,
-  counter: TokenCalibration,
-): { lines: string[]; omitted: number } {
-  const lines: string[] = [];
-  let left = room;
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const text = entries[i]!.render(entryCap);
-    const tokens = counter.count(`${text}\n`);
-    if (tokens > left) break;
-    lines.push(text);
-    left -= tokens;
-  }
-  return { lines: lines.reverse(), omitted: entries.length - lines.length };
 }
