@@ -24,7 +24,7 @@ import { ledgerFailed, ledgerProbed, receiveMessage } from './event-steps.js';
 import { finishBeat, hasPendingWork, prepareThink, sense, type BeatStep } from './heartbeat.actions.js';
 import { contextFromSeed, initialContext, type HeartbeatInput } from './heartbeat.context.js';
 import { asleepAtBoot, atHardStop, roomToWake, sleepsAfterBeat, wakeAtBoot, wakeDue } from './heartbeat.guards.js';
-import type { HeartbeatContext, HeartbeatEvent, HeartbeatSeed } from './heartbeat.types.js';
+import { DOMAIN_ACTOR_NAMES, type HeartbeatContext, type HeartbeatEvent, type HeartbeatSeed } from './heartbeat.types.js';
 import { ledgerProbeLogic, settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
 import { settleActorInput, thinkActorInput } from './phase-inputs.js';
 import type { SettleOutcome } from './settle-think.js';
@@ -170,7 +170,7 @@ export const heartbeatMachine = setup({
       }
     }),
     stopDomainActors: enqueueActions(({ context, enqueue }) => {
-      for (const ref of Object.values(context.refs)) enqueue.stopChild(ref);
+      for (const name of DOMAIN_ACTOR_NAMES) enqueue.stopChild(context.refs[name]);
     }),
   },
   guards: {

@@ -28,7 +28,7 @@ function crashAtWrite(db: VigilDb): { arm(k: number): void; readonly crashed: bo
   let crashed = false;
   const target = db as unknown as Record<'_put' | '_del' | '_batch', (...args: unknown[]) => Promise<void>>;
   for (const method of ['_put', '_del', '_batch'] as const) {
-    const original = target[method]!.bind(db);
+    const original = target[method].bind(db);
     target[method] = (...args: unknown[]) => {
       if (armedAt !== null && !crashed) {
         writes += 1;
@@ -47,7 +47,7 @@ function crashAtWrite(db: VigilDb): { arm(k: number): void; readonly crashed: bo
 }
 
 /** Answers every pending message, except while `refusing`: the API then refuses the key, so the turns wait. */
-function refusableThinker(): { thinker: ScriptedThinker; refuse(on: boolean): void } {
+function refusableThinker(): { thinker: ScriptedThinker; refuse: (on: boolean) => void } {
   let refusing = false;
   const thinker = new ScriptedThinker((input: ThinkInput): ThinkAction[] => {
     if (refusing && input.pendingMessages.length > 0) throw new VigilError('THINK_AUTH_FAILED', 'the key was refused (scripted)');

@@ -57,12 +57,13 @@ export function toolDispatcher(deps: ToolDispatchDeps, session: ThinkSession, si
       const answer = await answerRecall(use.input, deps.memory);
       return { kind: 'text', toolUseId: use.id, text: answer.text, isError: answer.isError };
     },
-    action: async (use) => {
+    // Synchronous, but returned as a promise like the other handlers.
+    action: (use) => {
       const outcome = toolUseToAction(use.name, use.input, deps.ctx);
       session.recorder.ownTool(use.id, use.name, outcome.ok, outcome.ok ? 'ok' : outcome.error);
-      if (!outcome.ok) return { kind: 'text', toolUseId: use.id, text: outcome.error, isError: true };
+      if (!outcome.ok) return Promise.resolve({ kind: 'text', toolUseId: use.id, text: outcome.error, isError: true });
       session.actions.push(outcome.action);
-      return { kind: 'text', toolUseId: use.id, text: 'ok', isError: false };
+      return Promise.resolve({ kind: 'text', toolUseId: use.id, text: 'ok', isError: false });
     },
   };
   // An external tool's name is never shadowed: the runtime's tools are asked first.

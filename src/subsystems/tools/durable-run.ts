@@ -65,7 +65,7 @@ export class DurableRun {
     if (signal.aborted) forward();
     else signal.addEventListener('abort', forward, { once: true });
     try {
-      shaped = shapeToolOutput(await hub.callTool(name, (args ?? {}) as Record<string, unknown>, { signal: own.signal }));
+      shaped = shapeToolOutput(await hub.callTool(name, args ?? {}, { signal: own.signal }));
     } catch (err) {
       shaped = errorOutput(isVigilError(err) ? err.message : `The call to ${name} failed: ${describeError(err)}.`);
     } finally {

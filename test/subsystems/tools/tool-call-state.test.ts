@@ -135,7 +135,7 @@ describe('phaseOf', () => {
 describe('turnWaits', () => {
   it('waits on turns with a call awaiting, being decided or running; holds those and the ones with a decision untold', () => {
     const on = (turnId: string | undefined, state: CallState): CallState =>
-      state.phase === 'unknown-untold' ? state : ({ ...state, record: { ...state.record, turnId } } as CallState);
+      state.phase === 'unknown-untold' ? state : ({ ...state, record: { ...state.record, turnId } });
     const waits = turnWaits([
       on('t-a', STATES['awaiting-approval']!),
       on('t-b', STATES.deciding!),
