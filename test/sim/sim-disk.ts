@@ -39,7 +39,7 @@ export type BackingStore = AbstractLevel<Uint8Array, Uint8Array, Uint8Array> & {
 
 /** The store that survives crashes, and what happened to it. */
 export class SimDisk {
-  readonly store: BackingStore;
+  private storeValue: BackingStore;
   /** Seqs of journal entries whose write failed (they are missing from the history by design). */
   readonly failedJournalSeqs = new Set<number>();
   failedWrites = 0;
@@ -48,7 +48,17 @@ export class SimDisk {
   private idleWaiters: (() => void)[] = [];
 
   constructor(store?: BackingStore) {
-    this.store = store ?? (new MemoryLevel<Uint8Array, Uint8Array>({ storeEncoding: 'view' }) as unknown as BackingStore);
+    this.storeValue = store ?? (new MemoryLevel<Uint8Array, Uint8Array>({ storeEncoding: 'view' }) as unknown as BackingStore);
+  }
+
+  /** The store the views write to. */
+  get store(): BackingStore {
+    return this.storeValue;
+  }
+
+  /** The same data dir opened again (an on-disk store is closed and reopened across a restart, as a process would). */
+  reopen(store: BackingStore): void {
+    this.storeValue = store;
   }
 
   /** Runs one operation on the store, counted while it is in flight (an on-disk store answers from its thread pool). */
@@ -286,8 +296,15 @@ class SimIterator extends AbstractIterator<SimLevel, Uint8Array, Uint8Array> {
   }
 
   async _all(): Promise<[Uint8Array, Uint8Array][]> {
-    const size = this.limit - this.count;
-    return this.step(() => this.inner.nextv(Number.isFinite(size) ? size : 1e9));
+    const all: [Uint8Array, Uint8Array][] = [];
+    // In pages: an on-disk store sizes its buffer by what it is asked for.
+    for (let left = this.limit - this.count; left > 0; ) {
+      const page = await this.step(() => this.inner.nextv(Math.min(left, 1_000)));
+      all.push(...page);
+      left -= page.length;
+      if (page.length === 0) break;
+    }
+    return all;
   }
 
   async _close(): Promise<void> {

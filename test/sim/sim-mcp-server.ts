@@ -42,6 +42,8 @@ export class SimMcpServer {
   constructor(
     private readonly world: SimWorldClock,
     private readonly rng: SimRandom,
+    /** Whether effects are kept (the year keeps none: its heap is measured). */
+    private readonly keepEffects = true,
   ) {}
 
   /** Keys run more than once by a tool that is not idempotent. */
@@ -87,7 +89,7 @@ export class SimMcpServer {
     const input = { key: z.string(), text: z.string().optional() };
     const tool = (name: string, description: string, run: (key: string, signal: AbortSignal) => Promise<ReturnType<typeof text> & { isError?: boolean }>) =>
       server.registerTool(name, { description, inputSchema: input }, async ({ key }, extra) => {
-        this.effects.push({ key, tool: name, incarnation, at: this.world.now() });
+        if (this.keepEffects) this.effects.push({ key, tool: name, incarnation, at: this.world.now() });
         return run(key, extra.signal);
       });
     tool('lookup', 'Looks something up (idempotent).', async (key, signal) => {
