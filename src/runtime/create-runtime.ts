@@ -9,6 +9,7 @@ import { BudgetLedger } from '../subsystems/budget/budget-ledger.js';
 import { CheckpointManager } from '../subsystems/checkpoint/checkpoint.manager.js';
 import type { CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
 import { CheckpointStore } from '../subsystems/checkpoint/checkpoint.store.js';
+import type { CheckpointZip } from '../subsystems/checkpoint/checkpoint.codec.js';
 import { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 import { TurnCloser } from '../subsystems/conversation/turn-closer.js';
 import { TurnTimersStore } from '../subsystems/conversation/turn-timers-store.js';
@@ -69,6 +70,11 @@ export interface RuntimeOptions {
    * it sooner starts it itself. The daemon passes its gateway's listening, so that work never slows the boot. Default: at once.
    */
   backgroundWorkAfter?: PromiseLike<unknown>;
+  /**
+   * The runtime's only asynchrony outside its clock, for a host that replays a run exactly (the simulator in test/sim):
+   * the timers that batch journal writes (default Node's) and checkpoint compression (default zlib's thread pool).
+   */
+  offClock?: { ioTimers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>; zip?: CheckpointZip };
 }
 
 const DEFAULT_IDENTITY_FILE = new URL('../../identity/default.md', import.meta.url);
@@ -106,10 +112,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const journal = new EventJournal(db, {
       maxEvents: config.eventJournalSize,
       onWriteError: (err) => log.error({ err }, 'event journal write failed; those events are missing from history'),
+      timers: options.offClock?.ioTimers,
     });
     journal.attach(bus);
 
-    const store = new CheckpointStore(db, clock, { key: config.checkpointKey });
+    const store = new CheckpointStore(db, clock, { key: config.checkpointKey, zip: options.offClock?.zip });
     await store.open();
     const conversation = new ConversationLog(db);
     await conversation.open();

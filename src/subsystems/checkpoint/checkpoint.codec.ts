@@ -7,8 +7,14 @@ import { migrateCheckpoint, type Migrate } from './checkpoint.migrations.js';
 import { summariseIssues } from '../../protocol/zod-issues.js';
 import { CognitiveCheckpointSchema, type CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
 
-const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
+/** How checkpoint bodies are compressed and decompressed. */
+export interface CheckpointZip {
+  gzip(data: Buffer): Promise<Buffer>;
+  gunzip(data: Uint8Array): Promise<Buffer>;
+}
+
+/** zlib on its thread pool: the work runs off the event loop (a simulation that must replay exactly passes a synchronous one). */
+export const THREAD_POOL_ZIP: CheckpointZip = { gzip: promisify(gzip), gunzip: promisify(gunzip) };
 
 /** How stored bytes are sealed and opened: the store's cipher, or null when bodies are stored plain. */
 export interface SealOptions {
@@ -19,8 +25,12 @@ export interface SealOptions {
  * Serialises and compresses a checkpoint (async zlib: the work runs off the event loop), then seals it for its id
  * when a cipher is given. Compression comes first: ciphertext does not compress.
  */
-export async function encodeCheckpoint(cp: CognitiveCheckpoint, seal: SealOptions = { cipher: null }): Promise<Uint8Array> {
-  const compressed = await gzipAsync(Buffer.from(JSON.stringify(cp), 'utf8'));
+export async function encodeCheckpoint(
+  cp: CognitiveCheckpoint,
+  seal: SealOptions = { cipher: null },
+  zip: CheckpointZip = THREAD_POOL_ZIP,
+): Promise<Uint8Array> {
+  const compressed = await zip.gzip(Buffer.from(JSON.stringify(cp), 'utf8'));
   const plain = new Uint8Array(compressed.buffer, compressed.byteOffset, compressed.byteLength);
   return seal.cipher === null ? plain : seal.cipher.seal(cp.id, plain);
 }
@@ -50,11 +60,12 @@ export async function decodeCheckpoint(
   migrate: Migrate = migrateCheckpoint,
   label = 'The checkpoint',
   sealed: SealOptions & { id: string } = { cipher: null, id: '' },
+  zip: CheckpointZip = THREAD_POOL_ZIP,
 ): Promise<CognitiveCheckpoint> {
   const plain = unsealCheckpoint(bytes, sealed.id, sealed, label);
   let text: string;
   try {
-    text = (await gunzipAsync(plain)).toString('utf8');
+    text = (await zip.gunzip(plain)).toString('utf8');
   } catch (err) {
     throw corrupt(label, 'failed to decompress', err);
   }

@@ -5,15 +5,10 @@ import { createIdFactory, type IdFactory } from '../../shared/ids.js';
 import { SealedLevel } from '../store/sealed-level.js';
 import { SUBLEVELS, hasLevelCode, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import { CheckpointCipher, isSealed } from './checkpoint-cipher.js';
-import { decodeCheckpoint, encodeCheckpoint } from './checkpoint.codec.js';
+import { decodeCheckpoint, encodeCheckpoint, THREAD_POOL_ZIP, type CheckpointZip } from './checkpoint.codec.js';
 import { summariseIssues } from '../../protocol/zod-issues.js';
 import { migrateCheckpoint, type Migrate } from './checkpoint.migrations.js';
-import {
-  CheckpointMetaSchema,
-  CognitiveCheckpointSchema,
-  type CheckpointMeta,
-  type CognitiveCheckpoint,
-} from '../../protocol/checkpoint-format.schema.js';
+import { CheckpointMetaSchema, CognitiveCheckpointSchema, type CheckpointMeta, type CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
 
 /** The prefix of checkpoint ids (`ck-0mjv3k9q2a1-0000-3f9a`). */
 export const CHECKPOINT_ID_PREFIX = 'ck-';
@@ -26,6 +21,8 @@ export interface CheckpointStoreOptions {
    * Unset: bodies are stored plain, and sealed ones cannot be read. Plain bodies are read either way.
    */
   key?: string | Uint8Array | undefined;
+  /** How bodies are compressed (default zlib on its thread pool). */
+  zip?: CheckpointZip | undefined;
 }
 
 /** What `save` reports: the id, the compressed size, and the ids pruned in the same batch. */
@@ -54,6 +51,7 @@ export class CheckpointStore {
   private readonly ids: IdFactory;
   private readonly migrate: Migrate;
   private readonly cipher: CheckpointCipher | null;
+  private readonly zip: CheckpointZip;
   private opened = false;
   private writes: Promise<unknown> = Promise.resolve();
 
@@ -67,6 +65,7 @@ export class CheckpointStore {
     this.ids = createIdFactory(clock, CHECKPOINT_ID_PREFIX);
     this.migrate = options.migrate ?? migrateCheckpoint;
     this.cipher = options.key === undefined ? null : new CheckpointCipher(options.key);
+    this.zip = options.zip ?? THREAD_POOL_ZIP;
   }
 
   /** The id of the key bodies are sealed with (a fingerprint, safe to log), or null when they are stored plain. */
@@ -105,7 +104,7 @@ export class CheckpointStore {
     }
     let bytes: Uint8Array;
     try {
-      bytes = await encodeCheckpoint(cp, { cipher: this.cipher });
+      bytes = await encodeCheckpoint(cp, { cipher: this.cipher }, this.zip);
     } catch (err) {
       throw saveFailed(cp.id, 'could not be encoded', err);
     }
@@ -156,7 +155,7 @@ export class CheckpointStore {
   /** The decoded checkpoint; CHECKPOINT_NOT_FOUND if absent, CHECKPOINT_CORRUPT / CHECKPOINT_FORMAT_UNSUPPORTED if unreadable. */
   async load(id: string): Promise<CognitiveCheckpoint> {
     const raw = await this.loadRaw(id);
-    const cp = await decodeCheckpoint(raw.bytes, this.migrate, `Checkpoint ${id}`, { cipher: this.cipher, id });
+    const cp = await decodeCheckpoint(raw.bytes, this.migrate, `Checkpoint ${id}`, { cipher: this.cipher, id }, this.zip);
     if (cp.id !== id) {
       throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} holds the body of checkpoint ${cp.id}.`);
     }
@@ -192,7 +191,7 @@ export class CheckpointStore {
    * A plain body given to a store with a key is sealed first, so an import never leaves plaintext behind.
    */
   async putRaw(id: string, bytes: Uint8Array, meta: CheckpointMeta): Promise<CheckpointMeta> {
-    const cp = await decodeCheckpoint(bytes, this.migrate, `Checkpoint ${id}`, { cipher: this.cipher, id });
+    const cp = await decodeCheckpoint(bytes, this.migrate, `Checkpoint ${id}`, { cipher: this.cipher, id }, this.zip);
     const parsedMeta = CheckpointMetaSchema.safeParse(meta);
     if (cp.id !== id || !parsedMeta.success || parsedMeta.data.id !== id) {
       throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} does not match its body or index entry.`);

@@ -4,6 +4,7 @@ import { SUBLEVELS, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js
 import type { EventBus } from '../../events/event-bus.js';
 import { typeMatcher } from '../../events/event-filter.js';
 import type { VigilEvent } from '../../protocol/events.schema.js';
+import type { Clock } from '../../shared/clock.js';
 
 // Seqs are safe integers: 16 digits zero-padded sort numerically as strings.
 const SEQ_WIDTH = 16;
@@ -25,7 +26,15 @@ export interface EventJournalOptions {
   onWriteError?: (err: unknown) => void;
   /** How long events may wait to be written together (default 50 ms); a query or detach writes them at once. */
   flushIntervalMs?: number;
+  /** The timers that run the flush interval (default Node's, unreferenced); a simulation passes its clock to replay exactly. */
+  timers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 }
+
+/** Node's own timers, unreferenced: a pending flush never keeps the process alive. */
+const NODE_TIMERS: Pick<Clock, 'setTimeout' | 'clearTimeout'> = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 // This many queued events are written at once, without waiting for the interval.
 const FLUSH_AT_EVENTS = 512;
@@ -51,8 +60,9 @@ export class EventJournal implements EventRecorder {
   private readonly onWriteError: (err: unknown) => void;
   private queue: VigilEvent[] = [];
   private flushing: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
   private readonly flushIntervalMs: number;
+  private readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   private subscription: Subscription | undefined;
   // Where the journal's reads stop: the bus's settled seq (see `EventBus.settledThrough`); none when detached.
   private settledThrough: () => number = () => Number.MAX_SAFE_INTEGER;
@@ -64,6 +74,7 @@ export class EventJournal implements EventRecorder {
     this.maxEvents = options.maxEvents ?? 10_000;
     this.onWriteError = options.onWriteError ?? (() => {});
     this.flushIntervalMs = options.flushIntervalMs ?? 50;
+    this.timers = options.timers ?? NODE_TIMERS;
   }
 
   /** Starts journaling every event `bus` emits. */
@@ -135,14 +146,13 @@ export class EventJournal implements EventRecorder {
       return;
     }
     if (this.timer !== undefined) return;
-    // A real timer, not the injected clock: this batches I/O and is not part of the agent's time.
-    this.timer = setTimeout(() => this.startFlush(), this.flushIntervalMs);
-    this.timer.unref();
+    // A real timer by default, not the agent's clock: this batches I/O and is not part of the agent's time.
+    this.timer = this.timers.setTimeout(() => this.startFlush(), this.flushIntervalMs);
   }
 
   private startFlush(): void {
     if (this.timer !== undefined) {
-      clearTimeout(this.timer);
+      this.timers.clearTimeout(this.timer);
       this.timer = undefined;
     }
     const batch = this.queue;

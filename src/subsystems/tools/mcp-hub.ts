@@ -98,9 +98,8 @@ export class McpHub {
     return this.slots.get(server)?.connection;
   }
 
-  // The SDK's client is loaded here, not at import: ~180 ms a daemon without MCP servers never pays.
   private async connectAll(): Promise<void> {
-    const { ServerConnection } = await import('./server-connection.js');
+    const { ServerConnection } = await loadMcpClient();
     if (this.stopped) return;
     const { options } = this;
     const listener: ConnectionListener = {
@@ -204,6 +203,16 @@ export class McpHub {
     this.registry = mergeRegistry([...this.slots.values()].map((slot) => slot.tools));
     this.byName = new Map(this.registry.map((tool) => [tool.name, tool]));
   }
+}
+
+let mcpClient: Promise<typeof import('./server-connection.js')> | undefined;
+
+/**
+ * The MCP client side (the SDK's client), loaded on first use and once only: ~180 ms a daemon without MCP servers
+ * never pays. Once loaded, later hubs get it without another import (a host that replays runs exactly loads it first).
+ */
+export function loadMcpClient(): Promise<typeof import('./server-connection.js')> {
+  return (mcpClient ??= import('./server-connection.js'));
 }
 
 /** The VigilError for a call that did not get a result. */

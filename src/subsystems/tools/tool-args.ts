@@ -26,8 +26,7 @@ export class ToolArgsChecker {
   private async compileAndCheck(name: string, schema: JsonSchemaObject, args: unknown): Promise<ArgsCheck> {
     // Ajv reads draft-07; a `$schema` naming 2020-12 would make it refuse the whole schema, so it is left out.
     const { $schema: _draft, ...rest } = schema;
-    // Loaded on the first call, not at boot: Ajv costs ~30 ms to import, and most starts make no tool call.
-    this.provider ??= new (await import('@modelcontextprotocol/sdk/validation/ajv')).AjvJsonSchemaValidator();
+    this.provider ??= new (await loadAjv()).AjvJsonSchemaValidator();
     let validate = this.compiled.get(name);
     if (validate === undefined) {
       try {
@@ -39,6 +38,13 @@ export class ToolArgsChecker {
     }
     return verdict(validate, args);
   }
+}
+
+let ajv: Promise<typeof import('@modelcontextprotocol/sdk/validation/ajv')> | undefined;
+
+/** Ajv, loaded on the first call and once only, not at boot: it costs ~30 ms to import, and most starts make no tool call. */
+export function loadAjv(): Promise<typeof import('@modelcontextprotocol/sdk/validation/ajv')> {
+  return (ajv ??= import('@modelcontextprotocol/sdk/validation/ajv'));
 }
 
 function verdict(validate: JsonSchemaValidator<unknown>, args: unknown): ArgsCheck {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createSimulatedClock } from '../../../src/shared/clock.js';
 import { counterSeq, EventBus } from '../../../src/events/event-bus.js';
 import { EventJournal } from '../../../src/subsystems/journal/event-journal.js';
@@ -23,6 +23,21 @@ describe('EventJournal', () => {
     expect((await journal.query({ after: 3, limit: 2 })).map((e) => e.seq)).toEqual([4, 5]);
     expect((await journal.query({ limit: 3 })).map((e) => e.seq)).toEqual([8, 9, 10]);
     expect(await journal.lastSeq()).toBe(10);
+  });
+
+  it('runs its flush interval on the timers it is given, and writes the batch when one fires', async () => {
+    const db = new MemoryLevel() as unknown as VigilDb;
+    const scheduled: { fn: () => void; ms: number }[] = [];
+    const timers = { setTimeout: (fn: () => void, ms: number) => scheduled.push({ fn, ms }), clearTimeout: () => undefined };
+    const bus = new EventBus({ clock: createSimulatedClock(), currentBeat: () => 0, seq: counterSeq() });
+    new EventJournal(db, { timers, flushIntervalMs: 50 }).attach(bus);
+    bus.emit('checkpoint.failed', { reason: 'queued' });
+    bus.emit('checkpoint.failed', { reason: 'queued too' });
+    expect(scheduled.map((timer) => timer.ms)).toEqual([50]);
+    const stored = db.sublevel<string, unknown>('event-journal', { valueEncoding: 'json' });
+    expect(await stored.keys().all()).toEqual([]);
+    scheduled[0]!.fn();
+    await vi.waitFor(async () => expect(await stored.keys().all()).toHaveLength(2));
   });
 
   it('filters by type patterns before applying the limit', async () => {

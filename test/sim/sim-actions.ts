@@ -1,0 +1,217 @@
+/**
+ * What the simulated clients and operator do, at seeded moments: send messages, subscribe, disconnect and resume,
+ * approve and deny tool calls, top up the budget, create and restore checkpoints; and what the world does to the
+ * runtime: crashes (at a quiet moment or armed inside a storage operation), disk fault windows, dropped MCP
+ * connections. Every action is fired without waiting for it (a crash may cut it), and its outcome is recorded.
+ */
+import { describeError, isVigilError } from '../../src/errors.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import type { Incarnation } from './sim-incarnation.js';
+import { words } from './sim-model.js';
+import type { SimRandom } from './sim-random.js';
+import type { SimRun } from './sim-run.js';
+
+/** Event type filters a client may subscribe with (undefined: every event). */
+const FEED_TYPES: readonly (readonly string[] | undefined)[] = [
+  undefined,
+  undefined,
+  ['agent.*'],
+  ['agent.reply', 'agent.unanswered'],
+  ['tool.*', 'agent.reply'],
+  ['heartbeat.beat', 'agent.reply', 'agent.unanswered', 'checkpoint.*'],
+];
+
+type ActionKind =
+  | 'send'
+  | 'subscribe'
+  | 'disconnect'
+  | 'resume'
+  | 'approve'
+  | 'deny'
+  | 'topUp'
+  | 'checkpoint'
+  | 'restore'
+  | 'crash'
+  | 'armCrash'
+  | 'mcpDrop'
+  | 'diskFault';
+
+/** The clients' and the world's actions. */
+export class SimActions {
+  /** When the next action happens (epoch ms). */
+  nextAt: number;
+  private sampledAt = '';
+
+  constructor(
+    private readonly run: SimRun,
+    private readonly rng: SimRandom,
+  ) {
+    this.nextAt = run.scenario.startAt + this.gap();
+  }
+
+  /** Performs the action due now and draws the next one's time. */
+  act(): void {
+    this.nextAt = this.run.world.now() + this.gap();
+    const incarnation = this.run.current;
+    if (incarnation === null || !incarnation.alive) return;
+    const kind = this.rng.weighted(this.weights());
+    this.perform(kind, incarnation);
+  }
+
+  /** Right before incarnation `incarnation` boots: perhaps a crash inside its boot. */
+  armBootCrash(incarnation: Incarnation): void {
+    if (this.run.phase === 'drain' || !this.crashesLeft() || !this.rng.chance(0.15)) return;
+    incarnation.db.arm({ atOp: this.rng.int(1, 60), when: this.rng.chance(0.5) ? 'before' : 'after' });
+  }
+
+  /** After a boot: clients cut off by the crash come back (most of them, at once). */
+  afterBoot(incarnation: Incarnation): void {
+    for (const chain of this.run.clients.chains) {
+      const last = chain.sessions[chain.sessions.length - 1];
+      if (last?.endedBy === 'crash' && (this.run.phase === 'drain' || this.rng.chance(0.7))) this.run.clients.resume(chain, incarnation, this.run.world.now());
+    }
+  }
+
+  /**
+   * A drain step: decide every waiting tool call, wake a sleeper with a top-up, bring every client back. True when
+   * no user turn is left: no pending message, no waiting call, no send in flight (autonomous work may go on).
+   */
+  drainTick(): boolean {
+    const incarnation = this.run.current!;
+    const { runtime } = incarnation;
+    for (const chain of this.run.clients.chains) this.run.clients.resume(chain, incarnation, this.run.world.now());
+    const pending = runtime.pendingToolCalls();
+    for (const call of pending) this.decide(runtime, incarnation, call.callId, this.rng.chance(0.7));
+    const status = runtime.status();
+    if (status.state === 'dormant') this.fire(incarnation, 'drain topUp', () => runtime.topUp({ amountUsd: 5 }));
+    const sendsInFlight = this.run.history.sends.some((s) => s.incarnation === incarnation.number && s.turnId === null && s.error === null);
+    this.run.drainState = `${status.pendingMessages} pending messages, ${pending.length} calls awaiting approval, sends in flight: ${sendsInFlight}, phase ${status.phase}, ${status.state}`;
+    return status.pendingMessages === 0 && pending.length === 0 && !sendsInFlight;
+  }
+
+  /** Records what a client would read of the budget now, whenever something was published since the last look. */
+  sampleBudget(): void {
+    const incarnation = this.run.current;
+    if (incarnation === null || !incarnation.alive) return;
+    const seen = `${incarnation.number}:${incarnation.published.length}`;
+    if (seen === this.sampledAt) return;
+    this.sampledAt = seen;
+    const status = incarnation.runtime.budgetStatus();
+    this.run.history.budget.push({ at: this.run.world.now(), incarnation: incarnation.number, resetsAt: status.resetsAt, spentTodayUsd: status.spentTodayUsd });
+  }
+
+  private weights(): Record<ActionKind, number> {
+    const crash = this.crashesLeft() ? 2 : 0;
+    return {
+      send: 40,
+      subscribe: this.run.clients.chains.length < 6 ? 6 : 1,
+      disconnect: 5,
+      resume: 6,
+      approve: 7,
+      deny: 3,
+      topUp: 2,
+      checkpoint: 3,
+      restore: 1,
+      crash,
+      armCrash: crash,
+      mcpDrop: 1,
+      diskFault: this.run.scenario.writeFailP > 0 ? 2 : 0,
+    };
+  }
+
+  private perform(kind: ActionKind, incarnation: Incarnation): void {
+    const { rng, run } = this;
+    const { runtime } = incarnation;
+    const now = run.world.now();
+    const chains = run.clients.chains;
+    switch (kind) {
+      case 'send':
+        return this.send(incarnation);
+      case 'subscribe':
+        run.clients.subscribe(incarnation, rng.pick(FEED_TYPES), rng.chance(0.5) ? 'live' : 'replay', now);
+        return;
+      case 'disconnect': {
+        const connected = chains.filter((c) => run.clients.isConnected(c));
+        if (connected.length > 0) run.clients.disconnect(rng.pick(connected), 'disconnect');
+        return;
+      }
+      case 'resume': {
+        const away = chains.filter((c) => !run.clients.isConnected(c));
+        if (away.length > 0) run.clients.resume(rng.pick(away), incarnation, now);
+        return;
+      }
+      case 'approve':
+      case 'deny': {
+        const pending = runtime.pendingToolCalls();
+        if (pending.length > 0) this.decide(runtime, incarnation, rng.pick(pending).callId, kind === 'approve');
+        return;
+      }
+      case 'topUp':
+        return this.fire(incarnation, 'topUp', () => runtime.topUp({ amountUsd: rng.pick([0.1, 0.5, 2]) }));
+      case 'checkpoint':
+        return this.fire(incarnation, 'checkpoint.create', () => runtime.createCheckpoint());
+      case 'restore':
+        return this.fire(incarnation, 'checkpoint.restore', async () => {
+          const list = await runtime.listCheckpoints({ limit: 10 });
+          if (list.length === 0) return 'none stored';
+          return runtime.restoreCheckpoint(rng.pick(list).id, { confirm: true });
+        });
+      case 'crash':
+        run.crashNow('crash at a quiet moment');
+        return;
+      case 'armCrash':
+        incarnation.db.arm({ atOp: incarnation.db.opCount + rng.int(1, 400), when: rng.chance(0.5) ? 'before' : 'after' });
+        this.record(incarnation, 'armCrash', 'armed');
+        return;
+      case 'mcpDrop':
+        void run.mcp.drop(incarnation.number);
+        this.record(incarnation, 'mcpDrop', 'dropped');
+        return;
+      case 'diskFault':
+        run.faultUntil = now + rng.int(1_000, 30_000);
+        this.record(incarnation, 'diskFault', `until +${run.faultUntil - now} ms`);
+        return;
+    }
+  }
+
+  private send(incarnation: Incarnation): void {
+    const { rng, run } = this;
+    const long = rng.chance(0.08);
+    const text = long ? words(rng, rng.int(300, 900)) : words(rng, rng.int(2, 60));
+    const record = { at: run.world.now(), incarnation: incarnation.number, chars: text.length, turnId: null as string | null, error: null as string | null };
+    run.history.sends.push(record);
+    incarnation.runtime.send({ text }).then(
+      (result) => (record.turnId = result.turnId),
+      (err: unknown) => (record.error = isVigilError(err) ? err.code : describeError(err)),
+    );
+  }
+
+  private decide(runtime: Runtime, incarnation: Incarnation, callId: string, approve: boolean): void {
+    if (approve) this.fire(incarnation, `approve ${callId}`, () => runtime.approveToolCall(callId));
+    else this.fire(incarnation, `deny ${callId}`, () => runtime.denyToolCall({ callId, reason: 'the simulated operator said no' }));
+  }
+
+  /** Starts `work` without waiting; its outcome is recorded when (if ever) it settles. */
+  private fire(incarnation: Incarnation, action: string, work: () => Promise<unknown>): void {
+    const record = this.record(incarnation, action, 'in flight');
+    work().then(
+      () => (record.outcome = 'ok'),
+      (err: unknown) => (record.outcome = isVigilError(err) ? err.code : describeError(err)),
+    );
+  }
+
+  private record(incarnation: Incarnation, action: string, outcome: string) {
+    const record = { at: this.run.world.now(), incarnation: incarnation.number, action, outcome };
+    this.run.history.actions.push(record);
+    return record;
+  }
+
+  private crashesLeft(): boolean {
+    return this.run.phase === 'active' && this.run.crashes < this.run.scenario.maxCrashes;
+  }
+
+  /** An exponential gap around the scenario's mean, at least 50 ms. */
+  private gap(): number {
+    return Math.max(50, Math.round(-Math.log(1 - this.rng.next()) * this.run.scenario.meanGapMs));
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * `npm run sim`: runs the deterministic simulator from the command line.
+ *
+ *   npm run sim -- --seeds 1000          seeds 1 to 1000 (default: 200)
+ *   npm run sim -- --seed 1234           that seed only, with every violation in full
+ *   npm run sim -- --seed 1234 --seeds 50   seeds 1234 to 1283
+ *   npm run sim -- --year [--days N]     a simulated year (or N days) of one agent (README, "Tests")
+ *
+ * Exits 1 when a seed breaks an invariant; each failing seed prints the command that replays it.
+ */
+import { checkHistory } from './sim-checker.js';
+import { runSeed } from './sim-run.js';
+
+const args = process.argv.slice(2);
+const value = (name: string): number | undefined => {
+  const at = args.indexOf(name);
+  return at === -1 ? undefined : Number(args[at + 1]);
+};
+
+if (args.includes('--year')) {
+  const { runYear } = await import('./sim-year.js');
+  const days = value('--days');
+  const ok = await runYear({ ...(days === undefined ? {} : { days }), log: (line: string) => process.stdout.write(`${line}\n`) });
+  process.exit(ok ? 0 : 1);
+}
+
+const single = value('--seed');
+const count = value('--seeds') ?? (single === undefined ? 200 : 1);
+const first = single ?? 1;
+const started = performance.now();
+const failing: number[] = [];
+for (let seed = first; seed < first + count; seed += 1) {
+  const history = await runSeed(seed);
+  const violations = checkHistory(history);
+  if (violations.length === 0) {
+    if (count === 1) process.stdout.write(`seed ${seed}: ok (${history.steps} steps, ${history.incarnations.length} incarnations)\n`);
+    continue;
+  }
+  failing.push(seed);
+  const kinds = [...new Set(violations.map((v) => v.invariant))].join('; ');
+  process.stdout.write(`seed ${seed}: ${violations.length} violations (${kinds}) — replay: npm run sim -- --seed ${seed}\n`);
+  for (const violation of count === 1 ? violations : violations.slice(0, 3)) process.stdout.write(`  ${violation.invariant}: ${violation.detail}\n`);
+}
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+process.stdout.write(`${count} seeds in ${seconds} s: ${failing.length} failing${failing.length > 0 ? ` (${failing.join(', ')})` : ''}\n`);
+process.exit(failing.length > 0 ? 1 : 0);

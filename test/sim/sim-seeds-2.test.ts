@@ -1,0 +1,7 @@
+import { describe } from 'vitest';
+import { itKeepsEveryInvariant, itReplaysExactly, SEED_HALVES } from './sim-seeds.js';
+
+describe('the deterministic simulator, seeds 101 to 200', () => {
+  itReplaysExactly(103);
+  itKeepsEveryInvariant(...SEED_HALVES.second);
+});

@@ -1,0 +1,188 @@
+/**
+ * "Age does not cost": a simulated year of one agent (50 messages, about 10 tool calls and 2 restarts a day, one of
+ * them a crash, default retention) on an on-disk data dir. A copy of the data dir is kept after the first week; at
+ * the end the young copy and the year-old dir are measured in turns, in the same session (boot, a think's prompt
+ * build, memory.search, a checkpoint save), so the ratios do not drift with the machine's load. The data dir must
+ * stay under YEAR_DATA_DIR_BOUND_BYTES and the heap after GC flat.
+ */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { words } from './sim-model.js';
+import { sublevelSizes, YearWorld } from './sim-year-world.js';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+/** At most this much slower at a year than at a week, for each measured operation. */
+export const YEAR_MAX_RATIO = 1.2;
+/** The data dir's bound over the year (README, "Tests"). */
+export const YEAR_DATA_DIR_BOUND_BYTES = 64 * 1024 * 1024;
+/** The heap after GC may grow by at most this factor over the year, or this many bytes (a week's heap is small). */
+const HEAP_MAX_GROWTH = { ratio: 1.2, bytes: 8 * 1024 * 1024 };
+/** Paired rounds of the final measurement (young dir, old dir, alternately). */
+const PROBE_ROUNDS = 5;
+
+/** Options of the year run. */
+export interface YearOptions {
+  days?: number;
+  messagesPerDay?: number;
+  seed?: number;
+  log: (line: string) => void;
+}
+
+/** What one dir costs, by median. */
+interface Costs {
+  bootMs: number;
+  promptMs: number;
+  searchMs: number;
+  checkpointMs: number;
+}
+
+/** Runs the year and reports; true when every ratio and bound holds. */
+export async function runYear(options: YearOptions): Promise<boolean> {
+  const { log } = options;
+  const days = options.days ?? 365;
+  const perDay = options.messagesPerDay ?? 50;
+  const seed = options.seed ?? 1;
+  const root = mkdtempSync(join(tmpdir(), 'vigil-year-'));
+  const oldDir = join(root, 'year');
+  const youngDir = join(root, 'week');
+  const startAt = Date.parse('2026-01-05T00:00:00Z');
+  const started = performance.now();
+  try {
+    const year = new YearWorld(oldDir, startAt, seed);
+    await year.boot();
+    const heap: number[] = [];
+    let maxBytes = 0;
+    let youngAt = startAt;
+    for (let day = 0; day < days; day += 1) {
+      await liveDay(year, startAt + day * DAY_MS, perDay);
+      maxBytes = Math.max(maxBytes, year.sizeBytes());
+      if (day % 7 !== 6) continue;
+      heap.push(heapAfterGc());
+      if (day === 6) {
+        // The young copy: a clean stop, the files copied, and the agent goes on (a restart like any other).
+        await year.stop();
+        cpSync(oldDir, youngDir, { recursive: true });
+        youngAt = year.world.now();
+        await year.boot();
+      }
+      log(`day ${day + 1}: ${year.thinks} thinks, data dir ${mb(year.sizeBytes())}, heap ${mb(heap[heap.length - 1]!)}, ${((performance.now() - started) / 60_000).toFixed(1)} min`);
+    }
+    const oldAt = year.world.now();
+    await year.stop();
+    const sizes = [...(await sublevelSizes(oldDir))].sort(([, a], [, b]) => b.bytes - a.bytes);
+    log(`live data after the year: ${sizes.map(([name, size]) => `${name} ${size.keys} keys ${mb(size.bytes)}`).join(', ')}`);
+    const young: Costs[] = [];
+    const old: Costs[] = [];
+    for (let round = 0; round < PROBE_ROUNDS; round += 1) {
+      young.push(await probe(youngDir, youngAt + (round + 1) * HOUR_MS, seed + round));
+      old.push(await probe(oldDir, oldAt + (round + 1) * HOUR_MS, seed + round));
+    }
+    return report({ log, days, young, old, heap, maxBytes, finalBytes: year.sizeBytes(), thinks: year.thinks, minutes: (performance.now() - started) / 60_000 });
+  } finally {
+    // A failed run may leave a LevelDB writing its last files: its error, not the cleanup's, is the one to see.
+    try {
+      rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      log(`could not remove ${root}`);
+    }
+  }
+}
+
+/** One day: 50 messages between 08:00 and 22:00, a clean restart at 03:00 and a crash at 15:00. */
+async function liveDay(year: YearWorld, dayStart: number, perDay: number): Promise<void> {
+  const { rng } = year;
+  const plan: { at: number; act: () => Promise<void> | void }[] = [
+    { at: dayStart + 3 * HOUR_MS, act: async () => void (await year.stop(), await year.boot()) },
+    { at: dayStart + 15 * HOUR_MS, act: async () => void (await year.crash(), await year.boot()) },
+  ];
+  for (let i = 0; i < perDay; i += 1) {
+    const text = words(rng, rng.int(3, 60));
+    plan.push({ at: dayStart + 8 * HOUR_MS + rng.int(0, 14 * HOUR_MS), act: () => year.send(text) });
+  }
+  plan.sort((a, b) => a.at - b.at);
+  for (const step of plan) {
+    await year.runUntil(step.at);
+    await step.act();
+  }
+  await year.runUntil(dayStart + DAY_MS);
+}
+
+/** Boots on `dir` and measures a boot, memory.search, a think's prompt build and a checkpoint save; stops again. */
+async function probe(dir: string, at: number, seed: number): Promise<Costs> {
+  const world = new YearWorld(dir, at, seed);
+  const bootMs = await world.boot();
+  const { runtime } = world;
+  // The index is built in the background after a boot; the first search waits for it, the timed ones do not.
+  await runtime.searchMemory({ query: words(world.rng, 2), limit: 5 });
+  const searches: number[] = [];
+  for (let i = 0; i < 7; i += 1) {
+    const query = words(world.rng, 2);
+    const started = performance.now();
+    await runtime.searchMemory({ query, limit: 5 });
+    searches.push(performance.now() - started);
+  }
+  world.send('What did we talk about last week?');
+  for (let i = 0; world.promptMs.length === 0 && i < 1_000; i += 1) await world.tick();
+  const saves = world.checkpointMs.length;
+  const creating = runtime.createCheckpoint();
+  let created = false;
+  void creating.then(() => (created = true));
+  for (let i = 0; !created && i < 1_000; i += 1) await world.tick();
+  const costs = { bootMs, promptMs: world.promptMs[0] ?? Number.NaN, searchMs: median(searches), checkpointMs: world.checkpointMs[saves] ?? Number.NaN };
+  await world.stop();
+  return costs;
+}
+
+function report(args: {
+  log: (line: string) => void;
+  days: number;
+  young: Costs[];
+  old: Costs[];
+  heap: number[];
+  maxBytes: number;
+  finalBytes: number;
+  thinks: number;
+  minutes: number;
+}): boolean {
+  const { log, young, old, heap } = args;
+  let ok = true;
+  log(`simulated ${args.days} days (${args.thinks} thinks) in ${args.minutes.toFixed(1)} min; paired measurement, ${PROBE_ROUNDS} rounds, medians:`);
+  for (const [key, label] of [
+    ['bootMs', 'boot'],
+    ['promptMs', "a think's prompt build"],
+    ['searchMs', 'memory.search'],
+    ['checkpointMs', 'a checkpoint save'],
+  ] as const) {
+    const week = median(young.map((c) => c[key]));
+    const aged = median(old.map((c) => c[key]));
+    const ratio = aged / week;
+    const pass = ratio <= YEAR_MAX_RATIO;
+    ok &&= pass;
+    log(`  ${label}: first week ${week.toFixed(2)} ms, after the year ${aged.toFixed(2)} ms, ratio ${ratio.toFixed(2)} ${pass ? 'ok' : `MISSED (over ${YEAR_MAX_RATIO})`}`);
+  }
+  const dirOk = args.maxBytes <= YEAR_DATA_DIR_BOUND_BYTES;
+  ok &&= dirOk;
+  log(`  data dir: at most ${mb(args.maxBytes)}, ${mb(args.finalBytes)} at the end (bound ${mb(YEAR_DATA_DIR_BOUND_BYTES)}) ${dirOk ? 'ok' : 'MISSED'}`);
+  const first = heap[0] ?? 0;
+  const last = heap[heap.length - 1] ?? 0;
+  const heapOk = last <= Math.max(first * HEAP_MAX_GROWTH.ratio, first + HEAP_MAX_GROWTH.bytes);
+  ok &&= heapOk;
+  log(`  heap after GC: ${mb(first)} after the first week, ${mb(last)} at the end (ratio ${(last / first).toFixed(2)}) ${heapOk ? 'ok' : 'MISSED'}`);
+  return ok;
+}
+
+function heapAfterGc(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
