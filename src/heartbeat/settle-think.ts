@@ -70,10 +70,11 @@ async function settleTurns(input: SettleInput, spawned: readonly SwarmTaskRecord
   const { clock, bus } = deps;
   const actions = result?.actions ?? [];
   const replied: string[] = [];
+  const writes = new EndingWrites(deps);
   // A reply names an open turn, or goes out under this think's own turn: a closed turn is never answered twice.
   for (const [turnId, text] of repliesByTurn(actions, (id) => (isOpen(turns, id) ? id : input.turnId))) {
-    await closer.reply(turnId, text, clock.now());
-    if (isOpen(turns, turnId)) replied.push(turnId);
+    const written = await writes.attempt(turnId, () => closer.reply(turnId, text, clock.now()));
+    if (written && isOpen(turns, turnId)) replied.push(turnId);
   }
   // Before the beat ends (tasks start only then): a crash from here on finds the tasks in the log.
   await deps.swarmTasks.spawned(spawned).catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'spawned tasks could not be recorded'));
@@ -81,22 +82,24 @@ async function settleTurns(input: SettleInput, spawned: readonly SwarmTaskRecord
   const awaiting = failure === null && spawnedFor ? [input.turnId] : [];
   // A turn whose tool call waits for an operator, or whose decision it has yet to hear, has not missed a try.
   const held = deps.approvals?.heldTurnIds();
+  // A turn whose ending could not be written stays open without a try counted: the store failed, not the agent.
   const waiting = carried.filter(
-    (turnId) => isOpen(turns, turnId) && !replied.includes(turnId) && !awaiting.includes(turnId) && held?.has(turnId) !== true,
+    (turnId) =>
+      isOpen(turns, turnId) && !replied.includes(turnId) && !awaiting.includes(turnId) && held?.has(turnId) !== true && !writes.failed(turnId),
   );
   const unanswered: string[] = [];
   const end = async (turnIds: readonly string[], code: Exclude<TurnEndingCode, 'TURN_CANCELLED'>, reason: string) => {
     for (const turnId of turnIds) {
-      await closer.unanswered(turnId, code, reason, clock.now());
-      unanswered.push(turnId);
+      if (await writes.attempt(turnId, () => closer.unanswered(turnId, code, reason, clock.now()))) unanswered.push(turnId);
     }
   };
+  const missedOf = (exhausted: readonly string[]) => waiting.filter((turnId) => !exhausted.includes(turnId) && !writes.failed(turnId));
   if (failure === null) {
     if (plan.swarmTaskIds.length > 0) refs.swarms.send({ type: 'swarm.consumed', at: clock.now(), ids: plan.swarmTaskIds });
     const { exhausted } = countUnanswered(turns, waiting);
     const reason = `The agent ended ${MAX_UNANSWERED_THINKS} thinks without answering this message.`;
     await end(exhausted, 'NO_ANSWER', reason);
-    return { replied, unanswered, missed: waiting.filter((turnId) => !exhausted.includes(turnId)), awaiting };
+    return { replied, unanswered, missed: missedOf(exhausted), awaiting };
   }
   // Refused for good, by the API or by the local bound: the same think cannot succeed, so its turns end now; the next
   // message gets a think of its own.
@@ -114,9 +117,41 @@ async function settleTurns(input: SettleInput, spawned: readonly SwarmTaskRecord
     // A hung call may pass on another try; a turn stuck on its last try ends.
     const { exhausted } = countUnanswered(turns, waiting);
     await end(exhausted, 'TURN_STUCK', failure.reason);
-    return { replied, unanswered, missed: waiting.filter((turnId) => !exhausted.includes(turnId)), awaiting };
+    return { replied, unanswered, missed: missedOf(exhausted), awaiting };
   }
   return { replied, unanswered, missed: [], awaiting };
+}
+
+/**
+ * The endings one settle writes. A failed write is logged and leaves its turn open (the closer withdrew its event, so
+ * nothing was said): settling goes on, so the endings already written count and are never written twice. Once the
+ * store has failed, the endings after it are not tried: their turns stay open for the next think.
+ */
+class EndingWrites {
+  private readonly unwritten = new Set<string>();
+  private storeFailed = false;
+
+  constructor(private readonly deps: HeartbeatDeps) {}
+
+  /** Writes one ending; true when it landed. */
+  async attempt(turnId: string, write: () => Promise<void>): Promise<boolean> {
+    if (!this.storeFailed) {
+      try {
+        await write();
+        return true;
+      } catch (err) {
+        this.storeFailed = true;
+        this.deps.log.error({ err: describeError(err), turnId }, 'a turn ending could not be written; the turn stays open');
+      }
+    }
+    this.unwritten.add(turnId);
+    return false;
+  }
+
+  /** Whether `turnId`'s ending was due but not written. */
+  failed(turnId: string): boolean {
+    return this.unwritten.has(turnId);
+  }
 }
 
 /** The think's replies joined per turn, in the order the turns were first answered: one ending per turn, never two. */
