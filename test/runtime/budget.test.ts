@@ -208,4 +208,23 @@ describe('budget', () => {
     const changed = await start({ db: h.db, clock: h.clock, config: { ...CAP, dailyBudgetUsd: 7 } });
     expect(changed.runtime.budgetStatus().dailyCapUsd).toBe(7);
   });
+
+  it('keeps the live budget through a restore: money spent or topped up after the checkpoint is not rolled back', async () => {
+    const thinker = new ScriptedThinker();
+    thinker.costMicroUsd = 300_000;
+    const h = await start({ thinker, config: { ...CAP, checkpointEnabled: false } });
+    await h.advance(1000);
+    const created = h.runtime.createCheckpoint();
+    await h.settle();
+    const checkpoint = await created;
+    await h.runtime.send({ text: 'spend after the checkpoint' });
+    await h.advance(1000);
+    await h.runtime.topUp({ amountUsd: 2 });
+    const before = h.runtime.budgetStatus();
+    expect(before).toMatchObject({ spentTodayUsd: 0.3, topUpUsd: 2 });
+    const restoring = h.runtime.restoreCheckpoint(checkpoint.id, { confirm: true });
+    await h.settle();
+    await restoring;
+    expect(h.runtime.budgetStatus()).toEqual(before);
+  });
 });

@@ -1,6 +1,7 @@
 /** The facade's budget area: `budget.status`, `budget.topUp`, `budget.setCap`; the ledger records before the actor counts. */
 import { dayKeyIn } from '../../actors/budget/budget-calendar.js';
 import { allowanceMicroUsd, budgetPct, budgetStatusState, resetsAt } from '../../actors/budget/budget.reducer.js';
+import type { BudgetState } from '../../actors/budget/budget.schema.js';
 import { emitBudgetUpdated } from '../../heartbeat/cost-recorder.js';
 import type { BudgetStatus, SetCapParams, TopUpParams } from '../../protocol/budget.schema.js';
 import { cacheReadShare } from '../../subsystems/budget/cache-share.js';
@@ -9,6 +10,11 @@ import { iso, type RuntimeCore } from '../runtime-core.js';
 /** The budget as the facade offers it. */
 export class BudgetFacade {
   constructor(private readonly core: RuntimeCore) {}
+
+  /** The live budget actor's state. */
+  state(): BudgetState {
+    return this.ref().getSnapshot().context;
+  }
 
   /** `budget.status`: today's cap, spend and state. */
   status(): BudgetStatus {

@@ -63,7 +63,9 @@ export class RestoreFacade {
     const { core } = this;
     const { conversation, swarmResults, clock, bus, checkpoints, ledger, deps, summary } = core.parts;
     const { watermark, summaryThroughSeq } = checkpoint.conversation;
-    const plan = planRestore(checkpoint, await conversation.readAfter(watermark), core.context().turns.pending);
+    const later = await conversation.readAfter(watermark);
+    const archivedEndings = await conversation.endedInArchives(new Set(checkpoint.conversation.pending.map((open) => open.turnId)));
+    const plan = planRestore(checkpoint, later, core.context().turns.pending, archivedEndings);
     const now = clock.now();
     const reason = `The agent was restored to checkpoint ${checkpoint.id}, taken before this message; send it again if it still matters.`;
     const endings = deps.closer.unansweredInBatch(plan.cancelled, 'TURN_CANCELLED', reason, now);
@@ -94,7 +96,9 @@ export class RestoreFacade {
       throw err;
     }
     await summary.adopt(rollBack.current);
-    core.actor.send({ type: 'APPLY_SEED', seed });
+    // Money is never rolled back: the restored state keeps the live budget (its day, spend, top-ups, sleep), taken as
+    // it is replaced, so a charge that landed during the writes above, or a midnight they waited through, counts.
+    core.actor.send({ type: 'APPLY_SEED', seed: { ...seed, actors: { ...seed.actors, budget: this.budget.state() } } });
     bus.emit('checkpoint.restored', {
       checkpointId: checkpoint.id,
       beatsRecovered: checkpoint.beatCount,
@@ -115,9 +119,17 @@ export interface RestorePlan {
   cancelled: string[];
 }
 
-/** The restore's turns, from the checkpoint, the log entries after its watermark, and the turns open now. */
-export function planRestore(checkpoint: CognitiveCheckpoint, later: readonly ConversationMessage[], openNow: TurnState['pending']): RestorePlan {
-  const endedLater = new Set(later.filter((m) => m.role === 'assistant').map((m) => m.turnId));
+/**
+ * The restore's turns, from the checkpoint, the log entries after its watermark, the turns open now, and the
+ * checkpoint's open turns that ended in an entry an earlier restore archived.
+ */
+export function planRestore(
+  checkpoint: CognitiveCheckpoint,
+  later: readonly ConversationMessage[],
+  openNow: TurnState['pending'],
+  endedInArchives: ReadonlySet<string> = new Set(),
+): RestorePlan {
+  const endedLater = new Set([...endedInArchives, ...later.filter((m) => m.role === 'assistant').map((m) => m.turnId)]);
   const reopened = checkpoint.conversation.pending.filter((open) => !endedLater.has(open.turnId));
   const reopenedIds = new Set(reopened.map((open) => open.turnId));
   return { reopened, cancelled: openNow.filter((open) => !reopenedIds.has(open.turnId)).map((open) => open.turnId) };

@@ -229,6 +229,23 @@ export class ConversationLog {
     }
   }
 
+  /**
+   * Which of `turnIds` have an ending (an assistant entry) in some archive: a turn answered and then archived by a
+   * restore stays answered when an older checkpoint that held it open is restored later.
+   */
+  async endedInArchives(turnIds: ReadonlySet<string>): Promise<Set<string>> {
+    const ended = new Set<string>();
+    if (turnIds.size === 0) return ended;
+    try {
+      for await (const value of this.archive.values()) {
+        if (value.role === 'assistant' && turnIds.has(value.turnId)) ended.add(value.turnId);
+      }
+      return ended;
+    } catch (err) {
+      throw toStoreError(err, 'read the conversation archives');
+    }
+  }
+
   /** The messages archived under `archiveId`, ascending; empty for an unknown id. */
   async readArchive(archiveId: string): Promise<ConversationMessage[]> {
     try {
