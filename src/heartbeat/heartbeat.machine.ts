@@ -288,6 +288,8 @@ export const heartbeatMachine = setup({
     // Asleep for the budget: beats slow to the longest interval (never past midnight), nothing thinks; events and RPC go on.
     dormant: {
       initial: 'resting',
+      // A pause asked for during the beat that fell asleep is taken here, at its boundary, like one from sleep.
+      always: { guard: 'pauseRequested', target: 'paused' },
       on: {
         PAUSE: { target: '#heartbeat.paused' },
         CHECKPOINT_NOW: { actions: { type: 'checkpointAtBoundary', params: { phase: 'dormant' } } },

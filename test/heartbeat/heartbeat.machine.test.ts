@@ -105,6 +105,41 @@ describe('heartbeatMachine', () => {
     });
   });
 
+  describe('a turn ending that cannot be written', () => {
+    // Found by the simulator (seed 18): one think answered two turns, the second reply's write failed, and the whole
+    // settle was dropped, so the first turn (already answered, on disk and live) stayed open and was answered again.
+    it('keeps the endings written before it and leaves only its own turn open, without counting a try', async () => {
+      // Two turns open from the start, so the first beat's think carries both.
+      const at = Date.parse('2026-03-01T09:59:00Z');
+      const open = [
+        { turnId: 't-1', text: 'one', from: 'user', at },
+        { turnId: 't-2', text: 'two', from: 'user', at },
+      ];
+      const gate = deferred();
+      h = await startHeartbeat({
+        seed: (seed) => ({ ...seed, turns: { ...seed.turns, pending: open } }),
+        thinker: new ScriptedThinker(async (input) => {
+          await gate.promise;
+          return input.pendingMessages.map((m) => ({ type: 'reply' as const, turnId: m.turnId, text: `re: ${m.text}` }));
+        }),
+      });
+      const conversation = h.deps.conversation;
+      const append = conversation.append.bind(conversation);
+      let assistantWrites = 0;
+      conversation.append = (message, extraOps) => {
+        if (message.role === 'assistant' && ++assistantWrites === 2) return Promise.reject(new Error('disk full'));
+        return append(message, extraOps);
+      };
+      gate.resolve();
+      await h.advance(3000);
+      expect(h.thinker.calls[0]?.pendingMessages.map((m) => m.turnId)).toEqual(['t-1', 't-2']);
+      const replies = h.ofType('agent.reply').map((e) => e.turnId);
+      expect(replies.filter((turnId) => turnId === 't-1')).toHaveLength(1);
+      expect(replies.filter((turnId) => turnId === 't-2')).toHaveLength(1);
+      expect(h.context().turns.pending).toEqual([]);
+    });
+  });
+
   describe('dormant', () => {
     const CAP = { dailyBudgetUsd: 1, windDownPct: 90, hardStopPct: 110 };
 
@@ -227,6 +262,27 @@ describe('heartbeatMachine', () => {
       h.actor.send({ type: 'RESUME' });
       await h.advance(1000);
       expect(h.context().beatCount).toBe(2);
+    });
+
+    // Found by the simulator (seed 976): a stop asked for during the think that spent the budget waited forever, since
+    // the beat ended in dormant, which never looked at the pause request.
+    it('pauses at the boundary when the think that runs on PAUSE spends the budget and the beat falls asleep', async () => {
+      const gate = deferred();
+      const thinker = new ScriptedThinker(async (input) => {
+        await gate.promise;
+        return input.pendingMessages.map((m) => ({ type: 'reply' as const, turnId: m.turnId, text: 'costly' }));
+      });
+      thinker.costMicroUsd = 1_200_000;
+      h = await startHeartbeat({ config: { dailyBudgetUsd: 1 }, thinker });
+      userMessage(h, 't-1', 'spend it');
+      await h.settle();
+      h.actor.send({ type: 'PAUSE' });
+      gate.resolve();
+      await h.settle();
+      expect(h.state()).toBe('paused');
+      expect(h.ofType('agent.reply')).toMatchObject([{ turnId: 't-1', text: 'costly' }]);
+      h.actor.send({ type: 'RESUME' });
+      expect(h.state()).toBe('dormant.resting');
     });
 
     it('wakes from pause back into dormant when the budget is still spent', async () => {
