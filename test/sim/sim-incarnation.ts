@@ -121,7 +121,13 @@ export class Incarnation implements FeedSource {
       mcp: { createTransport: deps.mcp.transportFor(this.number) },
       offClock: { ioTimers: this.clock, zip: SYNC_ZIP },
     });
-    const runtime = await Promise.race([made, this.died.then(() => undefined)]);
+    // A boot that fails (a write the disk refused) ends the process as a crash would: the daemon exits non-zero and
+    // is started again. Its rejection is taken here even when a crash came first.
+    const booted = made.catch((err: unknown) => {
+      if (!this.killed) this.kill(`boot failed: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    });
+    const runtime = await Promise.race([booted, this.died.then(() => undefined)]);
     if (runtime === undefined || this.killed) return false;
     // The gateway starts its "newest seq" from the journal's, as the daemon's does.
     const last = await Promise.race([runtime.lastEventSeq(), this.died.then(() => undefined)]);
