@@ -4,12 +4,14 @@
  *   npm run sim -- --seeds 1000          seeds 1 to 1000 (default: 200)
  *   npm run sim -- --seed 1234           that seed only, with every violation in full
  *   npm run sim -- --seed 1234 --seeds 50   seeds 1234 to 1283
+ *   npm run sim -- --seed 1234 --trace   that seed, then its whole history: events, actions, faults, the log
  *   npm run sim -- --year [--days N]     a simulated year (or N days) of one agent (README, "Tests")
  *
  * Exits 1 when a seed breaks an invariant; each failing seed prints the command that replays it.
  */
 import { checkHistory } from './sim-checker.js';
 import { runSeed } from './sim-run.js';
+import { traceLines } from './sim-trace.js';
 
 const args = process.argv.slice(2);
 const value = (name: string): number | undefined => {
@@ -32,6 +34,7 @@ const failing: number[] = [];
 for (let seed = first; seed < first + count; seed += 1) {
   const history = await runSeed(seed);
   const violations = checkHistory(history);
+  if (count === 1 && args.includes('--trace')) process.stdout.write(`${traceLines(history).join('\n')}\n`);
   if (violations.length === 0) {
     if (count === 1) process.stdout.write(`seed ${seed}: ok (${history.steps} steps, ${history.incarnations.length} incarnations)\n`);
     continue;
