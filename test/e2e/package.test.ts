@@ -15,6 +15,7 @@ const TYPES_NODE = `@types/node@${(require('@types/node/package.json') as { vers
 
 let work: string;
 let app: string;
+let installed: Finished;
 
 /** `npm …` in `cwd`; the whole output on failure. */
 async function npm(cwd: string, args: string[], timeoutMs: number): Promise<Finished> {
@@ -32,7 +33,7 @@ beforeAll(async () => {
   await mkdir(app);
   await writeFile(join(app, 'package.json'), `${JSON.stringify({ name: 'vigil-consumer', private: true, type: 'module' }, null, 2)}\n`);
   // The dependencies are in npm's cache after `npm ci`: --prefer-offline installs without asking the registry.
-  await npm(app, ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, filename), TYPES_NODE], 180_000);
+  installed = await npm(app, ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, filename), TYPES_NODE], 180_000);
   for (const name of ['library-smoke.mjs', 'consumer.ts']) await copyFile(join(FIXTURES, name), join(app, name));
 }, 300_000);
 
@@ -41,6 +42,11 @@ afterAll(async () => {
 });
 
 describe('the packed package, installed elsewhere', () => {
+  // On a supported Node.js line (22, 24, 26; .ci/run runs this file on each) no dependency's engines say otherwise.
+  it('installs without an engine warning', () => {
+    expect(`${installed.stdout}${installed.stderr}`).not.toMatch(/EBADENGINE/);
+  });
+
   it('runs from plain node: createRuntime with the offline thinker, its gateway, connect, the dashboard and its bundled client', async () => {
     const { code, stdout, stderr } = await runProcess(process.execPath, ['library-smoke.mjs'], { cwd: app });
     expect(stderr).toBe('');
