@@ -7,8 +7,12 @@ import { SUBLEVELS, hasLevelCode, toStoreError, writeSyncBatch, type VigilBatchO
 import { CheckpointCipher, isSealed } from './checkpoint-cipher.js';
 import { decodeCheckpoint, encodeCheckpoint, THREAD_POOL_ZIP, type CheckpointZip } from './checkpoint.codec.js';
 import { summariseIssues } from '../../protocol/zod-issues.js';
+import { indexEntryOf, rawCheckpointOf, type RawCheckpoint } from './checkpoint-raw.js';
+import { assertMaxCount, compareIds, splitNewest } from './checkpoint-retention.js';
 import { migrateCheckpoint, type Migrate } from './checkpoint.migrations.js';
 import { CheckpointMetaSchema, CognitiveCheckpointSchema, type CheckpointMeta, type CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
+
+export type { RawCheckpoint };
 
 /** The prefix of checkpoint ids (`ck-0mjv3k9q2a1-0000-3f9a`). */
 export const CHECKPOINT_ID_PREFIX = 'ck-';
@@ -36,12 +40,6 @@ export interface CheckpointSaveResult {
 export interface ListCheckpointsOptions {
   limit?: number;
   before?: string;
-}
-
-/** A checkpoint as stored: its compressed body and its index entry. */
-export interface RawCheckpoint {
-  bytes: Uint8Array;
-  meta: CheckpointMeta;
 }
 
 /** Saves, lists, loads and prunes checkpoints; writes are serialised so each prune sees every earlier save. */
@@ -143,10 +141,7 @@ export class CheckpointStore {
         })
         .all();
       // A malformed index entry is skipped here; `loadNewestValid` reports it.
-      return entries.flatMap(([, text]) => {
-        const meta = CheckpointMetaSchema.safeParse(parseJsonOrUndefined(text));
-        return meta.success ? [meta.data] : [];
-      });
+      return entries.flatMap(([, text]) => indexEntryOf(text) ?? []);
     } catch (err) {
       throw toStoreError(err, 'list checkpoints');
     }
@@ -174,16 +169,7 @@ export class CheckpointStore {
       }
       throw toStoreError(err, `read checkpoint ${id}`);
     }
-    if (bytes === undefined && meta === undefined) {
-      throw new VigilError('CHECKPOINT_NOT_FOUND', `No checkpoint with id ${id} exists.`, { data: { id } });
-    }
-    if (bytes === undefined) throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} has an index entry but no body.`);
-    if (meta === undefined) throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} has a body but no index entry.`);
-    const parsed = CheckpointMetaSchema.safeParse(meta);
-    if (!parsed.success) {
-      throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} has an invalid index entry: ${summariseIssues(parsed.error)}.`);
-    }
-    return { bytes, meta: parsed.data };
+    return rawCheckpointOf(id, bytes, meta);
   }
 
   /**
@@ -316,31 +302,6 @@ export class CheckpointStore {
     // Only the queue's tail swallows a failure (the next write still runs); the caller gets it from `run`.
     this.writes = run.catch(() => undefined);
     return run;
-  }
-}
-
-function parseJsonOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Splits ids into the newest `maxCount` and the rest; ids may repeat and arrive in any order. */
-function splitNewest(ids: string[], maxCount: number): { kept: string[]; pruned: string[] } {
-  const newestFirst = [...new Set(ids)].sort(compareIds).reverse();
-  return { kept: newestFirst.slice(0, maxCount), pruned: newestFirst.slice(maxCount) };
-}
-
-// Plain code-unit order, which matches LevelDB's byte order for the ASCII ids the factory makes.
-function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function assertMaxCount(maxCount: number): void {
-  if (!Number.isInteger(maxCount) || maxCount < 1) {
-    throw new VigilError('INTERNAL', `The checkpoint max count ${maxCount} must be an integer of at least 1.`);
   }
 }
 
