@@ -202,7 +202,7 @@ export async function sealedStoreBench(options: SealedStoreOptions = DEFAULT_SEA
     notes: [
       `Every value is sealed with AES-256-GCM under a key derived once at start: 36 bytes per value (header with a codec byte, IV, tag). LevelDB's snappy cannot shrink ciphertext, so a value of ${COMPRESS_MIN_BYTES} bytes or more (a conversation message from ${CONVERSATION_COMPRESS_MIN_BYTES}) is deflated (raw deflate, level 1) before it is sealed when that saves an eighth or more.`,
       'The daemons of the send → reply check run side by side and the sends alternate between them, so both see the same load on a shared machine.',
-      'The size ratio is the price of sealing in bytes; retention (README, "Retention") bounds how many such values a data dir holds.',
+      'The size ratio is the price of sealing in bytes; retention (docs/operations/retention.md) bounds how many such values a data dir holds.',
     ],
   };
 }

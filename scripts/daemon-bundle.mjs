@@ -1,5 +1,5 @@
 // The daemon's start-up bundle: esbuild bundles the compiled CLI (dist/cli.js, as tsc emitted it) into dist/bundle/,
-// which `vigil run` loads instead of resolving ~500 modules one by one (README, "Start-up").
+// which `vigil run` loads instead of resolving ~500 modules one by one (docs/performance.md, "Start-up").
 import { join } from 'node:path';
 import { build } from 'esbuild';
 

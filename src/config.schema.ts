@@ -106,8 +106,9 @@ export const VigilConfigSchema = z
     traceMaxCount: intIn(1, 10_000_000, 'expected an integer from 1 to 10000000'),
     // 0 switches the age limit off: only VIGIL_TRACE_MAX_COUNT bounds the traces.
     traceMaxAgeDays: intIn(0, 36_500, 'expected a whole number of days from 0 to 36500 (0 = no age limit)'),
-    // The OpenTelemetry export (README "Traces"): Vigil reads what decides whether and how the SDK is loaded; the
-    // exporter itself reads the other OTEL_* variables (headers, timeout, compression, resource attributes).
+    // The OpenTelemetry export (docs/guides/traces-and-opentelemetry.md): Vigil reads what decides whether and how the
+    // SDK is loaded; the exporter itself reads the other OTEL_* variables (headers, timeout, compression, resource
+    // attributes).
     otlpEndpoint: z.url({ protocol: /^https?$/, error: ALLOWED_OTLP_URL }).optional(),
     otlpTracesEndpoint: z.url({ protocol: /^https?$/, error: ALLOWED_OTLP_URL }).optional(),
     otlpProtocol: z.enum(OTLP_PROTOCOLS, { error: ALLOWED_OTLP_PROTOCOL }),

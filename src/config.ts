@@ -30,7 +30,7 @@ export interface ConfigProblem {
   allowed: string;
 }
 
-/** Every variable's default as environment text (undefined: unset), for `.env.example` and the README. */
+/** Every variable's default as environment text (undefined: unset), for `.env.example` and docs/configuration.md. */
 export const DEFAULT_CONFIG_ENV: Readonly<Record<string, string | undefined>> = Object.freeze(
   Object.fromEntries(CONFIG_VARIABLES.map((v) => [v.name, v.default])),
 );

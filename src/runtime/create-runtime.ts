@@ -180,7 +180,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
     await toolCalls.recover();
     thinker.useTools?.(toolCalls);
-    // Hourly, on a beat: every append-only record pruned to its retention (README, "Retention").
+    // Hourly, on a beat: every append-only record pruned to its retention (docs/operations/retention.md).
     const retention = new RetentionKeeper(
       { db, checkpoints: store, conversation, ledger, swarmResults, toolCalls: toolCallLog },
       {

@@ -1,4 +1,7 @@
-/** The README's tools walk-through with `examples/mcp-notes-server.ts` under `vigil run`: read, approve a write, read it back. */
+/**
+ * The offline walk-through of docs/guides/tools-and-approvals.md, with `examples/mcp-notes-server.ts` under
+ * `vigil run`: read, approve a write, read it back.
+ */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

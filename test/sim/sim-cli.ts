@@ -5,7 +5,7 @@
  *   npm run sim -- --seed 1234           that seed only, with every violation in full
  *   npm run sim -- --seed 1234 --seeds 50   seeds 1234 to 1283
  *   npm run sim -- --seed 1234 --trace   that seed, then its whole history: events, actions, faults, the log
- *   npm run sim -- --year [--days N]     a simulated year (or N days) of one agent (README, "Tests")
+ *   npm run sim -- --year [--days N]     a simulated year (or N days) of one agent (docs/testing.md)
  *
  * Exits 1 when a seed breaks an invariant; each failing seed prints the command that replays it.
  */

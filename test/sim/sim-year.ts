@@ -16,7 +16,7 @@ const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 /** At most this much slower at a year than at a week, for each measured operation. */
 export const YEAR_MAX_RATIO = 1.2;
-/** The data dir's bound over the year (README, "Tests"). */
+/** The data dir's bound over the year (docs/testing.md). */
 export const YEAR_DATA_DIR_BOUND_BYTES = 64 * 1024 * 1024;
 /** The heap after GC may grow by at most this factor over the year, or this many bytes (a week's heap is small). */
 const HEAP_MAX_GROWTH = { ratio: 1.2, bytes: 8 * 1024 * 1024 };
