@@ -216,7 +216,7 @@ export function configFromDefaults(overrides: Partial<VigilConfig> = {}): VigilC
 /** The text of `.env.example`: every variable with its default (commented out when it has none) and a one-line comment. */
 export function renderEnvExample(): string {
   const header = [
-    '# Vigil configuration (CONTRACT §3): every variable with its default.',
+    '# Vigil configuration (docs/configuration.md): every variable with its default.',
     '# Set them in the environment of `vigil run`; an unset or empty variable takes the default.',
     '# Generated from src/config.schema.ts by renderEnvExample(); test/config.test.ts keeps it in sync.',
   ];

@@ -44,7 +44,7 @@ export function buildOpenRpcDocument(): Record<string, unknown> {
     info: {
       title: 'Vigil gateway',
       version: VIGIL_VERSION,
-      description: 'JSON-RPC 2.0 over WebSocket at /rpc (text frames, params by name). See CONTRACT.md §4.',
+      description: 'JSON-RPC 2.0 over WebSocket at /rpc (text frames, params by name). See docs/reference/gateway.md in the package.',
     },
     methods: Object.entries(RPC_METHODS).map(([name, spec]) => describeMethod(name, spec as RpcMethodSpec)),
     // OpenRPC has no server-to-client notifications; these name the feed's, in the same form.
