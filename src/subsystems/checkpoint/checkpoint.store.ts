@@ -2,13 +2,12 @@
 import { VigilError, describeError } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { createIdFactory, type IdFactory } from '../../shared/ids.js';
-import { SealedLevel } from '../store/sealed-level.js';
 import { SUBLEVELS, hasLevelCode, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import { CheckpointCipher, isSealed } from './checkpoint-cipher.js';
 import { decodeCheckpoint, encodeCheckpoint, THREAD_POOL_ZIP, type CheckpointZip } from './checkpoint.codec.js';
 import { summariseIssues } from '../../protocol/zod-issues.js';
 import { indexEntryOf, rawCheckpointOf, type RawCheckpoint } from './checkpoint-raw.js';
-import { assertMaxCount, compareIds, splitNewest } from './checkpoint-retention.js';
+import { assertMaxCount, compareIds, prunableIds, splitNewest } from './checkpoint-retention.js';
 import { migrateCheckpoint, type Migrate } from './checkpoint.migrations.js';
 import { CheckpointMetaSchema, CognitiveCheckpointSchema, type CheckpointMeta, type CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
 
@@ -261,23 +260,8 @@ export class CheckpointStore {
     }
   }
 
-  /**
-   * The prune candidates that may go: all but those sealed with a key this store does not hold (or in a newer sealed
-   * format). A daemon started without its key, or with a mistyped one, cold-starts; without this it would prune the
-   * agent's real history away within VIGIL_CHECKPOINT_MAX_COUNT checkpoints. Such bodies stay until deleted by hand.
-   */
-  private async prunable(candidates: string[]): Promise<string[]> {
-    if (candidates.length === 0) return candidates;
-    // A store sealed with this same key holds no body of another key: its first keyed boot refused any, and every
-    // body since was sealed (or imported after opening) with this one. Nothing to read to find none.
-    if (this.cipher !== null && this.db instanceof SealedLevel && this.db.keyId === this.cipher.keyId) return candidates;
-    // An unreadable body (damaged table) is pruned as before: only a readable foreign seal is worth keeping.
-    const bodies = await Promise.all(candidates.map((id) => this.bodies.get(id).catch(() => undefined)));
-    return candidates.filter((_, i) => {
-      const body = bodies[i];
-      if (body === undefined || !isSealed(body)) return true;
-      return this.cipher !== null && this.cipher.sealedWithThisKey(body);
-    });
+  private prunable(candidates: string[]): Promise<string[]> {
+    return prunableIds(candidates, { db: this.db, bodies: this.bodies, cipher: this.cipher });
   }
 
   private putOps(bytes: Uint8Array, meta: CheckpointMeta): VigilBatchOp[] {
@@ -300,9 +284,10 @@ export class CheckpointStore {
     return [...new Set([...indexed, ...bodies])].sort(compareIds);
   }
 
+  /** Every stored id read from disk: for a boot's walk, a delete and a prune (rare); a save uses the ids kept in memory. */
   private async readIds(): Promise<string[]> {
     try {
-      return await this.storedIds();
+      return await this.allIds();
     } catch (err) {
       throw toStoreError(err, 'read the checkpoint ids');
     }
