@@ -41,6 +41,7 @@ import { recoverBootTasks } from './boot-tasks.js';
 import { Runtime } from './runtime.js';
 import { RetentionKeeper } from './retention-keeper.js';
 import { openMindParts } from './mind-parts.js';
+import { heartbeatOptionsFrom } from './heartbeat-options.js';
 import { startThinkTelemetry, type ThinkTelemetry } from './think-span-export.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
@@ -254,18 +255,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         memory,
         ids,
         runtimeVersion: VIGIL_VERSION,
-        options: {
-          beatMs: config.beatMs,
-          beatMinMs: config.beatMinMs,
-          beatMaxMs: config.beatMaxMs,
-          goalWorkEveryBeats: options.goalWorkEveryBeats ?? 5,
-          budgetLimits: { windDownPct: config.windDownPct, hardStopPct: config.hardStopPct },
-          debriefAfterMs: config.debriefAfterS * 1000,
-          stuckTurnMs: config.stuckTurnS * 1000,
-          busyStrategy: config.busyStrategy,
-          tasks: { deadlineMs: config.taskDeadlineMs, maxCostMicroUsd: usdToMicroUsd(config.taskMaxCostUsd) },
-          contextTokens: config.contextTokens,
-        },
+        options: heartbeatOptionsFrom(config, options),
       },
       close: async () => {
         // First: no MCP server process outlives the runtime, whatever fails after.
