@@ -42,6 +42,7 @@ import { Runtime } from './runtime.js';
 import { RetentionKeeper } from './retention-keeper.js';
 import { openMindParts } from './mind-parts.js';
 import { heartbeatOptionsFrom } from './heartbeat-options.js';
+import { OpenTurns } from './open-turns.js';
 import { startThinkTelemetry, type ThinkTelemetry } from './think-span-export.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
@@ -156,6 +157,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // No task is lost or run again blindly: tasks spawned after the checkpoint come back; one cut off after a
     // non-idempotent tool call is failed (recorded first, then announced once).
     const seed = await recoverBootTasks({ seed: bootSeed, swarmTasks, swarmResults, toolCallLog, bus, now });
+    // Read from the seed until the heartbeat, built last, is there to answer.
+    const openTurns = new OpenTurns(seed.turns);
 
     const identity = options.identity ?? (await readIdentity(config.identityFile));
     // Built here, started with the heartbeat: servers connect in the background and never hold up the boot.
@@ -176,8 +179,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       bus,
       clock,
       logger: log,
-      // Late-bound: the heartbeat that holds the turns is built below.
-      isTurnOpen: (turnId) => runtime?.isTurnOpen(turnId) ?? true,
+      isTurnOpen: (turnId) => openTurns.isOpen(turnId),
     });
     await toolCalls.recover();
     thinker.useTools?.(toolCalls);
@@ -232,6 +234,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       memory,
       db,
       ids,
+      openTurns,
       seed,
       configuredCapMicroUsd,
       restored,

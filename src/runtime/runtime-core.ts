@@ -28,6 +28,8 @@ export class RuntimeCore {
     this.parts = parts;
     this.startedAt = parts.clock.now();
     this.actor = createActor(heartbeatMachine, { input: { deps: parts.deps, seed: parts.seed }, clock: parts.clock });
+    // The tool caller, built before the heartbeat, reads its open turns from now on.
+    parts.openTurns.follow(() => this.context().turns);
   }
 
   /** True once `stop` was called. */
