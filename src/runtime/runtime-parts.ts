@@ -56,6 +56,6 @@ export interface RuntimeParts {
   seed: HeartbeatSeed;
   /** The checkpoint the seed came from, for `checkpoint.restored` at start. */
   restored: CognitiveCheckpoint | null;
-  /** Closes what the runtime owns (the database) after it stops. */
+  /** Closes what the runtime owns after it stops: the boot's cleanup stack, newest first (createRuntime). */
   close: () => Promise<void>;
 }
