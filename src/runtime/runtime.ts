@@ -220,7 +220,7 @@ export class Runtime {
 
   /** True while user turn `turnId` waits for its answer. */
   isTurnOpen(turnId: string): boolean {
-    return this.core.context().turns.pending.some((open) => open.turnId === turnId);
+    return this.core.parts.openTurns.isOpen(turnId);
   }
 
   /** `thinks.list`: the newest thinks' traces (calls, tool calls, totals), newest first, paging back with `before`. */
