@@ -1,14 +1,16 @@
 /**
- * The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`,
+ * The `vigil` command line: the daemon (`run`) and the client commands (`send`, `rpc`, `events`, `conversation`,
  * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
+import { nearestNames } from './shared/nearest-names.js';
 import { VIGIL_VERSION } from './shared/version.js';
 
 /** The whole help text; it quotes each client command's usage, so it loads those commands (help only). */
 async function usage(): Promise<string> {
-  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }, { THINKS_USAGE }, { TASKS_USAGE }, { MEMORY_USAGE }] = await Promise.all([
+  const [{ SEND_USAGE }, { RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }, { THINKS_USAGE }, { TASKS_USAGE }, { MEMORY_USAGE }] = await Promise.all([
+    import('./client/commands/send.command.js'),
     import('./client/commands/rpc.command.js'),
     import('./client/commands/events.command.js'),
     import('./client/commands/conversation.command.js'),
@@ -22,7 +24,10 @@ async function usage(): Promise<string> {
 
 commands:
   run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic] [--repair]
-      the daemon, in the foreground (JSON log lines on stdout)
+      the daemon, in the foreground (JSON log lines on stdout; human ones when stdout is a terminal)
+  send TEXT [--no-wait] [--timeout S]
+      sends a message; prints the agent's reply (exit 0), or why it went unanswered on stderr (exit 1);
+      --no-wait prints the turn's id at once
   rpc METHOD [PARAMS_JSON]
       one JSON-RPC call; prints the result as JSON (an RPC error goes to stderr, exit 1)
   events [--types T1,T2] [--after SEQ]
@@ -46,9 +51,11 @@ commands:
   --version   print the version
   --help      print this help
 
-client commands take --url URL (default http://VIGIL_HOST:VIGIL_PORT) and --token TOKEN
-(default VIGIL_TOKEN, else the token file in --data-dir, default VIGIL_DATA_DIR or ./data).
+client commands find the daemon through its data dir (--data-dir D, default VIGIL_DATA_DIR or ./data):
+--url URL (default: the URL in D/daemon.json, written by the running daemon; else http://VIGIL_HOST:VIGIL_PORT)
+--token TOKEN (default: VIGIL_TOKEN, else the token file D/token).
 
+${SEND_USAGE}
 ${RPC_USAGE}
 ${EVENTS_USAGE}
 ${CONVERSATION_USAGE}
@@ -70,9 +77,11 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<strin
     'run',
     async () => {
       const { runDaemon } = await import('./daemon.js');
-      return (args, io) => runDaemon(args, { env: io.env, stderr: (line) => io.stderr(`${line}\n`) });
+      return (args, io) =>
+        runDaemon(args, { env: io.env, stderr: (line) => io.stderr(`${line}\n`), stdoutIsTerminal: io.stdoutIsTerminal === true });
     },
   ],
+  ['send', async () => (await import('./client/commands/send.command.js')).sendCommand],
   ['rpc', async () => (await import('./client/commands/rpc.command.js')).rpcCommand],
   ['events', async () => (await import('./client/commands/events.command.js')).eventsCommand],
   ['conversation', async () => (await import('./client/commands/conversation.command.js')).conversationCommand],
@@ -98,8 +107,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     case '-h':
       io.stdout(`${await usage()}\n`);
       return 0;
-    default:
-      io.stderr(`vigil: ${command === undefined ? 'no command given' : `unknown command "${command}"`}\n${await usage()}\n`);
+    default: {
+      const near = command === undefined ? [] : nearestNames(command, [...COMMANDS.keys()]);
+      const hint = near.length === 0 ? '' : ` (did you mean ${near.map((name) => `"${name}"`).join(' or ')}?)`;
+      io.stderr(`vigil: ${command === undefined ? 'no command given' : `unknown command "${command}"${hint}`}\n${await usage()}\n`);
       return 2;
+    }
   }
 }

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import { CONFIG_VARIABLES, VigilConfigSchema, type ConfigVariable, type VigilConfig } from './config.schema.js';
 import { VigilError, describeError } from './errors.js';
+import { nearestNames } from './shared/nearest-names.js';
 
 export {
   CONFIG_VARIABLES,
@@ -226,6 +227,31 @@ export function renderEnvExample(): string {
     return `# ${v.description}${flag}\n${line}`;
   });
   return `${header.join('\n')}\n\n${blocks.join('\n\n')}\n`;
+}
+
+const VIGIL_PREFIX = 'VIGIL_';
+
+/** A `VIGIL_*` variable in the environment that no setting reads, with the known name nearest it (if any is near). */
+export interface UnknownVariable {
+  name: string;
+  suggestion: string | undefined;
+}
+
+/**
+ * The `VIGIL_*` variables in `env` that Vigil does not read (a typo such as `VIGIL_BEAT_MSS` would otherwise be
+ * silently ignored), each with the nearest known variable. Pure; the daemon logs them at warn.
+ */
+export function unknownVariables(env: Record<string, string | undefined>): UnknownVariable[] {
+  const known = CONFIG_VARIABLES.map((v) => v.name).filter((name) => name.startsWith(VIGIL_PREFIX));
+  // Compared without the prefix every name shares, which would make unrelated short names look near.
+  const knownTails = known.map((name) => name.slice(VIGIL_PREFIX.length));
+  return Object.keys(env)
+    .filter((name) => name.startsWith(VIGIL_PREFIX) && env[name] !== undefined && !known.includes(name))
+    .sort()
+    .map((name) => {
+      const tail = nearestNames(name.slice(VIGIL_PREFIX.length), knownTails, { limit: 1 })[0];
+      return { name, suggestion: tail === undefined ? undefined : `${VIGIL_PREFIX}${tail}` };
+    });
 }
 
 /** What `vigil run` was asked for: config flags and whether to repair the store first. */

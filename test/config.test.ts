@@ -12,6 +12,7 @@ import {
   loadConfig,
   parseRunArgs,
   renderEnvExample,
+  unknownVariables,
   type VigilConfig,
 } from '../src/config.js';
 import { VigilError } from '../src/errors.js';
@@ -420,6 +421,27 @@ describe('parseRunArgs', () => {
       expect(caught(() => parseRunArgs(argv)).code).toBe('CLI_USAGE');
     },
   );
+});
+
+describe('unknownVariables', () => {
+  it('names each VIGIL_* variable no setting reads, with the nearest known one', () => {
+    const env = { VIGIL_BEAT_MSS: '20', VIGIL_PRT: '1', VIGIL_CHECKPOINT_INTERVAL: '5', VIGIL_PORT: '7420', PATH: '/bin' };
+    expect(unknownVariables(env)).toEqual([
+      { name: 'VIGIL_BEAT_MSS', suggestion: 'VIGIL_BEAT_MS' },
+      { name: 'VIGIL_CHECKPOINT_INTERVAL', suggestion: 'VIGIL_CHECKPOINT_INTERVAL_BEATS' },
+      { name: 'VIGIL_PRT', suggestion: 'VIGIL_PORT' },
+    ]);
+  });
+
+  it('suggests nothing when no known name is near, and ignores other prefixes and unset entries', () => {
+    expect(unknownVariables({ VIGIL_FOO: 'x', VIGIL_BEAT_MSX: undefined, vigil_port: '1', ANTHROPIC_API_KEYS: 'k' })).toEqual([
+      { name: 'VIGIL_FOO', suggestion: undefined },
+    ]);
+  });
+
+  it('knows every variable of the configuration', () => {
+    expect(unknownVariables({ ...DEFAULT_CONFIG_ENV, VIGIL_TOKEN: 't', VIGIL_CHECKPOINT_KEY: 'k' })).toEqual([]);
+  });
 });
 
 describe('.env.example', () => {

@@ -21,7 +21,7 @@ const STANDARD_MESSAGES: Partial<Record<VigilErrorCode, string>> = {
   RPC_METHOD_NOT_FOUND: 'Method not found',
 };
 
-/** A protocol fault with its standard message; `data` only where it helps (an oversized batch). */
+/** A protocol fault with its standard message; `data` only where it helps (an oversized batch, -32601's suggestions). */
 export function protocolError(code: 'RPC_PARSE_ERROR' | 'RPC_INVALID_REQUEST' | 'RPC_METHOD_NOT_FOUND', data?: unknown): VigilError {
   return new VigilError(code, STANDARD_MESSAGES[code]!, data === undefined ? {} : { data });
 }

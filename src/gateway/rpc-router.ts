@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { isVigilError, JSON_RPC_CODE_BY_ERROR, VigilError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { VigilLogger } from '../shared/logger.js';
+import { nearestNames } from '../shared/nearest-names.js';
 import { protocolError } from './gateway-faults.js';
 import type { JsonRpcRequest } from './json-rpc.js';
 import { isRpcMethodName, RPC_METHODS, type RpcMethodName, type RpcResult } from '../protocol/rpc-methods.js';
@@ -68,7 +69,7 @@ function wireCode(err: unknown): number {
 // Throws at once or returns the handler's result (a promise or not): routeRequest awaits either inside its try.
 function dispatch(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContext): unknown {
   const { method } = request;
-  if (!isRpcMethodName(method)) throw protocolError('RPC_METHOD_NOT_FOUND');
+  if (!isRpcMethodName(method)) throw methodNotFound(method);
   const spec = RPC_METHODS[method];
   const raw = normaliseParams(request.params, method);
   const parsed = spec.params.safeParse(raw);
@@ -81,6 +82,17 @@ function dispatch(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContex
   }
   const handler = handlers[method] as (params: unknown, ctx: RpcContext) => unknown;
   return handler(parsed.data, ctx);
+}
+
+const METHOD_NAMES: readonly string[] = Object.keys(RPC_METHODS);
+
+/**
+ * -32601 for `method`, with `data: {suggestions}` naming the catalogue's nearest methods when some are near (a
+ * misspelling, a missing namespace); with none near, the bare error the specification shows.
+ */
+export function methodNotFound(method: string): VigilError {
+  const suggestions = nearestNames(method, METHOD_NAMES, { separator: '.' });
+  return protocolError('RPC_METHOD_NOT_FOUND', suggestions.length > 0 ? { suggestions } : undefined);
 }
 
 // Params are by name; absent or an empty array (some clients send `[]` for "none") mean no params.

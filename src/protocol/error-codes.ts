@@ -67,6 +67,10 @@ export const ERROR_CODES = {
   RPC_RATE_LIMITED: 'RPC_RATE_LIMITED',
   /** A gateway request came without a valid token (HTTP 401). */
   GATEWAY_UNAUTHORIZED: 'GATEWAY_UNAUTHORIZED',
+  /** The gateway's port is taken (another daemon or another program): the daemon exits before touching its data dir; pass --port. */
+  GATEWAY_PORT_IN_USE: 'GATEWAY_PORT_IN_USE',
+  /** A client command found no token: no --token, no VIGIL_TOKEN, and no token file in the data dir (no daemon has run with it). */
+  CLIENT_NO_TOKEN: 'CLIENT_NO_TOKEN',
   /** A client's request got no answer within its timeout. */
   CLIENT_TIMEOUT: 'CLIENT_TIMEOUT',
   /** A client's connection closed (or could not be opened) before the answer came. */

@@ -5,6 +5,7 @@ export * from './checkpoint-format.schema.js';
 export * from './checkpoint-transfer.schema.js';
 export * from './checkpoints.schema.js';
 export * from './conversation.schema.js';
+export * from './daemon-file.schema.js';
 export * from './error-codes.js';
 export * from './event-feed.schema.js';
 export * from './events.schema.js';

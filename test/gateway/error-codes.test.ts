@@ -122,6 +122,16 @@ describe('gateway error codes', () => {
     });
   });
 
+  it('answers a misspelt method with -32601 suggesting the catalogue names nearest it in data', async () => {
+    const { client } = await start();
+    expect(await errorOf(client, 'agent.sned', { text: 'hi' })).toEqual({
+      code: -32601,
+      message: 'Method not found',
+      data: { suggestions: ['agent.send'], vigilCode: 'RPC_METHOD_NOT_FOUND' },
+    });
+    expect(await errorOf(client, 'send')).toMatchObject({ data: { suggestions: ['agent.send'] } });
+  });
+
   it('reaches the typed client as RpcError.vigilCode', async () => {
     const { harness } = await start();
     const typed = await connect({ url: harness.gateway.url, token: TEST_TOKEN, reconnect: false });
