@@ -1,6 +1,6 @@
 /**
  * The `vigil` command line: the daemon (`run`) and the client commands (`send`, `rpc`, `events`, `conversation`,
- * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`, `mcp`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
@@ -48,6 +48,8 @@ commands:
       the sub-agent tasks: id, status, spend and cap, tools, prompt; cancel drops or aborts one
   memory search QUERY [--limit N] [--json] | memory forget ID
       search the agent's long-term memory (id, score, source, created, content), or forget one memory
+  mcp
+      an MCP server on stdin/stdout relaying to the daemon, for MCP hosts (Claude Desktop, Claude Code, …)
   --version   print the version
   --help      print this help
 
@@ -90,6 +92,7 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<strin
   ['thinks', async () => (await import('./client/commands/thinks.command.js')).thinksCommand],
   ['tasks', async () => (await import('./client/commands/tasks.command.js')).tasksCommand],
   ['memory', async () => (await import('./client/commands/memory.command.js')).memoryCommand],
+  ['mcp', async () => (await import('./client/commands/mcp.command.js')).mcpCommand],
 ]);
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
