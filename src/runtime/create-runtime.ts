@@ -17,6 +17,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { EventJournal } from '../subsystems/journal/event-journal.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
+import { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import { sealStore } from '../subsystems/store/store-seal.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
 import { SwarmTaskLog } from '../subsystems/swarm-results/swarm-task-log.js';
@@ -229,6 +230,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       summary,
       summaries,
       memory,
+      schedules: await ScheduleStore.open(db, { defaultTimezone: config.timezone }),
       db,
       ids,
       seed,

@@ -52,6 +52,13 @@ export class ScheduleStore {
     return earliest;
   }
 
+  /** How many schedules will fire again (not paused, not a finished one-shot). */
+  activeCount(): number {
+    let count = 0;
+    for (const record of this.byId.values()) if (!record.paused && record.nextAt !== null) count += 1;
+    return count;
+  }
+
   /** Writes `record` (new or changed), synced. */
   async save(record: ScheduleRecord): Promise<void> {
     await this.write([this.putOp(record)], `save schedule ${record.id}`);
