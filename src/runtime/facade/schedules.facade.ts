@@ -29,6 +29,12 @@ export class SchedulesFacade {
     private readonly store: ScheduleStore,
   ) {
     this.runner = new ScheduleRunner(core, store);
+    // The model's own tools: what it adds is its own (bounded), and it removes only its own.
+    core.parts.deps.thinker.useSchedules?.({
+      add: (params) => this.add(params, 'model'),
+      list: () => this.list(),
+      remove: (id) => this.remove(id, 'model'),
+    });
   }
 
   /** Starts firing (after the heartbeat started): first what fell due while down. */
