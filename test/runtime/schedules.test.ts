@@ -167,6 +167,11 @@ describe('schedules across a restart', () => {
     expectEachFiringAnsweredOnce(after);
     // Back on time afterwards: the next firing of each is 16:00.
     expect(after.runtime.listSchedules().map((s) => s.nextAt)).toEqual(Array(3).fill('2026-06-01T16:00:00.000Z'));
+    const metrics = await after.metrics.text();
+    expect(metrics).toMatch(/^vigil_schedules_active 3$/m);
+    expect(metrics).toMatch(/^vigil_schedule_firings_total\{kind="catch_up"\} 4$/m);
+    expect(metrics).toMatch(/^vigil_schedule_missed_total\{policy="skip"\} 5$/m);
+    expect(metrics).toMatch(/^vigil_schedule_missed_total\{policy="all"\} 5$/m);
   });
 
   it('answers a firing cut off by a crash right after it was written, and never fires it again', async () => {
