@@ -1,6 +1,6 @@
 /**
  * The `vigil` command line: the daemon (`run`) and the client commands (`send`, `rpc`, `events`, `conversation`,
- * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`, `mcp`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`, `mcp`, `schedules`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
@@ -9,7 +9,18 @@ import { VIGIL_VERSION } from './shared/version.js';
 
 /** The whole help text; it quotes each client command's usage, so it loads those commands (help only). */
 async function usage(): Promise<string> {
-  const [{ SEND_USAGE }, { RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }, { THINKS_USAGE }, { TASKS_USAGE }, { MEMORY_USAGE }] = await Promise.all([
+  const [
+    { SEND_USAGE },
+    { RPC_USAGE },
+    { EVENTS_USAGE },
+    { CONVERSATION_USAGE },
+    { CHECKPOINTS_USAGE },
+    { TOOLS_USAGE },
+    { THINKS_USAGE },
+    { TASKS_USAGE },
+    { MEMORY_USAGE },
+    { SCHEDULES_USAGE },
+  ] = await Promise.all([
     import('./client/commands/send.command.js'),
     import('./client/commands/rpc.command.js'),
     import('./client/commands/events.command.js'),
@@ -19,6 +30,7 @@ async function usage(): Promise<string> {
     import('./client/commands/thinks.command.js'),
     import('./client/commands/tasks.command.js'),
     import('./client/commands/memory.command.js'),
+    import('./client/commands/schedules.command.js'),
   ]);
   return `usage: vigil <command>
 
@@ -50,6 +62,9 @@ commands:
       search the agent's long-term memory (id, score, source, created, content), or forget one memory
   mcp
       an MCP server on stdin/stdout relaying to the daemon, for MCP hosts (Claude Desktop, Claude Code, …)
+  schedules list [--json] | add TEXT (--cron EXPR [--timezone TZ] | --every DURATION | --at ISO) [--catch-up P]
+            | remove ID | pause ID | resume ID
+      wake-ups that send the agent TEXT: a cron in a time zone, an interval or a one-shot; each firing is a turn
   --version   print the version
   --help      print this help
 
@@ -67,7 +82,9 @@ ${THINKS_USAGE}
 
 ${TASKS_USAGE}
 
-${MEMORY_USAGE}`;
+${MEMORY_USAGE}
+
+${SCHEDULES_USAGE}`;
 }
 
 /** A command's entry: its arguments (after the command's name) and the I/O; resolves to the exit code. */
@@ -93,6 +110,7 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<strin
   ['tasks', async () => (await import('./client/commands/tasks.command.js')).tasksCommand],
   ['memory', async () => (await import('./client/commands/memory.command.js')).memoryCommand],
   ['mcp', async () => (await import('./client/commands/mcp.command.js')).mcpCommand],
+  ['schedules', async () => (await import('./client/commands/schedules.command.js')).schedulesCommand],
 ]);
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */

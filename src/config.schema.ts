@@ -1,6 +1,7 @@
 /** The configuration's schema and its table of environment variables (CONTRACT §3): names, defaults, meanings. */
 import { z } from 'zod';
 import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
+import { isValidTimeZone } from './protocol/time-zone.js';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
 import { ALLOWED_PRICE, ModelPriceSchema } from './subsystems/thinking/model-price.schema.js';
 import { OTLP_PROTOCOLS } from './subsystems/telemetry/otlp-settings.js';
@@ -17,16 +18,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 /** The thinker implementations `VIGIL_THINKER` can pick. */
 export const THINKER_KINDS = ['offline', 'anthropic'] as const;
 
-/** True when `zone` is a time zone this Node's Intl knows (IANA names, `UTC`, `Etc/…`). */
-export function isValidTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    // Intl throws RangeError for unknown zones: that is the whole check.
-    return false;
-  }
-}
+export { isValidTimeZone };
 
 // What each variable allows, phrased to end the sentence `VIGIL_X="v" is invalid: <allowed>.`
 const ALLOWED_PORT = 'expected an integer from 0 to 65535';

@@ -101,6 +101,10 @@ export const ERROR_CODES = {
   TASK_DEADLINE_PASSED: 'TASK_DEADLINE_PASSED',
   /** A sub-agent task cut off after a call to a non-idempotent tool is not run again: it fails with this instead. */
   TASK_INTERRUPTED: 'TASK_INTERRUPTED',
+  /** No schedule with that id exists (never did, or it was removed). */
+  SCHEDULE_NOT_FOUND: 'SCHEDULE_NOT_FOUND',
+  /** No more schedules may be added: the store holds its maximum, or the model has as many live schedules as it may set. */
+  SCHEDULE_LIMIT: 'SCHEDULE_LIMIT',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /** Something that should not happen did; the message says what. */
@@ -126,6 +130,8 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   SUBSCRIPTION_NOT_FOUND: -32004,
   THINK_NOT_FOUND: -32004,
   TASK_NOT_FOUND: -32004,
+  SCHEDULE_NOT_FOUND: -32004,
+  SCHEDULE_LIMIT: -32009,
   TASK_FINISHED: -32010,
   CHECKPOINT_CORRUPT: -32005,
   CHECKPOINT_FORMAT_UNSUPPORTED: -32005,

@@ -1,6 +1,7 @@
 /** One zod schema per event type (CONTRACT §5 plus Vigil's own), and the discriminated union of them all. */
 import { z } from 'zod';
 import { TurnEndingCodeSchema } from './conversation.schema.js';
+import { ScheduleCatchUpSchema, ScheduleCreatorSchema } from './schedules.schema.js';
 
 /** The fields every event carries: a seq that only grows (also across restarts), its type, when, and at which beat. */
 export const EventEnvelopeSchema = z.object({
@@ -175,6 +176,32 @@ export const EVENT_PAYLOADS = {
   }),
   /** An operator decided on a waiting call: approved (it runs now: `tool.called`, `tool.completed` follow) or denied. */
   'tool.approval_decided': z.object({ callId: z.string(), name: z.string(), approved: z.boolean(), reason: z.string().optional() }),
+  /**
+   * A schedule fired: turn `turnId` (a message from `schedule:<id>`) is open and ends in exactly one `agent.reply` or
+   * `agent.unanswered`. Written in one sync batch with the turn and the schedule's next due time. `catchUp`: a firing
+   * made after downtime under the schedule's catch-up policy (see `schedule.missed`).
+   */
+  'schedule.fired': z.object({ scheduleId: z.string(), turnId: z.string(), dueAt: z.string(), catchUp: z.boolean() }),
+  /**
+   * Firings that fell due while the agent could not fire them (down, asleep over its budget, a clock that jumped),
+   * reported whatever the policy: `fired` turns were fired for them (skip 0, once 1, all up to maxCatchUp). `exact`
+   * false: `count` is a lower bound (a frequent cron over a long downtime).
+   */
+  'schedule.missed': z.object({
+    scheduleId: z.string(),
+    count: z.number().int().positive(),
+    firstDueAt: z.string(),
+    lastDueAt: z.string(),
+    policy: ScheduleCatchUpSchema,
+    fired: z.number().int().nonnegative(),
+    exact: z.boolean(),
+  }),
+  /** A schedule was added, removed, paused or resumed (by an operator or by the model). */
+  'schedule.changed': z.object({
+    scheduleId: z.string(),
+    change: z.enum(['added', 'removed', 'paused', 'resumed']),
+    createdBy: ScheduleCreatorSchema,
+  }),
   /** A supervised actor threw; it is restarted from its last good state. */
   'actor.crashed': z.object({ actor: z.string(), error: z.string().optional() }),
   /** A crashed actor runs again from its last good state. */

@@ -15,6 +15,8 @@ export * from './iso-time.js';
 export * from './limits.js';
 export * from './mcp-config.schema.js';
 export * from './rpc-methods.js';
+export * from './schedules.schema.js';
+export * from './time-zone.js';
 export * from './tools.schema.js';
 export * from './zod-issues.js';
 export * from './think-trace.schema.js';

@@ -22,6 +22,7 @@ import { ThinkIdParamsSchema, ThinksListParamsSchema } from './thinks.schema.js'
 import { TaskIdParamsSchema, TaskViewSchema } from './tasks.schema.js';
 import { MemoryForgetParamsSchema, MemoryForgetResultSchema, MemorySearchHitSchema, MemorySearchParamsSchema } from './memory.schema.js';
 import { VigilEventSchema } from './events.schema.js';
+import { AddScheduleParamsSchema, ScheduleIdParamsSchema, ScheduleViewSchema } from './schedules.schema.js';
 import type { VigilErrorCode } from './error-codes.js';
 import {
   HistoryParamsSchema,
@@ -166,6 +167,32 @@ export const RPC_METHODS = {
     TaskViewSchema,
     ['TASK_NOT_FOUND', 'TASK_FINISHED', 'RUNTIME_STOPPED'],
   ),
+  'schedules.list': method(
+    'Every schedule, oldest first: its timing (cron in its zone, everyMs or at), text, catch-up policy, next and last firing, who set it.',
+    none,
+    z.array(ScheduleViewSchema),
+  ),
+  'schedules.add': method(
+    'Adds a schedule: exactly one of cron (5 fields, in timezone, default VIGIL_TIMEZONE), everyMs or at (one-shot). Each firing is a turn from schedule:<id>; catchUp (skip, once, all up to maxCatchUp) decides what fires for firings missed while down or asleep.',
+    AddScheduleParamsSchema,
+    ScheduleViewSchema,
+    ['SCHEDULE_LIMIT', 'RUNTIME_STOPPED', 'STORE_IO'],
+  ),
+  'schedules.remove': method('Removes a schedule; turns it already opened still end as usual.', ScheduleIdParamsSchema, z.literal(true), [
+    'SCHEDULE_NOT_FOUND',
+    'RUNTIME_STOPPED',
+    'STORE_IO',
+  ]),
+  'schedules.pause': method('Pauses a schedule: it fires no more (and counts nothing missed) until resumed. Answers the schedule.', ScheduleIdParamsSchema, ScheduleViewSchema, [
+    'SCHEDULE_NOT_FOUND',
+    'RUNTIME_STOPPED',
+    'STORE_IO',
+  ]),
+  'schedules.resume': method('Resumes a paused schedule from now on. Answers the schedule.', ScheduleIdParamsSchema, ScheduleViewSchema, [
+    'SCHEDULE_NOT_FOUND',
+    'RUNTIME_STOPPED',
+    'STORE_IO',
+  ]),
   'rpc.discover': method('This OpenRPC document.', none, z.record(z.string(), z.unknown())),
 } as const;
 

@@ -21,6 +21,7 @@ import { createThinker } from './create-thinker.js';
 import { heartbeatOptionsFrom } from './heartbeat-options.js';
 import { openMindParts } from './mind-parts.js';
 import { OpenTurns } from './open-turns.js';
+import { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import { Runtime } from './runtime.js';
 import type { RuntimeOptions } from './runtime-options.js';
 
@@ -130,6 +131,7 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
     summary: mind.summary,
     summaries: mind.summaries,
     memory: mind.memory,
+    schedules: await ScheduleStore.open(db, { defaultTimezone: config.timezone }),
     db,
     ids,
     openTurns,

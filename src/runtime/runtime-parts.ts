@@ -20,6 +20,7 @@ import type { ConversationSummaryKeeper } from '../subsystems/summary/conversati
 import type { SummaryStore } from '../subsystems/summary/summary-store.js';
 import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 import type { OpenTurns } from './open-turns.js';
+import type { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -44,6 +45,8 @@ export interface RuntimeParts {
   summaries: SummaryStore;
   /** Long-term memory: its store and full-text index. */
   memory: LongTermMemory;
+  /** The schedules (CONTRACT §11). */
+  schedules: ScheduleStore;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

@@ -66,23 +66,39 @@ export class ConversationLog {
     alongside: readonly VigilBatchOp[] = [],
     options: { hold?: boolean } = {},
   ): Promise<ConversationMessage> {
+    const [message] = await this.appendAll([msg], alongside, options);
+    return message!;
+  }
+
+  /**
+   * `append` for several messages at once: numbered in order and written in one sync batch with `alongside` (a
+   * schedule's catch-up firings and the schedule's record), so all exist or none does.
+   */
+  async appendAll(
+    msgs: readonly NewConversationMessage[],
+    alongside: readonly VigilBatchOp[] = [],
+    options: { hold?: boolean } = {},
+  ): Promise<ConversationMessage[]> {
     this.assertOpen('append');
-    const input = parseNewMessage(msg);
-    // Numbered at the call, so concurrent appends keep call order; a failed write burns its seq, never reuses it.
-    this.highest += 1;
-    const message: ConversationMessage = { seq: this.highest, ...input };
-    // Held from the moment it is numbered: no watermark may pass it until its reader has it (`release`).
-    if (options.hold === true) this.held.add(message.seq);
+    const inputs = msgs.map(parseNewMessage);
+    // Numbered at the call, so concurrent appends keep call order; a failed write burns its seqs, never reuses them.
+    const messages = inputs.map((input): ConversationMessage => ({ seq: (this.highest += 1), ...input }));
+    // Held from the moment they are numbered: no watermark may pass them until their reader has them (`release`).
+    if (options.hold === true) for (const message of messages) this.held.add(message.seq);
     return this.exclusive(async () => {
       try {
-        await writeSyncBatch(this.db, [{ type: 'put', sublevel: this.log, key: conversationSeqKey(message.seq), value: message }, ...alongside]);
+        const puts = messages.map((message): VigilBatchOp => ({ type: 'put', sublevel: this.log, key: conversationSeqKey(message.seq), value: message }));
+        await writeSyncBatch(this.db, [...puts, ...alongside]);
       } catch (err) {
-        this.held.delete(message.seq);
-        throw toStoreError(err, `append conversation message ${message.seq}`);
+        for (const message of messages) this.held.delete(message.seq);
+        const seqs = messages.length === 1 ? `message ${messages[0]!.seq}` : `messages ${messages.map((m) => m.seq).join(', ')}`;
+        throw toStoreError(err, `append conversation ${seqs}`);
       }
-      this.lastLive = Math.max(this.lastLive, message.seq);
-      for (const listener of this.appended) listener(message);
-      return message;
+      for (const message of messages) {
+        this.lastLive = Math.max(this.lastLive, message.seq);
+        for (const listener of this.appended) listener(message);
+      }
+      return messages;
     });
   }
 

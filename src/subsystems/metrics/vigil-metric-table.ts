@@ -32,6 +32,9 @@ export const VIGIL_METRIC_TABLE = {
   toolDuration: { type: 'histogram', name: 'vigil_tool_call_duration_ms', help: 'How long MCP tool calls took, by tool.', labelNames: ['tool'], buckets: [5, 25, 100, 500, 2000, 10_000, 60_000] },
   toolInterrupted: { type: 'counter', name: 'vigil_tool_calls_interrupted_total', help: 'MCP tool calls whose outcome a crash left unknown (reported at the next boot), by tool.', labelNames: ['tool'] },
   toolApprovals: { type: 'counter', name: 'vigil_tool_approvals_total', help: 'Tool calls under requireApproval, by tool and step (requested, approved, denied).', labelNames: ['tool', 'decision'] },
+  schedulesActive: { type: 'gauge', name: 'vigil_schedules_active', help: 'Schedules that will fire again (not paused, not a finished one-shot).' },
+  scheduleFirings: { type: 'counter', name: 'vigil_schedule_firings_total', help: 'Turns opened by schedules, by kind (on_time, catch_up).', labelNames: ['kind'] },
+  scheduleMissed: { type: 'counter', name: 'vigil_schedule_missed_total', help: 'Schedule firings that fell due while they could not fire (down, asleep, a clock jump), by catch-up policy.', labelNames: ['policy'] },
   // The OpenTelemetry export (only with OTEL_EXPORTER_OTLP_ENDPOINT): what reached the collector and what was lost.
   spansExported: { type: 'counter', name: 'vigil_otel_spans_exported_total', help: 'OpenTelemetry spans the collector accepted.' },
   spansDroppedTotal: { type: 'counter', name: 'vigil_otel_spans_dropped_total', help: 'OpenTelemetry spans lost, by reason: queue_full (the export queue was at OTEL_BSP_MAX_QUEUE_SIZE) or export_failed (the collector did not take the batch).', labelNames: ['reason'] },

@@ -68,6 +68,11 @@ export class VigilMetrics {
     this.metric.dropped.inc(count);
   }
 
+  /** How many schedules will fire again (the schedule runner sets it whenever they change). */
+  schedulesActive(count: number): void {
+    this.metric.schedulesActive.set(count);
+  }
+
   /** Spans the OpenTelemetry collector accepted. */
   otelSpansExported(count: number): void {
     this.metric.spansExported.inc(count);
@@ -150,6 +155,12 @@ export class VigilMetrics {
         break;
       case 'tool.approval_decided':
         this.metric.toolApprovals.inc({ tool: event.name, decision: event.approved ? 'approved' : 'denied' });
+        break;
+      case 'schedule.fired':
+        this.metric.scheduleFirings.inc({ kind: event.catchUp ? 'catch_up' : 'on_time' });
+        break;
+      case 'schedule.missed':
+        this.metric.scheduleMissed.inc({ policy: event.policy }, event.count);
         break;
       case 'mcp.tools_changed':
         this.metric.mcpTools.set({ server: event.server }, event.tools);

@@ -37,6 +37,7 @@ export const SUBLEVELS = {
   conversationSummary: 'conversation-summary',
   longTermMemory: 'long-term-memory',
   longTermMemoryMeta: 'long-term-memory-meta',
+  schedules: 'schedules',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

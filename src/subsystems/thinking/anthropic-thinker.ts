@@ -19,6 +19,7 @@ import { cachePrefixOf, type CachePrefix } from './cache-health.js';
 import { CacheHealth, type CacheHealthDeps } from './cache-health-monitor.js';
 import { priceForCacheTtl, withCacheTtl, type CacheTtl } from './cache-ttl.js';
 import type { MemoryRecall } from './recall-tool.js';
+import type { ModelSchedules } from './schedule-tools.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
 import { ThinkSession } from './think-session.js';
@@ -94,6 +95,7 @@ export class AnthropicThinker implements Thinker {
   /** Calibrates the prompt bound's token estimate against the usage the API reports. */
   readonly calibration = new TokenCalibration();
   private memory: MemoryRecall | undefined;
+  private schedules: ModelSchedules | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
     const guard = options.maxToolIterations;
@@ -154,6 +156,11 @@ export class AnthropicThinker implements Thinker {
     this.memory = memory;
   }
 
+  /** Answers the model's `schedule_*` calls from the runtime's schedules. */
+  useSchedules(schedules: ModelSchedules): void {
+    this.schedules = schedules;
+  }
+
   /** Runs the tool loop (think-tool-loop.ts) until the model ends its turn or the iteration guard stops it. */
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
@@ -196,7 +203,7 @@ export class AnthropicThinker implements Thinker {
         session.toolResultsSent(messageText(results));
       },
     };
-    const dispatch = toolDispatcher({ tools, memory: this.memory, ctx, turnId: input.turnId }, session, signal);
+    const dispatch = toolDispatcher({ tools, memory: this.memory, schedules: this.schedules, ctx, turnId: input.turnId }, session, signal);
     await runThinkLoop(model, dispatch, () => this.checkAborted(signal, what, partial));
     tools?.acknowledge(notices.map((n) => n.callId));
     return session.finished(input);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { GoalPrioritySchema } from '../../actors/goals/goals.schema.js';
 import { KeptMemorySourceSchema } from '../../protocol/memory.schema.js';
 import { RECALL_TOOL_DESCRIPTION, RECALL_TOOL_NAME, RecallInputSchema } from './recall-tool.js';
+import { SCHEDULE_TOOL_SPECS } from './schedule-tools.js';
 import type { ExternalToolDefinition } from './think-tools.js';
 import type { ThinkAction } from './thinker.schema.js';
 
@@ -164,6 +165,8 @@ export const ANTHROPIC_TOOLS: readonly Tool[] = [
   ...TOOL_SPECS.map((spec) => ({ name: spec.name, description: spec.description, input_schema: inputSchema(spec.input) })),
   // Answered within the think from long-term memory (recall-tool.ts), not turned into an action.
   { name: RECALL_TOOL_NAME, description: RECALL_TOOL_DESCRIPTION, input_schema: inputSchema(RecallInputSchema) },
+  // Answered within the think from the runtime's schedules (schedule-tools.ts).
+  ...SCHEDULE_TOOL_SPECS.map((spec) => ({ name: spec.name, description: spec.description, input_schema: inputSchema(spec.input) })),
 ].map((t, i, all) => (i === all.length - 1 ? { ...t, cache_control: { type: 'ephemeral' as const } } : t));
 
 /**

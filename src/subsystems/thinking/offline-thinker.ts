@@ -7,6 +7,8 @@ import { stateSections } from './prompt-sections.js';
 import { answerToolCommand, parseToolCommand } from './offline-tool-command.js';
 import { answerTaskCommand, runTaskToolLines } from './offline-task.js';
 import { answerRecallCommand, parseRecallCommand } from './offline-recall-command.js';
+import { answerScheduleCommand, parseScheduleCommand } from './offline-schedule-command.js';
+import type { ModelSchedules } from './schedule-tools.js';
 import type { MemoryRecall } from './recall-tool.js';
 import { keyTerms, excerpt } from './offline-text.js';
 import { debrief, digestSwarmResult, workOnGoal } from './offline-work.js';
@@ -47,6 +49,7 @@ export class OfflineThinker implements Thinker {
   readonly costPerThinkMicroUsd: number;
   private tools: ThinkTools | undefined;
   private memory: MemoryRecall | undefined;
+  private schedules: ModelSchedules | undefined;
 
   constructor(options: OfflineThinkerOptions = {}) {
     const cost = options.costPerThinkMicroUsd ?? 0;
@@ -69,6 +72,11 @@ export class OfflineThinker implements Thinker {
     this.memory = memory;
   }
 
+  /** Lets `/schedule add {json}`, `/schedule list` and `/schedule remove ID` messages use the model's schedule tools. */
+  useSchedules(schedules: ModelSchedules): void {
+    this.schedules = schedules;
+  }
+
   /** Answers pending messages, digests swarm results, then does the reason's own work (a goal step or a debrief). */
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
@@ -89,6 +97,12 @@ export class OfflineThinker implements Thinker {
       const recallQuery = parseRecallCommand(message.text);
       if (recallQuery !== undefined) {
         actions.push(...(await answerRecallCommand(message, recallQuery, this.memory)));
+        await step();
+        continue;
+      }
+      const scheduleCommand = parseScheduleCommand(message.text);
+      if (scheduleCommand !== undefined) {
+        actions.push(...(await answerScheduleCommand(message, scheduleCommand, this.schedules)));
         await step();
         continue;
       }

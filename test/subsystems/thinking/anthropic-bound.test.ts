@@ -8,7 +8,7 @@ import { firstUserText, message, startFakeMessagesApi, text, type FakeMessagesAp
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
-const BOUND = 9000;
+const BOUND = 10_000;
 let api: FakeMessagesApi;
 beforeEach(async () => {
   api = await startFakeMessagesApi();

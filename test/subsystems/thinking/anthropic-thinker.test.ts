@@ -85,7 +85,7 @@ describe('AnthropicThinker prompt caching', () => {
     expect(marks(first.system)).toEqual([null, { type: 'ephemeral' }]);
     expect(first.system[0].text).toBe('You are Vigil, a patient research assistant.');
     expect(first.tools.map((t: { name: string }) => t.name)).toEqual([
-      'reply', 'remember', 'feel', 'goal_add', 'goal_progress', 'goal_complete', 'spawn_task', 'recall',
+      'reply', 'remember', 'feel', 'goal_add', 'goal_progress', 'goal_complete', 'spawn_task', 'recall', 'schedule_add', 'schedule_list', 'schedule_remove',
     ]);
   });
 

@@ -89,8 +89,9 @@ describe('MCP tools in the think tool loop', () => {
 
     const tools = api.requests[0]!.body.tools as Array<{ name: string; cache_control?: unknown; input_schema: any }>;
     const names = tools.map((t) => t.name);
-    expect(names.slice(0, 8)).toEqual(['reply', 'remember', 'feel', 'goal_add', 'goal_progress', 'goal_complete', 'spawn_task', 'recall']);
-    expect(names.slice(8)).toEqual([...names.slice(8)].sort());
+    const own = ['reply', 'remember', 'feel', 'goal_add', 'goal_progress', 'goal_complete', 'spawn_task', 'recall', 'schedule_add', 'schedule_list', 'schedule_remove'];
+    expect(names.slice(0, own.length)).toEqual(own);
+    expect(names.slice(own.length)).toEqual([...names.slice(own.length)].sort());
     expect(names).toContain('mcp__fixture__tally');
     expect(tools.filter((t) => t.cache_control !== undefined).map((t) => t.name)).toEqual([names.at(-1)]);
     expect(tools.find((t) => t.name === 'mcp__fixture__tally')!.input_schema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } });
