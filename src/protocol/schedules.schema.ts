@@ -23,7 +23,8 @@ export const MAX_CATCH_UP_LIMIT = 100;
 export const MAX_SCHEDULE_TEXT = 10_000;
 
 const ZONE_ALLOWED = 'expected an IANA time zone such as UTC or Europe/Berlin';
-const CRON_ALLOWED = 'expected a cron expression of 5 fields (minute hour day-of-month month day-of-week), e.g. "0 8 * * 1-5"';
+const CRON_ALLOWED =
+  'expected a cron expression of 5 fields (minute hour day-of-month month day-of-week), e.g. "0 8 * * 1-5"';
 
 /** The fields of `schedules.add` before the "exactly one timing" rule. */
 export const ScheduleFieldsSchema = z.object({
@@ -42,17 +43,32 @@ export const ScheduleFieldsSchema = z.object({
     .optional()
     .describe('A fixed interval in milliseconds; the first firing is one interval after the schedule is added.'),
   at: isoTime.optional().describe('A one-shot time, ISO-8601 with a zone.'),
-  timezone: z.string().refine(isValidTimeZone, { error: ZONE_ALLOWED }).optional().describe('IANA zone of `cron`; default VIGIL_TIMEZONE.'),
+  timezone: z
+    .string()
+    .refine(isValidTimeZone, { error: ZONE_ALLOWED })
+    .optional()
+    .describe('IANA zone of `cron`; default VIGIL_TIMEZONE.'),
   name: z.string().trim().min(1).max(200).optional(),
-  catchUp: ScheduleCatchUpSchema.optional().describe('Firings missed while down or asleep: skip, once (default) or all.'),
-  maxCatchUp: z.number().int().min(1).max(MAX_CATCH_UP_LIMIT).optional().describe(`How many missed firings "all" fires at most (default ${DEFAULT_MAX_CATCH_UP}).`),
+  catchUp: ScheduleCatchUpSchema.optional().describe(
+    'Firings missed while down or asleep: skip, once (default) or all.',
+  ),
+  maxCatchUp: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_CATCH_UP_LIMIT)
+    .optional()
+    .describe(`How many missed firings "all" fires at most (default ${DEFAULT_MAX_CATCH_UP}).`),
 });
 
 /** `schedules.add` params: exactly one of `cron`, `everyMs` or `at`; a violation names the field. */
 export const AddScheduleParamsSchema = ScheduleFieldsSchema.superRefine((params, ctx) => {
   const given = (['cron', 'everyMs', 'at'] as const).filter((key) => params[key] !== undefined);
   if (given.length === 1) return;
-  const message = given.length === 0 ? 'give exactly one of cron, everyMs or at' : `give only one of cron, everyMs or at, not ${given.join(' and ')}`;
+  const message =
+    given.length === 0
+      ? 'give exactly one of cron, everyMs or at'
+      : `give only one of cron, everyMs or at, not ${given.join(' and ')}`;
   ctx.addIssue({ code: 'custom', path: [given[1] ?? 'cron'], message });
 });
 export type AddScheduleParams = z.infer<typeof AddScheduleParamsSchema>;

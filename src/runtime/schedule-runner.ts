@@ -98,31 +98,36 @@ export class ScheduleRunner {
     });
   }
 
+  // The runtime's exclusive section first, then the schedules': a restore holds the former while it waits for a think
+  // to end, and a think may wait for the latter (the model's schedule tools), so taking them the other way round could
+  // deadlock.
   private pass(mode: FiringMode): Promise<void> {
-    return this.mutex.run(async () => {
-      const { core, store } = this;
-      if (this.stopped || core.stopped) return;
-      try {
-        if (this.dormant()) {
-          // No API call while asleep: the firings wait, and the wake catches them up under their policy.
-          this.waitingForWake = true;
-          return;
+    return this.core.exclusive.run(() =>
+      this.mutex.run(async () => {
+        const { core, store } = this;
+        if (this.stopped || core.stopped) return;
+        try {
+          if (this.dormant()) {
+            // No API call while asleep: the firings wait, and the wake catches them up under their policy.
+            this.waitingForWake = true;
+            return;
+          }
+          const wake = this.waitingForWake;
+          this.waitingForWake = false;
+          const now = core.parts.clock.now();
+          for (const record of store.list()) {
+            const plan = planFirings(record, now, wake ? 'catch_up' : mode);
+            if (plan === null) continue;
+            if (!(await writeFiringPlan(core, store, plan))) return;
+          }
+        } catch (err) {
+          this.retryAt = core.parts.clock.now() + RETRY_AFTER_MS;
+          core.parts.log.error({ err: describeError(err) }, 'a schedule could not fire; trying again shortly');
+        } finally {
+          this.rearm();
         }
-        const wake = this.waitingForWake;
-        this.waitingForWake = false;
-        const now = core.parts.clock.now();
-        for (const record of store.list()) {
-          const plan = planFirings(record, now, wake ? 'catch_up' : mode);
-          if (plan === null) continue;
-          if (!(await writeFiringPlan(core, store, plan))) return;
-        }
-      } catch (err) {
-        this.retryAt = core.parts.clock.now() + RETRY_AFTER_MS;
-        core.parts.log.error({ err: describeError(err) }, 'a schedule could not fire; trying again shortly');
-      } finally {
-        this.rearm();
-      }
-    });
+      }),
+    );
   }
 
   private rearm(): void {
@@ -136,12 +141,15 @@ export class ScheduleRunner {
       this.kick('on_time');
       return;
     }
-    this.timer = clock.setTimeout(() => {
-      this.timer = undefined;
-      const now = clock.now();
-      if (this.earliest !== null && now >= this.earliest) this.kick('on_time');
-      else this.rearm();
-    }, Math.min(delay, MAX_TIMER_DELAY_MS));
+    this.timer = clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        const now = clock.now();
+        if (this.earliest !== null && now >= this.earliest) this.kick('on_time');
+        else this.rearm();
+      },
+      Math.min(delay, MAX_TIMER_DELAY_MS),
+    );
   }
 
   private disarm(): void {

@@ -14,7 +14,13 @@ import { startDaemon, type DaemonProcess } from './daemon-process.js';
 
 const TOKEN = 'schedule-crash-token-0123456789';
 // A long beat: every think here is woken by a firing, none by the interval.
-const ENV = { VIGIL_TOKEN: TOKEN, VIGIL_BEAT_MS: '30000', VIGIL_BEAT_MAX_MS: '60000', VIGIL_CHECKPOINT_INTERVAL_BEATS: '2', VIGIL_LOG_LEVEL: 'info' };
+const ENV = {
+  VIGIL_TOKEN: TOKEN,
+  VIGIL_BEAT_MS: '30000',
+  VIGIL_BEAT_MAX_MS: '60000',
+  VIGIL_CHECKPOINT_INTERVAL_BEATS: '2',
+  VIGIL_LOG_LEVEL: 'info',
+};
 const TERMINAL = ['agent.reply', 'agent.unanswered'];
 const WAIT_MS = 20_000;
 
@@ -81,16 +87,28 @@ async function history(client: VigilClient): Promise<Seen[]> {
 }
 
 /** Per schedule: its turns in the conversation (never two, never none), each ended exactly once. */
-async function expectFiredOnceEach(client: VigilClient, schedules: readonly ScheduleView[], context: string): Promise<Seen[]> {
+async function expectFiredOnceEach(
+  client: VigilClient,
+  schedules: readonly ScheduleView[],
+  context: string,
+): Promise<Seen[]> {
   const entries = await client.conversation.list({ limit: 1000 });
   const seen = await history(client);
   for (const schedule of schedules) {
-    const turns = entries.filter((e) => e.role === 'user' && e.from === `schedule:${schedule.id}`).map((e) => e.turnId!);
+    const turns = entries
+      .filter((e) => e.role === 'user' && e.from === `schedule:${schedule.id}`)
+      .map((e) => e.turnId!);
     expect(turns.length, `${context}: turns of ${schedule.name}`).toBe(1);
-    expect(seen.filter((e) => e.type === 'schedule.fired' && e.scheduleId === schedule.id).map((e) => e.turnId), `${context}: schedule.fired of ${schedule.name}`).toEqual(turns);
+    expect(
+      seen.filter((e) => e.type === 'schedule.fired' && e.scheduleId === schedule.id).map((e) => e.turnId),
+      `${context}: schedule.fired of ${schedule.name}`,
+    ).toEqual(turns);
     const endings = seen.filter((e) => TERMINAL.includes(e.type) && e.turnId === turns[0]);
     expect(endings.length, `${context}: endings of ${schedule.name}'s turn`).toBe(1);
-    expect(entries.filter((e) => e.role === 'agent' && e.turnId === turns[0]).length, `${context}: agent entries of ${schedule.name}'s turn`).toBe(1);
+    expect(
+      entries.filter((e) => e.role === 'agent' && e.turnId === turns[0]).length,
+      `${context}: agent entries of ${schedule.name}'s turn`,
+    ).toBe(1);
   }
   return seen;
 }
@@ -128,7 +146,9 @@ describe('vigil run with schedules, killed with SIGKILL', () => {
         ['once', 1, 1, null],
         ['all', 1, 1, null],
       ]);
-      const text = (await second.client.conversation.list({ limit: 10 })).find((e) => e.from === `schedule:${once.id}`)?.text;
+      const text = (await second.client.conversation.list({ limit: 10 })).find(
+        (e) => e.from === `schedule:${once.id}`,
+      )?.text;
       expect(text).toMatch(/^once\n\n\[Catch-up: this schedule fell due once, at /);
     } finally {
       await kill(second);
@@ -145,7 +165,14 @@ describe('vigil run with schedules, killed with SIGKILL', () => {
     const schedules: ScheduleView[] = [];
     for (let i = 0; i < 12; i += 1) {
       const at = new Date(base + i * 500).toISOString();
-      schedules.push(await life.client.schedules.add({ text: `one-shot ${i}`, at, name: `shot ${i}`, catchUp: i % 2 === 0 ? 'once' : 'all' }));
+      schedules.push(
+        await life.client.schedules.add({
+          text: `one-shot ${i}`,
+          at,
+          name: `shot ${i}`,
+          catchUp: i % 2 === 0 ? 'once' : 'all',
+        }),
+      );
     }
     // Kill right after the k-th firing is durable (its turn may be unanswered), or at a random moment after listening.
     const moments = [
@@ -154,7 +181,9 @@ describe('vigil run with schedules, killed with SIGKILL', () => {
       { kind: 'fired', nth: 1 },
       { kind: 'reply', nth: 1 },
     ] as const;
-    console.info(`schedule-crash: seed ${seed} (VIGIL_CRASH_SEED=${seed} draws the same moments again): ${JSON.stringify(moments)}`);
+    console.info(
+      `schedule-crash: seed ${seed} (VIGIL_CRASH_SEED=${seed} draws the same moments again): ${JSON.stringify(moments)}`,
+    );
     let killsAfterFiring = 0;
     for (const moment of moments) {
       if (moment.kind === 'delay') {
@@ -164,7 +193,9 @@ describe('vigil run with schedules, killed with SIGKILL', () => {
         let count = 0;
         let reached!: () => void;
         const at = new Promise<void>((resolve) => (reached = resolve));
-        const feed = life.client.subscribe(types).subscribe({ next: () => (count += 1) >= moment.nth && reached(), error: () => undefined });
+        const feed = life.client
+          .subscribe(types)
+          .subscribe({ next: () => (count += 1) >= moment.nth && reached(), error: () => undefined });
         // All may have fired already: then the moment never comes, and the kill follows a short wait.
         await Promise.race([at, sleep(8000)]);
         feed.unsubscribe();
@@ -180,10 +211,15 @@ describe('vigil run with schedules, killed with SIGKILL', () => {
       for (const schedule of schedules) {
         const missed = seen.filter((e) => e.type === 'schedule.missed' && e.scheduleId === schedule.id);
         const fired = seen.find((e) => e.type === 'schedule.fired' && e.scheduleId === schedule.id)!;
-        expect(missed.map((e) => [e.count, e.fired]), `seed ${seed}: missed of ${schedule.name}`).toEqual(fired.catchUp ? [[1, 1]] : []);
+        expect(
+          missed.map((e) => [e.count, e.fired]),
+          `seed ${seed}: missed of ${schedule.name}`,
+        ).toEqual(fired.catchUp ? [[1, 1]] : []);
       }
       const late = seen.filter((e) => e.type === 'schedule.missed').length;
-      console.info(`schedule-crash: 12 one-shots, ${late} fired late after a kill, ${killsAfterFiring} kills right after a firing or its reply`);
+      console.info(
+        `schedule-crash: 12 one-shots, ${late} fired late after a kill, ${killsAfterFiring} kills right after a firing or its reply`,
+      );
       expect(killsAfterFiring, `seed ${seed}: no kill came right after a firing`).toBeGreaterThan(0);
     } finally {
       life.daemon.kill('SIGTERM');

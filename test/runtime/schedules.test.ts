@@ -26,7 +26,9 @@ async function passThrough(h: RuntimeHarness, iso: string): Promise<void> {
 /** Every turn a schedule fired ends in exactly one terminal event. */
 function expectEachFiringAnsweredOnce(h: RuntimeHarness): void {
   for (const fired of h.ofType('schedule.fired')) {
-    const endings = [...h.ofType('agent.reply'), ...h.ofType('agent.unanswered')].filter((e) => e.turnId === fired.turnId);
+    const endings = [...h.ofType('agent.reply'), ...h.ofType('agent.unanswered')].filter(
+      (e) => e.turnId === fired.turnId,
+    );
     expect(endings, `turn ${fired.turnId}`).toHaveLength(1);
   }
 }
@@ -34,11 +36,24 @@ function expectEachFiringAnsweredOnce(h: RuntimeHarness): void {
 describe('schedules', () => {
   it('fires a Europe/Berlin cron at 08:00 local across the spring-forward, each firing a turn answered once', async () => {
     const h = await startAt('2026-03-28T12:00:00Z');
-    const schedule = await h.runtime.addSchedule({ text: 'morning summary', cron: '0 8 * * *', timezone: 'Europe/Berlin' });
-    expect(schedule).toMatchObject({ timezone: 'Europe/Berlin', catchUp: 'once', maxCatchUp: 10, nextAt: '2026-03-29T06:00:00.000Z', createdBy: 'operator' });
+    const schedule = await h.runtime.addSchedule({
+      text: 'morning summary',
+      cron: '0 8 * * *',
+      timezone: 'Europe/Berlin',
+    });
+    expect(schedule).toMatchObject({
+      timezone: 'Europe/Berlin',
+      catchUp: 'once',
+      maxCatchUp: 10,
+      nextAt: '2026-03-29T06:00:00.000Z',
+      createdBy: 'operator',
+    });
     await passThrough(h, '2026-03-29T06:00:00Z');
     await passThrough(h, '2026-03-30T06:00:00Z');
-    expect(h.ofType('schedule.fired').map((e) => e.dueAt)).toEqual(['2026-03-29T06:00:00.000Z', '2026-03-30T06:00:00.000Z']);
+    expect(h.ofType('schedule.fired').map((e) => e.dueAt)).toEqual([
+      '2026-03-29T06:00:00.000Z',
+      '2026-03-30T06:00:00.000Z',
+    ]);
     expect(h.ofType('schedule.fired').every((e) => !e.catchUp)).toBe(true);
     expect(h.ofType('agent.message').map((e) => [e.from, e.text])).toEqual([
       [`schedule:${schedule.id}`, 'morning summary'],
@@ -58,7 +73,10 @@ describe('schedules', () => {
     await passThrough(h, '2026-10-25T00:30:00Z');
     await passThrough(h, '2026-10-25T01:30:00Z');
     await passThrough(h, '2026-10-25T07:00:00Z');
-    expect(h.ofType('schedule.fired').map((e) => e.dueAt)).toEqual(['2026-10-25T00:30:00.000Z', '2026-10-25T07:00:00.000Z']);
+    expect(h.ofType('schedule.fired').map((e) => e.dueAt)).toEqual([
+      '2026-10-25T00:30:00.000Z',
+      '2026-10-25T07:00:00.000Z',
+    ]);
     expectEachFiringAnsweredOnce(h);
   });
 
@@ -78,7 +96,12 @@ describe('schedules', () => {
       [every.id, '2026-06-01T13:00:00.000Z'],
     ]);
     expectEachFiringAnsweredOnce(h);
-    expect(h.runtime.listSchedules().find((s) => s.id === once.id)).toMatchObject({ name: 'bank', nextAt: null, fired: 1, lastFiredAt: expect.any(String) });
+    expect(h.runtime.listSchedules().find((s) => s.id === once.id)).toMatchObject({
+      name: 'bank',
+      nextAt: null,
+      fired: 1,
+      lastFiredAt: expect.any(String),
+    });
   });
 
   it('wakes the heartbeat for a firing at once, whatever the beat interval', async () => {
@@ -99,7 +122,9 @@ describe('schedules', () => {
     await h.runtime.schedulesSettled();
     await h.advance(2000, 100);
     expect(h.ofType('schedule.missed')).toMatchObject([{ scheduleId: s.id, count: 2, policy: 'once', fired: 1 }]);
-    expect(h.ofType('schedule.fired')).toMatchObject([{ scheduleId: s.id, catchUp: true, dueAt: new Date(ms(s.nextAt!) + HOUR).toISOString() }]);
+    expect(h.ofType('schedule.fired')).toMatchObject([
+      { scheduleId: s.id, catchUp: true, dueAt: new Date(ms(s.nextAt!) + HOUR).toISOString() },
+    ]);
     expectEachFiringAnsweredOnce(h);
   });
 
@@ -122,14 +147,27 @@ describe('schedules', () => {
 
   it('refuses bad input naming the field, and unknown ids', async () => {
     const h = await startAt('2026-06-01T10:00:00Z');
-    const refused = async (params: unknown) => h.runtime.addSchedule(params).then(() => null, (err: { code: string; message: string; data: Array<{ path: string[] }> }) => err);
+    const refused = async (params: unknown) =>
+      h.runtime.addSchedule(params).then(
+        () => null,
+        (err: { code: string; message: string; data: Array<{ path: string[] }> }) => err,
+      );
     expect(await refused({ text: 'x' })).toMatchObject({ code: 'RPC_INVALID_PARAMS', data: [{ path: ['cron'] }] });
-    expect(await refused({ text: 'x', cron: '61 * * * *' })).toMatchObject({ code: 'RPC_INVALID_PARAMS', message: expect.stringMatching(/cron: .*minute/) });
+    expect(await refused({ text: 'x', cron: '61 * * * *' })).toMatchObject({
+      code: 'RPC_INVALID_PARAMS',
+      message: expect.stringMatching(/cron: .*minute/),
+    });
     expect(await refused({ text: 'x', cron: '0 0 8 * * *' })).toMatchObject({ data: [{ path: ['cron'] }] });
     expect(await refused({ text: 'x', everyMs: 1000 })).toMatchObject({ data: [{ path: ['everyMs'] }] });
-    expect(await refused({ text: 'x', at: '2026-05-01T00:00:00Z' })).toMatchObject({ message: expect.stringMatching(/at: .* is in the past/) });
-    expect(await refused({ text: 'x', cron: '* * * * *', timezone: 'Mars/Olympus' })).toMatchObject({ data: [{ path: ['timezone'] }] });
-    expect(await refused({ text: 'x', everyMs: HOUR, catchUp: 'sometimes' })).toMatchObject({ data: [{ path: ['catchUp'] }] });
+    expect(await refused({ text: 'x', at: '2026-05-01T00:00:00Z' })).toMatchObject({
+      message: expect.stringMatching(/at: .* is in the past/),
+    });
+    expect(await refused({ text: 'x', cron: '* * * * *', timezone: 'Mars/Olympus' })).toMatchObject({
+      data: [{ path: ['timezone'] }],
+    });
+    expect(await refused({ text: 'x', everyMs: HOUR, catchUp: 'sometimes' })).toMatchObject({
+      data: [{ path: ['catchUp'] }],
+    });
     await expect(h.runtime.removeSchedule('s-nope')).rejects.toMatchObject({ code: 'SCHEDULE_NOT_FOUND' });
     await expect(h.runtime.pauseSchedule('s-nope')).rejects.toMatchObject({ code: 'SCHEDULE_NOT_FOUND' });
     await expect(h.runtime.resumeSchedule('s-nope')).rejects.toMatchObject({ code: 'SCHEDULE_NOT_FOUND' });
@@ -155,7 +193,11 @@ describe('schedules across a restart', () => {
       [once.id, 5, 'once', 1],
       [all.id, 5, 'all', 3],
     ]);
-    expect(missed[0]).toMatchObject({ firstDueAt: '2026-06-01T11:00:00.000Z', lastDueAt: '2026-06-01T15:00:00.000Z', exact: true });
+    expect(missed[0]).toMatchObject({
+      firstDueAt: '2026-06-01T11:00:00.000Z',
+      lastDueAt: '2026-06-01T15:00:00.000Z',
+      exact: true,
+    });
     const fired = after.ofType('schedule.fired');
     expect(fired.map((e) => [e.scheduleId, e.dueAt, e.catchUp])).toEqual([
       [once.id, '2026-06-01T15:00:00.000Z', true],
@@ -163,7 +205,9 @@ describe('schedules across a restart', () => {
       [all.id, '2026-06-01T14:00:00.000Z', true],
       [all.id, '2026-06-01T15:00:00.000Z', true],
     ]);
-    expect(after.ofType('agent.message').find((e) => e.turnId === fired[0]!.turnId)?.text).toMatch(/^once\n\n\[Catch-up: this schedule fell due 5 times/);
+    expect(after.ofType('agent.message').find((e) => e.turnId === fired[0]!.turnId)?.text).toMatch(
+      /^once\n\n\[Catch-up: this schedule fell due 5 times/,
+    );
     expectEachFiringAnsweredOnce(after);
     // Back on time afterwards: the next firing of each is 16:00.
     expect(after.runtime.listSchedules().map((s) => s.nextAt)).toEqual(Array(3).fill('2026-06-01T16:00:00.000Z'));
@@ -199,7 +243,10 @@ describe('schedules across a restart', () => {
   it('waits while asleep over the budget (no think), then catches up after the wake', async () => {
     const thinker = new ScriptedThinker();
     thinker.costMicroUsd = 450_000;
-    const h = await startAt('2026-06-01T10:00:00Z', { thinker, config: { dailyBudgetUsd: 1, windDownPct: 90, hardStopPct: 110 } });
+    const h = await startAt('2026-06-01T10:00:00Z', {
+      thinker,
+      config: { dailyBudgetUsd: 1, windDownPct: 90, hardStopPct: 110 },
+    });
     await h.runtime.send({ text: 'one' });
     await h.advance(1000);
     await h.runtime.send({ text: 'two' });

@@ -34,7 +34,8 @@ export function schedulesCommand(argv: string[], io: CliIo): Promise<number> {
     async (client) => {
       const request = parseSchedulesArgs(argv);
       const json = request.args.flags['json'] === true;
-      const show = (schedule: ScheduleView): void => (json ? printJson(io, schedule) : io.stdout(`${formatSchedule(schedule)}\n`));
+      const show = (schedule: ScheduleView): void =>
+        json ? printJson(io, schedule) : io.stdout(`${formatSchedule(schedule)}\n`);
       switch (request.sub) {
         case 'list': {
           const schedules = await client.schedules.list();
@@ -66,7 +67,9 @@ export function parseSchedulesArgs(argv: string[]): SchedulesRequest {
     const value = args.flags[name];
     return typeof value === 'string' ? value : undefined;
   };
-  const addFlags = (['cron', 'timezone', 'every', 'at', 'name', 'catch-up', 'max-catch-up'] as const).filter((name) => flag(name) !== undefined);
+  const addFlags = (['cron', 'timezone', 'every', 'at', 'name', 'catch-up', 'max-catch-up'] as const).filter(
+    (name) => flag(name) !== undefined,
+  );
   if (sub === 'list') {
     if (rest.length > 0 || addFlags.length > 0) throw new UsageError('schedules list takes no arguments but --json.');
     return { sub, args };
@@ -93,7 +96,11 @@ export function parseSchedulesArgs(argv: string[]): SchedulesRequest {
     } as AddScheduleParams;
     return { sub, params, args };
   }
-  throw new UsageError(sub === undefined ? 'schedules needs a subcommand (list, add, remove, pause or resume).' : `unknown schedules subcommand "${sub}".`);
+  throw new UsageError(
+    sub === undefined
+      ? 'schedules needs a subcommand (list, add, remove, pause or resume).'
+      : `unknown schedules subcommand "${sub}".`,
+  );
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -101,21 +108,38 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 /** `--every`: milliseconds, or a number with a unit (`90s`, `30m`, `1h`, `1d`). */
 export function parseDuration(text: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
-  if (match === null) throw new UsageError(`--every ${JSON.stringify(text)} is invalid: expected milliseconds or a duration such as 30m, 1h or 1d.`);
+  if (match === null)
+    throw new UsageError(
+      `--every ${JSON.stringify(text)} is invalid: expected milliseconds or a duration such as 30m, 1h or 1d.`,
+    );
   return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 'ms']!);
 }
 
 function wholeNumber(name: string, text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value)) throw new UsageError(`${name} ${JSON.stringify(text)} is invalid: expected a whole number.`);
+  if (!Number.isInteger(value))
+    throw new UsageError(`${name} ${JSON.stringify(text)} is invalid: expected a whole number.`);
   return value;
 }
 
 /** One schedule as one line: `ID  NAME  WHEN  next NEXT  last LAST  catch-up POLICY  [paused]`, escaped of controls. */
 export function formatSchedule(schedule: ScheduleView): string {
-  const when = schedule.cron !== undefined ? `cron "${schedule.cron}" ${schedule.timezone}` : schedule.everyMs !== undefined ? `every ${schedule.everyMs} ms` : `at ${schedule.at}`;
+  const when =
+    schedule.cron !== undefined
+      ? `cron "${schedule.cron}" ${schedule.timezone}`
+      : schedule.everyMs !== undefined
+        ? `every ${schedule.everyMs} ms`
+        : `at ${schedule.at}`;
   const name = schedule.name.replace(/\p{Cc}/gu, ' ');
-  const fields = [schedule.id, name, when, `next ${schedule.nextAt ?? '-'}`, `last ${schedule.lastFiredAt ?? '-'}`, `catch-up ${schedule.catchUp}`, schedule.createdBy];
+  const fields = [
+    schedule.id,
+    name,
+    when,
+    `next ${schedule.nextAt ?? '-'}`,
+    `last ${schedule.lastFiredAt ?? '-'}`,
+    `catch-up ${schedule.catchUp}`,
+    schedule.createdBy,
+  ];
   if (schedule.paused) fields.push('paused');
   return fields.join('\t');
 }

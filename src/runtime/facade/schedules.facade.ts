@@ -64,10 +64,16 @@ export class SchedulesFacade {
     return this.runner.change(async () => {
       const live = this.store.list().filter((r) => r.createdBy === 'model' && r.nextAt !== null).length;
       if (createdBy === 'model' && live >= MAX_MODEL_SCHEDULES) {
-        throw new VigilError('SCHEDULE_LIMIT', `The model may keep at most ${MAX_MODEL_SCHEDULES} schedules; remove one first.`, { data: { limit: MAX_MODEL_SCHEDULES } });
+        throw new VigilError(
+          'SCHEDULE_LIMIT',
+          `The model may keep at most ${MAX_MODEL_SCHEDULES} schedules; remove one first.`,
+          { data: { limit: MAX_MODEL_SCHEDULES } },
+        );
       }
       if (this.store.size >= MAX_SCHEDULES) {
-        throw new VigilError('SCHEDULE_LIMIT', `At most ${MAX_SCHEDULES} schedules may be stored; remove one first.`, { data: { limit: MAX_SCHEDULES } });
+        throw new VigilError('SCHEDULE_LIMIT', `At most ${MAX_SCHEDULES} schedules may be stored; remove one first.`, {
+          data: { limit: MAX_SCHEDULES },
+        });
       }
       await this.store.save(record);
       this.changed(record, 'added');
@@ -98,14 +104,19 @@ export class SchedulesFacade {
       (record) => {
         if (!record.paused) return record;
         const now = this.core.parts.clock.now();
-        const nextAt = record.at !== undefined ? (record.nextAt === null ? null : record.at) : nextDueAfter(record, now);
+        const nextAt =
+          record.at !== undefined ? (record.nextAt === null ? null : record.at) : nextDueAfter(record, now);
         return { ...record, paused: false, nextAt };
       },
       'resumed',
     );
   }
 
-  private async update(id: string, change: (record: ScheduleRecord) => ScheduleRecord, what: 'paused' | 'resumed'): Promise<ScheduleView> {
+  private async update(
+    id: string,
+    change: (record: ScheduleRecord) => ScheduleRecord,
+    what: 'paused' | 'resumed',
+  ): Promise<ScheduleView> {
     this.core.assertRunning();
     return this.runner.change(async () => {
       const record = this.find(id, 'operator');
@@ -122,7 +133,9 @@ export class SchedulesFacade {
     const record = this.store.get(id);
     if (record === undefined || (by === 'model' && record.createdBy !== 'model')) {
       const whose = by === 'model' && record !== undefined ? ' set by the model (the operator set this one)' : '';
-      throw new VigilError('SCHEDULE_NOT_FOUND', `No schedule with id ${JSON.stringify(id)}${whose}.`, { data: { id } });
+      throw new VigilError('SCHEDULE_NOT_FOUND', `No schedule with id ${JSON.stringify(id)}${whose}.`, {
+        data: { id },
+      });
     }
     return record;
   }
@@ -141,7 +154,8 @@ export class SchedulesFacade {
     const timezone = params.timezone ?? this.store.defaultTimezone;
     if (params.cron !== undefined) {
       const problem = cronProblem(params.cron, timezone, now);
-      if (problem !== undefined) throw invalidField('cron', `${JSON.stringify(params.cron)} is not a cron expression Vigil can use: ${problem}`);
+      if (problem !== undefined)
+        throw invalidField('cron', `${JSON.stringify(params.cron)} is not a cron expression Vigil can use: ${problem}`);
     }
     const at = params.at === undefined ? undefined : Date.parse(params.at);
     if (at !== undefined && at < now - LATE_AFTER_MS) throw invalidField('at', `${params.at} is in the past`);
@@ -183,7 +197,9 @@ interface ParamsIssue {
 }
 
 function invalid(issues: readonly ParamsIssue[], summary: string): VigilError {
-  return new VigilError('RPC_INVALID_PARAMS', `Invalid params for schedules.add: ${summary}.`, { data: issues.map((issue) => ({ ...issue })) });
+  return new VigilError('RPC_INVALID_PARAMS', `Invalid params for schedules.add: ${summary}.`, {
+    data: issues.map((issue) => ({ ...issue })),
+  });
 }
 
 function invalidField(field: string, message: string): VigilError {

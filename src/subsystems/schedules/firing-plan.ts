@@ -43,7 +43,12 @@ export interface FiringPlan {
 }
 
 /** The plan for `record` at `now`; null when nothing is due (or it is paused, or a finished one-shot). */
-export function planFirings(record: ScheduleRecord, now: number, mode: FiringMode, lateAfterMs = LATE_AFTER_MS): FiringPlan | null {
+export function planFirings(
+  record: ScheduleRecord,
+  now: number,
+  mode: FiringMode,
+  lateAfterMs = LATE_AFTER_MS,
+): FiringPlan | null {
   if (record.paused || record.nextAt === null) return null;
   const due = dueFirings(record, record.nextAt, now, record.maxCatchUp);
   if (due === null) return null;
@@ -51,7 +56,14 @@ export function planFirings(record: ScheduleRecord, now: number, mode: FiringMod
   const firings = onTime ? [{ dueAt: due.firstDueAt, text: record.text }] : catchUpFirings(record, due);
   const missed: MissedFirings | null = onTime
     ? null
-    : { count: due.count, exact: due.exact, firstDueAt: due.firstDueAt, lastDueAt: due.lastDueAt, policy: record.catchUp, fired: firings.length };
+    : {
+        count: due.count,
+        exact: due.exact,
+        firstDueAt: due.firstDueAt,
+        lastDueAt: due.lastDueAt,
+        policy: record.catchUp,
+        fired: firings.length,
+      };
   return {
     firings,
     missed,
@@ -71,14 +83,20 @@ function catchUpFirings(record: ScheduleRecord, due: DueFirings): PlannedFiring[
     case 'skip':
       return [];
     case 'once': {
-      const times = due.count === 1 ? 'once, at' : `${due.exact ? '' : 'at least '}${due.count} times, from ${iso(due.firstDueAt)} to`;
+      const times =
+        due.count === 1
+          ? 'once, at'
+          : `${due.exact ? '' : 'at least '}${due.count} times, from ${iso(due.firstDueAt)} to`;
       const note = `[Catch-up: this schedule fell due ${times} ${iso(due.lastDueAt)} while the agent was down or asleep; this one firing stands for ${due.count === 1 ? 'it' : 'them all'}.]`;
       return [{ dueAt: due.lastDueAt, text: `${record.text}\n\n${note}` }];
     }
     case 'all': {
       const fired = due.recent;
       const dropped = due.count - fired.length;
-      const skipped = dropped > 0 ? `; ${due.exact ? '' : 'at least '}${dropped} older firings were skipped (maxCatchUp ${record.maxCatchUp})` : '';
+      const skipped =
+        dropped > 0
+          ? `; ${due.exact ? '' : 'at least '}${dropped} older firings were skipped (maxCatchUp ${record.maxCatchUp})`
+          : '';
       return fired.map((dueAt, i) => ({
         dueAt,
         text: `${record.text}\n\n[Catch-up ${i + 1} of ${fired.length}: due at ${iso(dueAt)}, fired late because the agent was down or asleep${skipped}.]`,

@@ -23,7 +23,8 @@ export class ScheduleStore {
   /** Opens the store and reads every schedule (a record that does not parse is passed over). */
   static async open(db: VigilDb, options: { defaultTimezone: string }): Promise<ScheduleStore> {
     const store = new ScheduleStore(db, options.defaultTimezone);
-    for (const record of await readValidRecords(store.records, ScheduleRecordSchema, 'read the schedules')) store.byId.set(record.id, record);
+    for (const record of await readValidRecords(store.records, ScheduleRecordSchema, 'read the schedules'))
+      store.byId.set(record.id, record);
     return store;
   }
 

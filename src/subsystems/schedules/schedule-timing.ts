@@ -47,7 +47,8 @@ export function cronProblem(expression: string, timezone: string, now: number): 
  * (null once it is at or before `afterMs`, and for a cron that never matches again).
  */
 export function nextDueAfter(timing: ScheduleTiming, afterMs: number): number | null {
-  if (timing.cron !== undefined) return cronOf(timing.cron, timing.timezone).nextRun(new Date(afterMs))?.getTime() ?? null;
+  if (timing.cron !== undefined)
+    return cronOf(timing.cron, timing.timezone).nextRun(new Date(afterMs))?.getTime() ?? null;
   if (timing.everyMs !== undefined) return afterMs + timing.everyMs;
   if (timing.at !== undefined) return timing.at > afterMs ? timing.at : null;
   return null;
@@ -95,7 +96,8 @@ function dueCronFirings(cron: Cron, nextAt: number, to: number, keep: number): D
     if (recent.length > keep) recent.shift();
     next = cron.nextRun(new Date(next))?.getTime() ?? null;
   }
-  if (next === null || next > to) return { count, exact: true, firstDueAt: nextAt, lastDueAt: recent.at(-1)!, recent, nextAt: next };
+  if (next === null || next > to)
+    return { count, exact: true, firstDueAt: nextAt, lastDueAt: recent.at(-1)!, recent, nextAt: next };
   // Capped: the newest firings are read backwards from the span's end (croner's previousRuns is strictly before its date).
   const newest = cron
     .previousRuns(keep, new Date(to + 1))
@@ -103,5 +105,12 @@ function dueCronFirings(cron: Cron, nextAt: number, to: number, keep: number): D
     .filter((time) => time > recent.at(-1)!)
     .reverse();
   const tail = [...recent, ...newest].slice(-keep);
-  return { count: count + newest.length, exact: false, firstDueAt: nextAt, lastDueAt: tail.at(-1)!, recent: tail, nextAt: cron.nextRun(new Date(to))?.getTime() ?? null };
+  return {
+    count: count + newest.length,
+    exact: false,
+    firstDueAt: nextAt,
+    lastDueAt: tail.at(-1)!,
+    recent: tail,
+    nextAt: cron.nextRun(new Date(to))?.getTime() ?? null,
+  };
 }

@@ -5,7 +5,9 @@ import type { PendingMessage, ThinkAction } from './thinker.schema.js';
 const COMMAND = /^\/schedule(?:\s+(\S+))?\s*([\s\S]*)$/;
 
 /** The tool call a `/schedule` message stands for, why it cannot be understood, or undefined when it is not one. */
-export function parseScheduleCommand(text: string): { name: 'schedule_add' | 'schedule_list' | 'schedule_remove'; input: unknown } | { problem: string } | undefined {
+export function parseScheduleCommand(
+  text: string,
+): { name: 'schedule_add' | 'schedule_list' | 'schedule_remove'; input: unknown } | { problem: string } | undefined {
   const match = COMMAND.exec(text.trim());
   if (match === null) return undefined;
   const [, sub = '', rest = ''] = match;
@@ -15,7 +17,9 @@ export function parseScheduleCommand(text: string): { name: 'schedule_add' | 'sc
     try {
       return { name: 'schedule_add', input: JSON.parse(rest) as unknown };
     } catch (err) {
-      return { problem: `The arguments of /schedule add are not JSON (${err instanceof Error ? err.message : String(err)}).` };
+      return {
+        problem: `The arguments of /schedule add are not JSON (${err instanceof Error ? err.message : String(err)}).`,
+      };
     }
   }
   return { problem: 'Use /schedule add {json}, /schedule list or /schedule remove ID.' };
@@ -27,6 +31,7 @@ export async function answerScheduleCommand(
   command: NonNullable<ReturnType<typeof parseScheduleCommand>>,
   schedules: ModelSchedules | undefined,
 ): Promise<ThinkAction[]> {
-  const text = 'problem' in command ? command.problem : (await answerScheduleTool(command.name, command.input, schedules)).text;
+  const text =
+    'problem' in command ? command.problem : (await answerScheduleTool(command.name, command.input, schedules)).text;
   return [{ type: 'reply', turnId: message.turnId, text }];
 }

@@ -65,23 +65,32 @@ export function isScheduleTool(name: string): name is ScheduleToolName {
 }
 
 /** Answers one schedule tool call; a refusal (bad input, a limit, an unknown id) is an error the model can act on. */
-export async function answerScheduleTool(name: ScheduleToolName, input: unknown, schedules: ModelSchedules | undefined): Promise<ScheduleToolAnswer> {
+export async function answerScheduleTool(
+  name: ScheduleToolName,
+  input: unknown,
+  schedules: ModelSchedules | undefined,
+): Promise<ScheduleToolAnswer> {
   if (schedules === undefined) return { isError: true, text: 'This runtime keeps no schedules.' };
   try {
     switch (name) {
       case 'schedule_add': {
         const parsed = AddScheduleParamsSchema.safeParse(input);
-        if (!parsed.success) return { isError: true, text: `Invalid input for schedule_add: ${summariseIssues(parsed.error)}.` };
+        if (!parsed.success)
+          return { isError: true, text: `Invalid input for schedule_add: ${summariseIssues(parsed.error)}.` };
         const schedule = await schedules.add(parsed.data);
         return { isError: false, text: `Scheduled ${scheduleLine(schedule)}` };
       }
       case 'schedule_list': {
         const all = schedules.list();
-        return { isError: false, text: all.length === 0 ? 'No schedules.' : all.map((s) => `- ${scheduleLine(s)}`).join('\n') };
+        return {
+          isError: false,
+          text: all.length === 0 ? 'No schedules.' : all.map((s) => `- ${scheduleLine(s)}`).join('\n'),
+        };
       }
       case 'schedule_remove': {
         const parsed = ScheduleIdParamsSchema.safeParse(input);
-        if (!parsed.success) return { isError: true, text: `Invalid input for schedule_remove: ${summariseIssues(parsed.error)}.` };
+        if (!parsed.success)
+          return { isError: true, text: `Invalid input for schedule_remove: ${summariseIssues(parsed.error)}.` };
         await schedules.remove(parsed.data.id);
         return { isError: false, text: `Removed schedule ${parsed.data.id}.` };
       }
@@ -93,7 +102,12 @@ export async function answerScheduleTool(name: ScheduleToolName, input: unknown,
 
 /** One schedule as a line the model reads (its name and text as JSON strings: data, never instructions). */
 export function scheduleLine(s: ScheduleView): string {
-  const when = s.cron !== undefined ? `cron "${s.cron}" in ${s.timezone}` : s.everyMs !== undefined ? `every ${s.everyMs} ms` : `at ${s.at}`;
+  const when =
+    s.cron !== undefined
+      ? `cron "${s.cron}" in ${s.timezone}`
+      : s.everyMs !== undefined
+        ? `every ${s.everyMs} ms`
+        : `at ${s.at}`;
   const state = s.paused ? 'paused' : `next ${s.nextAt ?? 'never (done)'}`;
   return `[${s.id}] ${JSON.stringify(s.name)}: ${when}, ${state}, last ${s.lastFiredAt ?? 'never'}, catch-up ${s.catchUp}, set by ${s.createdBy}; text ${JSON.stringify(s.text)}`;
 }

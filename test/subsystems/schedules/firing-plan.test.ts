@@ -47,15 +47,26 @@ describe('planFirings', () => {
     const plan = planFirings(hourly(), now, 'catch_up')!;
     expect(plan.firings).toHaveLength(1);
     expect(plan.firings[0]!.dueAt).toBe(start + 5 * HOUR);
-    expect(plan.firings[0]!.text).toMatch(/^check the queue\n\n\[Catch-up: this schedule fell due 5 times, from 2026-06-01T01:00:00.000Z to 2026-06-01T05:00:00.000Z/);
-    expect(plan.missed).toEqual({ count: 5, exact: true, firstDueAt: start + HOUR, lastDueAt: start + 5 * HOUR, policy: 'once', fired: 1 });
+    expect(plan.firings[0]!.text).toMatch(
+      /^check the queue\n\n\[Catch-up: this schedule fell due 5 times, from 2026-06-01T01:00:00.000Z to 2026-06-01T05:00:00.000Z/,
+    );
+    expect(plan.missed).toEqual({
+      count: 5,
+      exact: true,
+      firstDueAt: start + HOUR,
+      lastDueAt: start + 5 * HOUR,
+      policy: 'once',
+      fired: 1,
+    });
     expect(plan.record).toMatchObject({ nextAt: start + 6 * HOUR, lastFiredAt: now, fired: 1, missed: 5 });
   });
 
   it('fires the newest maxCatchUp of the missed firings, oldest first, under "all"', () => {
     const plan = planFirings(hourly({ catchUp: 'all', maxCatchUp: 3 }), start + 5 * HOUR, 'catch_up')!;
     expect(plan.firings.map((f) => f.dueAt)).toEqual([start + 3 * HOUR, start + 4 * HOUR, start + 5 * HOUR]);
-    expect(plan.firings[0]!.text).toMatch(/Catch-up 1 of 3: due at 2026-06-01T03:00:00.000Z.*2 older firings were skipped \(maxCatchUp 3\)/);
+    expect(plan.firings[0]!.text).toMatch(
+      /Catch-up 1 of 3: due at 2026-06-01T03:00:00.000Z.*2 older firings were skipped \(maxCatchUp 3\)/,
+    );
     expect(plan.missed).toMatchObject({ count: 5, policy: 'all', fired: 3 });
   });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CRON_COUNT_CAP, cronProblem, dueFirings, nextDueAfter, type ScheduleTiming } from '../../../src/subsystems/schedules/schedule-timing.js';
+import {
+  CRON_COUNT_CAP,
+  cronProblem,
+  dueFirings,
+  nextDueAfter,
+  type ScheduleTiming,
+} from '../../../src/subsystems/schedules/schedule-timing.js';
 
 const t = (iso: string): number => Date.parse(iso);
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -67,8 +73,12 @@ describe('schedule timing', () => {
   });
 
   it('evaluates a cron in its own zone, not the daemon’s', () => {
-    expect(firings({ cron: '0 8 * * *', timezone: 'America/New_York' }, '2026-01-10T00:00:00Z', 1)).toEqual(['2026-01-10T13:00:00.000Z']);
-    expect(firings({ cron: '0 8 * * *', timezone: 'UTC' }, '2026-01-10T00:00:00Z', 1)).toEqual(['2026-01-10T08:00:00.000Z']);
+    expect(firings({ cron: '0 8 * * *', timezone: 'America/New_York' }, '2026-01-10T00:00:00Z', 1)).toEqual([
+      '2026-01-10T13:00:00.000Z',
+    ]);
+    expect(firings({ cron: '0 8 * * *', timezone: 'UTC' }, '2026-01-10T00:00:00Z', 1)).toEqual([
+      '2026-01-10T08:00:00.000Z',
+    ]);
   });
 
   it('counts a cron’s firings in a span across a transition, keeping the newest', () => {
@@ -96,8 +106,17 @@ describe('schedule timing', () => {
   it('counts an interval by arithmetic, however long the span', () => {
     const start = t('2026-01-01T00:00:00Z');
     const due = dueFirings({ everyMs: 60_000, timezone: 'UTC' }, start, start + 365 * 86_400_000 + 30_000, 3);
-    expect(due).toMatchObject({ count: 365 * 1440 + 1, exact: true, firstDueAt: start, lastDueAt: start + 365 * 86_400_000 });
-    expect(due?.recent).toEqual([start + 365 * 86_400_000 - 120_000, start + 365 * 86_400_000 - 60_000, start + 365 * 86_400_000]);
+    expect(due).toMatchObject({
+      count: 365 * 1440 + 1,
+      exact: true,
+      firstDueAt: start,
+      lastDueAt: start + 365 * 86_400_000,
+    });
+    expect(due?.recent).toEqual([
+      start + 365 * 86_400_000 - 120_000,
+      start + 365 * 86_400_000 - 60_000,
+      start + 365 * 86_400_000,
+    ]);
     expect(due?.nextAt).toBe(start + 365 * 86_400_000 + 60_000);
   });
 
@@ -105,7 +124,14 @@ describe('schedule timing', () => {
     const at = t('2026-05-01T09:00:00Z');
     expect(nextDueAfter({ at, timezone: 'UTC' }, at - 1)).toBe(at);
     expect(nextDueAfter({ at, timezone: 'UTC' }, at)).toBeNull();
-    expect(dueFirings({ at, timezone: 'UTC' }, at, at + 5_000, 10)).toEqual({ count: 1, exact: true, firstDueAt: at, lastDueAt: at, recent: [at], nextAt: null });
+    expect(dueFirings({ at, timezone: 'UTC' }, at, at + 5_000, 10)).toEqual({
+      count: 1,
+      exact: true,
+      firstDueAt: at,
+      lastDueAt: at,
+      recent: [at],
+      nextAt: null,
+    });
   });
 
   it('stops counting a frequent cron at the cap but keeps the newest firings and the next one exact', () => {
