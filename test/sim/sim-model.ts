@@ -99,7 +99,7 @@ export class SimModel {
       const raw = typeof init?.body === 'string' ? init.body : '';
       const answer = this.answer(raw, incarnation);
       return this.deliver(answer, incarnation, init?.signal ?? undefined);
-    }) as typeof fetch;
+    });
   }
 
   /** Incarnation `incarnation` died: its requests in flight fail as a dropped connection would. */

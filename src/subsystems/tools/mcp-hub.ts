@@ -1,4 +1,5 @@
 /** The MCP client hub: every configured server's connection, the registry of their tools, and calls to them by `mcp__SERVER__TOOL` name. */
+import type * as ServerConnectionModule from './server-connection.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, VigilError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
@@ -205,13 +206,13 @@ export class McpHub {
   }
 }
 
-let mcpClient: Promise<typeof import('./server-connection.js')> | undefined;
+let mcpClient: Promise<typeof ServerConnectionModule> | undefined;
 
 /**
  * The MCP client side (the SDK's client), loaded on first use and once only: ~180 ms a daemon without MCP servers
  * never pays. Once loaded, later hubs get it without another import (a host that replays runs exactly loads it first).
  */
-export function loadMcpClient(): Promise<typeof import('./server-connection.js')> {
+export function loadMcpClient(): Promise<typeof ServerConnectionModule> {
   return (mcpClient ??= import('./server-connection.js'));
 }
 
