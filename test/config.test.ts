@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -50,7 +50,19 @@ function identityFileCode(path: string): string {
   const script = `const { loadConfig } = await import(${JSON.stringify(config)});
 try { loadConfig({ VIGIL_IDENTITY_FILE: ${JSON.stringify(path)} }); console.log('loaded'); } catch (err) { console.log(err.code); }`;
   const nobody = 65534;
-  return execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { uid: nobody, gid: nobody, encoding: 'utf8' }).trim();
+  return execFileSync(nodeForAnyone(), ['--import', 'tsx', '--input-type=module', '-e', script], { uid: nobody, gid: nobody, encoding: 'utf8' }).trim();
+}
+
+/**
+ * A Node.js binary `nobody` may run: this one, unless it lives under a directory others cannot enter (CI runs the
+ * suite on a line fetched into root's npm cache); then the machine's own.
+ */
+function nodeForAnyone(): string {
+  const reachable = (path: string): boolean => {
+    for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) if ((statSync(dir).mode & 0o001) === 0) return false;
+    return existsSync(path) && (statSync(path).mode & 0o001) !== 0;
+  };
+  return [process.execPath, '/usr/local/bin/node', '/usr/bin/node'].find(reachable) ?? process.execPath;
 }
 
 const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
