@@ -225,5 +225,5 @@ describe('vigil run with schedules, killed with SIGKILL', () => {
       life.daemon.kill('SIGTERM');
       expect(await life.daemon.exited).toBe(0);
     }
-  });
+  }, 180_000);
 });
