@@ -29,6 +29,7 @@ export const DASHBOARD_FILES: Readonly<Record<string, string>> = {
   '/dashboard/vigil-client.js': built('vigil-client.js'),
   '/dashboard/vigil-client.js.map': built('vigil-client.js.map'),
   '/dashboard/dom-helpers.js': built('dom-helpers.js'),
+  '/dashboard/beat-rate.js': built('beat-rate.js'),
   '/dashboard/heartbeat.panel.js': built('heartbeat.panel.js'),
   '/dashboard/budget.panel.js': built('budget.panel.js'),
   '/dashboard/affect.panel.js': built('affect.panel.js'),

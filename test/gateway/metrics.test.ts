@@ -19,13 +19,13 @@ afterEach(async () => {
 /** Every metric issue 6 names, by its exported name. */
 const ISSUE_METRICS = {
   vigil_beats_total: 'COUNTER',
-  vigil_beat_duration_ms: 'HISTOGRAM',
-  vigil_beat_delay_ms: 'HISTOGRAM',
+  vigil_beat_duration_seconds: 'HISTOGRAM',
+  vigil_beat_delay_seconds: 'HISTOGRAM',
   vigil_think_calls_total: 'COUNTER',
   vigil_think_tokens_total: 'COUNTER',
   vigil_budget_spent_today_usd: 'GAUGE',
   vigil_budget_daily_cap_usd: 'GAUGE',
-  vigil_checkpoint_save_duration_ms: 'HISTOGRAM',
+  vigil_checkpoint_save_duration_seconds: 'HISTOGRAM',
   vigil_checkpoint_size_bytes: 'GAUGE',
   vigil_checkpoints_restored_total: 'COUNTER',
   vigil_checkpoints_corrupt_total: 'COUNTER',
@@ -33,7 +33,7 @@ const ISSUE_METRICS = {
   vigil_gateway_requests_total: 'COUNTER',
   vigil_events_dropped_total: 'COUNTER',
   // CONTRACT §10 (issue 14): today's share of prompt tokens read from the prompt cache.
-  vigil_cache_read_share_today: 'GAUGE',
+  vigil_cache_read_today_ratio: 'GAUGE',
   // Node's process metrics (prom-client's defaults, with the vigil_ prefix).
   vigil_process_cpu_user_seconds_total: 'COUNTER',
   vigil_process_resident_memory_bytes: 'GAUGE',
@@ -106,13 +106,13 @@ describe('GET /metrics', () => {
     await harness.advance(5000);
     const beaten = await scrape(harness);
     expect(value(beaten, 'vigil_beats_total') - value(before, 'vigil_beats_total')).toBe(5);
-    expect(observations(beaten, 'vigil_beat_duration_ms') - observations(before, 'vigil_beat_duration_ms')).toBe(5);
-    expect(observations(beaten, 'vigil_beat_delay_ms')).toBeGreaterThanOrEqual(4);
+    expect(observations(beaten, 'vigil_beat_duration_seconds') - observations(before, 'vigil_beat_duration_seconds')).toBe(5);
+    expect(observations(beaten, 'vigil_beat_delay_seconds')).toBeGreaterThanOrEqual(4);
     // The budget's gauges hold what budget.status says.
     const budget = harness.runtime.budgetStatus();
     expect(value(beaten, 'vigil_budget_daily_cap_usd')).toBe(budget.dailyCapUsd);
     expect(value(beaten, 'vigil_budget_spent_today_usd')).toBe(budget.spentTodayUsd);
-    expect(value(beaten, 'vigil_cache_read_share_today')).toBe(budget.cacheReadShareToday);
+    expect(value(beaten, 'vigil_cache_read_today_ratio')).toBe(budget.cacheReadShareToday);
 
     const client = await harness.connect();
     const sse = await openSse(`${harness.gateway.url}/events?types=checkpoint.*&token=${TEST_TOKEN}`);
@@ -142,7 +142,7 @@ describe('GET /metrics', () => {
 
     const createdTotal = value(after, 'vigil_checkpoints_created_total') - value(before, 'vigil_checkpoints_created_total');
     expect(createdTotal).toBeGreaterThanOrEqual(1);
-    expect(observations(after, 'vigil_checkpoint_save_duration_ms') - observations(before, 'vigil_checkpoint_save_duration_ms')).toBe(createdTotal);
+    expect(observations(after, 'vigil_checkpoint_save_duration_seconds') - observations(before, 'vigil_checkpoint_save_duration_seconds')).toBe(createdTotal);
     expect(value(after, 'vigil_checkpoint_size_bytes')).toBeGreaterThan(0);
     expect(value(after, 'vigil_checkpoints_restored_total') - value(before, 'vigil_checkpoints_restored_total')).toBe(1);
 

@@ -90,6 +90,6 @@ describe('the cache share', () => {
     const reported = harness.runtime.budgetStatus().cacheReadShareToday;
     expect(reported).toBeCloseTo(share, 4);
     expect(reported).toBeGreaterThan(0.75);
-    expect(await harness.metrics.text()).toContain(`vigil_cache_read_share_today ${reported}`);
+    expect(await harness.metrics.text()).toContain(`vigil_cache_read_today_ratio ${reported}`);
   });
 });

@@ -26,9 +26,9 @@ describe('VigilMetrics', () => {
     expect(sample(text, 'vigil_budget_spent_today_usd')).toBe(0.25);
     expect(sample(text, 'vigil_budget_daily_cap_usd')).toBe(10);
     expect(sample(text, 'vigil_checkpoints_created_total')).toBe(1);
-    expect(sample(text, 'vigil_checkpoint_save_duration_ms_count')).toBe(1);
+    expect(sample(text, 'vigil_checkpoint_save_duration_seconds_count')).toBe(1);
     expect(sample(text, 'vigil_checkpoint_size_bytes')).toBeGreaterThan(100);
-    expect(sample(text, 'vigil_beat_duration_ms_count')).toBe(5);
+    expect(sample(text, 'vigil_beat_duration_seconds_count')).toBe(5);
     expect(text).toContain('vigil_process_cpu_user_seconds_total');
     metrics.requestHandled('heartbeat.status', 0);
     metrics.requestHandled('goals.complete', -32004);
