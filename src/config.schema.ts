@@ -170,6 +170,7 @@ export interface ConfigVariable {
 }
 
 /** Every variable Vigil reads, in `.env.example` order. */
+// prettier-ignore
 export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_DATA_DIR', key: 'dataDir', kind: 'string', default: './data', flag: '--data-dir', description: 'Directory for LevelDB and the token file.' },
   { name: 'VIGIL_HOST', key: 'host', kind: 'string', default: '127.0.0.1', flag: '--host', description: 'Gateway host to listen on.' },

@@ -11,11 +11,18 @@ import { Subject } from 'rxjs/internal/Subject';
 import type { Subscriber } from 'rxjs';
 import { VigilError, describeError, type JsonRpcErrorObject } from '../errors.js';
 import type { DroppedNotification } from '../protocol/event-feed.schema.js';
-import { RPC_METHODS, type RpcMethodName, type RpcParams, type RpcResult } from '../protocol/rpc-methods.js';
+import type { RpcMethodName, RpcParams, RpcResult } from '../protocol/rpc-methods.js';
 import type { VigilEvent } from '../protocol/events.schema.js';
-import { buildMethods, type TypedMethods } from './client-methods.js';
+import { buildMethods, checkedResult, type TypedMethods } from './client-methods.js';
 import { SOCKET_CLOSED, SOCKET_OPEN, type ClientSocket, type OpenSocket } from './client-socket.js';
-import { rpcUrl, type ClientState, type ConnectOptions, type ReconnectOptions } from './connect-options.js';
+import {
+  backoffDelayMs,
+  reconnectBackoff,
+  rpcUrl,
+  type ClientState,
+  type ConnectOptions,
+  type ReconnectOptions,
+} from './connect-options.js';
 import { RpcError } from './rpc-error.js';
 
 type Timer = ReturnType<typeof setTimeout>;
@@ -73,16 +80,7 @@ export class ClientCore {
       requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
       validateResults: options.validateResults ?? true,
     };
-    const reconnect = options.reconnect ?? true;
-    this.backoff =
-      reconnect === false
-        ? null
-        : {
-            initialDelayMs: 100,
-            maxDelayMs: 10_000,
-            maxAttempts: Number.POSITIVE_INFINITY,
-            ...(reconnect === true ? {} : reconnect),
-          };
+    this.backoff = reconnectBackoff(options.reconnect ?? true);
     this.dropped$ = this.droppedSubject.asObservable();
     Object.assign(this, buildMethods((method, params) => this.call(method, params as never)));
     this.open();
@@ -105,7 +103,7 @@ export class ClientCore {
           if (error !== undefined) reject(new RpcError(error, method));
           else {
             try {
-              resolve(this.checkResult(method, result));
+              resolve(this.options.validateResults ? checkedResult(method, result) : (result as RpcResult<M>));
             } catch (err) {
               reject(err);
             }
@@ -212,8 +210,7 @@ export class ClientCore {
       this.droppedSubject.complete();
       return;
     }
-    const { initialDelayMs, maxDelayMs } = this.backoff;
-    const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** this.attempts) * (0.75 + Math.random() * 0.5);
+    const delay = backoffDelayMs(this.backoff, this.attempts);
     this.attempts += 1;
     this.state$.next('reconnecting');
     this.reconnectTimer = setTimeout(() => this.open(), delay);
@@ -298,18 +295,6 @@ export class ClientCore {
     } else if (item['method'] === 'events.dropped' && params !== undefined) {
       this.droppedSubject.next(params as DroppedNotification);
     }
-  }
-
-  private checkResult<M extends RpcMethodName>(method: M, result: unknown): RpcResult<M> {
-    if (!this.options.validateResults) return result as RpcResult<M>;
-    const parsed = RPC_METHODS[method].result.safeParse(result);
-    if (parsed.success) return parsed.data as RpcResult<M>;
-    const issue = parsed.error.issues[0];
-    throw new VigilError(
-      'INTERNAL',
-      `The gateway's answer to ${method} does not match its schema: ${issue?.path.join('.') || '(result)'}: ${issue?.message ?? 'invalid'}.`,
-      { data: parsed.error.issues },
-    );
   }
 }
 

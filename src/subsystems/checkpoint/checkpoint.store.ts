@@ -4,12 +4,11 @@ import type { Clock } from '../../shared/clock.js';
 import { createIdFactory, type IdFactory } from '../../shared/ids.js';
 import { SUBLEVELS, hasLevelCode, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import { CheckpointCipher, isSealed } from './checkpoint-cipher.js';
-import { decodeCheckpoint, encodeCheckpoint, THREAD_POOL_ZIP, type CheckpointZip } from './checkpoint.codec.js';
-import { summariseIssues } from '../../protocol/zod-issues.js';
-import { indexEntryOf, rawCheckpointOf, type RawCheckpoint } from './checkpoint-raw.js';
+import { decodeCheckpoint, THREAD_POOL_ZIP, type CheckpointZip } from './checkpoint.codec.js';
+import { encodeRawCheckpoint, indexEntryOf, rawCheckpointOf, saveFailed, type RawCheckpoint } from './checkpoint-raw.js';
 import { assertMaxCount, compareIds, prunableIds, splitNewest } from './checkpoint-retention.js';
 import { migrateCheckpoint, type Migrate } from './checkpoint.migrations.js';
-import { CheckpointMetaSchema, CognitiveCheckpointSchema, type CheckpointMeta, type CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
+import { CheckpointMetaSchema, type CheckpointMeta, type CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
 
 export type { RawCheckpoint };
 
@@ -101,23 +100,7 @@ export class CheckpointStore {
    */
   async save(cp: CognitiveCheckpoint, maxCount: number, alongside?: () => readonly VigilBatchOp[]): Promise<CheckpointSaveResult> {
     assertMaxCount(maxCount);
-    const checked = CognitiveCheckpointSchema.safeParse(cp);
-    if (!checked.success) {
-      throw new VigilError('CHECKPOINT_SAVE_FAILED', `Checkpoint ${cp.id} does not match the schema: ${summariseIssues(checked.error)}.`);
-    }
-    let bytes: Uint8Array;
-    try {
-      bytes = await encodeCheckpoint(cp, { cipher: this.cipher }, this.zip);
-    } catch (err) {
-      throw saveFailed(cp.id, 'could not be encoded', err);
-    }
-    const meta: CheckpointMeta = {
-      id: cp.id,
-      createdAt: cp.createdAt,
-      beatCount: cp.beatCount,
-      sizeBytes: bytes.byteLength,
-      formatVersion: cp.formatVersion,
-    };
+    const { bytes, meta } = await encodeRawCheckpoint(cp, this.cipher, this.zip);
     return this.exclusive(async () => {
       this.ids.observe(cp.id);
       try {
@@ -304,10 +287,4 @@ export class CheckpointStore {
     this.writes = run.catch(() => undefined);
     return run;
   }
-}
-
-function saveFailed(id: string, what: string, err: unknown): VigilError {
-  return new VigilError('CHECKPOINT_SAVE_FAILED', `Checkpoint ${id} ${what}: ${describeError(err).replace(/\.$/, '')}.`, {
-    cause: err,
-  });
 }

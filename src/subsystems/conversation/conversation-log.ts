@@ -1,35 +1,20 @@
 /** The append-only conversation log: each message is written durably as it happens, keyed by a seq that is never reused. */
-import type { ZodError } from 'zod';
 import { VigilError } from '../../errors.js';
-import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import {
   ConversationArchiveSchema,
-  ConversationMessageSchema,
-  NewConversationMessageSchema,
-  type ConversationArchive,
   type ConversationMessage,
   type NewConversationMessage,
 } from '../../protocol/conversation.schema.js';
+import { toStoreError, writeSyncBatch, type VigilBatchOp } from '../store/vigil-db.js';
 import { archiveKey, archiveRange, assertArchiveId, mergeArchiveSummary, type ArchiveBatch, type ArchivePlan } from './conversation-archive.js';
-
-// Number.MAX_SAFE_INTEGER has 16 digits, so zero-padding to 16 makes string order numeric order for every safe seq.
-const SEQ_WIDTH = 16;
-const HIGHEST_SEQ_KEY = 'highestSeq';
-
-/** The log's key for `seq`: zero-padded so keys sort numerically. */
-export function conversationSeqKey(seq: number): string {
-  return String(Math.max(0, Math.floor(seq))).padStart(SEQ_WIDTH, '0');
-}
+import { conversationSeqKey, HIGHEST_SEQ_KEY, nonNegative, parseMessage, parseNewMessage } from './conversation-codec.js';
+import { ConversationLogReader } from './conversation-log-reader.js';
 
 /**
  * The conversation log. Seqs continue from the highest ever issued (kept across `archiveAfter` and restarts), so
  * after archiving everything past a watermark the live log may jump, e.g. 1..5 then 11: a seq names one message forever.
  */
-export class ConversationLog {
-  private readonly log;
-  private readonly archive;
-  private readonly archives;
-  private readonly meta;
+export class ConversationLog extends ConversationLogReader {
   private lastLive = 0;
   private highest = 0;
   /** Seqs written but not yet handed to their reader (a user message on its way to the heartbeat). */
@@ -37,13 +22,6 @@ export class ConversationLog {
   private opened = false;
   private writes: Promise<unknown> = Promise.resolve();
   private readonly appended: Array<(message: ConversationMessage) => void> = [];
-
-  constructor(private readonly db: VigilDb) {
-    this.log = db.sublevel<string, ConversationMessage>(SUBLEVELS.conversation, { valueEncoding: 'json' });
-    this.archive = db.sublevel<string, ConversationMessage>(SUBLEVELS.conversationArchive, { valueEncoding: 'json' });
-    this.archives = db.sublevel<string, ConversationArchive>(SUBLEVELS.conversationArchives, { valueEncoding: 'json' });
-    this.meta = db.sublevel<string, number>(SUBLEVELS.conversationMeta, { valueEncoding: 'json' });
-  }
 
   /** Reads the last live seq and the highest seq ever issued. */
   async open(): Promise<void> {
@@ -120,37 +98,6 @@ export class ConversationLog {
   /** The reader has the held entry `seq`: the watermark may pass it. */
   release(seq: number): void {
     this.held.delete(seq);
-  }
-
-  /** Entries after `seq`, ascending, at most `limit`. */
-  readAfter(seq: number, limit?: number): Promise<ConversationMessage[]> {
-    return this.read({ gt: conversationSeqKey(seq), ...(limit !== undefined && { limit: nonNegative(limit) }) });
-  }
-
-  /** Entries with `fromExclusive < seq <= toInclusive`, ascending. */
-  readRange(fromExclusive: number, toInclusive: number): Promise<ConversationMessage[]> {
-    if (toInclusive <= fromExclusive) return Promise.resolve([]);
-    return this.read({ gt: conversationSeqKey(fromExclusive), lte: conversationSeqKey(toInclusive) });
-  }
-
-  /** The last `limit` entries before seq `before` (all when undefined), ascending. */
-  async readBefore(before: number | undefined, limit: number): Promise<ConversationMessage[]> {
-    const range = before === undefined ? {} : { lt: conversationSeqKey(before) };
-    return (await this.read({ ...range, reverse: true, limit: nonNegative(limit) })).reverse();
-  }
-
-  /** The last `limit` entries, ascending. */
-  async readLast(limit: number): Promise<ConversationMessage[]> {
-    return (await this.read({ reverse: true, limit: nonNegative(limit) })).reverse();
-  }
-
-  /** How many live entries the log holds. */
-  async count(): Promise<number> {
-    try {
-      return (await this.log.keys().all()).length;
-    } catch (err) {
-      throw toStoreError(err, 'count conversation messages');
-    }
   }
 
   /**
@@ -235,45 +182,6 @@ export class ConversationLog {
     });
   }
 
-  /** Every archive's summary, ordered by archive id. */
-  async listArchives(): Promise<ConversationArchive[]> {
-    try {
-      const values = await this.archives.values().all();
-      return values.map((value) => ConversationArchiveSchema.parse(value));
-    } catch (err) {
-      throw toStoreError(err, 'list conversation archives');
-    }
-  }
-
-  /**
-   * Which of `turnIds` have an ending (an assistant entry) in some archive: a turn answered and then archived by a
-   * restore stays answered when an older checkpoint that held it open is restored later.
-   */
-  async endedInArchives(turnIds: ReadonlySet<string>): Promise<Set<string>> {
-    const ended = new Set<string>();
-    if (turnIds.size === 0) return ended;
-    try {
-      for await (const value of this.archive.values()) {
-        if (value.role === 'assistant' && turnIds.has(value.turnId)) ended.add(value.turnId);
-      }
-      return ended;
-    } catch (err) {
-      throw toStoreError(err, 'read the conversation archives');
-    }
-  }
-
-  /** The messages archived under `archiveId`, ascending; empty for an unknown id. */
-  async readArchive(archiveId: string): Promise<ConversationMessage[]> {
-    try {
-      const entries = await this.archive
-        .iterator(archiveRange(archiveId))
-        .all();
-      return entries.map(([key, value]) => parseMessage(key, value));
-    } catch (err) {
-      throw toStoreError(err, `read conversation archive ${archiveId}`);
-    }
-  }
-
   /** The operations that archive every live entry after `watermark` and append `append`; call under `exclusive`. */
   private async planArchive(watermark: number, archiveId: string, append: readonly NewConversationMessage[]): Promise<ArchivePlan> {
     const moved = (await this.log.iterator({ gt: conversationSeqKey(watermark) }).all()).map(([key, value]) => parseMessage(key, value));
@@ -297,20 +205,6 @@ export class ConversationLog {
     return { ops, moved, appended, lastLiveAfter };
   }
 
-  private async read(range: { gt?: string; lt?: string; lte?: string; reverse?: boolean; limit?: number }): Promise<ConversationMessage[]> {
-    try {
-      const entries = await this.log.iterator(range).all();
-      return entries.map(([key, value]) => parseMessage(key, value));
-    } catch (err) {
-      throw toStoreError(err, 'read the conversation log');
-    }
-  }
-
-  private async lastLiveSeq(): Promise<number> {
-    const [last] = await this.log.keys({ reverse: true, limit: 1 }).all();
-    return last === undefined ? 0 : Number(last);
-  }
-
   private assertOpen(method: string): void {
     if (!this.opened) throw new VigilError('INTERNAL', `ConversationLog.${method}() was called before open().`);
   }
@@ -321,27 +215,4 @@ export class ConversationLog {
     this.writes = run.catch(() => undefined);
     return run;
   }
-}
-
-function parseNewMessage(msg: NewConversationMessage): NewConversationMessage {
-  const input = NewConversationMessageSchema.safeParse(msg);
-  if (!input.success) throw new VigilError('INTERNAL', `A conversation message does not match its schema: ${firstIssue(input.error)}.`);
-  return input.data;
-}
-
-function parseMessage(key: string, value: unknown): ConversationMessage {
-  const parsed = ConversationMessageSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new VigilError('STORE_IO', `Conversation entry ${key} is unreadable: ${firstIssue(parsed.error)}.`);
-  }
-  return parsed.data;
-}
-
-function firstIssue(error: ZodError): string {
-  const issue = error.issues[0];
-  return issue === undefined ? 'invalid' : `${issue.path.join('.') || '(root)'}: ${issue.message}`;
-}
-
-function nonNegative(n: number): number {
-  return Math.max(0, Math.floor(n));
 }

@@ -1,9 +1,9 @@
 /** The rolling summary's update by Claude: one call without tools, bounded by `VIGIL_CONTEXT_TOKENS` like a think. */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { truncateToTokens } from './prompt-budget.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
 import { summaryEntryLine } from './summary-lines.js';
 import type { TokenCalibration } from './token-calibration.js';
+import { truncateToTokens } from './token-truncate.js';
 
 // Stable across updates, so it is the same prefix every time.
 export const SUMMARY_INSTRUCTIONS = `# You keep the rolling summary of a conversation

@@ -2,7 +2,7 @@
 import type { ConversationMessage } from '../../protocol/conversation.schema.js';
 import { excerpt } from './offline-text.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
-import { truncateToTokens } from './prompt-budget.js';
+import { truncateToTokens } from './token-truncate.js';
 import { TokenCalibration } from './token-calibration.js';
 import { ZERO_USAGE } from './thinker.schema.js';
 

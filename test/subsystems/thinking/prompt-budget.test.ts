@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../../src/protocol/conversation.schema.js';
-import { buildBudgetedPrompt, truncateToTokens } from '../../../src/subsystems/thinking/prompt-budget.js';
+import { buildBudgetedPrompt } from '../../../src/subsystems/thinking/prompt-budget.js';
 import { stateMessage } from '../../../src/subsystems/thinking/anthropic-prompt.js';
 import { TokenCalibration } from '../../../src/subsystems/thinking/token-calibration.js';
+import { truncateToTokens } from '../../../src/subsystems/thinking/token-truncate.js';
 import { estimateTokens } from '../../../src/subsystems/thinking/token-estimate.js';
 import type { ThinkInput } from '../../../src/subsystems/thinking/thinker.schema.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
