@@ -18,7 +18,15 @@ export const DAEMON_BUNDLE_DIR = 'dist/bundle';
  *   and OpenTelemetry's API keeps one copy: its context keys are per copy, and the SDK's copy must see Vigil's spans;
  * - ws's optional native helpers, which it requires inside a try and does without.
  */
-const EXTERNAL = ['classic-level', 'pino', '@anthropic-ai/sdk', '@modelcontextprotocol/sdk', '@opentelemetry/*', 'bufferutil', 'utf-8-validate'];
+const EXTERNAL = [
+  'classic-level',
+  'pino',
+  '@anthropic-ai/sdk',
+  '@modelcontextprotocol/sdk',
+  '@opentelemetry/*',
+  'bufferutil',
+  'utf-8-validate',
+];
 
 /**
  * Bundles `<root>/dist/cli.js` into `<root>/dist/bundle/`, in memory: `outputFiles` holds the entry, its chunks and their maps.
@@ -36,7 +44,9 @@ export function bundleDaemon(root) {
     platform: 'node',
     target: 'node20',
     // Bundled CommonJS (ws, prom-client, abstract-level) requires Node's built-ins: give it a real `require`.
-    banner: { js: "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);",
+    },
     // Names as written: pino logs an error's class name, and stack traces read as in dist/.
     keepNames: true,
     external: EXTERNAL,

@@ -97,7 +97,11 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<strin
     async () => {
       const { runDaemon } = await import('./daemon.js');
       return (args, io) =>
-        runDaemon(args, { env: io.env, stderr: (line) => io.stderr(`${line}\n`), stdoutIsTerminal: io.stdoutIsTerminal === true });
+        runDaemon(args, {
+          env: io.env,
+          stderr: (line) => io.stderr(`${line}\n`),
+          stdoutIsTerminal: io.stdoutIsTerminal === true,
+        });
     },
   ],
   ['send', async () => (await import('./client/commands/send.command.js')).sendCommand],
@@ -131,7 +135,9 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     default: {
       const near = command === undefined ? [] : nearestNames(command, [...COMMANDS.keys()]);
       const hint = near.length === 0 ? '' : ` (did you mean ${near.map((name) => `"${name}"`).join(' or ')}?)`;
-      io.stderr(`vigil: ${command === undefined ? 'no command given' : `unknown command "${command}"${hint}`}\n${await usage()}\n`);
+      io.stderr(
+        `vigil: ${command === undefined ? 'no command given' : `unknown command "${command}"${hint}`}\n${await usage()}\n`,
+      );
       return 2;
     }
   }

@@ -27,7 +27,8 @@ const ALLOWED_COUNT = 'expected a positive integer';
 const ALLOWED_BOOL = 'expected one of true, false, 1, 0, yes, no';
 const ALLOWED_PCT = 'expected a positive number (a percentage of the daily budget)';
 const ALLOWED_OTLP_URL = 'expected an http(s) URL of an OTLP/HTTP collector such as http://localhost:4318';
-const ALLOWED_OTLP_PROTOCOL = 'expected "http/protobuf" or "http/json" (Vigil exports OTLP over HTTP; gRPC is not supported)';
+const ALLOWED_OTLP_PROTOCOL =
+  'expected "http/protobuf" or "http/json" (Vigil exports OTLP over HTTP; gRPC is not supported)';
 
 const nonEmpty = (allowed: string) => z.string({ error: allowed }).trim().min(1, { error: allowed });
 const intIn = (min: number, max: number, allowed: string) =>
@@ -37,7 +38,6 @@ export const MIN_CONTEXT_TOKENS = 4096;
 export const MAX_CONTEXT_TOKENS = 1_000_000;
 const CONTEXT_TOKENS_ALLOWED = `expected an integer number of tokens from ${MIN_CONTEXT_TOKENS} to ${MAX_CONTEXT_TOKENS}`;
 const positive = (allowed: string) => z.number({ error: allowed }).positive({ error: allowed });
-
 
 /** The whole validated configuration; `VigilConfig` is inferred from it, cross-variable rules included. */
 export const VigilConfigSchema = z
@@ -88,7 +88,11 @@ export const VigilConfigSchema = z
     anthropicTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     cacheTtl: z.enum(CACHE_TTLS, { error: 'expected "5m" or "1h"' }),
     // 0 switches the limit off (benchmarks, trusted local tools).
-    rpcRateLimit: intIn(0, 1_000_000, 'expected a whole number of requests per second from 0 to 1000000 (0 = no limit)'),
+    rpcRateLimit: intIn(
+      0,
+      1_000_000,
+      'expected a whole number of requests per second from 0 to 1000000 (0 = no limit)',
+    ),
     rpcRateBurst: intIn(1, 1_000_000, 'expected a whole number of requests from 1 to 1000000'),
     checkpointKey: z
       .string({ error: CHECKPOINT_KEY_ALLOWED })
@@ -106,7 +110,11 @@ export const VigilConfigSchema = z
     otlpProtocol: z.enum(OTLP_PROTOCOLS, { error: ALLOWED_OTLP_PROTOCOL }),
     otlpTracesProtocol: z.enum(OTLP_PROTOCOLS, { error: ALLOWED_OTLP_PROTOCOL }).optional(),
     otelServiceName: nonEmpty('expected a non-empty service name').optional(),
-    otelBspScheduleDelayMs: intIn(0, MAX_TIMER_MS, `expected an integer number of milliseconds from 0 to ${MAX_TIMER_MS}`),
+    otelBspScheduleDelayMs: intIn(
+      0,
+      MAX_TIMER_MS,
+      `expected an integer number of milliseconds from 0 to ${MAX_TIMER_MS}`,
+    ),
     otelBspMaxQueueSize: intIn(1, 1_000_000, 'expected an integer from 1 to 1000000'),
     otelBspMaxExportBatchSize: intIn(1, 1_000_000, 'expected an integer from 1 to 1000000'),
     otelBspExportTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
@@ -118,8 +126,11 @@ export const VigilConfigSchema = z
   .superRefine((c, ctx) => {
     // A broken relation between two variables blames the first; `alternative` blames the other instead, which
     // loadConfig uses when only the other one was set by the user (so the message points at what they typed).
-    const relation = (key: keyof VigilConfig, message: string, alternative: { key: keyof VigilConfig; message: string }) =>
-      ctx.addIssue({ code: 'custom', path: [key], message, params: { alternative } });
+    const relation = (
+      key: keyof VigilConfig,
+      message: string,
+      alternative: { key: keyof VigilConfig; message: string },
+    ) => ctx.addIssue({ code: 'custom', path: [key], message, params: { alternative } });
     if (c.beatMinMs > c.beatMaxMs) {
       relation('beatMinMs', `expected at most VIGIL_BEAT_MAX_MS (${c.beatMaxMs})`, {
         key: 'beatMaxMs',
@@ -143,7 +154,11 @@ export const VigilConfigSchema = z
       });
     }
     if (c.thinker === 'anthropic' && c.anthropicApiKey === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['anthropicApiKey'], message: 'required when VIGIL_THINKER is "anthropic"' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['anthropicApiKey'],
+        message: 'required when VIGIL_THINKER is "anthropic"',
+      });
     }
   });
 

@@ -95,12 +95,16 @@ function readValue(variable: ConfigVariable, text: string): unknown {
 
 function variableFor(key: PropertyKey | undefined): ConfigVariable {
   const v = CONFIG_VARIABLES.find((c) => c.key === key);
-  if (v === undefined) throw new VigilError('INTERNAL', `The configuration schema has a field ${String(key)} no variable maps to.`);
+  if (v === undefined)
+    throw new VigilError('INTERNAL', `The configuration schema has a field ${String(key)} no variable maps to.`);
   return v;
 }
 
 /** Where an issue should point: its own variable, or the related one it names when only that one was given. */
-function blame(issue: z.core.$ZodIssue, isGiven: (v: ConfigVariable) => boolean): { variable: ConfigVariable; message: string } {
+function blame(
+  issue: z.core.$ZodIssue,
+  isGiven: (v: ConfigVariable) => boolean,
+): { variable: ConfigVariable; message: string } {
   const variable = variableFor(issue.path[0]);
   const alternative: unknown = issue.code === 'custom' ? issue.params?.['alternative'] : undefined;
   if (alternative === undefined || isGiven(variable)) return { variable, message: issue.message };
@@ -131,7 +135,9 @@ function configError(
     const inner = issue.path.slice(1).map(String).join('.');
     const allowed = inner === '' ? message : `${message} (problem at ${inner})`;
     const sentence =
-      where.value === undefined ? `${label} is not set: ${allowed}.` : `${label}=${JSON.stringify(where.value)} is invalid: ${allowed}.`;
+      where.value === undefined
+        ? `${label} is not set: ${allowed}.`
+        : `${label}=${JSON.stringify(where.value)} is invalid: ${allowed}.`;
     problems.push({ ...where, allowed, sentence });
   }
   const list = problems.map(({ sentence: _s, ...p }) => p);
@@ -190,11 +196,20 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
   }
   const parsed = VigilConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    throw configError(parsed.error.issues, (v) => given(v).text !== undefined, (v) => {
-      const { text, fromFlag } = given(v);
-      const label = fromFlag && v.flag !== undefined ? `${v.flag} (${v.name})` : v.name;
-      return { label, variable: v.name, ...(fromFlag ? { flag: v.flag } : {}), value: shownValue(v, text ?? v.default) };
-    });
+    throw configError(
+      parsed.error.issues,
+      (v) => given(v).text !== undefined,
+      (v) => {
+        const { text, fromFlag } = given(v);
+        const label = fromFlag && v.flag !== undefined ? `${v.flag} (${v.name})` : v.name;
+        return {
+          label,
+          variable: v.name,
+          ...(fromFlag ? { flag: v.flag } : {}),
+          value: shownValue(v, text ?? v.default),
+        };
+      },
+    );
   }
   validateConfigFiles(parsed.data, given(variableFor('mcp')).text);
   return parsed.data;
@@ -207,11 +222,15 @@ export function configFromDefaults(overrides: Partial<VigilConfig> = {}): VigilC
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
   const parsed = VigilConfigSchema.safeParse({ ...DEFAULT_CONFIG, ...defined });
   if (parsed.success) return parsed.data;
-  throw configError(parsed.error.issues, (v) => defined[v.key] !== undefined, (v) => ({
-    label: `${v.key} (${v.name})`,
-    variable: v.name,
-    value: shownValue(v, (overrides as Record<string, unknown>)[v.key] ?? DEFAULT_CONFIG[v.key]),
-  }));
+  throw configError(
+    parsed.error.issues,
+    (v) => defined[v.key] !== undefined,
+    (v) => ({
+      label: `${v.key} (${v.name})`,
+      variable: v.name,
+      value: shownValue(v, (overrides as Record<string, unknown>)[v.key] ?? DEFAULT_CONFIG[v.key]),
+    }),
+  );
 }
 
 /** The text of `.env.example`: every variable with its default (commented out when it has none) and a one-line comment. */
@@ -261,7 +280,8 @@ export interface RunArgs {
 }
 
 /** The usage line of `vigil run`. */
-export const RUN_USAGE = 'usage: vigil run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic] [--repair]';
+export const RUN_USAGE =
+  'usage: vigil run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic] [--repair]';
 
 /** Parses the arguments after `vigil run`; throws CLI_USAGE on an unknown flag, a missing or empty value, or a positional. */
 export function parseRunArgs(argv: string[]): RunArgs {
@@ -286,7 +306,8 @@ export function parseRunArgs(argv: string[]): RunArgs {
   for (const [flag, key] of Object.entries(FLAG_KEYS)) {
     const value = values[flag.slice(2)];
     if (typeof value !== 'string') continue;
-    if (value.trim() === '') throw new VigilError('CLI_USAGE', `Option '${flag}' needs a non-empty value.\n${RUN_USAGE}`, { data: { argv } });
+    if (value.trim() === '')
+      throw new VigilError('CLI_USAGE', `Option '${flag}' needs a non-empty value.\n${RUN_USAGE}`, { data: { argv } });
     flags[key] = value;
   }
   return { flags, repair: values['repair'] === true };

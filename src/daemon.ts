@@ -68,7 +68,10 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     return isVigilError(err) ? 2 : 1;
   }
   const terminal = io.stdoutIsTerminal === true;
-  const log = createLogger(config.logLevel, { pretty: terminal, colour: terminal && (io.env['NO_COLOR'] ?? '') === '' });
+  const log = createLogger(config.logLevel, {
+    pretty: terminal,
+    colour: terminal && (io.env['NO_COLOR'] ?? '') === '',
+  });
   warnUnknownVariables(io.env, log);
 
   try {
@@ -129,7 +132,10 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
       const file = await ensureTokenFile(config.dataDir);
       token = file.token;
       tokenFile = file.path;
-      log.info({ tokenFile: file.path, created: file.created }, file.created ? 'gateway token created in the data dir' : 'gateway token read from the data dir');
+      log.info(
+        { tokenFile: file.path, created: file.created },
+        file.created ? 'gateway token created in the data dir' : 'gateway token read from the data dir',
+      );
     }
     gateway = await startGateway({
       host: config.host,
@@ -158,7 +164,11 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
   const clientUrl = clientReachableUrl(gateway.url);
   try {
     // Before the line clients wait for, so `vigil … --data-dir D` finds this daemon as soon as it says it listens.
-    const path = await writeDaemonFile(config.dataDir, { url: clientUrl, pid: process.pid, startedAt: new Date().toISOString() });
+    const path = await writeDaemonFile(config.dataDir, {
+      url: clientUrl,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+    });
     log.info({ daemonFile: path }, 'daemon file written');
   } catch (err) {
     // Clients then need --url or VIGIL_PORT; the daemon itself runs on.
@@ -172,7 +182,9 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
   const signal = await stopSignal;
   log.info({ signal }, 'stopping: finishing the current beat and writing a final checkpoint');
   // First: from here on no client should be sent to this daemon.
-  await removeDaemonFile(config.dataDir, process.pid).catch((err: unknown) => log.warn({ err: describeError(err) }, 'the daemon file could not be removed'));
+  await removeDaemonFile(config.dataDir, process.pid).catch((err: unknown) =>
+    log.warn({ err: describeError(err) }, 'the daemon file could not be removed'),
+  );
   await gateway.close();
   await runtime.stop(signal);
   log.info({ beatCount: runtime.status().beatCount }, 'stopped');

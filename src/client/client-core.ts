@@ -82,7 +82,10 @@ export class ClientCore {
     };
     this.backoff = reconnectBackoff(options.reconnect ?? true);
     this.dropped$ = this.droppedSubject.asObservable();
-    Object.assign(this, buildMethods((method, params) => this.call(method, params as never)));
+    Object.assign(
+      this,
+      buildMethods((method, params) => this.call(method, params as never)),
+    );
     this.open();
   }
 
@@ -128,7 +131,8 @@ export class ClientCore {
         this.feeds.delete(feed);
         if (feed.serverId !== undefined) {
           this.feedsByServerId.delete(feed.serverId);
-          if (this.state$.value === 'open') this.request('events.unsubscribe', { subscription: feed.serverId }, { settle: () => {}, fail: () => {} });
+          if (this.state$.value === 'open')
+            this.request('events.unsubscribe', { subscription: feed.serverId }, { settle: () => {}, fail: () => {} });
         }
       };
     });
@@ -156,7 +160,13 @@ export class ClientCore {
     let timer: Timer | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new VigilError('CLIENT_TIMEOUT', `${method} found no open connection within ${this.options.requestTimeoutMs} ms.`)),
+        () =>
+          reject(
+            new VigilError(
+              'CLIENT_TIMEOUT',
+              `${method} found no open connection within ${this.options.requestTimeoutMs} ms.`,
+            ),
+          ),
         this.options.requestTimeoutMs,
       );
     });
@@ -201,7 +211,11 @@ export class ClientCore {
     for (const feed of this.feeds) feed.serverId = undefined;
     const unauthorized = /\b401\b/.test(this.lastError?.message ?? '');
     const retry =
-      !this.closedByUser && this.everOpened && !unauthorized && this.backoff !== null && this.attempts < this.backoff.maxAttempts;
+      !this.closedByUser &&
+      this.everOpened &&
+      !unauthorized &&
+      this.backoff !== null &&
+      this.attempts < this.backoff.maxAttempts;
     if (!retry) {
       this.state$.next('closed');
       for (const waiter of this.openWaiters.splice(0)) waiter.reject(lost);
@@ -226,7 +240,10 @@ export class ClientCore {
 
   // Feeds are registered synchronously as the subscribe answer arrives: its first event may follow in the same chunk.
   private startFeed(feed: FeedState): void {
-    const params = { ...(feed.types === undefined ? {} : { types: [...feed.types] }), ...(feed.cursor === undefined ? {} : { after: feed.cursor }) };
+    const params = {
+      ...(feed.types === undefined ? {} : { types: [...feed.types] }),
+      ...(feed.cursor === undefined ? {} : { after: feed.cursor }),
+    };
     this.request('events.subscribe', params, {
       settle: (error, result) => {
         if (error !== undefined) {
@@ -258,7 +275,9 @@ export class ClientCore {
     const timer = setTimeout(() => {
       this.pending.delete(id);
       handlers.fail(
-        new VigilError('CLIENT_TIMEOUT', `${method} got no answer within ${this.options.requestTimeoutMs} ms.`, { data: { method } }),
+        new VigilError('CLIENT_TIMEOUT', `${method} got no answer within ${this.options.requestTimeoutMs} ms.`, {
+          data: { method },
+        }),
       );
     }, this.options.requestTimeoutMs);
     this.pending.set(id, { method, timer, ...handlers });
@@ -302,7 +321,10 @@ export class ClientCore {
  * The entries' `connect()`: opens a `Client` (a ClientCore over its entry's socket) and resolves once it is connected;
  * rejects as `ready()` does if it cannot.
  */
-export async function connectClient<Client extends ClientCore>(Client: new (options: ConnectOptions) => Client, options: ConnectOptions): Promise<Client> {
+export async function connectClient<Client extends ClientCore>(
+  Client: new (options: ConnectOptions) => Client,
+  options: ConnectOptions,
+): Promise<Client> {
   const client = new Client(options);
   await client.ready();
   return client;

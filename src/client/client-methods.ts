@@ -11,10 +11,11 @@ type PlainMethod = Exclude<RpcMethodName, StatefulMethod>;
 type NamespaceOf<M> = M extends `${infer N}.${string}` ? N : never;
 
 /** One method as a function: params may be left out when every one of them is optional. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends P` is the test for "every property of P is optional"
-export type MethodFn<M extends RpcMethodName> = {} extends RpcParams<M>
-  ? (params?: RpcParams<M>) => Promise<RpcResult<M>>
-  : (params: RpcParams<M>) => Promise<RpcResult<M>>;
+// `Record<never, never>` (the empty object type) extends P exactly when every property of P is optional.
+export type MethodFn<M extends RpcMethodName> =
+  Record<never, never> extends RpcParams<M>
+    ? (params?: RpcParams<M>) => Promise<RpcResult<M>>
+    : (params: RpcParams<M>) => Promise<RpcResult<M>>;
 
 /** Every plain method, grouped by namespace. */
 export type TypedMethods = {

@@ -61,7 +61,8 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
  */
 function contentSecurityPolicy(page: string): string {
   const importMap = /<script type="importmap">([\s\S]*?)<\/script>/.exec(page)?.[1];
-  const importMapHash = importMap === undefined ? '' : ` 'sha256-${createHash('sha256').update(importMap).digest('base64')}'`;
+  const importMapHash =
+    importMap === undefined ? '' : ` 'sha256-${createHash('sha256').update(importMap).digest('base64')}'`;
   return [
     "default-src 'none'",
     `script-src 'self'${importMapHash}`,
@@ -179,7 +180,10 @@ export function createDashboardRoutes(token: string): DashboardRoutes {
 /** Throws, saying to build, when the bundled client (which only `npm run build` makes) is not at `bundle`. */
 export function assertDashboardBuilt(bundle: string): void {
   if (existsSync(bundle)) return;
-  throw new VigilError('INTERNAL', `The dashboard is not built: ${bundle} is missing. Run \`npm run build\` (npm ci, npm start and npm test run it).`);
+  throw new VigilError(
+    'INTERNAL',
+    `The dashboard is not built: ${bundle} is missing. Run \`npm run build\` (npm ci, npm start and npm test run it).`,
+  );
 }
 
 /** The value of cookie `name` in a Cookie header, if present. */

@@ -31,7 +31,10 @@ export interface RpcContext {
 type ParamsOf<M extends RpcMethodName> = z.output<(typeof RPC_METHODS)[M]['params']>;
 
 /** A handler for method `M`: validated params in, the result (or a promise of it) out. */
-export type RpcHandler<M extends RpcMethodName> = (params: ParamsOf<M>, ctx: RpcContext) => RpcResult<M> | Promise<RpcResult<M>>;
+export type RpcHandler<M extends RpcMethodName> = (
+  params: ParamsOf<M>,
+  ctx: RpcContext,
+) => RpcResult<M> | Promise<RpcResult<M>>;
 
 /** Handlers for the methods `M` (one file per method group provides some). */
 export type RpcHandlers<M extends RpcMethodName = RpcMethodName> = { [K in M]: RpcHandler<K> };
@@ -78,7 +81,9 @@ function dispatch(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContex
       .slice(0, 3)
       .map((issue) => `${issue.path.join('.') || '(params)'}: ${issue.message}`)
       .join('; ');
-    throw new VigilError('RPC_INVALID_PARAMS', `Invalid params for ${method}: ${where}.`, { data: parsed.error.issues });
+    throw new VigilError('RPC_INVALID_PARAMS', `Invalid params for ${method}: ${where}.`, {
+      data: parsed.error.issues,
+    });
   }
   const handler = handlers[method] as (params: unknown, ctx: RpcContext) => unknown;
   return handler(parsed.data, ctx);
@@ -100,9 +105,20 @@ function normaliseParams(params: JsonRpcRequest['params'], method: string): unkn
   if (params === undefined) return {};
   if (Array.isArray(params)) {
     if (params.length === 0) return {};
-    throw new VigilError('RPC_INVALID_PARAMS', `Invalid params for ${method}: params are by name (an object), not by position.`, {
-      data: [{ code: 'invalid_type', expected: 'object', path: [], message: 'params are by name (an object), not by position' }],
-    });
+    throw new VigilError(
+      'RPC_INVALID_PARAMS',
+      `Invalid params for ${method}: params are by name (an object), not by position.`,
+      {
+        data: [
+          {
+            code: 'invalid_type',
+            expected: 'object',
+            path: [],
+            message: 'params are by name (an object), not by position',
+          },
+        ],
+      },
+    );
   }
   return params;
 }

@@ -16,14 +16,23 @@ export const heartbeatMachine = heartbeatSetup.createMachine({
     // A tool call was decided: the turn waiting on it is thought about now, like a new message.
     TOOL_DECIDED: { actions: 'requestWake' },
     TASK_CANCEL: { actions: { type: 'cancelTask', params: ({ event }) => ({ id: event.id, reason: event.reason }) } },
-    LEDGER_FAILED: { guard: 'ledgerUp', actions: { type: 'ledgerFailed', params: ({ event }) => ({ reason: event.reason }) } },
+    LEDGER_FAILED: {
+      guard: 'ledgerUp',
+      actions: { type: 'ledgerFailed', params: ({ event }) => ({ reason: event.reason }) },
+    },
     LEDGER_PROBED: { actions: { type: 'ledgerProbed', params: ({ event }) => ({ ok: event.ok }) } },
     // Supervision: a child's ending names it (`actorId`); the think and settle endings are taken by their states first.
     'xstate.error.actor.*': {
-      actions: { type: 'superviseFailedChild', params: ({ event }: { event: ErrorActorEvent }) => ({ childId: event.actorId, ended: event.error }) },
+      actions: {
+        type: 'superviseFailedChild',
+        params: ({ event }: { event: ErrorActorEvent }) => ({ childId: event.actorId, ended: event.error }),
+      },
     },
     'xstate.done.actor.*': {
-      actions: { type: 'recordChildDone', params: ({ event }: { event: DoneActorEvent }) => ({ childId: event.actorId, ended: event.output }) },
+      actions: {
+        type: 'recordChildDone',
+        params: ({ event }: { event: DoneActorEvent }) => ({ childId: event.actorId, ended: event.output }),
+      },
     },
   },
   states: {
@@ -41,7 +50,11 @@ export const heartbeatMachine = heartbeatSetup.createMachine({
       on: {
         PAUSE: { actions: 'requestPause' },
         // Spend moved outside this beat's think (a task, a lower cap): at the hard stop, stop at once, think and all.
-        BUDGET_CHECK: { guard: 'hardStopReached', target: 'dormant', actions: ['stopSwarmTasks', 'fallAsleepAtHardStop'] },
+        BUDGET_CHECK: {
+          guard: 'hardStopReached',
+          target: 'dormant',
+          actions: ['stopSwarmTasks', 'fallAsleepAtHardStop'],
+        },
       },
       states: {
         sense: {
@@ -61,9 +74,15 @@ export const heartbeatMachine = heartbeatSetup.createMachine({
             id: 'think',
             src: 'think',
             input: ({ context }) => thinkActorInput(context),
-            onDone: { target: 'integrate', actions: { type: 'thinkDone', params: ({ event }) => ({ result: event.output }) } },
+            onDone: {
+              target: 'integrate',
+              actions: { type: 'thinkDone', params: ({ event }) => ({ result: event.output }) },
+            },
             // Every ending goes through integrate, which settles the turns the think carried.
-            onError: { target: 'integrate', actions: { type: 'thinkFailed', params: ({ event }) => ({ error: event.error }) } },
+            onError: {
+              target: 'integrate',
+              actions: { type: 'thinkFailed', params: ({ event }) => ({ error: event.error }) },
+            },
           },
           on: {
             PREEMPT: { actions: { type: 'preemptThink', params: ({ event }) => ({ reason: event.reason }) } },
@@ -78,10 +97,16 @@ export const heartbeatMachine = heartbeatSetup.createMachine({
             id: 'settle',
             src: 'settle',
             input: ({ context }) => settleActorInput(context),
-            onDone: { target: 'finish', actions: { type: 'thinkSettled', params: ({ event }) => ({ outcome: event.output }) } },
+            onDone: {
+              target: 'finish',
+              actions: { type: 'thinkSettled', params: ({ event }) => ({ outcome: event.output }) },
+            },
             onError: {
               target: 'finish',
-              actions: [{ type: 'logSettleFailure', params: ({ event }) => ({ error: event.error }) }, 'markBeatFailed'],
+              actions: [
+                { type: 'logSettleFailure', params: ({ event }) => ({ error: event.error }) },
+                'markBeatFailed',
+              ],
             },
           },
         },
@@ -124,7 +149,10 @@ export const heartbeatMachine = heartbeatSetup.createMachine({
         resting: { after: { dormantDelay: { target: 'beat' } } },
         beat: {
           entry: 'dormantBeat',
-          always: [{ guard: 'wakeDue', target: '#heartbeat.running', actions: 'wakeForDueReason' }, { target: 'resting' }],
+          always: [
+            { guard: 'wakeDue', target: '#heartbeat.running', actions: 'wakeForDueReason' },
+            { target: 'resting' },
+          ],
         },
       },
     },
@@ -135,7 +163,13 @@ export const heartbeatMachine = heartbeatSetup.createMachine({
         RESUME: { target: 'boot' },
         CHECKPOINT_NOW: { actions: { type: 'checkpointAtBoundary', params: { phase: 'sleep' } } },
         // A restore: the running tasks and the domain actors stop, and the seed's actors start in their place.
-        APPLY_SEED: { actions: ['stopSwarmTasks', 'stopDomainActors', { type: 'applySeed', params: ({ event }) => ({ seed: event.seed }) }] },
+        APPLY_SEED: {
+          actions: [
+            'stopSwarmTasks',
+            'stopDomainActors',
+            { type: 'applySeed', params: ({ event }) => ({ seed: event.seed }) },
+          ],
+        },
       },
     },
   },

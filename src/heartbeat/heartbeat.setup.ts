@@ -24,7 +24,12 @@ import { ledgerFailed, ledgerProbed, receiveMessage } from './event-steps.js';
 import { finishBeat, hasPendingWork, prepareThink, sense, type BeatStep } from './heartbeat.actions.js';
 import { contextFromSeed, type HeartbeatInput } from './heartbeat.context.js';
 import { asleepAtBoot, atHardStop, roomToWake, sleepsAfterBeat, wakeAtBoot, wakeDue } from './heartbeat.guards.js';
-import { DOMAIN_ACTOR_NAMES, type HeartbeatContext, type HeartbeatEvent, type HeartbeatSeed } from './heartbeat.types.js';
+import {
+  DOMAIN_ACTOR_NAMES,
+  type HeartbeatContext,
+  type HeartbeatEvent,
+  type HeartbeatSeed,
+} from './heartbeat.types.js';
 import { ledgerProbeLogic, settleLogic, swarmTaskLogic, thinkLogic } from './phase-actors.js';
 import type { SettleOutcome } from './settle-think.js';
 import { lastGoodStateOf, LEDGER_PROBE_ID, spawnDomainActor, SWARM_TASK_PREFIX } from './supervision.js';
@@ -85,7 +90,10 @@ export const heartbeatSetup = setup({
     // or prepareThink), so an idle beat, the machine's most frequent step, costs one assign and no extra action.
     sense: assign(({ context }) => sense(context)),
     /** With the ledger down, probes it in a child whose outcome comes back as a done or error event. */
-    spawnLedgerProbe: spawnChild('ledgerProbe', { id: LEDGER_PROBE_ID, input: ({ context }) => ({ deps: context.deps }) }),
+    spawnLedgerProbe: spawnChild('ledgerProbe', {
+      id: LEDGER_PROBE_ID,
+      input: ({ context }) => ({ deps: context.deps }),
+    }),
     /** The think's notices and budget line, read as it begins. */
     prepareThink: enqueueActions(({ context, enqueue }) => run(enqueue, prepareThink(context))),
     finishBeat: enqueueActions(({ context, enqueue }) => {
@@ -107,23 +115,33 @@ export const heartbeatSetup = setup({
     }),
     dormantBeat: enqueueActions(({ context, enqueue }) => run(enqueue, dormantBeat(context))),
     // The think's endings and its settling.
-    thinkDone: enqueueActions(({ context, enqueue }, { result }: { result: ThinkResult }) => run(enqueue, thinkDone(context, result))),
-    thinkFailed: enqueueActions(({ context, enqueue }, { error }: { error: unknown }) => run(enqueue, thinkFailed(context, error))),
-    preemptThink: enqueueActions(({ context, enqueue }, { reason }: { reason: string }) => run(enqueue, preemptThink(context, reason))),
+    thinkDone: enqueueActions(({ context, enqueue }, { result }: { result: ThinkResult }) =>
+      run(enqueue, thinkDone(context, result)),
+    ),
+    thinkFailed: enqueueActions(({ context, enqueue }, { error }: { error: unknown }) =>
+      run(enqueue, thinkFailed(context, error)),
+    ),
+    preemptThink: enqueueActions(({ context, enqueue }, { reason }: { reason: string }) =>
+      run(enqueue, preemptThink(context, reason)),
+    ),
     thinkStuck: enqueueActions(({ context, enqueue }) => run(enqueue, thinkStuck(context))),
     thinkSettled: assign(({ context }, { outcome }: { outcome: SettleOutcome }) => thinkSettled(context, outcome)),
-    logSettleFailure: ({ context }, { error }: { error: unknown }) => context.deps.log.error({ err: describeError(error) }, 'settling a think failed'),
+    logSettleFailure: ({ context }, { error }: { error: unknown }) =>
+      context.deps.log.error({ err: describeError(error) }, 'settling a think failed'),
     markBeatFailed: assign(({ context }) => ({ beat: { ...context.beat, failed: true } })),
     // Sleeping for the budget and waking.
     wakeForDueReason: ({ context }) => wakeForDueReason(context),
-    wakeUp: ({ context }, { reason }: { reason: 'top_up' | 'manual' }) => wakeUp(context.deps, context.refs.budget, reason),
+    wakeUp: ({ context }, { reason }: { reason: 'top_up' | 'manual' }) =>
+      wakeUp(context.deps, context.refs.budget, reason),
     // Work that waited through the sleep (a message answered with an ack) starts at once.
     wakeForPendingWork: assign(({ context }) => ({ wakeRequested: hasPendingWork(context) })),
     fallAsleepAtBoot: ({ context }) => fallAsleepAtBoot(context),
     fallAsleepAfterBeat: ({ context }) => fallAsleepAfterBeat(context),
     fallAsleepAtHardStop: ({ context }) => fallAsleepAtHardStop(context),
     // Events from outside the beat.
-    receiveMessage: enqueueActions(({ context, enqueue }, { message }: { message: PendingMessage }) => run(enqueue, receiveMessage(context, message))),
+    receiveMessage: enqueueActions(({ context, enqueue }, { message }: { message: PendingMessage }) =>
+      run(enqueue, receiveMessage(context, message)),
+    ),
     requestWake: assign({ wakeRequested: true }),
     requestPause: assign({ pauseRequested: true }),
     clearPauseRequest: assign({ pauseRequested: false }),
@@ -139,9 +157,15 @@ export const heartbeatSetup = setup({
       if (self.getSnapshot().children[childId] !== undefined) enqueue.stopChild(childId);
       run(enqueue, step);
     }),
-    ledgerFailed: enqueueActions(({ context, enqueue }, { reason }: { reason: string }) => run(enqueue, ledgerFailed(context, reason))),
-    ledgerProbed: enqueueActions(({ context, enqueue }, { ok }: { ok: boolean }) => run(enqueue, ledgerProbed(context, ok))),
-    applySeed: assign(({ context, spawn }, { seed }: { seed: HeartbeatSeed }) => contextFromSeed(seed, context.deps, spawn)),
+    ledgerFailed: enqueueActions(({ context, enqueue }, { reason }: { reason: string }) =>
+      run(enqueue, ledgerFailed(context, reason)),
+    ),
+    ledgerProbed: enqueueActions(({ context, enqueue }, { ok }: { ok: boolean }) =>
+      run(enqueue, ledgerProbed(context, ok)),
+    ),
+    applySeed: assign(({ context, spawn }, { seed }: { seed: HeartbeatSeed }) =>
+      contextFromSeed(seed, context.deps, spawn),
+    ),
     // Children: their endings, and stopping them.
     /** A domain actor that crashed restarts from its last good state; a failed task or probe is recorded. */
     superviseFailedChild: enqueueActions(({ context, enqueue }, { childId, ended }: ChildEnding) => {
@@ -160,7 +184,9 @@ export const heartbeatSetup = setup({
       }));
       enqueue(() => bus.emit('actor.restarted', { actor: name, error }));
     }),
-    recordChildDone: enqueueActions(({ context, enqueue }, { childId, ended }: ChildEnding) => run(enqueue, childDone(context, childId, ended))),
+    recordChildDone: enqueueActions(({ context, enqueue }, { childId, ended }: ChildEnding) =>
+      run(enqueue, childDone(context, childId, ended)),
+    ),
     stopSwarmTasks: enqueueActions(({ enqueue, self }) => {
       for (const childId of Object.keys(self.getSnapshot().children)) {
         if (childId.startsWith(SWARM_TASK_PREFIX)) enqueue.stopChild(childId);

@@ -63,7 +63,12 @@ export const EVENT_PAYLOADS = {
   /** A turn that ends without an answer: refused for good, never answered after several thinks, stuck, or cancelled. */
   'agent.unanswered': z.object({ turnId: z.string(), code: TurnEndingCodeSchema, reason: z.string() }),
   /** Autonomous work (a goal step, a debrief, a task digest) that the API refused for good was dropped; the goal stays. */
-  'agent.work_dropped': z.object({ reason: z.string(), work: z.string(), goalId: z.string().optional(), code: z.string() }),
+  'agent.work_dropped': z.object({
+    reason: z.string(),
+    work: z.string(),
+    goalId: z.string().optional(),
+    code: z.string(),
+  }),
   /** A debrief think ran for a turn that lasted `VIGIL_DEBRIEF_AFTER_S` or longer. */
   'agent.debrief': z.object({ turnId: z.string() }),
   /** A message was logged and its turn opened (`agent.send`); `from` is its sender. */
@@ -110,7 +115,10 @@ export const EVENT_PAYLOADS = {
    * the request: over three tokens per estimated token (one per byte) plus the API's own overhead. The report is not
    * used to calibrate the prompt bound; `estimated` is Vigil's plain estimate of the request.
    */
-  'think.usage_implausible': z.object({ reported: z.number().int().nonnegative(), estimated: z.number().int().nonnegative() }),
+  'think.usage_implausible': z.object({
+    reported: z.number().int().nonnegative(),
+    estimated: z.number().int().nonnegative(),
+  }),
   /** The API refused the credentials: no thinks until `retryAt`, then one try; pending turns wait, they are not failed. */
   'thinker.paused': z.object({ code: z.string(), reason: z.string(), retryAt: z.string() }),
   /** A think succeeded after a pause: the key works again. */
@@ -140,12 +148,21 @@ export const EVENT_PAYLOADS = {
     callIds: z.array(z.string()),
   }),
   /** An MCP server (re)connected; `tools` is how many of its tools are offered (after `allowedTools`). */
-  'mcp.server_up': z.object({ server: z.string(), tools: z.number().int().nonnegative(), attempt: z.number().int().positive() }),
+  'mcp.server_up': z.object({
+    server: z.string(),
+    tools: z.number().int().nonnegative(),
+    attempt: z.number().int().positive(),
+  }),
   /**
    * An MCP server could not be reached or went away; it is tried again in `retryInMs`. `wasUp`: it had been connected
    * (a crash or a dropped connection), rather than a connection attempt that failed.
    */
-  'mcp.server_down': z.object({ server: z.string(), reason: z.string(), wasUp: z.boolean(), retryInMs: z.number().int().nonnegative() }),
+  'mcp.server_down': z.object({
+    server: z.string(),
+    reason: z.string(),
+    wasUp: z.boolean(),
+    retryInMs: z.number().int().nonnegative(),
+  }),
   /** A connected server's tool list changed (`notifications/tools/list_changed`); `tools` is the new count. */
   'mcp.tools_changed': z.object({ server: z.string(), tools: z.number().int().nonnegative() }),
   /** A tool call is about to run; its intent is on disk first. `argsBytes`: the size of its JSON arguments. */
@@ -175,7 +192,12 @@ export const EVENT_PAYLOADS = {
     taskId: z.string().optional(),
   }),
   /** An operator decided on a waiting call: approved (it runs now: `tool.called`, `tool.completed` follow) or denied. */
-  'tool.approval_decided': z.object({ callId: z.string(), name: z.string(), approved: z.boolean(), reason: z.string().optional() }),
+  'tool.approval_decided': z.object({
+    callId: z.string(),
+    name: z.string(),
+    approved: z.boolean(),
+    reason: z.string().optional(),
+  }),
   /**
    * A schedule fired: turn `turnId` (a message from `schedule:<id>`) is open and ends in exactly one `agent.reply` or
    * `agent.unanswered`. Written in one sync batch with the turn and the schedule's next due time. `catchUp`: a firing

@@ -52,5 +52,7 @@ export async function readSeed({ config, clock }: BootBase, records: Records, ev
 
 /** Ids of the tasks a checkpoint saw queued or running: they may have finished after it. */
 export function inFlightTaskIds(checkpoint: CognitiveCheckpoint): string[] {
-  return checkpoint.actors.swarms.tasks.filter((task) => task.status === 'queued' || task.status === 'running').map((task) => task.id);
+  return checkpoint.actors.swarms.tasks
+    .filter((task) => task.status === 'queued' || task.status === 'running')
+    .map((task) => task.id);
 }

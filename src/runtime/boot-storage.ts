@@ -31,7 +31,8 @@ export async function openStorage({ options, config, log, stack }: BootBase): Pr
   const sealing = await sealStore(storeDb, config.checkpointKey, { closeInner: ownsDb, dataDir: config.dataDir });
   // The sealing database closes the one under it only when the runtime opened that one itself (then the close above finds it closed).
   if (ownsDb && sealing.db !== storeDb) stack.defer('sealed database', () => sealing.db.close());
-  if (sealing.report.resealed > 0) log.info(sealing.report, 'data dir sealed: values written before VIGIL_CHECKPOINT_KEY was set are now encrypted');
+  if (sealing.report.resealed > 0)
+    log.info(sealing.report, 'data dir sealed: values written before VIGIL_CHECKPOINT_KEY was set are now encrypted');
   return sealing.db;
 }
 
@@ -44,7 +45,10 @@ export interface EventWiring {
 }
 
 /** Opens the seq, the bus, the warning log, metrics, the span export and the journal, in that order. */
-export async function wireEvents({ options, config, clock, log, thinker, stack }: BootBase, db: VigilDb): Promise<EventWiring> {
+export async function wireEvents(
+  { options, config, clock, log, thinker, stack }: BootBase,
+  db: VigilDb,
+): Promise<EventWiring> {
   const seq = await PersistedSeq.open(db);
   const ownsBus = options.bus === undefined;
   // Deferred before the bus, so it runs after the bus's close. With its own bus closed no one can see another seq, so
@@ -91,7 +95,11 @@ export interface Records {
 }
 
 /** Opens the checkpoint store, the conversation log and the other records on `db`. */
-export async function openRecords({ options, config, clock, stack }: BootBase, db: VigilDb, events: EventWiring): Promise<Records> {
+export async function openRecords(
+  { options, config, clock, stack }: BootBase,
+  db: VigilDb,
+  events: EventWiring,
+): Promise<Records> {
   const store = new CheckpointStore(db, clock, { key: config.checkpointKey, zip: options.offClock?.zip });
   await store.open();
   const conversation = new ConversationLog(db);

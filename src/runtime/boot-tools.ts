@@ -18,7 +18,12 @@ export interface Tools {
  * Builds the hub (started with the heartbeat: servers connect in the background and never hold up the boot) and the
  * tool caller, which reports calls a crash cut short (once) before the first think and never runs them again.
  */
-export async function connectTools(base: BootBase, records: Records, events: EventWiring, openTurns: OpenTurns): Promise<Tools> {
+export async function connectTools(
+  base: BootBase,
+  records: Records,
+  events: EventWiring,
+  openTurns: OpenTurns,
+): Promise<Tools> {
   const { options, config, clock, log, thinker, stack } = base;
   const hub = new McpHub({
     servers: config.mcp.mcpServers,
@@ -46,7 +51,12 @@ export async function connectTools(base: BootBase, records: Records, events: Eve
 }
 
 /** Hourly, on a beat: every append-only record pruned to its retention (docs/operations/retention.md). */
-export function keepRetention({ config, clock, log, stack }: BootBase, db: VigilDb, records: Records, events: EventWiring): void {
+export function keepRetention(
+  { config, clock, log, stack }: BootBase,
+  db: VigilDb,
+  records: Records,
+  events: EventWiring,
+): void {
   const { store, conversation, ledger, swarmResults, toolCallLog } = records;
   const retention = new RetentionKeeper(
     { db, checkpoints: store, conversation, ledger, swarmResults, toolCalls: toolCallLog },

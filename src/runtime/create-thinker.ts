@@ -24,4 +24,3 @@ export async function createThinker(config: VigilConfig, clock: Clock = systemCl
     cacheTtl: config.cacheTtl,
   });
 }
-

@@ -43,7 +43,8 @@ export interface MindPartsDeps {
 
 /** Opens the summary, the think context, long-term memory and the think traces. */
 export async function openMindParts(deps: MindPartsDeps) {
-  const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry, backgroundWorkAfter, stack } = deps;
+  const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry, backgroundWorkAfter, stack } =
+    deps;
   // The rolling summary as it was last written (a kill -9 loses none of it: each version is synced).
   const summaries = new SummaryStore(db);
   const summary = new ConversationSummaryKeeper({
@@ -52,15 +53,24 @@ export async function openMindParts(deps: MindPartsDeps) {
     clock,
     log,
     contextTokens: config.contextTokens,
-    summarize: thinker.summarize === undefined ? (request) => Promise.resolve(extractiveSummary(request)) : thinker.summarize.bind(thinker),
+    summarize:
+      thinker.summarize === undefined
+        ? (request) => Promise.resolve(extractiveSummary(request))
+        : thinker.summarize.bind(thinker),
   });
   // A background update is aborted and waited for before the database closes.
   stack.defer('conversation summary', () => summary.stop());
   await summary.open();
-  const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(), toolCalls: () => toolCallLog.all() });
+  const context = new ThinkContext({
+    keeper: summary,
+    conversation,
+    work: new TurnWorkLog(),
+    toolCalls: () => toolCallLog.all(),
+  });
   // Its index is built in the background, after the boot: a large long-term memory never holds up 'gateway listening'.
   const memory = new LongTermMemory(db, {
-    onLoadError: (err) => log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart'),
+    onLoadError: (err) =>
+      log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart'),
     indexAfter: backgroundWorkAfter,
   });
   // Before `open`: a build it schedules for later (indexAfter) finds memory stopping and lets go.
@@ -76,6 +86,13 @@ export async function openMindParts(deps: MindPartsDeps) {
   const traceIds = createIdFactory(clock, 'th-');
   const newestTrace = traces.newestId();
   if (newestTrace !== undefined) traceIds.observe(newestTrace);
-  const tracer = new ThinkTracer({ store: traces, ids: traceIds, includeContent: config.traceContent, bus, log, now: () => clock.now() });
+  const tracer = new ThinkTracer({
+    store: traces,
+    ids: traceIds,
+    includeContent: config.traceContent,
+    bus,
+    log,
+    now: () => clock.now(),
+  });
   return { summaries, summary, context, memory, traces, tracer };
 }

@@ -22,7 +22,8 @@ export class OpenTurns {
 
   /** From now on reads the running heartbeat's turns; called once, by the runtime core that creates the heartbeat. */
   follow(source: TurnSource): void {
-    if (this.following) throw new VigilError('INTERNAL', 'OpenTurns already follows a heartbeat; a runtime core follows it once.');
+    if (this.following)
+      throw new VigilError('INTERNAL', 'OpenTurns already follows a heartbeat; a runtime core follows it once.');
     this.following = true;
     this.source = source;
   }

@@ -19,7 +19,9 @@ export function createLogger(level: string, format: LoggerFormat = {}): Logger {
   if (format.pretty !== true) return pino(options);
   const colour = format.colour === true;
   // pino hands a destination each whole line; a terminal's stdout writes synchronously, so order is kept.
-  const terminal: DestinationStream = { write: (line: string) => void process.stdout.write(formatLogLine(line, { colour })) };
+  const terminal: DestinationStream = {
+    write: (line: string) => void process.stdout.write(formatLogLine(line, { colour })),
+  };
   return pino(options, terminal);
 }
 

@@ -13,13 +13,22 @@ export interface RunCliOptions {
 }
 
 /** The command's exit code and what it printed. */
-export async function runCli(h: GatewayHarness, argv: string[], options: RunCliOptions = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCli(
+  h: GatewayHarness,
+  argv: string[],
+  options: RunCliOptions = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const { port } = new URL(h.gateway.url);
   const io: CliIo = {
     // A data dir nobody uses, so no daemon.json in the checkout's ./data is ever read by a test.
-    env: options.env ?? { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: port, VIGIL_TOKEN: TEST_TOKEN, VIGIL_DATA_DIR: '/nonexistent/vigil-test' },
+    env: options.env ?? {
+      VIGIL_HOST: '127.0.0.1',
+      VIGIL_PORT: port,
+      VIGIL_TOKEN: TEST_TOKEN,
+      VIGIL_DATA_DIR: '/nonexistent/vigil-test',
+    },
     stdout: (text) => (stdout += text),
     stderr: (text) => (stderr += text),
     readFile: (path) => readFile(path, 'utf8'),

@@ -36,7 +36,13 @@ afterAll(async () => {
 /** An SDK client on `vigil mcp` with `args`. */
 async function mcpClient(args: string[]): Promise<Client> {
   const client = new Client({ name: 'vitest', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...args], env: { PATH: process.env.PATH ?? '' } }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', ...args],
+      env: { PATH: process.env.PATH ?? '' },
+    }),
+  );
   return client;
 }
 
@@ -48,7 +54,15 @@ describe('vigil mcp (stdio, the SDK client)', () => {
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(
-        ['add_goal', 'get_conversation', 'get_reply', 'get_status', 'list_goals', 'search_memory', 'send_message'].sort(),
+        [
+          'add_goal',
+          'get_conversation',
+          'get_reply',
+          'get_status',
+          'list_goals',
+          'search_memory',
+          'send_message',
+        ].sort(),
       );
       expect(tools.map((tool) => tool.name)).not.toContain('approve');
 
@@ -56,7 +70,10 @@ describe('vigil mcp (stdio, the SDK client)', () => {
       expect(reply.isError).toBeFalsy();
       expect(textOf(reply)).toMatch(/Hello mcp:vitest/);
 
-      const kept = await client.callTool({ name: 'send_message', arguments: { text: 'remember that the locker code is 4512' } });
+      const kept = await client.callTool({
+        name: 'send_message',
+        arguments: { text: 'remember that the locker code is 4512' },
+      });
       expect(textOf(kept)).toMatch(/remember/i);
       const found = await client.callTool({ name: 'search_memory', arguments: { query: 'locker code' } });
       expect(found.isError).toBeFalsy();
@@ -68,7 +85,12 @@ describe('vigil mcp (stdio, the SDK client)', () => {
       const status = await client.callTool({ name: 'get_status', arguments: {} });
       const summary = JSON.parse(textOf(status)) as { heartbeat: Record<string, unknown>; budget: { state: string } };
       const heartbeat = await rpc.heartbeat.status();
-      expect(summary.heartbeat).toMatchObject({ startedAt: heartbeat.startedAt, thinker: heartbeat.thinker, version: heartbeat.version, state: heartbeat.state });
+      expect(summary.heartbeat).toMatchObject({
+        startedAt: heartbeat.startedAt,
+        thinker: heartbeat.thinker,
+        version: heartbeat.version,
+        state: heartbeat.state,
+      });
       expect(summary.budget.state).toBe((await rpc.budget.status()).state);
 
       const added = await client.callTool({ name: 'add_goal', arguments: { title: 'Sort the inbox', priority: 7 } });
@@ -100,12 +122,16 @@ describe('vigil mcp (stdio, the SDK client)', () => {
 
 describe('vigil mcp (the MCP Inspector CLI, a client nobody here wrote)', () => {
   const inspect = (args: string[]) =>
-    runProcess(INSPECTOR, ['--cli', process.execPath, BIN, 'mcp', '--data-dir', dir, '--url', url, ...args], { timeoutMs: 60_000 });
+    runProcess(INSPECTOR, ['--cli', process.execPath, BIN, 'mcp', '--data-dir', dir, '--url', url, ...args], {
+      timeoutMs: 60_000,
+    });
 
   it('lists the tools and calls send_message', async () => {
     const listed = await inspect(['--method', 'tools/list']);
     expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toContain('send_message');
+    expect((JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toContain(
+      'send_message',
+    );
     const called = await inspect(['--method', 'tools/call', '--tool-name', 'send_message', '--tool-arg', 'text=hello']);
     expect(called.code).toBe(0);
     expect(textOf(JSON.parse(called.stdout))).toMatch(/^Hello mcp:/);

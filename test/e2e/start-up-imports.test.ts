@@ -12,7 +12,8 @@ const DAEMON_ONLY =
   /\/dist\/(daemon\.js|runtime\/(?!.*\.schema\.js$)|heartbeat\/|subsystems\/store\/)|\/node_modules\/(level|classic-level|xstate|pino|prom-client|@anthropic-ai)\//;
 const ANTHROPIC_SDK = /\/node_modules\/@anthropic-ai\/sdk\//;
 // The OpenTelemetry SDK, its exporters and Vigil's side of them (the API alone comes with prom-client).
-const OTEL_SDK = /\/node_modules\/@opentelemetry\/(?!api\/)|\/dist\/subsystems\/telemetry\/(otel-tracing|span-writer|bounded-span-queue)\.js$/;
+const OTEL_SDK =
+  /\/node_modules\/@opentelemetry\/(?!api\/)|\/dist\/subsystems\/telemetry\/(otel-tracing|span-writer|bounded-span-queue)\.js$/;
 // The browser's entry and transport, and the dashboard's bundle: never part of a Node process.
 const BROWSER_ONLY = /\/dist\/(client\/browser(-socket)?\.js|gateway\/dashboard\/)/;
 
@@ -36,7 +37,10 @@ describe('what each path of `vigil` imports', () => {
   it('a client command (vigil rpc) loads no part of the daemon, and no browser code: its client runs over ws', async () => {
     const { log, env } = recorder();
     // Nothing listens on port 9: the call fails after every module it needs has loaded.
-    const { code, stderr } = await runNode(['bin/vigil.js', 'rpc', 'heartbeat.status', '--url', 'http://127.0.0.1:9', '--token', 't'], env);
+    const { code, stderr } = await runNode(
+      ['bin/vigil.js', 'rpc', 'heartbeat.status', '--url', 'http://127.0.0.1:9', '--token', 't'],
+      env,
+    );
     expect(stderr).toMatch(/No connection to the gateway/);
     expect(code).toBe(1);
     const urls = await imported(log);
@@ -55,7 +59,11 @@ describe('what each path of `vigil` imports', () => {
     for (const run of runs) {
       const { log, env } = recorder();
       const dataDir = await mkdtemp(join(dir, `${run.thinker}-`));
-      const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', run.thinker], { ...FAST_ENV, ...run.env, ...env });
+      const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', run.thinker], {
+        ...FAST_ENV,
+        ...run.env,
+        ...env,
+      });
       await daemon.waitFor((line) => line.msg === 'gateway listening');
       daemon.kill('SIGTERM');
       expect(await daemon.exited).toBe(0);
@@ -67,7 +75,10 @@ describe('what each path of `vigil` imports', () => {
   it('the daemon loads no OpenTelemetry SDK without OTEL_EXPORTER_OTLP_ENDPOINT; with it, the SDK and only the chosen exporter', async () => {
     const runs: Array<{ name: string; env: Record<string, string> }> = [
       { name: 'none', env: {} },
-      { name: 'json', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } },
+      {
+        name: 'json',
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      },
     ];
     const loaded: Record<string, string[]> = {};
     for (const run of runs) {

@@ -5,7 +5,15 @@ import type { JournalQuery } from '../../src/subsystems/journal/event-journal.js
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 
 const event = (seq: number, type = 'heartbeat.beat'): VigilEvent =>
-  ({ seq, type, at: '2026-01-01T00:00:00.000Z', beat: seq, beatCount: seq, intervalMs: 1000, phaseMs: { sense: 0, think: 0, integrate: 0 } }) as VigilEvent;
+  ({
+    seq,
+    type,
+    at: '2026-01-01T00:00:00.000Z',
+    beat: seq,
+    beatCount: seq,
+    intervalMs: 1000,
+    phaseMs: { sense: 0, think: 0, integrate: 0 },
+  }) as VigilEvent;
 
 /** A sink whose socket can be stalled: while stalled it reports a full buffer; `flush` drains it. */
 class FakeSink implements FeedSink {
@@ -29,7 +37,9 @@ class FakeSink implements FeedSink {
   }
 }
 
-function setup(options: { journal?: VigilEvent[]; after?: number; bufferSize?: number; maxDropped?: number; types?: string[] } = {}) {
+function setup(
+  options: { journal?: VigilEvent[]; after?: number; bufferSize?: number; maxDropped?: number; types?: string[] } = {},
+) {
   const live = new Subject<VigilEvent>();
   const journal = options.journal ?? [];
   const queries: JournalQuery[] = [];

@@ -23,7 +23,9 @@ async function scrapeAfterActivity(): Promise<string> {
   await harness.advance(3000);
   await harness.until(client.request('checkpoint.create'));
   await client.close();
-  const response = await fetch(`${harness.gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+  const response = await fetch(`${harness.gateway.url}/metrics`, {
+    headers: { authorization: `Bearer ${TEST_TOKEN}` },
+  });
   expect(response.status).toBe(200);
   return response.text();
 }
@@ -47,6 +49,7 @@ describe('GET /metrics follows the Prometheus conventions', () => {
     }
     const histograms = families.filter((family) => family.type === 'HISTOGRAM').map((family) => family.name);
     expect(histograms).toContain('vigil_beat_duration_seconds');
-    for (const name of histograms.filter((n) => n.startsWith('vigil_') && n.includes('duration'))) expect(name).toMatch(/_seconds$/);
+    for (const name of histograms.filter((n) => n.startsWith('vigil_') && n.includes('duration')))
+      expect(name).toMatch(/_seconds$/);
   });
 });

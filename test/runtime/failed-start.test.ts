@@ -69,7 +69,11 @@ function host(config: Partial<VigilConfig> = {}) {
   const bus = new EventBus({ clock, currentBeat: () => 0, publicationClock: clock });
   const subscriptions = countSubscriptions(bus);
   const options: RuntimeOptions = {
-    config: { dataDir: join(dir, 'data'), mcp: { mcpServers: { fixture: stdioFixture({ FIXTURE_PID_FILE: pidFile }) } }, ...config },
+    config: {
+      dataDir: join(dir, 'data'),
+      mcp: { mcpServers: { fixture: stdioFixture({ FIXTURE_PID_FILE: pidFile }) } },
+      ...config,
+    },
     clock,
     bus,
     metrics: new VigilMetrics({ defaultMetrics: false }),
@@ -96,14 +100,22 @@ function grown(before: Map<string, number>, after: Map<string, number>): Record<
 }
 
 /** Nothing of the failed boot is left; a new runtime on the same data dir boots, and its history is returned. */
-async function expectNothingLeft(h: Host, handlesBefore: Map<string, number>, config = h.options.config!): Promise<VigilEvent[]> {
+async function expectNothingLeft(
+  h: Host,
+  handlesBefore: Map<string, number>,
+  config = h.options.config!,
+): Promise<VigilEvent[]> {
   expect(h.subscriptions()).toBe(0);
   expect(h.pending.size).toBe(0);
   // No MCP server was ever started, or it was ended.
   expect(h.pids().filter(isAlive)).toEqual([]);
   expect(grown(handlesBefore, liveHandles())).toEqual({});
   // LevelDB holds its LOCK while open (within one process too): a second open of a dir not closed is refused.
-  const successor = await createRuntime({ config, clock: createSimulatedClock(), metrics: new VigilMetrics({ defaultMetrics: false }) });
+  const successor = await createRuntime({
+    config,
+    clock: createSimulatedClock(),
+    metrics: new VigilMetrics({ defaultMetrics: false }),
+  });
   cleanups.push(() => successor.stop());
   return successor.history({ limit: 1000 });
 }
@@ -126,7 +138,9 @@ describe('createRuntime, a start that fails', () => {
     await expect(booting).rejects.toBe(injected);
     const history = await expectNothingLeft(h, handles);
     // The journal, attached in the events phase, wrote what it held before it let go.
-    const journaled = history.some((event) => event.type === 'heartbeat.stopped' && event.reason === probeEvent(phase).reason);
+    const journaled = history.some(
+      (event) => event.type === 'heartbeat.stopped' && event.reason === probeEvent(phase).reason,
+    );
     expect(journaled).toBe(BOOT_PHASES.indexOf(phase) >= BOOT_PHASES.indexOf('events'));
   });
 
@@ -134,7 +148,10 @@ describe('createRuntime, a start that fails', () => {
     const h = host({ checkpointKey: 'a'.repeat(64) });
     await (await createRuntime(h.options)).stop();
     const handles = liveHandles();
-    const error = await createRuntime({ ...h.options, config: { ...h.options.config, checkpointKey: 'b'.repeat(64) } }).catch((err: unknown) => err);
+    const error = await createRuntime({
+      ...h.options,
+      config: { ...h.options.config, checkpointKey: 'b'.repeat(64) },
+    }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(VigilError);
     expect((error as VigilError).code).toBe('STORE_KEY_INVALID');
     await expectNothingLeft(h, handles);

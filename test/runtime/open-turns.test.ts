@@ -4,7 +4,11 @@ import { IDLE_TIMERS } from '../../src/heartbeat/turn-tracker.js';
 import { OpenTurns } from '../../src/runtime/open-turns.js';
 
 function turns(...turnIds: string[]): TurnState {
-  return { ...IDLE_TIMERS, unreadReplies: 0, pending: turnIds.map((turnId) => ({ turnId, text: 'hello', from: 'user', at: 0 })) };
+  return {
+    ...IDLE_TIMERS,
+    unreadReplies: 0,
+    pending: turnIds.map((turnId) => ({ turnId, text: 'hello', from: 'user', at: 0 })),
+  };
 }
 
 describe('OpenTurns', () => {

@@ -158,7 +158,12 @@ export class YearWorld {
     const encoder = new TextEncoder();
     const decoder = new TextDecoder();
     const contents: string[] = [];
-    const range = { gte: encoder.encode(`!${SUBLEVELS.longTermMemory}!`), lt: encoder.encode(`!${SUBLEVELS.longTermMemory}"`), keyEncoding: 'view', valueEncoding: 'view' } as const;
+    const range = {
+      gte: encoder.encode(`!${SUBLEVELS.longTermMemory}!`),
+      lt: encoder.encode(`!${SUBLEVELS.longTermMemory}"`),
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    } as const;
     for await (const value of this.disk.store.values(range)) {
       const record = JSON.parse(decoder.decode(value)) as { content?: unknown };
       if (typeof record.content === 'string') contents.push(record.content);
@@ -173,7 +178,10 @@ export class YearWorld {
 }
 
 function openStore(dir: string): BackingStore {
-  return new Level<Uint8Array, Uint8Array>(join(dir, 'db'), { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BackingStore;
+  return new Level<Uint8Array, Uint8Array>(join(dir, 'db'), {
+    keyEncoding: 'view',
+    valueEncoding: 'view',
+  }) as unknown as BackingStore;
 }
 
 /** Live keys and their bytes (key and value) per sublevel of the data dir `dir` (not open elsewhere). */

@@ -71,12 +71,16 @@ export async function runYear(options: YearOptions): Promise<boolean> {
         youngAt = year.world.now();
         await year.boot();
       }
-      log(`day ${day + 1}: ${year.thinks} thinks, data dir ${mb(year.sizeBytes())}, heap ${mb(heap[heap.length - 1]!)}, ${((performance.now() - started) / 60_000).toFixed(1)} min`);
+      log(
+        `day ${day + 1}: ${year.thinks} thinks, data dir ${mb(year.sizeBytes())}, heap ${mb(heap[heap.length - 1]!)}, ${((performance.now() - started) / 60_000).toFixed(1)} min`,
+      );
     }
     const oldAt = year.world.now();
     await year.stop();
     const sizes = [...(await sublevelSizes(oldDir))].sort(([, a], [, b]) => b.bytes - a.bytes);
-    log(`live data after the year: ${sizes.map(([name, size]) => `${name} ${size.keys} keys ${mb(size.bytes)}`).join(', ')}`);
+    log(
+      `live data after the year: ${sizes.map(([name, size]) => `${name} ${size.keys} keys ${mb(size.bytes)}`).join(', ')}`,
+    );
     const young: Costs[] = [];
     const old: Costs[] = [];
     for (let round = 0; round < PROBE_ROUNDS; round += 1) {
@@ -84,7 +88,19 @@ export async function runYear(options: YearOptions): Promise<boolean> {
       old.push(await probe(oldDir, oldAt + (round + 1) * HOUR_MS, seed + round));
     }
     const indexGrowth = indexBytes(memories[memories.length - 1] ?? []) - indexBytes(memories[0] ?? []);
-    return report({ log, days, young, old, heap, memories: memories.map((m) => m.length), indexGrowth, maxBytes, finalBytes: year.sizeBytes(), thinks: year.thinks, minutes: (performance.now() - started) / 60_000 });
+    return report({
+      log,
+      days,
+      young,
+      old,
+      heap,
+      memories: memories.map((m) => m.length),
+      indexGrowth,
+      maxBytes,
+      finalBytes: year.sizeBytes(),
+      thinks: year.thinks,
+      minutes: (performance.now() - started) / 60_000,
+    });
   } finally {
     // A failed run may leave a LevelDB writing its last files: its error, not the cleanup's, is the one to see.
     try {
@@ -135,7 +151,12 @@ async function probe(dir: string, at: number, seed: number): Promise<Costs> {
   let created = false;
   void creating.then(() => (created = true));
   for (let i = 0; !created && i < 1_000; i += 1) await world.tick();
-  const costs = { bootMs, promptMs: world.promptMs[0] ?? Number.NaN, searchMs: median(searches), checkpointMs: world.checkpointMs[saves] ?? Number.NaN };
+  const costs = {
+    bootMs,
+    promptMs: world.promptMs[0] ?? Number.NaN,
+    searchMs: median(searches),
+    checkpointMs: world.checkpointMs[saves] ?? Number.NaN,
+  };
   await world.stop();
   return costs;
 }
@@ -155,7 +176,9 @@ function report(args: {
 }): boolean {
   const { log, young, old, heap } = args;
   let ok = true;
-  log(`simulated ${args.days} days (${args.thinks} thinks) in ${args.minutes.toFixed(1)} min; paired measurement, ${PROBE_ROUNDS} rounds, medians:`);
+  log(
+    `simulated ${args.days} days (${args.thinks} thinks) in ${args.minutes.toFixed(1)} min; paired measurement, ${PROBE_ROUNDS} rounds, medians:`,
+  );
   for (const [key, label] of [
     ['bootMs', 'boot'],
     ['promptMs', "a think's prompt build"],
@@ -167,11 +190,15 @@ function report(args: {
     const ratio = aged / week;
     const pass = ratio <= YEAR_MAX_RATIO;
     ok &&= pass;
-    log(`  ${label}: first week ${week.toFixed(2)} ms, after the year ${aged.toFixed(2)} ms, ratio ${ratio.toFixed(2)} ${pass ? 'ok' : `MISSED (over ${YEAR_MAX_RATIO})`}`);
+    log(
+      `  ${label}: first week ${week.toFixed(2)} ms, after the year ${aged.toFixed(2)} ms, ratio ${ratio.toFixed(2)} ${pass ? 'ok' : `MISSED (over ${YEAR_MAX_RATIO})`}`,
+    );
   }
   const dirOk = args.maxBytes <= YEAR_DATA_DIR_BOUND_BYTES;
   ok &&= dirOk;
-  log(`  data dir: at most ${mb(args.maxBytes)}, ${mb(args.finalBytes)} at the end (bound ${mb(YEAR_DATA_DIR_BOUND_BYTES)}) ${dirOk ? 'ok' : 'MISSED'}`);
+  log(
+    `  data dir: at most ${mb(args.maxBytes)}, ${mb(args.finalBytes)} at the end (bound ${mb(YEAR_DATA_DIR_BOUND_BYTES)}) ${dirOk ? 'ok' : 'MISSED'}`,
+  );
   const first = heap[0] ?? 0;
   const last = heap[heap.length - 1] ?? 0;
   // Long-term memory has no retention: its MiniSearch index grows with it. That growth, measured by building the

@@ -18,7 +18,10 @@ export interface ClientArgs {
 }
 
 /** Parses `argv` with the shared flags plus `extra`; throws UsageError on an unknown flag or a missing value. */
-export function parseClientArgs(argv: string[], extra: Record<string, { type: 'string' | 'boolean' }> = {}): ClientArgs {
+export function parseClientArgs(
+  argv: string[],
+  extra: Record<string, { type: 'string' | 'boolean' }> = {},
+): ClientArgs {
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -32,13 +35,15 @@ export function parseClientArgs(argv: string[], extra: Record<string, { type: 's
   }
 }
 
-const nonEmpty = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
+const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 
 /** The data dir `vigil run` uses when neither `--data-dir` nor `VIGIL_DATA_DIR` says otherwise. */
 export const DEFAULT_DATA_DIR = './data';
 
 /** Where the URL came from. */
-export type UrlSource = { kind: 'flag' } | { kind: 'daemon-file'; path: string; pid: number } | { kind: 'env' } | { kind: 'default' };
+export type UrlSource =
+  { kind: 'flag' } | { kind: 'daemon-file'; path: string; pid: number } | { kind: 'env' } | { kind: 'default' };
 /** Where the token came from (never the token itself). */
 export type TokenSource = { kind: 'flag' } | { kind: 'env' } | { kind: 'file'; path: string };
 
@@ -72,10 +77,15 @@ export function envDaemonUrl(env: CliIo['env']): { url: string; source: UrlSourc
   if (host === '::' || host === '[::]') host = '::1';
   const port = portText ?? '7420';
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535 || Number(port) === 0) {
-    throw new UsageError(`VIGIL_PORT=${JSON.stringify(port)} is invalid for a client: expected the daemon's port, 1 to 65535 (or pass --url).`);
+    throw new UsageError(
+      `VIGIL_PORT=${JSON.stringify(port)} is invalid for a client: expected the daemon's port, 1 to 65535 (or pass --url).`,
+    );
   }
   const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  return { url: `http://${bracketed}:${port}`, source: { kind: hostText === undefined && portText === undefined ? 'default' : 'env' } };
+  return {
+    url: `http://${bracketed}:${port}`,
+    source: { kind: hostText === undefined && portText === undefined ? 'default' : 'env' },
+  };
 }
 
 /** The daemon URL from `--url` alone, or undefined; throws UsageError when it is not a URL. */
@@ -102,13 +112,21 @@ export async function resolveDaemonUrl(
   if (explicit !== undefined) return { url: explicit, source: { kind: 'flag' }, daemonFile: undefined };
   const daemonFile = await readDaemonFile(dataDir);
   if (daemonFile.kind === 'found' && daemonFile.alive) {
-    return { url: daemonFile.info.url, source: { kind: 'daemon-file', path: daemonFile.path, pid: daemonFile.info.pid }, daemonFile };
+    return {
+      url: daemonFile.info.url,
+      source: { kind: 'daemon-file', path: daemonFile.path, pid: daemonFile.info.pid },
+      daemonFile,
+    };
   }
   return { ...envDaemonUrl(env), daemonFile };
 }
 
 /** The token: `--token`, else `VIGIL_TOKEN`, else the data dir's token file; CLIENT_NO_TOKEN when there is none. */
-export async function resolveToken(flags: ClientArgs['flags'], env: CliIo['env'], dataDir: string): Promise<{ token: string; source: TokenSource }> {
+export async function resolveToken(
+  flags: ClientArgs['flags'],
+  env: CliIo['env'],
+  dataDir: string,
+): Promise<{ token: string; source: TokenSource }> {
   const flag = nonEmpty(flags['token']);
   if (flag !== undefined) return { token: flag, source: { kind: 'flag' } };
   const fromEnv = nonEmpty(env['VIGIL_TOKEN']);

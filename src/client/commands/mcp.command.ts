@@ -7,10 +7,16 @@ import { UsageError, type CliIo } from './cli-io.js';
 import { clientOptions, parseClientArgs } from './client-options.js';
 
 /** The usage line. */
-export const MCP_USAGE = 'usage: vigil mcp [--url URL] [--token TOKEN] [--data-dir D]   (an MCP server on stdin/stdout)';
+export const MCP_USAGE =
+  'usage: vigil mcp [--url URL] [--token TOKEN] [--data-dir D]   (an MCP server on stdin/stdout)';
 
 /** Runs `vigil mcp` until stdin closes; resolves to the exit code. */
-export async function mcpCommand(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
+export async function mcpCommand(
+  argv: string[],
+  io: CliIo,
+  stdin: NodeJS.ReadableStream = process.stdin,
+  stdout: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
   let options;
   try {
     const args = parseClientArgs(argv);

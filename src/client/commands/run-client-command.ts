@@ -48,7 +48,8 @@ export async function runClientCommand(
       // The JSON-RPC error as the server sent it, on stderr (CONTRACT §2), then the names it suggests, for people.
       io.stderr(`${JSON.stringify(err.toJSON())}\n`);
       const suggestions = methodSuggestions(err);
-      if (suggestions.length > 0) io.stderr(`vigil: no method "${err.method}"; did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?\n`);
+      if (suggestions.length > 0)
+        io.stderr(`vigil: no method "${err.method}"; did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?\n`);
       return 1;
     }
     io.stderr(`vigil: ${describeError(err)}\n`);

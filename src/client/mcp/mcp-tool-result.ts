@@ -21,14 +21,19 @@ export function failureResult(err: unknown, where: string): CallToolResult {
     );
   }
   if (isVigilError(err, 'GATEWAY_UNAUTHORIZED')) {
-    return errorResult(`Vigil's daemon at ${where} refused the token (HTTP 401). Ask the user to pass --token or the daemon's --data-dir to \`vigil mcp\`.`);
+    return errorResult(
+      `Vigil's daemon at ${where} refused the token (HTTP 401). Ask the user to pass --token or the daemon's --data-dir to \`vigil mcp\`.`,
+    );
   }
   if (isVigilError(err, 'CLIENT_TIMEOUT')) {
-    return errorResult(`Vigil's daemon at ${where} did not answer in time (${describeError(err)}). It may be overloaded; try again shortly.`);
+    return errorResult(
+      `Vigil's daemon at ${where} did not answer in time (${describeError(err)}). It may be overloaded; try again shortly.`,
+    );
   }
   if (err instanceof RpcError) {
     const code = err.vigilCode ?? String(err.code);
-    if (err.code === -32003) return errorResult(`The token given to \`vigil mcp\` may not do this (${code}): ${err.message}`);
+    if (err.code === -32003)
+      return errorResult(`The token given to \`vigil mcp\` may not do this (${code}): ${err.message}`);
     return errorResult(`Vigil refused ${err.method} (${code}): ${err.message}`);
   }
   return errorResult(`Vigil failed: ${describeError(err)}`);

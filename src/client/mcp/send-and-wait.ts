@@ -50,7 +50,8 @@ export async function sendAndWait(link: VigilLink, text: string, from: string, w
     }).finally(() => clearTimeout(timer));
     if (event === undefined) return { kind: 'pending', turnId };
     if (event.type === 'agent.reply') return { kind: 'answered', turnId, text: event.text };
-    if (event.type === 'agent.unanswered') return { kind: 'unanswered', turnId, code: event.code, reason: event.reason };
+    if (event.type === 'agent.unanswered')
+      return { kind: 'unanswered', turnId, code: event.code, reason: event.reason };
     return { kind: 'pending', turnId };
   } finally {
     feed.unsubscribe();

@@ -18,11 +18,15 @@ export async function lookUpTurn(link: VigilLink, turnId: string): Promise<TurnS
   let before: number | undefined;
   let asked = false;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const entries: ConversationEntry[] = await link.call('conversation.list', { limit: PAGE, ...(before === undefined ? {} : { before }) });
+    const entries: ConversationEntry[] = await link.call('conversation.list', {
+      limit: PAGE,
+      ...(before === undefined ? {} : { before }),
+    });
     for (const entry of entries) {
       if (entry.turnId !== turnId) continue;
       if (entry.role === 'user') asked = true;
-      else if (entry.unanswered !== undefined) return { kind: 'unanswered', code: entry.unanswered.code, reason: entry.unanswered.reason };
+      else if (entry.unanswered !== undefined)
+        return { kind: 'unanswered', code: entry.unanswered.code, reason: entry.unanswered.reason };
       else return { kind: 'answered', text: entry.text };
     }
     // The user's entry is older than the agent's: once it is seen, no older page can hold the answer.

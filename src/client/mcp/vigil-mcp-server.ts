@@ -29,13 +29,15 @@ const MAX_WAIT_MS = 600_000;
 const DEFAULT_CONVERSATION_LIMIT = 20;
 
 const ABOUT =
-  'Vigil is a long-running autonomous AI agent (a daemon on the user\'s machine or server) with its own goals, working memory, long-term memory and a daily spending budget; it keeps working between conversations.';
+  "Vigil is a long-running autonomous AI agent (a daemon on the user's machine or server) with its own goals, working memory, long-term memory and a daily spending budget; it keeps working between conversations.";
 
 /** The MCP server with Vigil's tools over `openLink`; connect it to a transport. */
 export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer {
   const server = new McpServer(
     { name: 'vigil', title: 'Vigil agent', version: VIGIL_VERSION },
-    { instructions: `${ABOUT} Use these tools to talk to that agent, read what it said and remembers, and see or add its goals.` },
+    {
+      instructions: `${ABOUT} Use these tools to talk to that agent, read what it said and remembers, and see or add its goals.`,
+    },
   );
   // Every tool runs on a link; a failure (daemon down, token refused, RPC error) is a tool result, never a crash.
   const run = async (body: (link: VigilLink) => Promise<CallToolResult>): Promise<CallToolResult> => {
@@ -71,13 +73,17 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer 
           case 'answered':
             return textResult(outcome.text);
           case 'unanswered':
-            return errorResult(`The agent ended turn ${outcome.turnId} without an answer (${outcome.code}): ${outcome.reason}`);
+            return errorResult(
+              `The agent ended turn ${outcome.turnId} without an answer (${outcome.code}): ${outcome.reason}`,
+            );
           case 'asleep':
             return errorResult(
               `The agent is asleep: it has spent its daily budget (budget state "${outcome.budgetState}") and wakes at ${outcome.wakeAt} (or when the user tops the budget up). Your message is kept as turn ${outcome.turnId} and will be answered then: call get_reply with that turnId.`,
             );
           case 'pending':
-            return textResult(`pending: no reply yet within ${waitMs ?? DEFAULT_WAIT_MS} ms. turnId: ${outcome.turnId} (call get_reply with it later).`);
+            return textResult(
+              `pending: no reply yet within ${waitMs ?? DEFAULT_WAIT_MS} ms. turnId: ${outcome.turnId} (call get_reply with it later).`,
+            );
         }
       }),
   );
@@ -85,8 +91,9 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer 
   server.registerTool(
     'get_reply',
     {
-      title: 'Get the Vigil agent\'s reply to an earlier message',
-      description: 'Returns the Vigil agent\'s reply to a message sent earlier with send_message that was still "pending", by its turnId; says "pending" again if the agent has not answered yet.',
+      title: "Get the Vigil agent's reply to an earlier message",
+      description:
+        'Returns the Vigil agent\'s reply to a message sent earlier with send_message that was still "pending", by its turnId; says "pending" again if the agent has not answered yet.',
       inputSchema: { turnId: z.string().min(1).max(200).describe('The turnId send_message returned.') },
     },
     ({ turnId }) =>
@@ -100,7 +107,9 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer 
           case 'pending':
             return textResult(`pending: the agent has not answered turn ${turnId} yet.`);
           case 'unknown':
-            return errorResult(`Unknown turn ${JSON.stringify(turnId)}: no message with that turnId is in the agent's recent conversation.`);
+            return errorResult(
+              `Unknown turn ${JSON.stringify(turnId)}: no message with that turnId is in the agent's recent conversation.`,
+            );
         }
       }),
   );
@@ -113,7 +122,11 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer 
     },
     () =>
       run(async (link) => {
-        const [heartbeat, budget, goals] = await Promise.all([link.call('heartbeat.status'), link.call('budget.status'), link.call('goals.list')]);
+        const [heartbeat, budget, goals] = await Promise.all([
+          link.call('heartbeat.status'),
+          link.call('budget.status'),
+          link.call('goals.list'),
+        ]);
         const active = goals.filter((goal) => goal.status === 'active');
         const summary = {
           heartbeat,
@@ -128,9 +141,12 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer 
     'get_conversation',
     {
       title: 'Read the conversation with the Vigil agent',
-      description: 'Returns the newest messages between users (every channel: CLI, dashboard, MCP hosts) and the Vigil agent, oldest first, one per line with time, sender and turnId.',
+      description:
+        'Returns the newest messages between users (every channel: CLI, dashboard, MCP hosts) and the Vigil agent, oldest first, one per line with time, sender and turnId.',
       inputSchema: {
-        limit: ConversationListParamsSchema.shape.limit.describe(`How many of the newest messages (default ${DEFAULT_CONVERSATION_LIMIT}).`),
+        limit: ConversationListParamsSchema.shape.limit.describe(
+          `How many of the newest messages (default ${DEFAULT_CONVERSATION_LIMIT}).`,
+        ),
       },
     },
     ({ limit }) =>
@@ -143,8 +159,9 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer 
   server.registerTool(
     'search_memory',
     {
-      title: 'Search the Vigil agent\'s long-term memory',
-      description: 'Searches the facts the Vigil agent has kept in its long-term memory (from conversations, its own work and tools), best match first, by keywords.',
+      title: "Search the Vigil agent's long-term memory",
+      description:
+        'Searches the facts the Vigil agent has kept in its long-term memory (from conversations, its own work and tools), best match first, by keywords.',
       inputSchema: {
         query: MemorySearchParamsSchema.shape.query.describe('Keywords to look for.'),
         limit: MemorySearchParamsSchema.shape.limit.describe('Most results wanted (default 10).'),
@@ -154,15 +171,23 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer 
       run(async (link) => {
         const hits = await link.call('memory.search', { query, ...(limit === undefined ? {} : { limit }) });
         if (hits.length === 0) return textResult(`No long-term memory matches ${JSON.stringify(query)}.`);
-        return textResult(hits.map((hit) => `- ${hit.content} (id ${hit.id}, from ${hit.source}, kept ${hit.createdAt}, score ${hit.score.toFixed(2)})`).join('\n'));
+        return textResult(
+          hits
+            .map(
+              (hit) =>
+                `- ${hit.content} (id ${hit.id}, from ${hit.source}, kept ${hit.createdAt}, score ${hit.score.toFixed(2)})`,
+            )
+            .join('\n'),
+        );
       }),
   );
 
   server.registerTool(
     'list_goals',
     {
-      title: 'List the Vigil agent\'s goals',
-      description: 'Lists the goals the Vigil agent works on by itself between conversations: title, priority, progress, status and due time, active first.',
+      title: "List the Vigil agent's goals",
+      description:
+        'Lists the goals the Vigil agent works on by itself between conversations: title, priority, progress, status and due time, active first.',
     },
     () =>
       run(async (link) => {
@@ -175,10 +200,13 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer 
     'add_goal',
     {
       title: 'Give the Vigil agent a goal',
-      description: 'Adds a goal the Vigil agent will work on by itself between conversations (higher priority first). Returns the new goal.',
+      description:
+        'Adds a goal the Vigil agent will work on by itself between conversations (higher priority first). Returns the new goal.',
       inputSchema: {
         title: AddGoalParamsSchema.shape.title.describe('What the agent should achieve, in one sentence.'),
-        priority: AddGoalParamsSchema.shape.priority.describe('How important it is, 1 to 10, higher first (default 5).'),
+        priority: AddGoalParamsSchema.shape.priority.describe(
+          'How important it is, 1 to 10, higher first (default 5).',
+        ),
       },
     },
     ({ title, priority }) =>

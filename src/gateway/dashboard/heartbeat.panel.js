@@ -74,7 +74,12 @@ export function createHeartbeatPanel(client, shared) {
     el.pending.textContent = String(status.pendingMessages);
     // Dormant: the agent.sleeping event names the wake time; without one, the budget's daily reset is it.
     const wake = status.state === 'dormant' ? (wakeAt ?? shared.budget?.resetsAt ?? null) : null;
-    el.wake.textContent = status.state === 'awake' ? 'awake now' : wake === null ? 'on top-up' : `${formatTime(wake)} (${formatRelative(wake)})`;
+    el.wake.textContent =
+      status.state === 'awake'
+        ? 'awake now'
+        : wake === null
+          ? 'on top-up'
+          : `${formatTime(wake)} (${formatRelative(wake)})`;
     el.thinker.textContent = `thinker: ${status.thinker}`;
     el.version.textContent = `v${status.version}`;
     el.uptime.textContent = `up ${formatDuration(Date.now() - Date.parse(status.startedAt))}`;

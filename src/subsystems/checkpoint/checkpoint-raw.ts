@@ -24,11 +24,15 @@ export function rawCheckpointOf(id: string, bytes: Uint8Array | undefined, meta:
   if (bytes === undefined && meta === undefined) {
     throw new VigilError('CHECKPOINT_NOT_FOUND', `No checkpoint with id ${id} exists.`, { data: { id } });
   }
-  if (bytes === undefined) throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} has an index entry but no body.`);
+  if (bytes === undefined)
+    throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} has an index entry but no body.`);
   if (meta === undefined) throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} has a body but no index entry.`);
   const parsed = CheckpointMetaSchema.safeParse(meta);
   if (!parsed.success) {
-    throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} has an invalid index entry: ${summariseIssues(parsed.error)}.`);
+    throw new VigilError(
+      'CHECKPOINT_CORRUPT',
+      `Checkpoint ${id} has an invalid index entry: ${summariseIssues(parsed.error)}.`,
+    );
   }
   return { bytes, meta: parsed.data };
 }
@@ -56,7 +60,10 @@ export async function encodeRawCheckpoint(
 ): Promise<RawCheckpoint> {
   const checked = CognitiveCheckpointSchema.safeParse(cp);
   if (!checked.success) {
-    throw new VigilError('CHECKPOINT_SAVE_FAILED', `Checkpoint ${cp.id} does not match the schema: ${summariseIssues(checked.error)}.`);
+    throw new VigilError(
+      'CHECKPOINT_SAVE_FAILED',
+      `Checkpoint ${cp.id} does not match the schema: ${summariseIssues(checked.error)}.`,
+    );
   }
   let bytes: Uint8Array;
   try {
@@ -76,7 +83,11 @@ export async function encodeRawCheckpoint(
 
 /** CHECKPOINT_SAVE_FAILED for checkpoint `id`: `what` went wrong, and why. */
 export function saveFailed(id: string, what: string, err: unknown): VigilError {
-  return new VigilError('CHECKPOINT_SAVE_FAILED', `Checkpoint ${id} ${what}: ${describeError(err).replace(/\.$/, '')}.`, {
-    cause: err,
-  });
+  return new VigilError(
+    'CHECKPOINT_SAVE_FAILED',
+    `Checkpoint ${id} ${what}: ${describeError(err).replace(/\.$/, '')}.`,
+    {
+      cause: err,
+    },
+  );
 }

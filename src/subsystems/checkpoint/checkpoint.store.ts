@@ -2,13 +2,30 @@
 import { VigilError, describeError } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { createIdFactory, type IdFactory } from '../../shared/ids.js';
-import { SUBLEVELS, hasLevelCode, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
+import {
+  SUBLEVELS,
+  hasLevelCode,
+  toStoreError,
+  writeSyncBatch,
+  type VigilBatchOp,
+  type VigilDb,
+} from '../store/vigil-db.js';
 import { CheckpointCipher, isSealed } from './checkpoint-cipher.js';
 import { decodeCheckpoint, THREAD_POOL_ZIP, type CheckpointZip } from './checkpoint.codec.js';
-import { encodeRawCheckpoint, indexEntryOf, rawCheckpointOf, saveFailed, type RawCheckpoint } from './checkpoint-raw.js';
+import {
+  encodeRawCheckpoint,
+  indexEntryOf,
+  rawCheckpointOf,
+  saveFailed,
+  type RawCheckpoint,
+} from './checkpoint-raw.js';
 import { assertMaxCount, compareIds, prunableIds, splitNewest } from './checkpoint-retention.js';
 import { migrateCheckpoint, type Migrate } from './checkpoint.migrations.js';
-import { CheckpointMetaSchema, type CheckpointMeta, type CognitiveCheckpoint } from '../../protocol/checkpoint-format.schema.js';
+import {
+  CheckpointMetaSchema,
+  type CheckpointMeta,
+  type CognitiveCheckpoint,
+} from '../../protocol/checkpoint-format.schema.js';
 
 export type { RawCheckpoint };
 
@@ -98,7 +115,11 @@ export class CheckpointStore {
    * Stores `cp` and prunes beyond the newest `maxCount` (counting it), all in one sync batch; with `alongside`, the
    * operations it returns (called once, just before the write) go into that same batch.
    */
-  async save(cp: CognitiveCheckpoint, maxCount: number, alongside?: () => readonly VigilBatchOp[]): Promise<CheckpointSaveResult> {
+  async save(
+    cp: CognitiveCheckpoint,
+    maxCount: number,
+    alongside?: () => readonly VigilBatchOp[],
+  ): Promise<CheckpointSaveResult> {
     assertMaxCount(maxCount);
     const { bytes, meta } = await encodeRawCheckpoint(cp, this.cipher, this.zip);
     return this.exclusive(async () => {
@@ -140,7 +161,13 @@ export class CheckpointStore {
   /** The decoded checkpoint; CHECKPOINT_NOT_FOUND if absent, CHECKPOINT_CORRUPT / CHECKPOINT_FORMAT_UNSUPPORTED if unreadable. */
   async load(id: string): Promise<CognitiveCheckpoint> {
     const raw = await this.loadRaw(id);
-    const cp = await decodeCheckpoint(raw.bytes, this.migrate, `Checkpoint ${id}`, { cipher: this.cipher, id }, this.zip);
+    const cp = await decodeCheckpoint(
+      raw.bytes,
+      this.migrate,
+      `Checkpoint ${id}`,
+      { cipher: this.cipher, id },
+      this.zip,
+    );
     if (cp.id !== id) {
       throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} holds the body of checkpoint ${cp.id}.`);
     }
@@ -155,7 +182,9 @@ export class CheckpointStore {
       [bytes, meta] = await Promise.all([this.bodies.get(id), this.index.get(id)]);
     } catch (err) {
       if (hasLevelCode(err, 'LEVEL_CORRUPTION') || hasLevelCode(err, 'LEVEL_DECODE_ERROR')) {
-        throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} could not be read: ${describeError(err)}.`, { cause: err });
+        throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} could not be read: ${describeError(err)}.`, {
+          cause: err,
+        });
       }
       throw toStoreError(err, `read checkpoint ${id}`);
     }
@@ -207,7 +236,8 @@ export class CheckpointStore {
   async delete(id: string): Promise<void> {
     await this.exclusive(async () => {
       const ids = await this.readIds();
-      if (!ids.includes(id)) throw new VigilError('CHECKPOINT_NOT_FOUND', `No checkpoint with id ${id} exists.`, { data: { id } });
+      if (!ids.includes(id))
+        throw new VigilError('CHECKPOINT_NOT_FOUND', `No checkpoint with id ${id} exists.`, { data: { id } });
       try {
         await writeSyncBatch(this.db, this.delOps(id));
       } catch (err) {
@@ -225,7 +255,10 @@ export class CheckpointStore {
       const pruned = await this.prunable(candidates);
       if (pruned.length === 0) return pruned;
       try {
-        await writeSyncBatch(this.db, pruned.flatMap((id) => this.delOps(id)));
+        await writeSyncBatch(
+          this.db,
+          pruned.flatMap((id) => this.delOps(id)),
+        );
       } catch (err) {
         throw toStoreError(err, 'prune checkpoints');
       }

@@ -21,7 +21,8 @@ export function conversationSeqKey(seq: number): string {
 /** `msg` checked against its schema before it is numbered; INTERNAL when it does not match. */
 export function parseNewMessage(msg: NewConversationMessage): NewConversationMessage {
   const input = NewConversationMessageSchema.safeParse(msg);
-  if (!input.success) throw new VigilError('INTERNAL', `A conversation message does not match its schema: ${firstIssue(input.error)}.`);
+  if (!input.success)
+    throw new VigilError('INTERNAL', `A conversation message does not match its schema: ${firstIssue(input.error)}.`);
   return input.data;
 }
 

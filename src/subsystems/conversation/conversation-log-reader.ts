@@ -83,16 +83,20 @@ export class ConversationLogReader {
   /** The messages archived under `archiveId`, ascending; empty for an unknown id. */
   async readArchive(archiveId: string): Promise<ConversationMessage[]> {
     try {
-      const entries = await this.archive
-        .iterator(archiveRange(archiveId))
-        .all();
+      const entries = await this.archive.iterator(archiveRange(archiveId)).all();
       return entries.map(([key, value]) => parseMessage(key, value));
     } catch (err) {
       throw toStoreError(err, `read conversation archive ${archiveId}`);
     }
   }
 
-  private async read(range: { gt?: string; lt?: string; lte?: string; reverse?: boolean; limit?: number }): Promise<ConversationMessage[]> {
+  private async read(range: {
+    gt?: string;
+    lt?: string;
+    lte?: string;
+    reverse?: boolean;
+    limit?: number;
+  }): Promise<ConversationMessage[]> {
     try {
       const entries = await this.log.iterator(range).all();
       return entries.map(([key, value]) => parseMessage(key, value));

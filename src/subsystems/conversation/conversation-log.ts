@@ -6,8 +6,21 @@ import {
   type NewConversationMessage,
 } from '../../protocol/conversation.schema.js';
 import { toStoreError, writeSyncBatch, type VigilBatchOp } from '../store/vigil-db.js';
-import { archiveKey, archiveRange, assertArchiveId, mergeArchiveSummary, type ArchiveBatch, type ArchivePlan } from './conversation-archive.js';
-import { conversationSeqKey, HIGHEST_SEQ_KEY, nonNegative, parseMessage, parseNewMessage } from './conversation-codec.js';
+import {
+  archiveKey,
+  archiveRange,
+  assertArchiveId,
+  mergeArchiveSummary,
+  type ArchiveBatch,
+  type ArchivePlan,
+} from './conversation-archive.js';
+import {
+  conversationSeqKey,
+  HIGHEST_SEQ_KEY,
+  nonNegative,
+  parseMessage,
+  parseNewMessage,
+} from './conversation-codec.js';
 import { ConversationLogReader } from './conversation-log-reader.js';
 
 /**
@@ -65,11 +78,17 @@ export class ConversationLog extends ConversationLogReader {
     if (options.hold === true) for (const message of messages) this.held.add(message.seq);
     return this.exclusive(async () => {
       try {
-        const puts = messages.map((message): VigilBatchOp => ({ type: 'put', sublevel: this.log, key: conversationSeqKey(message.seq), value: message }));
+        const puts = messages.map((message): VigilBatchOp => ({
+          type: 'put',
+          sublevel: this.log,
+          key: conversationSeqKey(message.seq),
+          value: message,
+        }));
         await writeSyncBatch(this.db, [...puts, ...alongside]);
       } catch (err) {
         for (const message of messages) this.held.delete(message.seq);
-        const seqs = messages.length === 1 ? `message ${messages[0]!.seq}` : `messages ${messages.map((m) => m.seq).join(', ')}`;
+        const seqs =
+          messages.length === 1 ? `message ${messages[0]!.seq}` : `messages ${messages.map((m) => m.seq).join(', ')}`;
         throw toStoreError(err, `append conversation ${seqs}`);
       }
       for (const message of messages) {
@@ -126,7 +145,11 @@ export class ConversationLog extends ConversationLogReader {
    * batch (a restore writes them with its checkpoint, so a crash keeps all or none). Nothing changes until the
    * batch is written and `committed()` called; a batch never written burns the appended seqs, as a failed append does.
    */
-  async prepareArchive(watermark: number, archiveId: string, append: readonly NewConversationMessage[]): Promise<ArchiveBatch> {
+  async prepareArchive(
+    watermark: number,
+    archiveId: string,
+    append: readonly NewConversationMessage[],
+  ): Promise<ArchiveBatch> {
     this.assertOpen('prepareArchive');
     assertArchiveId(archiveId);
     const messages = append.map(parseNewMessage);
@@ -172,7 +195,11 @@ export class ConversationLog extends ConversationLogReader {
           if (!archive.success || archive.data.lastSeq > cut) continue;
           const id = archive.data.archiveId;
           const entries = await this.archive.keys(archiveRange(id)).all();
-          ops.push(...entries.map((key): VigilBatchOp => ({ type: 'del', sublevel: this.archive, key })), { type: 'del', sublevel: this.archives, key: id });
+          ops.push(...entries.map((key): VigilBatchOp => ({ type: 'del', sublevel: this.archive, key })), {
+            type: 'del',
+            sublevel: this.archives,
+            key: id,
+          });
         }
         for (let i = 0; i < ops.length; i += 1000) await writeSyncBatch(this.db, ops.slice(i, i + 1000));
         return ops.filter((op) => op.sublevel !== this.archives).length;
@@ -183,8 +210,14 @@ export class ConversationLog extends ConversationLogReader {
   }
 
   /** The operations that archive every live entry after `watermark` and append `append`; call under `exclusive`. */
-  private async planArchive(watermark: number, archiveId: string, append: readonly NewConversationMessage[]): Promise<ArchivePlan> {
-    const moved = (await this.log.iterator({ gt: conversationSeqKey(watermark) }).all()).map(([key, value]) => parseMessage(key, value));
+  private async planArchive(
+    watermark: number,
+    archiveId: string,
+    append: readonly NewConversationMessage[],
+  ): Promise<ArchivePlan> {
+    const moved = (await this.log.iterator({ gt: conversationSeqKey(watermark) }).all()).map(([key, value]) =>
+      parseMessage(key, value),
+    );
     const appended = append.map((msg): ConversationMessage => ({ seq: (this.highest += 1), ...msg }));
     const ops: VigilBatchOp[] = [];
     if (moved.length > 0) {

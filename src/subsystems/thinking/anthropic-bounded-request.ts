@@ -1,5 +1,9 @@
 /** One think call's Messages request under the context bound, and the prompt sections its trace shows. */
-import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
 import { VigilError } from '../../errors.js';
 import { firstUserContent, summaryBlock } from './anthropic-prompt.js';
@@ -39,10 +43,18 @@ export interface BoundedRequest {
  * fitted by the plain estimate (`fitCalibrated`): no usage report can refuse a prompt the plain estimate fits.
  * Throws CONTEXT_TOO_SMALL when it cannot fit.
  */
-export function boundedParams(input: ThinkInput, parts: BoundedRequestParts, calibration: TokenCalibration): BoundedRequest {
+export function boundedParams(
+  input: ThinkInput,
+  parts: BoundedRequestParts,
+  calibration: TokenCalibration,
+): BoundedRequest {
   const { prefix, toolDefs, tail, bound, cacheTtl } = parts;
   return fitCalibrated(calibration, (counter) => {
-    const frame = { system: [...prefix], tools: [...toolDefs], messages: [{ role: 'user' as const, content: '' }, ...tail] };
+    const frame = {
+      system: [...prefix],
+      tools: [...toolDefs],
+      messages: [{ role: 'user' as const, content: '' }, ...tail],
+    };
     const fixedTokens = counter.countJson(parts.body(frame));
     let reservedTokens = 0;
     for (let attempt = 0; ; attempt++) {
@@ -54,9 +66,13 @@ export function boundedParams(input: ThinkInput, parts: BoundedRequestParts, cal
       if (over <= 0) return { params, built, counter };
       // The sections' sum and the body's own measure differ by a few tokens of framing: keep that much more room.
       if (attempt >= 4) {
-        throw new VigilError('CONTEXT_TOO_SMALL', `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`, {
-          data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
-        });
+        throw new VigilError(
+          'CONTEXT_TOO_SMALL',
+          `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`,
+          {
+            data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
+          },
+        );
       }
       reservedTokens += over;
     }
@@ -71,7 +87,12 @@ export function sectionTrace(parts: BoundedRequestParts, request: BoundedRequest
   return [
     // With the text of each (the tracer keeps it only under VIGIL_TRACE_CONTENT=true).
     { name: 'tools', tokens: counter.countJson(toolDefs), cached: true, text: JSON.stringify(toolDefs) },
-    ...prefix.map((block, i) => ({ name: named[i] ?? 'instructions', tokens: counter.count(block.text), cached: true, text: block.text })),
+    ...prefix.map((block, i) => ({
+      name: named[i] ?? 'instructions',
+      tokens: counter.count(block.text),
+      cached: true,
+      text: block.text,
+    })),
     ...built.sections,
   ];
 }

@@ -54,9 +54,17 @@ export class OfflineThinker implements Thinker {
   constructor(options: OfflineThinkerOptions = {}) {
     const cost = options.costPerThinkMicroUsd ?? 0;
     if (!Number.isSafeInteger(cost) || cost < 0) {
-      throw new VigilError('CONFIG_INVALID', `costPerThinkMicroUsd=${cost} is invalid: expected a whole number of micro-dollars, 0 or more.`, {
-        data: { variable: 'VIGIL_OFFLINE_COST_USD', value: cost, allowed: 'a whole number of micro-dollars, 0 or more' },
-      });
+      throw new VigilError(
+        'CONFIG_INVALID',
+        `costPerThinkMicroUsd=${cost} is invalid: expected a whole number of micro-dollars, 0 or more.`,
+        {
+          data: {
+            variable: 'VIGIL_OFFLINE_COST_USD',
+            value: cost,
+            allowed: 'a whole number of micro-dollars, 0 or more',
+          },
+        },
+      );
     }
     this.model = options.model ?? 'offline';
     this.costPerThinkMicroUsd = cost;
@@ -109,7 +117,12 @@ export class OfflineThinker implements Thinker {
       const command = parseToolCommand(message.text);
       const task = command === undefined ? answerTaskCommand(message, tools) : undefined;
       if (task !== undefined) actions.push(...task);
-      else actions.push(...(command === undefined ? answerMessage(message, ctx) : await answerToolCommand(message, command, tools, signal)));
+      else
+        actions.push(
+          ...(command === undefined
+            ? answerMessage(message, ctx)
+            : await answerToolCommand(message, command, tools, signal)),
+        );
       await step();
     }
     for (const result of input.swarmResults) {
@@ -127,7 +140,12 @@ export class OfflineThinker implements Thinker {
       toolCalls: recorder.toolCalls,
       sections: stateSections(state),
       stopReason: 'end_turn',
-      content: { messages: [{ role: 'user', text: state }, { role: 'assistant', text: answer }] },
+      content: {
+        messages: [
+          { role: 'user', text: state },
+          { role: 'assistant', text: answer },
+        ],
+      },
     };
     return { model: this.model, actions, usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd, trace };
   }
@@ -151,7 +169,12 @@ export class OfflineThinker implements Thinker {
     const toolLines = await runTaskToolLines(input, this.tools, signal);
     checkAborted(signal, what);
     if (toolLines.length > 0) {
-      return { text: toolLines.join('\n'), usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd, model: this.model };
+      return {
+        text: toolLines.join('\n'),
+        usage: { ...ZERO_USAGE },
+        costMicroUsd: this.costPerThinkMicroUsd,
+        model: this.model,
+      };
     }
     const terms = keyTerms(input.prompt);
     const body =

@@ -77,12 +77,22 @@ export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
   const budget = TokenBudget.of(available);
   const head = STATE_HEAD.map((build) => build(ctx));
   const tail = STATE_TAIL.map((build) => build(ctx));
-  chargeRequired(budget, [...head, ...tail].reduce((sum, s) => sum + s.tokens, 0), args);
+  chargeRequired(
+    budget,
+    [...head, ...tail].reduce((sum, s) => sum + s.tokens, 0),
+    args,
+  );
   // The recent conversation's frame (its tags, the note on what is left out, the state's own block once the message
   // is in blocks) is held back first: it is always sent, so no optional part may take its room.
   const blockFrame = counter.scale(BLOCK_FRAME_TOKENS);
   if (input.conversation !== undefined) {
-    chargeRequired(budget, sectionFrameTokens(RECENT, counter) + counter.count(`${omittedNoteText(Number.MAX_SAFE_INTEGER, true)}\n`) + blockFrame, args);
+    chargeRequired(
+      budget,
+      sectionFrameTokens(RECENT, counter) +
+        counter.count(`${omittedNoteText(Number.MAX_SAFE_INTEGER, true)}\n`) +
+        blockFrame,
+      args,
+    );
   }
 
   // What is left goes to each optional part in turn, each within its share.
@@ -90,18 +100,31 @@ export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
   const recalled = input.recalledMemories === undefined ? null : fitRecalled(ctx, budget, input.recalledMemories);
   const entryMax = entryCap(args.boundTokens);
   const review = input.turnUnderReview === undefined ? null : fitReview(ctx, budget, input.turnUnderReview, entryMax);
-  const recent = input.conversation === undefined ? null : fitRecent(ctx, budget, { summarized: summary !== null, blockFrame, entryMax });
+  const recent =
+    input.conversation === undefined
+      ? null
+      : fitRecent(ctx, budget, { summarized: summary !== null, blockFrame, entryMax });
 
   const ordered = [...head, ...(recalled === null ? [] : [recalled]), ...(review === null ? [] : [review]), ...tail];
   const rendered = ordered.map((s) => renderSection(s.name, s.lines));
   const state = [...(recent === null ? [] : [recent.tail]), ...rendered].join('\n\n');
   const sections: PromptSectionTrace[] = [
     ...(summary === null ? [] : [{ name: 'summary', tokens: summary.tokens, cached: true, text: summary.text }]),
-    ...(recent === null ? [] : [{ name: RECENT, tokens: recent.tokens, ...(recent.blocks.length === 0 ? {} : { cached: true }), text: recent.blocks.join('') + recent.tail }]),
+    ...(recent === null
+      ? []
+      : [
+          {
+            name: RECENT,
+            tokens: recent.tokens,
+            ...(recent.blocks.length === 0 ? {} : { cached: true }),
+            text: recent.blocks.join('') + recent.tail,
+          },
+        ]),
     ...ordered.map((s, i) => ({ name: s.name, tokens: s.tokens, text: rendered[i]! })),
   ];
   const blocks = recent?.blocks ?? [];
-  const conversationTokens = blocks.length === 0 ? 0 : blocks.reduce((sum, block) => sum + counter.count(block) + blockFrame, blockFrame);
+  const conversationTokens =
+    blocks.length === 0 ? 0 : blocks.reduce((sum, block) => sum + counter.count(block) + blockFrame, blockFrame);
   return {
     summary: summary?.text ?? null,
     conversation: blocks,

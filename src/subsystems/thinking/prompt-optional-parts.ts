@@ -26,7 +26,10 @@ const ENTRY_FRAME_TOKENS = 60;
 export const RECENT = 'recent_conversation';
 
 /** The rolling summary: its own block right after the cached prefix, since it changes rarely. */
-export function fitSummary({ input, counter, cap }: SectionContext, budget: TokenBudget): { text: string; tokens: number } | null {
+export function fitSummary(
+  { input, counter, cap }: SectionContext,
+  budget: TokenBudget,
+): { text: string; tokens: number } | null {
   const stored = input.conversation?.summary;
   if (stored == null || stored.text.trim() === '') return null;
   const open = `<conversation_summary through_seq="${stored.throughSeq}">`;
@@ -38,23 +41,36 @@ export function fitSummary({ input, counter, cap }: SectionContext, budget: Toke
 }
 
 /** The recalled memories, in the order recalled, as many as fit their share. */
-export function fitRecalled({ counter, cap }: SectionContext, budget: TokenBudget, memories: NonNullable<ThinkInput['recalledMemories']>): Section {
+export function fitRecalled(
+  { counter, cap }: SectionContext,
+  budget: TokenBudget,
+  memories: NonNullable<ThinkInput['recalledMemories']>,
+): Section {
   const name = 'recalled_memories';
   budget.charge(sectionFrameTokens(name, counter));
   const each = cap(RECALL_SHARE / 3);
   const fitted = fitLines(memories, budget.share(cap(RECALL_SHARE)), {
     newestFirst: false,
-    render: (memo) => `- [${memo.id}] ${memo.source}, ${iso(memo.createdAt)}: ${quote(truncateToTokens(memo.content, each, counter))}`,
+    render: (memo) =>
+      `- [${memo.id}] ${memo.source}, ${iso(memo.createdAt)}: ${quote(truncateToTokens(memo.content, each, counter))}`,
     cost: (line) => counter.count(`${line}\n`),
   });
   return section(name, fitted.lines, counter, fitted.tokens);
 }
 
 /** The turn under review: its messages and tool calls by time, the newest that fit, with a note on the rest. */
-export function fitReview({ counter, cap }: SectionContext, budget: TokenBudget, review: NonNullable<ThinkInput['turnUnderReview']>, entryMax: number): Section {
+export function fitReview(
+  { counter, cap }: SectionContext,
+  budget: TokenBudget,
+  review: NonNullable<ThinkInput['turnUnderReview']>,
+  entryMax: number,
+): Section {
   const name = 'turn_under_review';
   const entries = [
-    ...review.messages.map((m) => ({ at: m.at, render: (room: number) => entryLine(m, truncateToTokens(m.text, room, counter)) })),
+    ...review.messages.map((m) => ({
+      at: m.at,
+      render: (room: number) => entryLine(m, truncateToTokens(m.text, room, counter)),
+    })),
     ...review.toolCalls.map((c) => ({
       at: c.at,
       render: (room: number) => {
@@ -68,7 +84,11 @@ export function fitReview({ counter, cap }: SectionContext, budget: TokenBudget,
   const opening = `turn from ${iso(review.startedAt)} to ${iso(review.endedAt)}`;
   const openingTokens = counter.count(`${opening}\n`);
   const omittedNote = (n: number) => `(${n} earlier entries of this turn left out for room)`;
-  const limit = Math.min(budget.left, cap(REVIEW_SHARE)) - sectionFrameTokens(name, counter) - openingTokens - counter.count(`${omittedNote(entries.length)}\n`);
+  const limit =
+    Math.min(budget.left, cap(REVIEW_SHARE)) -
+    sectionFrameTokens(name, counter) -
+    openingTokens -
+    counter.count(`${omittedNote(entries.length)}\n`);
   const cost = (line: string) => counter.count(`${line}\n`);
   const fitted = fitLines(entries, budget.share(limit), { newestFirst: true, render: (e) => e.render(entryMax), cost });
   const notes = fitted.omitted > 0 ? [omittedNote(fitted.omitted)] : [];
@@ -114,7 +134,8 @@ export function fitRecent(
   });
   // Said in words, so the model knows older turns exist beyond what it sees; its room was held back with the frame.
   const omitted = fitted.omitted > 0 ? omittedNoteText(fitted.omitted, opts.summarized) : null;
-  const tokens = sectionFrameTokens(RECENT, counter) + fitted.tokens + (omitted === null ? 0 : counter.count(`${omitted}\n`));
+  const tokens =
+    sectionFrameTokens(RECENT, counter) + fitted.tokens + (omitted === null ? 0 : counter.count(`${omitted}\n`));
   return { ...conversationParts(fitted.lines, omitted), tokens, shown: fitted.lines.length, omitted: fitted.omitted };
 }
 

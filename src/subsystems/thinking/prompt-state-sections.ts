@@ -36,7 +36,12 @@ export interface SectionContext {
 }
 
 /** A section of `lines`, with its tokens (`linesTokens` when the lines were already counted). */
-export function section(name: string, lines: readonly string[], counter: TokenCalibration, linesTokens?: number): Section {
+export function section(
+  name: string,
+  lines: readonly string[],
+  counter: TokenCalibration,
+  linesTokens?: number,
+): Section {
   const tokens = linesTokens ?? lines.reduce((sum, l) => sum + counter.count(`${l}\n`), 0);
   return { name, lines, tokens: sectionFrameTokens(name, counter) + tokens };
 }
@@ -55,21 +60,39 @@ export const STATE_HEAD: ReadonlyArray<(ctx: SectionContext) => Section> = [
       b === undefined
         ? 'budget: no daily cap applies'
         : `budget: $${b.spentTodayUsd.toFixed(2)} of $${b.dailyCapUsd.toFixed(2)} spent today (${b.pct.toFixed(1)}%)`;
-    return section('heartbeat', [`reason: ${input.reason}`, `turn: ${input.turnId}`, `now: ${iso(input.now)}`, budget], counter);
+    return section(
+      'heartbeat',
+      [`reason: ${input.reason}`, `turn: ${input.turnId}`, `now: ${iso(input.now)}`, budget],
+      counter,
+    );
   },
   ({ input: { affect: a }, counter }) =>
-    section('affect', [
-      `valence ${num(a.valence)}, arousal ${num(a.arousal)}, dominance ${num(a.dominance)}, ` +
-        `certainty ${num(a.certainty)}, goal congruence ${num(a.goalCongruence)}`,
-    ], counter),
+    section(
+      'affect',
+      [
+        `valence ${num(a.valence)}, arousal ${num(a.arousal)}, dominance ${num(a.dominance)}, ` +
+          `certainty ${num(a.certainty)}, goal congruence ${num(a.goalCongruence)}`,
+      ],
+      counter,
+    ),
   ({ input, counter, line }) =>
-    section('working_memory', input.workingMemory.map((m) => line(`- [${m.id}] salience ${num(m.salience)}: ${quote(m.content)}`)), counter),
+    section(
+      'working_memory',
+      input.workingMemory.map((m) => line(`- [${m.id}] salience ${num(m.salience)}: ${quote(m.content)}`)),
+      counter,
+    ),
   ({ input, counter, line }) =>
-    section('goals', input.goals.map((g) => {
-      const due = g.dueAt === undefined ? '' : `, due ${iso(g.dueAt)}`;
-      const focus = g.id === input.focusGoalId ? ' (focus)' : '';
-      return line(`- [${g.id}]${focus} ${quote(g.title)}: ${g.status}, priority ${g.priority}, progress ${Math.round(g.progress * 100)}%${due}`);
-    }), counter),
+    section(
+      'goals',
+      input.goals.map((g) => {
+        const due = g.dueAt === undefined ? '' : `, due ${iso(g.dueAt)}`;
+        const focus = g.id === input.focusGoalId ? ' (focus)' : '';
+        return line(
+          `- [${g.id}]${focus} ${quote(g.title)}: ${g.status}, priority ${g.priority}, progress ${Math.round(g.progress * 100)}%${due}`,
+        );
+      }),
+      counter,
+    ),
   ({ input, counter }) => section('focus_goal', input.focusGoalId === undefined ? [] : [input.focusGoalId], counter),
 ];
 
@@ -77,24 +100,40 @@ export const STATE_HEAD: ReadonlyArray<(ctx: SectionContext) => Section> = [
 export const STATE_TAIL: ReadonlyArray<(ctx: SectionContext) => Section> = [
   ({ input, counter, cap }) => {
     const each = cap(PENDING_SHARE, input.pendingMessages.length);
-    return section('pending_messages', input.pendingMessages.map(
-      (m) => `- turn ${m.turnId} from ${quote(m.from)} at ${iso(m.at)}: ${quote(truncateToTokens(m.text, each, counter))}`,
-    ), counter);
+    return section(
+      'pending_messages',
+      input.pendingMessages.map(
+        (m) =>
+          `- turn ${m.turnId} from ${quote(m.from)} at ${iso(m.at)}: ${quote(truncateToTokens(m.text, each, counter))}`,
+      ),
+      counter,
+    );
   },
   ({ input, counter, cap }) => {
     const each = cap(SWARM_SHARE, input.swarmResults.length);
-    return section('swarm_results', input.swarmResults.map((r) => {
-      const prompt = truncateToTokens(r.prompt, Math.floor(each / 4), counter);
-      return `- task ${r.taskId} (turn ${r.turnId}) ${r.status}, prompt ${quote(prompt)}: ${quote(truncateToTokens(r.text, each, counter))}`;
-    }), counter);
+    return section(
+      'swarm_results',
+      input.swarmResults.map((r) => {
+        const prompt = truncateToTokens(r.prompt, Math.floor(each / 4), counter);
+        return `- task ${r.taskId} (turn ${r.turnId}) ${r.status}, prompt ${quote(prompt)}: ${quote(truncateToTokens(r.text, each, counter))}`;
+      }),
+      counter,
+    );
   },
-  ({ input, counter, line }) => section('notices', input.notices.map((n) => line(`- ${n}`)), counter),
+  ({ input, counter, line }) =>
+    section(
+      'notices',
+      input.notices.map((n) => line(`- ${n}`)),
+      counter,
+    ),
 ];
 
 /** One conversation entry as a line of the prompt. */
 export function entryLine(m: ConversationMessage, text: string): string {
-  if (m.role === 'user') return `- [${m.seq}] turn ${m.turnId}, ${iso(m.at)}, user ${quote(m.from ?? 'user')}: ${quote(text)}`;
-  if (m.unanswered !== undefined) return `- [${m.seq}] turn ${m.turnId}, ${iso(m.at)}, ended unanswered (${m.unanswered.code}): ${quote(text)}`;
+  if (m.role === 'user')
+    return `- [${m.seq}] turn ${m.turnId}, ${iso(m.at)}, user ${quote(m.from ?? 'user')}: ${quote(text)}`;
+  if (m.unanswered !== undefined)
+    return `- [${m.seq}] turn ${m.turnId}, ${iso(m.at)}, ended unanswered (${m.unanswered.code}): ${quote(text)}`;
   return `- [${m.seq}] turn ${m.turnId}, ${iso(m.at)}, you replied: ${quote(text)}`;
 }
 

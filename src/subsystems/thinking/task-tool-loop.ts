@@ -4,7 +4,14 @@
  * caller under the task's id, each model call's cost handed to the caller as it lands, and a stop at the end of the
  * model's turn, at the iteration guard or at the task's money cap.
  */
-import type { Message, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  Message,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import { externalResult, sumUsage, textOf, tokenUsage } from './anthropic-content.js';
 import { taskMessage } from './anthropic-prompt.js';
 import { costMicroUsd, type ModelPricing } from './pricing.js';
@@ -19,7 +26,12 @@ export interface TaskModel {
   /** The most model calls one task may make (VIGIL_MAX_TOOL_ITERATIONS). */
   readonly maxIterations: number;
   /** One Messages call; a failure rejects carrying `partial()` (what was spent) in its data. */
-  create(params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>, signal: AbortSignal, what: string, partial: () => unknown): Promise<Message>;
+  create(
+    params: Omit<MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>,
+    signal: AbortSignal,
+    what: string,
+    partial: () => unknown,
+  ): Promise<Message>;
   /** Throws THINK_ABORTED carrying `partial()` once `signal` has aborted. */
   checkAborted(signal: AbortSignal, what: string, partial: () => unknown): void;
   /**
@@ -27,7 +39,11 @@ export interface TaskModel {
    * warm; alone its prefix is under every model's minimum), the sub-agent instruction after them; and `observe`,
    * which judges each call's cache use and returns its usage.
    */
-  cachedParts(withTools: boolean): { tools: readonly Tool[]; system: readonly TextBlockParam[]; observe: (usage: TokenUsage) => TokenUsage };
+  cachedParts(withTools: boolean): {
+    tools: readonly Tool[];
+    system: readonly TextBlockParam[];
+    observe: (usage: TokenUsage) => TokenUsage;
+  };
 }
 
 const usd = (microUsd: number): string => `$${(microUsd / 1_000_000).toFixed(4)}`;
@@ -49,11 +65,21 @@ export async function runTaskLoop(
   // Each call is charged on its own as it lands (rounded up per call), so the task's cost is the sum of those charges.
   let spentMicroUsd = 0;
   const spent = () => spentMicroUsd;
-  const output = (text: string): SwarmTaskOutput => ({ text, usage: sumUsage(calls), costMicroUsd: spent(), model: model.model });
+  const output = (text: string): SwarmTaskOutput => ({
+    text,
+    usage: sumUsage(calls),
+    costMicroUsd: spent(),
+    model: model.model,
+  });
   const partial = () => output('');
   const asked = new Set(input.tools ?? []);
   // Its own tools are named in its message; the request lists the think's, so the prefix is the think's own.
-  const own = tools === undefined ? [] : taskOfferableTools(tools.definitions()).filter((t) => asked.has(t.name)).map((t) => t.name);
+  const own =
+    tools === undefined
+      ? []
+      : taskOfferableTools(tools.definitions())
+          .filter((t) => asked.has(t.name))
+          .map((t) => t.name);
   // Only the tools named in its message are callable (one that now needs approval, or is gone, is not among them).
   const allowed = new Set(own);
   const { tools: toolDefs, system, observe } = model.cachedParts(own.length > 0);
@@ -64,7 +90,12 @@ export async function runTaskLoop(
   for (let call = 1; call <= model.maxIterations; call++) {
     model.checkAborted(signal, what, partial);
     // No tools of its own: it may call none (the listed ones are the think's, sent for the shared cache).
-    const params = { system: [...system], tools: [...toolDefs], ...(own.length === 0 ? { tool_choice: { type: 'none' as const } } : {}), messages };
+    const params = {
+      system: [...system],
+      tools: [...toolDefs],
+      ...(own.length === 0 ? { tool_choice: { type: 'none' as const } } : {}),
+      messages,
+    };
     const response = await model.create(params, signal, `${what} (call ${call})`, partial);
     const usage = observe(tokenUsage(response.usage));
     const cost = costMicroUsd(usage, model.price);
@@ -86,10 +117,20 @@ export async function runTaskLoop(
     for (const block of uses) {
       if (!allowed.has(block.name) || tools === undefined) {
         const named = [...allowed].sort().join(', ') || '(none)';
-        results.push({ type: 'tool_result', tool_use_id: block.id, is_error: true, content: `${block.name} is not one of this task's tools (${named}): it was not called.` });
+        results.push({
+          type: 'tool_result',
+          tool_use_id: block.id,
+          is_error: true,
+          content: `${block.name} is not one of this task's tools (${named}): it was not called.`,
+        });
         continue;
       }
-      const request = { name: block.name, args: block.input, turnId: input.turnId ?? input.taskId, taskId: input.taskId };
+      const request = {
+        name: block.name,
+        args: block.input,
+        turnId: input.turnId ?? input.taskId,
+        taskId: input.taskId,
+      };
       results.push(externalResult(block.id, await tools.call(request, signal)));
     }
     model.checkAborted(signal, what, partial);

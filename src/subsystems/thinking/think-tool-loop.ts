@@ -49,7 +49,11 @@ export interface ToolDispatchDeps {
 type ToolKind = 'external' | 'recall' | 'schedule' | 'action';
 
 /** Answers one tool call by its kind; an own action is gathered into the session, to be applied after the think. */
-export function toolDispatcher(deps: ToolDispatchDeps, session: ThinkSession, signal: AbortSignal): (use: ToolUse) => Promise<ToolAnswer> {
+export function toolDispatcher(
+  deps: ToolDispatchDeps,
+  session: ThinkSession,
+  signal: AbortSignal,
+): (use: ToolUse) => Promise<ToolAnswer> {
   const handlers: Record<ToolKind, (use: ToolUse) => Promise<ToolAnswer>> = {
     external: async (use) => {
       const result = await deps.tools!.call({ name: use.name, args: use.input, turnId: deps.turnId }, signal);
@@ -62,7 +66,11 @@ export function toolDispatcher(deps: ToolDispatchDeps, session: ThinkSession, si
     },
     // Stored at once (the model learns the id or why not), recorded in the trace like an own action.
     schedule: async (use) => {
-      const answer = await answerScheduleTool(use.name as Parameters<typeof answerScheduleTool>[0], use.input, deps.schedules);
+      const answer = await answerScheduleTool(
+        use.name as Parameters<typeof answerScheduleTool>[0],
+        use.input,
+        deps.schedules,
+      );
       session.recorder.ownTool(use.id, use.name, !answer.isError, answer.isError ? answer.text : 'ok');
       return { kind: 'text', toolUseId: use.id, text: answer.text, isError: answer.isError };
     },
@@ -77,7 +85,13 @@ export function toolDispatcher(deps: ToolDispatchDeps, session: ThinkSession, si
   };
   // An external tool's name is never shadowed: the runtime's tools are asked first.
   const kindOf = (name: string): ToolKind =>
-    deps.tools?.owns(name) === true ? 'external' : name === RECALL_TOOL_NAME ? 'recall' : isScheduleTool(name) ? 'schedule' : 'action';
+    deps.tools?.owns(name) === true
+      ? 'external'
+      : name === RECALL_TOOL_NAME
+        ? 'recall'
+        : isScheduleTool(name)
+          ? 'schedule'
+          : 'action';
   return (use) => handlers[kindOf(use.name)](use);
 }
 

@@ -33,7 +33,10 @@ export class ToolArgsChecker {
       try {
         validate = this.provider.getValidator<unknown>(rest);
       } catch (err) {
-        return { valid: false, problem: `the tool's input schema cannot be used (${err instanceof Error ? err.message : String(err)})` };
+        return {
+          valid: false,
+          problem: `the tool's input schema cannot be used (${err instanceof Error ? err.message : String(err)})`,
+        };
       }
       this.compiled.set(name, validate);
     }

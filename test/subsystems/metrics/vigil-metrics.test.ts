@@ -7,7 +7,9 @@ import { ScriptedThinker } from '../../fixtures/scripted-thinker.js';
 
 /** The value of `name{labels}` in Prometheus text (0 when absent). */
 function sample(text: string, name: string, labels = ''): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name} `)));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name} `)));
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
