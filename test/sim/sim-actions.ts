@@ -1,6 +1,7 @@
 /**
  * What the simulated clients and operator do, at seeded moments: send messages, subscribe, disconnect and resume,
- * approve and deny tool calls, top up the budget, create and restore checkpoints; and what the world does to the
+ * approve and deny tool calls, top up the budget, create and restore checkpoints, add schedules (interval, cron and
+ * one-shot, each catch-up policy); and what the world does to the
  * runtime: crashes (at a quiet moment or armed inside a storage operation), disk fault windows, dropped MCP
  * connections. Every action is fired without waiting for it (a crash may cut it), and its outcome is recorded.
  */
@@ -10,6 +11,9 @@ import type { Incarnation } from './sim-incarnation.js';
 import { words } from './sim-model.js';
 import type { SimRandom } from './sim-random.js';
 import type { SimRun } from './sim-run.js';
+
+/** Schedules one run adds at most: each fires a turn a minute or so, beside the clients' messages. */
+const MAX_SCHEDULES = 3;
 
 /** Event type filters a client may subscribe with (undefined: every event). */
 const FEED_TYPES: readonly (readonly string[] | undefined)[] = [
@@ -31,6 +35,7 @@ type ActionKind =
   | 'topUp'
   | 'checkpoint'
   | 'restore'
+  | 'schedule'
   | 'crash'
   | 'armCrash'
   | 'mcpDrop'
@@ -41,6 +46,7 @@ export class SimActions {
   /** When the next action happens (epoch ms). */
   nextAt: number;
   private sampledAt = '';
+  private schedulesAdded = 0;
 
   constructor(
     private readonly run: SimRun,
@@ -120,6 +126,7 @@ export class SimActions {
       topUp: 2,
       checkpoint: 3,
       restore: 1,
+      schedule: this.schedulesAdded < MAX_SCHEDULES ? 3 : 0,
       crash,
       armCrash: crash,
       mcpDrop: 1,
@@ -164,6 +171,8 @@ export class SimActions {
           if (list.length === 0) return 'none stored';
           return runtime.restoreCheckpoint(rng.pick(list).id, { confirm: true });
         });
+      case 'schedule':
+        return this.addSchedule(incarnation);
       case 'crash':
         run.crashNow('crash at a quiet moment');
         return;
@@ -201,6 +210,24 @@ export class SimActions {
       (result) => (record.turnId = result.turnId),
       (err: unknown) => (record.error = isVigilError(err) ? err.code : describeError(err)),
     );
+  }
+
+  /** Adds a schedule that falls due a few times in the run: every one to three minutes, a cron, or a one-shot. */
+  private addSchedule(incarnation: Incarnation): void {
+    const { rng } = this;
+    this.schedulesAdded += 1;
+    const timing = rng.weighted({ interval: 4, cron: 3, once: 2 });
+    const params = {
+      text: `scheduled check ${this.schedulesAdded}: ${words(rng, rng.int(2, 12))}`,
+      catchUp: rng.pick(['skip', 'once', 'all'] as const),
+      maxCatchUp: rng.int(1, 4),
+      ...(timing === 'interval'
+        ? { everyMs: rng.pick([60_000, 90_000, 150_000]) }
+        : timing === 'cron'
+          ? { cron: rng.pick(['* * * * *', '*/2 * * * *']), timezone: rng.pick(['UTC', 'Europe/Berlin']) }
+          : { at: new Date(this.run.world.now() + rng.int(5_000, 200_000)).toISOString() }),
+    };
+    this.fire(incarnation, `schedules.add ${JSON.stringify(params)}`, () => incarnation.runtime.addSchedule(params));
   }
 
   private decide(runtime: Runtime, incarnation: Incarnation, callId: string, approve: boolean): void {

@@ -7,6 +7,7 @@ import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import type { SimSession } from './sim-clients.js';
 import type { SimHistory } from './sim-history.js';
 import { MAX_STEPS } from './sim-run.js';
+import { checkSchedules } from './sim-schedules-check.js';
 
 /** One broken promise. */
 export interface Violation {
@@ -46,6 +47,7 @@ function everyViolation(history: SimHistory): Violation[] {
     ...checkMoney(history),
     ...checkSeqs(history),
     ...checkPrompts(history, all),
+    ...checkSchedules(history, all),
     ...checkDrained(history),
   ];
 }

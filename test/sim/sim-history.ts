@@ -1,5 +1,6 @@
 /** Everything one simulated run recorded, for the checker: the journal, every client's stream, the model's requests, the server's effects. */
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
+import type { ScheduleView } from '../../src/protocol/schedules.schema.js';
 import type { SimChain } from './sim-clients.js';
 import type { SimEffect } from './sim-mcp-server.js';
 import type { SimModelRequest } from './sim-model.js';
@@ -59,6 +60,9 @@ export interface SimHistory {
   effects: SimEffect[];
   sends: SendRecord[];
   actions: ActionRecord[];
+  /** Every schedule as the runtime listed them right before the final stop, and when (null: it was not alive then). */
+  schedules: ScheduleView[];
+  schedulesListedAt: number | null;
   /** User turn ids in the conversation log at the end. */
   loggedTurnIds: string[];
   budget: BudgetSample[];

@@ -53,7 +53,15 @@ export class SimRun {
   readonly incarnations: Incarnation[] = [];
   readonly history: Omit<
     SimHistory,
-    'journal' | 'loggedTurnIds' | 'drained' | 'drainState' | 'stoppedCleanly' | 'simulatedMs' | 'steps'
+    | 'journal'
+    | 'loggedTurnIds'
+    | 'drained'
+    | 'drainState'
+    | 'stoppedCleanly'
+    | 'simulatedMs'
+    | 'steps'
+    | 'schedules'
+    | 'schedulesListedAt'
   >;
   current: Incarnation | null = null;
   crashes = 0;
@@ -113,6 +121,9 @@ export class SimRun {
       await this.step(this.phase === 'active' ? Math.min(this.actions.nextAt, activeEnd) : world.now() + 1_000);
     }
     const drained = quietSince !== null;
+    const alive = this.current?.alive === true;
+    const schedules = alive ? this.current!.runtime.listSchedules() : [];
+    const schedulesListedAt = alive ? world.now() : null;
     const stoppedCleanly =
       this.current?.alive === true && this.steps < MAX_STEPS
         ? await this.current.stop(() => this.step(world.now() + 1_000))
@@ -125,6 +136,8 @@ export class SimRun {
       drained,
       drainState: this.drainState,
       stoppedCleanly,
+      schedules,
+      schedulesListedAt,
       simulatedMs: world.now() - scenario.startAt,
       steps: this.steps,
     };
