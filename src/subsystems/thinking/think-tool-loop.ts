@@ -3,7 +3,7 @@
  * the recall tool, or one of Vigil's own actions, dispatched by kind), send the answers back, until the model ends
  * its turn or the iteration guard stops it. Aborts only between calls. The provider builds requests and reads replies.
  */
-import { toolUseToAction, type ToolContext } from './anthropic-tools.js';
+import { toolUseToAction, type ToolContext } from './own-tools.js';
 import { answerRecall, RECALL_TOOL_NAME, type MemoryRecall } from './recall-tool.js';
 import type { ExternalToolResult, ThinkTools } from './think-tools.js';
 import type { ThinkSession } from './think-session.js';
@@ -13,6 +13,8 @@ export interface ToolUse {
   readonly id: string;
   readonly name: string;
   readonly input: unknown;
+  /** Why the call cannot be made as asked (arguments that are not JSON): answered with this as an error, never run. */
+  readonly invalid?: string;
 }
 
 /** The answer to one tool call, for the provider to send back: an MCP result as it came, or a plain text. */
@@ -68,7 +70,13 @@ export function toolDispatcher(deps: ToolDispatchDeps, session: ThinkSession, si
   };
   // An external tool's name is never shadowed: the runtime's tools are asked first.
   const kindOf = (name: string): ToolKind => (deps.tools?.owns(name) === true ? 'external' : name === RECALL_TOOL_NAME ? 'recall' : 'action');
-  return (use) => handlers[kindOf(use.name)](use);
+  return (use) => (use.invalid === undefined ? handlers[kindOf(use.name)](use) : Promise.resolve(refused(use, use.invalid, session)));
+}
+
+/** A call that cannot be made: recorded as a failed call and answered with the reason, so the model can correct it. */
+function refused(use: ToolUse, reason: string, session: ThinkSession): ToolAnswer {
+  session.recorder.ownTool(use.id, use.name, false, reason);
+  return { kind: 'text', toolUseId: use.id, text: reason, isError: true };
 }
 
 /** Runs the loop; `checkAborted` throws (with the session's partial result) once the think is preempted. */
