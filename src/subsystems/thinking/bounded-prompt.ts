@@ -29,7 +29,12 @@ export interface FittedRequest<P> {
  * again until it fits. Refused calibrated, it is fitted by the plain estimate (`fitCalibrated`): no usage report
  * can refuse a prompt the plain estimate fits. Throws CONTEXT_TOO_SMALL when it cannot fit.
  */
-export function fitRequest<P>(input: ThinkInput, bound: number, calibration: TokenCalibration, shape: RequestShape<P>): FittedRequest<P> {
+export function fitRequest<P>(
+  input: ThinkInput,
+  bound: number,
+  calibration: TokenCalibration,
+  shape: RequestShape<P>,
+): FittedRequest<P> {
   return fitCalibrated(calibration, (counter) => {
     const fixedTokens = counter.countJson(shape.body(shape.frame()));
     let reservedTokens = 0;
@@ -40,9 +45,13 @@ export function fitRequest<P>(input: ThinkInput, bound: number, calibration: Tok
       if (over <= 0) return { params, built, counter };
       // The sections' sum and the body's own measure differ by a few tokens of framing: keep that much more room.
       if (attempt >= 4) {
-        throw new VigilError('CONTEXT_TOO_SMALL', `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`, {
-          data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
-        });
+        throw new VigilError(
+          'CONTEXT_TOO_SMALL',
+          `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`,
+          {
+            data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
+          },
+        );
       }
       reservedTokens += over;
     }

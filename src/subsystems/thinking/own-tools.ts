@@ -39,7 +39,8 @@ const AFFECT_KEYS = ['valence', 'arousal', 'dominance', 'certainty', 'goalCongru
 const TOOL_SPECS: readonly ToolSpec[] = [
   tool({
     name: 'reply',
-    description: 'Send a message to the user. The only way the user sees anything you say; answer every pending message with it.',
+    description:
+      'Send a message to the user. The only way the user sees anything you say; answer every pending message with it.',
     input: z.object({
       turnId: z.string().min(1).describe('The turn id of the pending message you are answering.'),
       text: z.string().min(1).describe('The reply, as the user should read it.'),
@@ -54,9 +55,15 @@ const TOOL_SPECS: readonly ToolSpec[] = [
       'What leaves working memory with salience 0.5 or more is kept in long-term memory, where recall finds it; ' +
       'keep: true keeps it there at once.',
     input: z.object({
-      content: z.string().min(1).describe('What to remember, self-contained (it will be read without this conversation).'),
+      content: z
+        .string()
+        .min(1)
+        .describe('What to remember, self-contained (it will be read without this conversation).'),
       salience: unit('How much it matters, 0 (trivia) to 1 (must not be forgotten).'),
-      keep: z.boolean().optional().describe('Also keep it in long-term memory now: facts about the user, commitments, decisions.'),
+      keep: z
+        .boolean()
+        .optional()
+        .describe('Also keep it in long-term memory now: facts about the user, commitments, decisions.'),
       source: KeptMemorySourceSchema.optional().describe(
         'Where the fact came from, recorded with it in long-term memory: a tool result (tool), a task result (task) or the conversation (conversation).',
       ),
@@ -71,7 +78,8 @@ const TOOL_SPECS: readonly ToolSpec[] = [
   }),
   tool({
     name: 'feel',
-    description: 'Record how what just happened moves your affect; each field is a change from -1 to 1, give only those that move.',
+    description:
+      'Record how what just happened moves your affect; each field is a change from -1 to 1, give only those that move.',
     input: z
       .object({
         valence: shift('Pleasant (+) or unpleasant (-).'),
@@ -81,7 +89,9 @@ const TOOL_SPECS: readonly ToolSpec[] = [
         goalCongruence: shift('Helps (+) or hinders (-) your goals.'),
         intensity: unit('How strongly to apply the change, 0 to 1 (default 1).').optional(),
       })
-      .refine((d) => AFFECT_KEYS.some((k) => d[k] !== undefined), { message: 'give at least one of ' + AFFECT_KEYS.join(', ') }),
+      .refine((d) => AFFECT_KEYS.some((k) => d[k] !== undefined), {
+        message: 'give at least one of ' + AFFECT_KEYS.join(', '),
+      }),
     toAction: (d) => {
       const delta = Object.fromEntries(AFFECT_KEYS.filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
       return d.intensity === undefined ? { type: 'feel', delta } : { type: 'feel', delta, intensity: d.intensity };
@@ -93,7 +103,10 @@ const TOOL_SPECS: readonly ToolSpec[] = [
     input: z.object({
       title: z.string().trim().min(1).describe('The outcome, short and checkable.'),
       priority: GoalPrioritySchema.optional().describe('1 (lowest) to 10 (highest); 5 when omitted.'),
-      dueAt: z.iso.datetime({ offset: true }).optional().describe('When it is due, ISO-8601 with a zone, e.g. 2026-01-31T09:00:00Z.'),
+      dueAt: z.iso
+        .datetime({ offset: true })
+        .optional()
+        .describe('When it is due, ISO-8601 with a zone, e.g. 2026-01-31T09:00:00Z.'),
     }),
     toAction: (d) => ({
       type: 'goal_add',
@@ -123,7 +136,7 @@ const TOOL_SPECS: readonly ToolSpec[] = [
     name: 'spawn_task',
     description:
       'Start a sub-agent on a self-contained task; its result arrives in a later think. It may act with the MCP tools you give it ' +
-      '(mcp__SERVER__TOOL names; tools that need an operator\'s approval cannot be given to tasks), within a deadline and a money cap.',
+      "(mcp__SERVER__TOOL names; tools that need an operator's approval cannot be given to tasks), within a deadline and a money cap.",
     input: z.object({
       prompt: z.string().trim().min(1).describe('Everything the sub-agent needs: it sees nothing else.'),
       tools: z
@@ -131,8 +144,19 @@ const TOOL_SPECS: readonly ToolSpec[] = [
         .max(64)
         .optional()
         .describe('Names of MCP tools (mcp__SERVER__TOOL) the sub-agent may call; none when omitted.'),
-      deadlineSeconds: z.number().int().min(1).max(86_400).optional().describe('How long it may run once started; the configured default when omitted.'),
-      maxCostUsd: z.number().positive().max(1000).optional().describe('The most its model calls may cost in USD; the configured default when omitted.'),
+      deadlineSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(86_400)
+        .optional()
+        .describe('How long it may run once started; the configured default when omitted.'),
+      maxCostUsd: z
+        .number()
+        .positive()
+        .max(1000)
+        .optional()
+        .describe('The most its model calls may cost in USD; the configured default when omitted.'),
     }),
     check: (d, ctx) => {
       const offered = ctx.taskTools ?? [];
@@ -166,7 +190,11 @@ export interface OwnToolDefinition {
 
 /** Vigil's own tools in the order every request lists them, built once so every request sends the same bytes. */
 export const OWN_TOOL_DEFINITIONS: readonly OwnToolDefinition[] = [
-  ...TOOL_SPECS.map((spec) => ({ name: spec.name, description: spec.description, inputSchema: inputSchema(spec.input) })),
+  ...TOOL_SPECS.map((spec) => ({
+    name: spec.name,
+    description: spec.description,
+    inputSchema: inputSchema(spec.input),
+  })),
   // Answered within the think from long-term memory (recall-tool.ts), not turned into an action.
   { name: RECALL_TOOL_NAME, description: RECALL_TOOL_DESCRIPTION, inputSchema: inputSchema(RecallInputSchema) },
 ];
@@ -178,7 +206,10 @@ export type ToolOutcome = { ok: true; action: ThinkAction } | { ok: false; error
 export function toolUseToAction(name: string, input: unknown, ctx: ToolContext): ToolOutcome {
   const spec = TOOL_SPECS.find((s) => s.name === name);
   if (spec === undefined) {
-    return { ok: false, error: `Unknown tool ${JSON.stringify(name)}; the tools are ${TOOL_SPECS.map((s) => s.name).join(', ')}.` };
+    return {
+      ok: false,
+      error: `Unknown tool ${JSON.stringify(name)}; the tools are ${TOOL_SPECS.map((s) => s.name).join(', ')}.`,
+    };
   }
   const parsed = spec.input.safeParse(input);
   if (!parsed.success) {

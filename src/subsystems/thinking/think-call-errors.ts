@@ -70,14 +70,24 @@ export function statusError<P>(
     return new VigilError('THINK_REJECTED', message, { cause, data });
   }
   const after = retryable ? ' after its retries' : ' (not retried)';
-  return new VigilError('THINK_FAILED', `The ${provider.name} ${what} failed${after}: HTTP ${status} ${type}: ${detail}`, { cause, data });
+  return new VigilError(
+    'THINK_FAILED',
+    `The ${provider.name} ${what} failed${after}: HTTP ${status} ${type}: ${detail}`,
+    { cause, data },
+  );
 }
 
 /**
  * The error of a call that got no status: the API could not be reached (timeouts, dropped connections) or answered
  * with a malformed body. Like 5xx these may pass, so a later try may work; anything else is not retried.
  */
-export function transportError<P>(provider: string, what: string, err: unknown, unreachable: boolean, partial: P): VigilError {
+export function transportError<P>(
+  provider: string,
+  what: string,
+  err: unknown,
+  unreachable: boolean,
+  partial: P,
+): VigilError {
   const malformed = err instanceof SyntaxError || err instanceof MalformedResponseError;
   const data: ThinkFailureData<P> = { status: undefined, retryable: unreachable || malformed, partial };
   const kind = unreachable ? 'could not reach the API' : malformed ? 'got a malformed response' : 'failed';
