@@ -1,5 +1,9 @@
 /** Chat Completions content as Vigil uses it: a completion as a reply (text, tool calls, usage), tool answers as tool messages. */
-import type { ChatCompletion, ChatCompletionMessage, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionMessage,
+  ChatCompletionToolMessageParam,
+} from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { MalformedResponseError } from './think-call-errors.js';
 import type { ExternalToolResult } from './think-tools.js';
@@ -22,13 +26,19 @@ export interface ChatReply {
 export function chatUsage(usage: CompletionUsage | null | undefined): TokenUsage {
   const prompt = usage?.prompt_tokens ?? 0;
   const cached = Math.min(prompt, usage?.prompt_tokens_details?.cached_tokens ?? 0);
-  return { inputTokens: prompt - cached, outputTokens: usage?.completion_tokens ?? 0, cacheReadTokens: cached, cacheWriteTokens: 0 };
+  return {
+    inputTokens: prompt - cached,
+    outputTokens: usage?.completion_tokens ?? 0,
+    cacheReadTokens: cached,
+    cacheWriteTokens: 0,
+  };
 }
 
 /** The completion's first choice as a reply; a body without one is malformed (its usage is not trusted). */
 export function chatReply(completion: ChatCompletion): ChatReply {
   const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
-  if (choice?.message === undefined || choice.message === null) throw new MalformedResponseError('the response has no choices[0].message');
+  if (choice?.message === undefined || choice.message === null)
+    throw new MalformedResponseError('the response has no choices[0].message');
   // A server that sent tool calls may still say `stop` (some local ones do): the calls decide.
   const calls = choice.message.tool_calls ?? [];
   const stop = calls.length > 0 && choice.finish_reason !== 'length' ? 'tool_calls' : (choice.finish_reason ?? 'stop');
@@ -52,7 +62,8 @@ export function replyToolUses(reply: ChatReply, toolName: (wire: string) => stri
     try {
       // No arguments at all is how some servers send a call of a tool that takes none.
       const input: unknown = raw === '' ? {} : JSON.parse(raw);
-      if (input !== null && typeof input === 'object' && !Array.isArray(input)) return [{ id: call.id, name, input: withToolNames(name, input, toolName) }];
+      if (input !== null && typeof input === 'object' && !Array.isArray(input))
+        return [{ id: call.id, name, input: withToolNames(name, input, toolName) }];
     } catch {
       // Reported below like any other argument that is not an object.
     }
@@ -78,14 +89,17 @@ export function replyTranscript(reply: ChatReply, toolName: (wire: string) => st
 /** An MCP result as a tool message's text: Chat Completions takes no images in tool results, so each is named instead. */
 function externalText(result: ExternalToolResult): string {
   const parts = result.content.map((part) =>
-    part.type === 'text' ? part.text : `[an image (${part.mimeType}, ${part.data.length} base64 characters) the model API cannot be shown]`,
+    part.type === 'text'
+      ? part.text
+      : `[an image (${part.mimeType}, ${part.data.length} base64 characters) the model API cannot be shown]`,
   );
   return parts.join('\n');
 }
 
 /** A tool call's answer as the tool message sent back; an error says so in words, the message having no error flag. */
 export function toolMessage(answer: ToolAnswer): ChatCompletionToolMessageParam {
-  const [text, isError] = answer.kind === 'external' ? [externalText(answer.result), answer.result.isError] : [answer.text, answer.isError];
+  const [text, isError] =
+    answer.kind === 'external' ? [externalText(answer.result), answer.result.isError] : [answer.text, answer.isError];
   const shown = text === '' ? '(empty)' : text;
   return { role: 'tool', tool_call_id: answer.toolUseId, content: isError ? `Error: ${shown}` : shown };
 }

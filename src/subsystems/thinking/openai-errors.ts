@@ -12,16 +12,21 @@ export function openaiAbortedError<P>(what: string, partial: P, reason: unknown)
 }
 
 /** What the error body says, when it says it as `{error: {message}}` (OpenAI and most compatible servers). */
-function detailOf(err: APIError): string {
-  const body = err.error as { message?: unknown } | undefined;
-  return typeof body?.message === 'string' ? body.message : err.message;
+function detailOf(body: unknown, fallback: string): string {
+  const message = (body as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : fallback;
 }
 
 /** The Vigil error for an SDK call that threw after its retries: THINK_ABORTED when aborted, THINK_FAILED otherwise. */
 export function openaiCallError<P>(err: unknown, what: string, signal: AbortSignal, partial: P): VigilError {
-  if (err instanceof APIUserAbortError || signal.aborted) return openaiAbortedError(what, partial, signal.reason ?? err);
+  if (err instanceof APIUserAbortError || signal.aborted)
+    return openaiAbortedError(what, partial, signal.reason ?? err);
   if (err instanceof APIError && typeof err.status === 'number') {
-    const failure = { status: err.status, type: err.type ?? err.code ?? 'unknown_error', detail: detailOf(err) };
+    const failure = {
+      status: err.status,
+      type: err.type ?? err.code ?? 'unknown_error',
+      detail: detailOf(err.error, err.message),
+    };
     return statusError(OPENAI_COMPATIBLE, what, failure, partial, err);
   }
   return transportError(OPENAI_COMPATIBLE.name, what, err, err instanceof APIConnectionError, partial);

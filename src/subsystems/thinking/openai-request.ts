@@ -10,7 +10,11 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
 import { fitRequest, type FittedRequest } from './bounded-prompt.js';
-import { STANDING_INSTRUCTIONS, SUB_AGENT_INSTRUCTIONS, SUB_AGENT_WITH_TOOLS_INSTRUCTIONS } from './think-instructions.js';
+import {
+  STANDING_INSTRUCTIONS,
+  SUB_AGENT_INSTRUCTIONS,
+  SUB_AGENT_WITH_TOOLS_INSTRUCTIONS,
+} from './think-instructions.js';
 import type { ThinkInput } from './thinker.schema.js';
 import type { TokenCalibration } from './token-calibration.js';
 
@@ -18,9 +22,20 @@ import type { TokenCalibration } from './token-calibration.js';
 export type ChatParams = Omit<ChatCompletionCreateParamsNonStreaming, 'model' | 'max_tokens' | 'max_completion_tokens'>;
 
 /** The system prompt's parts in order: the identity (absent when empty) and the instructions. */
-export function systemParts(identity: string, kind: 'think' | 'task' | 'task-with-tools'): { name: string; text: string }[] {
+export function systemParts(
+  identity: string,
+  kind: 'think' | 'task' | 'task-with-tools',
+): { name: string; text: string }[] {
   const head = identity.trim() === '' ? [] : [{ name: 'identity', text: identity }];
-  const task = kind === 'think' ? [] : [{ name: 'sub_agent', text: kind === 'task-with-tools' ? SUB_AGENT_WITH_TOOLS_INSTRUCTIONS : SUB_AGENT_INSTRUCTIONS }];
+  const task =
+    kind === 'think'
+      ? []
+      : [
+          {
+            name: 'sub_agent',
+            text: kind === 'task-with-tools' ? SUB_AGENT_WITH_TOOLS_INSTRUCTIONS : SUB_AGENT_INSTRUCTIONS,
+          },
+        ];
   return [...head, { name: 'instructions', text: STANDING_INSTRUCTIONS }, ...task];
 }
 
@@ -42,7 +57,11 @@ export interface ChatRequestParts {
 }
 
 /** The request for one call of the tool loop under the bound; throws CONTEXT_TOO_SMALL when it cannot fit. */
-export function boundedChatParams(input: ThinkInput, parts: ChatRequestParts, calibration: TokenCalibration): FittedRequest<ChatParams> {
+export function boundedChatParams(
+  input: ThinkInput,
+  parts: ChatRequestParts,
+  calibration: TokenCalibration,
+): FittedRequest<ChatParams> {
   const { tools, tail } = parts;
   const request = (system: string, user: string): ChatParams => ({
     messages: [{ role: 'system', content: system }, { role: 'user', content: user }, ...tail],
@@ -62,7 +81,12 @@ export function chatSectionTrace(parts: ChatRequestParts, request: FittedRequest
   return [
     // With the text of each (the tracer keeps it only under VIGIL_TRACE_CONTENT=true).
     { name: 'tools', tokens: counter.countJson(parts.tools), cached: true, text: JSON.stringify(parts.tools) },
-    ...parts.system.map((part) => ({ name: part.name, tokens: counter.count(part.text), cached: true, text: part.text })),
+    ...parts.system.map((part) => ({
+      name: part.name,
+      tokens: counter.count(part.text),
+      cached: true,
+      text: part.text,
+    })),
     ...built.sections,
   ];
 }

@@ -19,17 +19,32 @@ export interface ChatTaskDeps {
 }
 
 /** The task's conversation: its message naming `own` tools (by the names the model sees), each reply sent back with its results. */
-export function chatTaskConversation(deps: ChatTaskDeps, input: SwarmTaskInput, own: readonly string[]): TaskConversation<ChatReply> {
+export function chatTaskConversation(
+  deps: ChatTaskDeps,
+  input: SwarmTaskInput,
+  own: readonly string[],
+): TaskConversation<ChatReply> {
   const { toolSet } = deps;
   const system = systemText(systemParts(input.identity, own.length > 0 ? 'task-with-tools' : 'task'));
   const messages: ChatCompletionMessageParam[] = [
     { role: 'system', content: system },
-    { role: 'user', content: taskMessage(input.prompt, own.map((name) => toolSet.wireName(name))) },
+    {
+      role: 'user',
+      content: taskMessage(
+        input.prompt,
+        own.map((name) => toolSet.wireName(name)),
+      ),
+    },
   ];
   return {
     // No tools of its own: it may call none (the listed ones are the think's, sent for the shared prefix).
     call: (signal, what, partial) =>
-      deps.create({ messages, tools: [...toolSet.tools], ...(own.length === 0 ? { tool_choice: 'none' as const } : {}) }, signal, what, partial),
+      deps.create(
+        { messages, tools: [...toolSet.tools], ...(own.length === 0 ? { tool_choice: 'none' as const } : {}) },
+        signal,
+        what,
+        partial,
+      ),
     usage: (reply) => deps.observe(reply.usage),
     text: replyText,
     toolUses: (reply) => replyToolUses(reply, toolSet.toolName),
@@ -41,5 +56,9 @@ export function chatTaskConversation(deps: ChatTaskDeps, input: SwarmTaskInput, 
 /** The assistant turn as it goes back: its text and its tool calls as they came, so each tool message answers one. */
 export function assistantTurn(reply: ChatReply): ChatCompletionMessageParam {
   const calls = reply.message.tool_calls ?? [];
-  return { role: 'assistant', content: reply.message.content ?? null, ...(calls.length === 0 ? {} : { tool_calls: calls }) };
+  return {
+    role: 'assistant',
+    content: reply.message.content ?? null,
+    ...(calls.length === 0 ? {} : { tool_calls: calls }),
+  };
 }

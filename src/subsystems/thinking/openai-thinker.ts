@@ -4,7 +4,10 @@
  * error classification as the Anthropic thinker; tools as function calls.
  */
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import { VigilError } from '../../errors.js';
 import { summarizeWithClaude } from './anthropic-summary.js';
 import { bufferedFetch } from './buffered-fetch.js';
@@ -13,7 +16,13 @@ import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.j
 import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
 import { chatReply, replyText, replyToolUses, replyTranscript, toolMessage, type ChatReply } from './openai-content.js';
 import { openaiAbortedError, openaiCallError } from './openai-errors.js';
-import { boundedChatParams, chatSectionTrace, systemParts, type ChatParams, type ChatRequestParts } from './openai-request.js';
+import {
+  boundedChatParams,
+  chatSectionTrace,
+  systemParts,
+  type ChatParams,
+  type ChatRequestParts,
+} from './openai-request.js';
 import { assistantTurn, chatTaskConversation, type ChatTaskDeps } from './openai-task.js';
 import { openAiToolSet } from './openai-tools.js';
 import type { ToolContext } from './own-tools.js';
@@ -91,14 +100,22 @@ export class OpenAiThinker implements Thinker {
   constructor(options: OpenAiThinkerOptions) {
     const guard = options.maxToolIterations;
     if (!Number.isSafeInteger(guard) || guard < 1) {
-      throw new VigilError('CONFIG_INVALID', `VIGIL_MAX_TOOL_ITERATIONS=${guard} is invalid: expected a positive integer.`, {
-        data: { variable: 'VIGIL_MAX_TOOL_ITERATIONS', value: guard, allowed: 'a positive integer' },
-      });
+      throw new VigilError(
+        'CONFIG_INVALID',
+        `VIGIL_MAX_TOOL_ITERATIONS=${guard} is invalid: expected a positive integer.`,
+        {
+          data: { variable: 'VIGIL_MAX_TOOL_ITERATIONS', value: guard, allowed: 'a positive integer' },
+        },
+      );
     }
     const price = ModelPricingSchema.safeParse(options.price);
     if (!price.success) {
       throw new VigilError('CONFIG_INVALID', `The price of ${options.model} is invalid: ${price.error.message}`, {
-        data: { variable: 'VIGIL_PRICING_JSON', value: options.price, allowed: 'prices in USD per million tokens, 0 or more' },
+        data: {
+          variable: 'VIGIL_PRICING_JSON',
+          value: options.price,
+          allowed: 'prices in USD per million tokens, 0 or more',
+        },
       });
     }
     this.model = options.model;
@@ -154,16 +171,27 @@ export class OpenAiThinker implements Thinker {
     const partial = () => session.partial(signal.aborted);
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
     const notices = tools?.notices(ctx.turnIds) ?? [];
-    const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
+    const shown =
+      notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
     const tail: ChatCompletionMessageParam[] = [];
-    const parts: ChatRequestParts = { system, tools: toolSet.tools, tail, bound: input.contextTokens ?? DEFAULT_CONTEXT_TOKENS, body: (p) => this.body(p) };
+    const parts: ChatRequestParts = {
+      system,
+      tools: toolSet.tools,
+      tail,
+      bound: input.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+      body: (p) => this.body(p),
+    };
     this.calibration.beginThink(this.now());
     const model: ThinkLoopModel<ChatReply> = {
       maxIterations: this.maxToolIterations,
       call: async (n) => {
         const request = this.requestOrFull(shown, parts, n);
         if (request === null) return null;
-        if (n === 1) session.promptBuilt(chatSectionTrace(parts, request), request.built.conversation.join('') + request.built.state);
+        if (n === 1)
+          session.promptBuilt(
+            chatSectionTrace(parts, request),
+            request.built.conversation.join('') + request.built.state,
+          );
         const reply = await this.create(request.params, signal, `${what} (call ${n})`, partial, recorder);
         this.observe(request.params, reply.usage);
         session.replied(reply.usage, replyTranscript(reply, toolSet.toolName), replyText(reply));
@@ -175,7 +203,15 @@ export class OpenAiThinker implements Thinker {
         const results = answers.map(toolMessage);
         // The assistant turn goes back with its tool calls, then one tool message per call (the API requires each).
         tail.push(assistantTurn(reply), ...results);
-        session.toolResultsSent(messageText(results.map((m) => ({ type: 'tool_result', tool_use_id: m.tool_call_id, content: String(m.content) }))));
+        session.toolResultsSent(
+          messageText(
+            results.map((m) => ({
+              type: 'tool_result',
+              tool_use_id: m.tool_call_id,
+              content: typeof m.content === 'string' ? m.content : '',
+            })),
+          ),
+        );
       },
     };
     const dispatch = toolDispatcher({ tools, memory: this.memory, ctx, turnId: input.turnId }, session, signal);
@@ -198,7 +234,8 @@ export class OpenAiThinker implements Thinker {
   private observe(params: ChatParams, usage: TokenUsage): TokenUsage {
     const estimated = estimateTokens(JSON.stringify(this.body(params)));
     const reported = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
-    if (this.calibration.observe(estimated, reported) === 'implausible') this.bus?.emit('think.usage_implausible', { reported, estimated });
+    if (this.calibration.observe(estimated, reported) === 'implausible')
+      this.bus?.emit('think.usage_implausible', { reported, estimated });
     return usage;
   }
 
@@ -210,9 +247,28 @@ export class OpenAiThinker implements Thinker {
     return summarizeWithClaude(request, {
       counter: this.calibration,
       send: async (params) => {
-        const system = params.system === undefined ? [] : [{ role: 'system' as const, content: typeof params.system === 'string' ? params.system : params.system.map((b) => b.text).join('\n\n') }];
-        const messages = params.messages.map((m) => ({ role: 'user' as const, content: typeof m.content === 'string' ? m.content : messageText(m.content) }));
-        const reply = await this.create({ messages: [...system, ...messages] }, signal, what, empty, undefined, params.max_tokens);
+        const system =
+          params.system === undefined
+            ? []
+            : [
+                {
+                  role: 'system' as const,
+                  content:
+                    typeof params.system === 'string' ? params.system : params.system.map((b) => b.text).join('\n\n'),
+                },
+              ];
+        const messages = params.messages.map((m) => ({
+          role: 'user' as const,
+          content: typeof m.content === 'string' ? m.content : messageText(m.content),
+        }));
+        const reply = await this.create(
+          { messages: [...system, ...messages] },
+          signal,
+          what,
+          empty,
+          undefined,
+          params.max_tokens,
+        );
         return { text: replyText(reply), ...this.usageAndCost([reply.usage]), model: this.model };
       },
       maxTokens: this.maxTokens,
@@ -250,7 +306,8 @@ export class OpenAiThinker implements Thinker {
     recorder?: CallTraceRecorder,
     maxTokens?: number,
   ): Promise<ChatReply> {
-    const send = async () => chatReply(await this.client.chat.completions.create(this.body(params, maxTokens), { signal }));
+    const send = async () =>
+      chatReply(await this.client.chat.completions.create(this.body(params, maxTokens), { signal }));
     try {
       return recorder === undefined ? await send() : await recorder.modelCall(send, (reply) => reply.usage);
     } catch (err) {

@@ -16,9 +16,9 @@ export interface OpenAiToolSet {
   /** The function tools, in a stable order: Vigil's own, then the external ones in their given order. */
   readonly tools: readonly ChatCompletionFunctionTool[];
   /** The name a tool is sent under. */
-  wireName(name: string): string;
+  readonly wireName: (name: string) => string;
   /** The tool a name the model called is: the name it was sent for, or the name itself when it was never sent. */
-  toolName(wire: string): string;
+  readonly toolName: (wire: string) => string;
 }
 
 /**
@@ -38,7 +38,10 @@ function wireNameFor(name: string, taken: { has(wire: string): boolean }): strin
 
 /** The tool set for `external`, its names mapped; the same tools (bytes) while the external list is unchanged. */
 function buildToolSet(external: readonly ExternalToolDefinition[]): OpenAiToolSet {
-  const all = [...OWN_TOOL_DEFINITIONS, ...external.map((t) => ({ name: t.name, description: t.description, inputSchema: bareSchema(t.inputSchema) }))];
+  const all = [
+    ...OWN_TOOL_DEFINITIONS,
+    ...external.map((t) => ({ name: t.name, description: t.description, inputSchema: bareSchema(t.inputSchema) })),
+  ];
   const toWire = new Map<string, string>();
   const fromWire = new Map<string, string>();
   // Vigil's own names all fit the rule and come first, so they are never renamed.

@@ -35,7 +35,9 @@ function toolResults(request: RecordedRequest): string[] {
   return last.flatMap((block: { type: string; content?: unknown }) => {
     if (block.type !== 'tool_result') return [];
     const content = block.content;
-    return [typeof content === 'string' ? content : (content as { text?: string }[]).map((part) => part.text ?? '').join('')];
+    return [
+      typeof content === 'string' ? content : (content as { text?: string }[]).map((part) => part.text ?? '').join(''),
+    ];
   });
 }
 
@@ -43,11 +45,21 @@ thinkerContract<FakeResponse, RecordedRequest>({
   kind: 'anthropic',
   price: PRICE,
   start: () => startFakeMessagesApi(),
-  thinker: (url, options) => new AnthropicThinker({ apiKey: 'sk-test', baseURL: url, model: MODEL, price: PRICE, maxToolIterations: 4, ...options }),
-  turn: (said, calls = []) => message([...(said === '' ? [] : [text(said)]), ...calls.map((c) => toolUse(c.name, c.input))]),
+  thinker: (url, options) =>
+    new AnthropicThinker({
+      apiKey: 'sk-test',
+      baseURL: url,
+      model: MODEL,
+      price: PRICE,
+      maxToolIterations: 4,
+      ...options,
+    }),
+  turn: (said, calls = []) =>
+    message([...(said === '' ? [] : [text(said)]), ...calls.map((c) => toolUse(c.name, c.input))]),
   replyToEachPending: () => ({
     kind: 'respond',
-    respond: (request) => message(pendingTurnIds(request).map((turnId) => toolUse('reply', { turnId, text: `answer to ${turnId}` }))),
+    respond: (request) =>
+      message(pendingTurnIds(request).map((turnId) => toolUse('reply', { turnId, text: `answer to ${turnId}` }))),
   }),
   error: (status) => apiError(status, ERROR_TYPES[status] ?? 'api_error', { 'retry-after-ms': '1' }),
   hang: () => ({ kind: 'hang' }),

@@ -81,7 +81,13 @@ async function rejection(promise: Promise<unknown>): Promise<VigilError & { data
 /** An MCP tool stub: `mcp__fixture__echo` answers `echo: <text>`; every call is recorded. */
 function echoTools(): ThinkTools & { calls: { name: string; args: unknown }[] } {
   const calls: { name: string; args: unknown }[] = [];
-  const definitions = [{ name: 'mcp__fixture__echo', description: 'Echoes its text.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }];
+  const definitions = [
+    {
+      name: 'mcp__fixture__echo',
+      description: 'Echoes its text.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+  ];
   return {
     calls,
     definitions: () => definitions,
@@ -89,7 +95,11 @@ function echoTools(): ThinkTools & { calls: { name: string; args: unknown }[] } 
     call: (request): Promise<ExternalToolResult> => {
       calls.push({ name: request.name, args: request.args });
       const text = (request.args as { text?: unknown }).text;
-      return Promise.resolve({ isError: false, content: [{ type: 'text', text: `echo: ${String(text)}` }], callId: `call-${calls.length}` });
+      return Promise.resolve({
+        isError: false,
+        content: [{ type: 'text', text: `echo: ${String(text)}` }],
+        callId: `call-${calls.length}`,
+      });
     },
     notices: () => [],
     acknowledge: () => undefined,
@@ -97,7 +107,9 @@ function echoTools(): ThinkTools & { calls: { name: string; args: unknown }[] } 
 }
 
 /** Runs the contract for one provider. */
-export function thinkerContract<Scripted, Request extends ContractRequest>(p: ThinkerContractProvider<Scripted, Request>): void {
+export function thinkerContract<Scripted, Request extends ContractRequest>(
+  p: ThinkerContractProvider<Scripted, Request>,
+): void {
   describe(`the ${p.kind} thinker (provider contract)`, () => {
     let api: ContractFake<Scripted, Request>;
     beforeEach(async () => {
@@ -174,7 +186,11 @@ export function thinkerContract<Scripted, Request extends ContractRequest>(p: Th
     });
 
     it('sends an invalid call of its own tools back as an error the model can correct', async () => {
-      api.enqueue(p.turn('', [{ name: 'reply', input: { turnId: 't-404', text: 'x' } }]), p.turn('', [{ name: 'reply', input: { turnId: 't-1', text: 'ok' } }]), p.turn(''));
+      api.enqueue(
+        p.turn('', [{ name: 'reply', input: { turnId: 't-404', text: 'x' } }]),
+        p.turn('', [{ name: 'reply', input: { turnId: 't-1', text: 'ok' } }]),
+        p.turn(''),
+      );
       const result = await thinker().think(userMessageInput('hi', NOW), live());
       expect(p.toolResults(api.requests[1]!)[0]).toMatch(/turnId "t-404" is not known/);
       expect(result.actions).toEqual([{ type: 'reply', turnId: 't-1', text: 'ok' }]);
@@ -256,7 +272,10 @@ export function thinkerContract<Scripted, Request extends ContractRequest>(p: Th
       }));
       api.enqueue(p.turn('', [{ name: 'reply', input: { turnId: 't-1', text: 'ok' } }]), p.turn(''));
       const claude = thinker();
-      await claude.think({ ...userMessageInput('What did we say?', NOW), contextTokens: bound, conversation: { summary: null, recent } }, live());
+      await claude.think(
+        { ...userMessageInput('What did we say?', NOW), contextTokens: bound, conversation: { summary: null, recent } },
+        live(),
+      );
       expect(api.requests).toHaveLength(2);
       for (const request of api.requests) expect(estimateTokens(request.raw)).toBeLessThanOrEqual(bound);
       expect(api.requests[0]!.raw).toContain('entry 299');
