@@ -21,7 +21,7 @@ async function usage(): Promise<string> {
   return `usage: vigil <command>
 
 commands:
-  run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic] [--repair]
+  run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic|openai] [--repair]
       the daemon, in the foreground (JSON log lines on stdout)
   rpc METHOD [PARAMS_JSON]
       one JSON-RPC call; prints the result as JSON (an RPC error goes to stderr, exit 1)

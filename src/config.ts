@@ -7,6 +7,7 @@ import { VigilError, describeError } from './errors.js';
 
 export {
   CONFIG_VARIABLES,
+  DEFAULT_MODEL,
   LOG_LEVELS,
   MAX_TIMER_MS,
   ModelPriceSchema,
@@ -235,7 +236,7 @@ export interface RunArgs {
 }
 
 /** The usage line of `vigil run`. */
-export const RUN_USAGE = 'usage: vigil run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic] [--repair]';
+export const RUN_USAGE = 'usage: vigil run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic|openai] [--repair]';
 
 /** Parses the arguments after `vigil run`; throws CLI_USAGE on an unknown flag, a missing or empty value, or a positional. */
 export function parseRunArgs(argv: string[]): RunArgs {
