@@ -13,10 +13,15 @@ import { VigilError, describeError, type JsonRpcErrorObject } from '../errors.js
 import type { DroppedNotification } from '../protocol/event-feed.schema.js';
 import { RPC_METHODS, type RpcMethodName, type RpcParams, type RpcResult } from '../protocol/rpc-methods.js';
 import type { VigilEvent } from '../protocol/events.schema.js';
+import type { LiveEvent } from '../protocol/live-events.schema.js';
+
 import { buildMethods, type TypedMethods } from './client-methods.js';
 import { SOCKET_CLOSED, SOCKET_OPEN, type ClientSocket, type OpenSocket } from './client-socket.js';
 import { rpcUrl, type ClientState, type ConnectOptions, type ReconnectOptions } from './connect-options.js';
 import { RpcError } from './rpc-error.js';
+
+/** What a feed delivers: events, and the live-only events it named. */
+export type FeedEvent = VigilEvent | LiveEvent;
 
 type Timer = ReturnType<typeof setTimeout>;
 
@@ -32,7 +37,9 @@ interface FeedState {
   /** The newest seq delivered (or the point the feed began after); a resubscription continues after it. */
   cursor: number | undefined;
   serverId: string | undefined;
-  observer: Subscriber<VigilEvent>;
+  observer: Subscriber<FeedEvent>;
+  /** Passes live-only events (no seq) on too: only `subscribeFeed` asks for them. */
+  withLive: boolean;
   closed: boolean;
 }
 
@@ -121,8 +128,20 @@ export class ClientCore {
    * reconnection: the feed is resubscribed after the last seq it delivered, so nothing is missed or repeated.
    */
   subscribe(types?: readonly string[], options: { after?: number } = {}): Observable<VigilEvent> {
-    return new Observable<VigilEvent>((observer) => {
-      const feed: FeedState = { types, cursor: options.after, serverId: undefined, observer, closed: false };
+    return this.feed(types, options, false) as Observable<VigilEvent>;
+  }
+
+  /**
+   * The event feed as `subscribe` gives it, plus the live-only events `types` names exactly (`agent.reply_delta`: a
+   * reply's text as it is written, no seq, never replayed), each in its place among the others.
+   */
+  subscribeFeed(types: readonly string[], options: { after?: number } = {}): Observable<FeedEvent> {
+    return this.feed(types, options, true);
+  }
+
+  private feed(types: readonly string[] | undefined, options: { after?: number }, withLive: boolean): Observable<FeedEvent> {
+    return new Observable<FeedEvent>((observer) => {
+      const feed: FeedState = { types, cursor: options.after, serverId: undefined, observer, closed: false, withLive };
       this.feeds.add(feed);
       if (this.state$.value === 'open') this.startFeed(feed);
       return () => {
@@ -291,8 +310,13 @@ export class ClientCore {
     const params = item['params'] as Record<string, unknown> | undefined;
     if (item['method'] === 'events.event' && params !== undefined) {
       const feed = this.feedsByServerId.get(params['subscription'] as string);
-      const event = params['event'] as VigilEvent;
+      const event = params['event'] as FeedEvent;
       if (feed === undefined || feed.closed) return;
+      // A live-only event has no seq: it moves no cursor (a resubscription never asks for it again).
+      if (!('seq' in event)) {
+        if (feed.withLive) feed.observer.next(event);
+        return;
+      }
       feed.cursor = Math.max(feed.cursor ?? 0, event.seq);
       feed.observer.next(event);
     } else if (item['method'] === 'events.dropped' && params !== undefined) {
