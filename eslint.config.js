@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import eslintConfigPrettier from 'eslint-config-prettier/flat';
 
 export default defineConfig(
   globalIgnores(['dist/', 'coverage/', 'data/', 'test-artifacts/', 'bench/_scratch/']),
@@ -33,7 +34,10 @@ export default defineConfig(
       // `Promise.all(items.map((x) => (x.open ? x.close() : undefined)))` waits for those that have something to wait for.
       '@typescript-eslint/await-thenable': ['error', { allowMixedPromiseArrays: true }],
       // Passing on a caught or aborted reason (`reject(signal.reason)`) is relaying, not inventing a non-Error.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       // A switch with a `default` is exhaustive by choice (an event handler picks the few types it shows); one without
       // must name every member of the union, so a new event or state cannot slip past a transition function.
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
@@ -73,4 +77,6 @@ export default defineConfig(
     files: ['src/gateway/dashboard/**/*.js'],
     languageOptions: { globals: globals.browser },
   },
+  // Layout is Prettier's (`prettier --check .` in `npm run lint`): no ESLint rule may argue with it.
+  eslintConfigPrettier,
 );

@@ -11,7 +11,8 @@ type ChildEvent = { type: 'tick'; at: number };
 
 /** A minimal reducer actor, the shape of Vigil's domain actors. */
 const childLogic = fromTransition(
-  (state: ChildState, event: ChildEvent): ChildState => (event.type === 'tick' ? { count: state.count + 1, at: event.at } : state),
+  (state: ChildState, event: ChildEvent): ChildState =>
+    event.type === 'tick' ? { count: state.count + 1, at: event.at } : state,
   ({ input }: { input: ChildState }) => input,
 );
 
@@ -27,7 +28,9 @@ export function bareHeartbeatMachine(clock: Clock) {
   }).createMachine({
     id: 'bare',
     context: ({ spawn }) => ({
-      children: Array.from({ length: CHILD_COUNT }, (_, i) => spawn('child', { id: `child-${i}`, input: { count: 0, at: 0 } })),
+      children: Array.from({ length: CHILD_COUNT }, (_, i) =>
+        spawn('child', { id: `child-${i}`, input: { count: 0, at: 0 } }),
+      ),
       beatCount: 0,
     }),
     initial: 'sleep',

@@ -4,7 +4,13 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { createRuntime } from '../src/runtime/create-runtime.js';
 import { max, median, percentile } from './bench-utils.js';
 import { CountingThinker } from './counting-thinker.js';
-import { copyRealisticAgent, fixtureConfig, REALISTIC, summarise, type RealisticAgentSummary } from './realistic-agent.js';
+import {
+  copyRealisticAgent,
+  fixtureConfig,
+  REALISTIC,
+  summarise,
+  type RealisticAgentSummary,
+} from './realistic-agent.js';
 import { createRecordingClock, type TimerRecord } from './recording-clock.js';
 import { differenceCheck, sanity, type BenchOutcome, type Detail, type Sanity } from './report.js';
 
@@ -19,7 +25,13 @@ export interface BeatJitterOptions {
   checkpointIntervalBeats: number;
 }
 
-export const DEFAULT_BEAT_JITTER_OPTIONS: BeatJitterOptions = { beatMs: 10, beats: 300, warmupBeats: 20, reps: 5, checkpointIntervalBeats: 2 };
+export const DEFAULT_BEAT_JITTER_OPTIONS: BeatJitterOptions = {
+  beatMs: 10,
+  beats: 300,
+  warmupBeats: 20,
+  reps: 5,
+  checkpointIntervalBeats: 2,
+};
 
 /** What one real-time run measured. */
 interface RunStats {
@@ -56,7 +68,12 @@ interface RunStats {
 const TIMEOUT_FACTOR = 5;
 
 /** One real-time run on a fresh copy of the realistic agent. */
-export async function runBeatJitterOnce(root: string, name: string, checkpoints: boolean, options: BeatJitterOptions): Promise<RunStats> {
+export async function runBeatJitterOnce(
+  root: string,
+  name: string,
+  checkpoints: boolean,
+  options: BeatJitterOptions,
+): Promise<RunStats> {
   const dataDir = await copyRealisticAgent(root, name);
   const clock = createRecordingClock();
   const thinker = new CountingThinker();
@@ -160,13 +177,17 @@ export async function runBeatJitterOnce(root: string, name: string, checkpoints:
     (isCheckpointBeat(beat - 1) ? stats.latenessAfterCheckpoint : stats.latenessOtherWaits).push(record.latenessMs);
     (isCheckpointBeat(beat) ? stats.busyOnCheckpoint : stats.busyOther).push(record.busyMs);
     const integrateMs = integrate.get(beat);
-    if (integrateMs !== undefined) (isCheckpointBeat(beat) ? stats.integrateOnCheckpoint : stats.integrateOther).push(integrateMs);
+    if (integrateMs !== undefined)
+      (isCheckpointBeat(beat) ? stats.integrateOnCheckpoint : stats.integrateOther).push(integrateMs);
   });
   return stats;
 }
 
 /** Runs bench 3 on copies of the realistic agent seeded under `root`. */
-export async function beatJitterBench(root: string, options: BeatJitterOptions = DEFAULT_BEAT_JITTER_OPTIONS): Promise<BenchOutcome> {
+export async function beatJitterBench(
+  root: string,
+  options: BeatJitterOptions = DEFAULT_BEAT_JITTER_OPTIONS,
+): Promise<BenchOutcome> {
   const baseline: RunStats[] = [];
   const withCheckpoints: RunStats[] = [];
   for (let rep = 0; rep < options.reps; rep += 1) {
@@ -184,60 +205,195 @@ export async function beatJitterBench(root: string, options: BeatJitterOptions =
   const all = (runs: RunStats[], pick: (run: RunStats) => number[]): number[] => runs.flatMap(pick);
 
   const details: Detail[] = [
-    { label: 'baseline: timer lateness p50 (median run)', value: medianOf(baseline, (r) => percentile(r.lateness, 50)), unit: 'ms' },
+    {
+      label: 'baseline: timer lateness p50 (median run)',
+      value: medianOf(baseline, (r) => percentile(r.lateness, 50)),
+      unit: 'ms',
+    },
     { label: 'baseline: timer lateness p99 (median run)', value: baseP99, unit: 'ms' },
-    { label: 'baseline: timer lateness max (median run)', value: medianOf(baseline, (r) => max(r.lateness)), unit: 'ms' },
+    {
+      label: 'baseline: timer lateness max (median run)',
+      value: medianOf(baseline, (r) => max(r.lateness)),
+      unit: 'ms',
+    },
     { label: 'baseline: timer lateness max (worst run)', value: worstOf(baseline, (r) => max(r.lateness)), unit: 'ms' },
-    { label: 'checkpoints: timer lateness p50 (median run)', value: medianOf(withCheckpoints, (r) => percentile(r.lateness, 50)), unit: 'ms' },
-    { label: 'checkpoints: timer lateness p99 (median run)', value: medianOf(withCheckpoints, (r) => percentile(r.lateness, 99)), unit: 'ms' },
+    {
+      label: 'checkpoints: timer lateness p50 (median run)',
+      value: medianOf(withCheckpoints, (r) => percentile(r.lateness, 50)),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoints: timer lateness p99 (median run)',
+      value: medianOf(withCheckpoints, (r) => percentile(r.lateness, 99)),
+      unit: 'ms',
+    },
     { label: 'checkpoints: timer lateness max (median run)', value: ckptMax, unit: 'ms' },
-    { label: 'checkpoints: timer lateness max (worst run)', value: worstOf(withCheckpoints, (r) => max(r.lateness)), unit: 'ms' },
-    { label: 'checkpoints minus baseline: max lateness (median runs)', value: ckptMax - medianOf(baseline, (r) => max(r.lateness)), unit: 'ms' },
-    { label: 'checkpoints minus baseline: p99 lateness (median runs)', value: medianOf(withCheckpoints, (r) => percentile(r.lateness, 99)) - baseP99, unit: 'ms' },
-    { label: 'checkpoint runs: waits right after a checkpoint beat, p99 (all runs)', value: percentile(all(withCheckpoints, (r) => r.latenessAfterCheckpoint), 99), unit: 'ms' },
-    { label: 'checkpoint runs: waits right after a checkpoint beat, max (median run)', value: medianOf(withCheckpoints, (r) => max(r.latenessAfterCheckpoint)), unit: 'ms' },
-    { label: 'checkpoint runs: the other waits, p99 (all runs)', value: percentile(all(withCheckpoints, (r) => r.latenessOtherWaits), 99), unit: 'ms' },
-    { label: 'checkpoint runs: the other waits, max (median run)', value: medianOf(withCheckpoints, (r) => max(r.latenessOtherWaits)), unit: 'ms' },
-    { label: 'checkpoints: max lateness of waits no GC overlapped (median run)', value: medianOf(withCheckpoints, (r) => max(r.latenessWithoutGc)), unit: 'ms' },
-    { label: 'baseline: max lateness of waits no GC overlapped (median run)', value: medianOf(baseline, (r) => max(r.latenessWithoutGc)), unit: 'ms' },
-    { label: 'checkpoints: GC pauses per run (median)', value: medianOf(withCheckpoints, (r) => r.gcPauses.length), unit: '' },
-    { label: 'checkpoints: longest GC pause (all runs)', value: max([0, ...all(withCheckpoints, (r) => r.gcPauses)]), unit: 'ms' },
+    {
+      label: 'checkpoints: timer lateness max (worst run)',
+      value: worstOf(withCheckpoints, (r) => max(r.lateness)),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoints minus baseline: max lateness (median runs)',
+      value: ckptMax - medianOf(baseline, (r) => max(r.lateness)),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoints minus baseline: p99 lateness (median runs)',
+      value: medianOf(withCheckpoints, (r) => percentile(r.lateness, 99)) - baseP99,
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoint runs: waits right after a checkpoint beat, p99 (all runs)',
+      value: percentile(
+        all(withCheckpoints, (r) => r.latenessAfterCheckpoint),
+        99,
+      ),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoint runs: waits right after a checkpoint beat, max (median run)',
+      value: medianOf(withCheckpoints, (r) => max(r.latenessAfterCheckpoint)),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoint runs: the other waits, p99 (all runs)',
+      value: percentile(
+        all(withCheckpoints, (r) => r.latenessOtherWaits),
+        99,
+      ),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoint runs: the other waits, max (median run)',
+      value: medianOf(withCheckpoints, (r) => max(r.latenessOtherWaits)),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoints: max lateness of waits no GC overlapped (median run)',
+      value: medianOf(withCheckpoints, (r) => max(r.latenessWithoutGc)),
+      unit: 'ms',
+    },
+    {
+      label: 'baseline: max lateness of waits no GC overlapped (median run)',
+      value: medianOf(baseline, (r) => max(r.latenessWithoutGc)),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoints: GC pauses per run (median)',
+      value: medianOf(withCheckpoints, (r) => r.gcPauses.length),
+      unit: '',
+    },
+    {
+      label: 'checkpoints: longest GC pause (all runs)',
+      value: max([0, ...all(withCheckpoints, (r) => r.gcPauses)]),
+      unit: 'ms',
+    },
     { label: 'baseline: GC pauses per run (median)', value: medianOf(baseline, (r) => r.gcPauses.length), unit: '' },
-    { label: 'baseline: longest GC pause (all runs)', value: max([0, ...all(baseline, (r) => r.gcPauses)]), unit: 'ms' },
-    { label: 'integrate phase (phaseMs.integrate), checkpoint beats, median', value: median(all(withCheckpoints, (r) => r.integrateOnCheckpoint)), unit: 'ms' },
-    { label: 'integrate phase (phaseMs.integrate), checkpoint beats, max', value: max(all(withCheckpoints, (r) => r.integrateOnCheckpoint)), unit: 'ms' },
-    { label: 'integrate phase (phaseMs.integrate), other beats, median', value: median(all(withCheckpoints, (r) => r.integrateOther)), unit: 'ms' },
-    { label: 'integrate phase (phaseMs.integrate), other beats, max', value: max(all(withCheckpoints, (r) => r.integrateOther)), unit: 'ms' },
-    { label: 'timer → setImmediate (beat + microtasks + polled I/O), checkpoint beats, median', value: median(all(withCheckpoints, (r) => r.busyOnCheckpoint)), unit: 'ms' },
-    { label: 'timer → setImmediate, checkpoint beats, max', value: max(all(withCheckpoints, (r) => r.busyOnCheckpoint)), unit: 'ms' },
-    { label: 'timer → setImmediate, other beats, median', value: median(all(withCheckpoints, (r) => r.busyOther)), unit: 'ms' },
-    { label: 'timer → setImmediate, other beats, max', value: max(all(withCheckpoints, (r) => r.busyOther)), unit: 'ms' },
-    { label: 'checkpoints created per run (median)', value: medianOf(withCheckpoints, (r) => r.checkpointsCreated), unit: '' },
+    {
+      label: 'baseline: longest GC pause (all runs)',
+      value: max([0, ...all(baseline, (r) => r.gcPauses)]),
+      unit: 'ms',
+    },
+    {
+      label: 'integrate phase (phaseMs.integrate), checkpoint beats, median',
+      value: median(all(withCheckpoints, (r) => r.integrateOnCheckpoint)),
+      unit: 'ms',
+    },
+    {
+      label: 'integrate phase (phaseMs.integrate), checkpoint beats, max',
+      value: max(all(withCheckpoints, (r) => r.integrateOnCheckpoint)),
+      unit: 'ms',
+    },
+    {
+      label: 'integrate phase (phaseMs.integrate), other beats, median',
+      value: median(all(withCheckpoints, (r) => r.integrateOther)),
+      unit: 'ms',
+    },
+    {
+      label: 'integrate phase (phaseMs.integrate), other beats, max',
+      value: max(all(withCheckpoints, (r) => r.integrateOther)),
+      unit: 'ms',
+    },
+    {
+      label: 'timer → setImmediate (beat + microtasks + polled I/O), checkpoint beats, median',
+      value: median(all(withCheckpoints, (r) => r.busyOnCheckpoint)),
+      unit: 'ms',
+    },
+    {
+      label: 'timer → setImmediate, checkpoint beats, max',
+      value: max(all(withCheckpoints, (r) => r.busyOnCheckpoint)),
+      unit: 'ms',
+    },
+    {
+      label: 'timer → setImmediate, other beats, median',
+      value: median(all(withCheckpoints, (r) => r.busyOther)),
+      unit: 'ms',
+    },
+    {
+      label: 'timer → setImmediate, other beats, max',
+      value: max(all(withCheckpoints, (r) => r.busyOther)),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoints created per run (median)',
+      value: medianOf(withCheckpoints, (r) => r.checkpointsCreated),
+      unit: '',
+    },
   ];
 
   // Attribution of the worst wait of each run: was the main thread busy (our code) or runnable but off the CPU
   // (other threads and processes had the cores)? From Linux schedstat; NaN elsewhere.
   const worstWait = (run: RunStats): TimerRecord | undefined =>
-    run.waits.reduce<TimerRecord | undefined>((worst, w) => (worst === undefined || w.latenessMs > worst.latenessMs ? w : worst), undefined);
+    run.waits.reduce<TimerRecord | undefined>(
+      (worst, w) => (worst === undefined || w.latenessMs > worst.latenessMs ? w : worst),
+      undefined,
+    );
   const medianRunWorst = (runs: RunStats[]): TimerRecord | undefined => {
-    const worsts = runs.map(worstWait).filter((w): w is TimerRecord => w !== undefined).sort((a, b) => a.latenessMs - b.latenessMs);
+    const worsts = runs
+      .map(worstWait)
+      .filter((w): w is TimerRecord => w !== undefined)
+      .sort((a, b) => a.latenessMs - b.latenessMs);
     return worsts[Math.floor((worsts.length - 1) / 2)];
   };
   const cpuDuring = (runs: RunStats[], after: boolean): number[] =>
     runs.flatMap((r) => r.waits.filter((_, i) => r.afterCheckpoint[i] === after).map((w) => w.onCpuMs ?? Number.NaN));
-  for (const [kind, runs] of [['checkpoints', withCheckpoints], ['baseline', baseline]] as const) {
+  for (const [kind, runs] of [
+    ['checkpoints', withCheckpoints],
+    ['baseline', baseline],
+  ] as const) {
     const worst = medianRunWorst(runs);
     details.push(
       { label: `${kind}: worst wait of the median run — lateness`, value: worst?.latenessMs ?? Number.NaN, unit: 'ms' },
       { label: `${kind}: … main thread on CPU during that wait`, value: worst?.onCpuMs ?? Number.NaN, unit: 'ms' },
-      { label: `${kind}: … main thread runnable but off CPU (run queue)`, value: worst?.runqueueMs ?? Number.NaN, unit: 'ms' },
-      { label: `${kind}: waits more than 1 ms late per run (median)`, value: medianOf(runs, (r) => r.lateness.filter((l) => l > 1).length), unit: '' },
+      {
+        label: `${kind}: … main thread runnable but off CPU (run queue)`,
+        value: worst?.runqueueMs ?? Number.NaN,
+        unit: 'ms',
+      },
+      {
+        label: `${kind}: waits more than 1 ms late per run (median)`,
+        value: medianOf(runs, (r) => r.lateness.filter((l) => l > 1).length),
+        unit: '',
+      },
     );
   }
   details.push(
-    { label: 'checkpoint runs: main-thread CPU during the wait after a checkpoint beat, median', value: median(cpuDuring(withCheckpoints, true)), unit: 'ms' },
-    { label: 'checkpoint runs: main-thread CPU during the other waits, median', value: median(cpuDuring(withCheckpoints, false)), unit: 'ms' },
-    { label: 'checkpoint runs: main-thread CPU during the wait after a checkpoint beat, max', value: max(cpuDuring(withCheckpoints, true)), unit: 'ms' },
+    {
+      label: 'checkpoint runs: main-thread CPU during the wait after a checkpoint beat, median',
+      value: median(cpuDuring(withCheckpoints, true)),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoint runs: main-thread CPU during the other waits, median',
+      value: median(cpuDuring(withCheckpoints, false)),
+      unit: 'ms',
+    },
+    {
+      label: 'checkpoint runs: main-thread CPU during the wait after a checkpoint beat, max',
+      value: max(cpuDuring(withCheckpoints, true)),
+      unit: 'ms',
+    },
   );
 
   const expectedCheckpoints = Math.floor(options.beats / options.checkpointIntervalBeats);
@@ -245,7 +401,12 @@ export async function beatJitterBench(root: string, options: BeatJitterOptions =
   const sanityChecks: Sanity[] = [
     sanity(
       'every run restored the realistic agent',
-      runs.every((r) => r.agent.messages === REALISTIC.messages && r.agent.goals === REALISTIC.goals && r.agent.memoryItems === REALISTIC.memoryItems),
+      runs.every(
+        (r) =>
+          r.agent.messages === REALISTIC.messages &&
+          r.agent.goals === REALISTIC.goals &&
+          r.agent.memoryItems === REALISTIC.memoryItems,
+      ),
       runs.map((r) => `${r.agent.messages} messages/${r.agent.goals} goals/${r.agent.memoryItems} items`).join('; '),
     ),
     sanity(
@@ -255,11 +416,17 @@ export async function beatJitterBench(root: string, options: BeatJitterOptions =
     ),
     sanity(
       `the runtime checkpointed every ${options.checkpointIntervalBeats} beats`,
-      withCheckpoints.every((r) => Math.abs(r.checkpointsCreated - expectedCheckpoints) <= 1 && r.checkpointsFailed === 0),
+      withCheckpoints.every(
+        (r) => Math.abs(r.checkpointsCreated - expectedCheckpoints) <= 1 && r.checkpointsFailed === 0,
+      ),
       `checkpoint.created in the measured beats per run: ${withCheckpoints.map((r) => r.checkpointsCreated).join(', ')} ` +
         `(expected ~${expectedCheckpoints}); checkpoint.failed: ${withCheckpoints.map((r) => r.checkpointsFailed).join(', ')}`,
     ),
-    sanity('the baseline took no periodic checkpoints', baseline.every((r) => r.checkpointsCreated === 0), `${baseline.map((r) => r.checkpointsCreated).join(', ')}`),
+    sanity(
+      'the baseline took no periodic checkpoints',
+      baseline.every((r) => r.checkpointsCreated === 0),
+      `${baseline.map((r) => r.checkpointsCreated).join(', ')}`,
+    ),
     sanity(
       'measured beats were idle (at most the first beat thinks)',
       runs.every((r) => r.thinks <= 1),
@@ -288,7 +455,9 @@ export async function beatJitterBench(root: string, options: BeatJitterOptions =
     details,
     sanity: sanityChecks,
     notes: [
-      `Load average when the runs ended: ${loadavg().map((l) => l.toFixed(2)).join(' / ')} (1/5/15 min) on ${cpus().length} CPUs; real-time lateness moves with other load on the machine.`,
+      `Load average when the runs ended: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' / ')} (1/5/15 min) on ${cpus().length} CPUs; real-time lateness moves with other load on the machine.`,
       'Lateness = when a beat timer fired − when it was set − its delay, via a recording wrapper around systemClock.',
       'phaseMs.integrate is taken before the checkpoint snapshot (finishBeat in src/heartbeat/heartbeat.actions.ts), so it cannot show a checkpoint; the timer → setImmediate and main-thread CPU rows do.',
       'On CPU / run queue come from /proc/self/task/<pid>/schedstat: a late wait with little CPU and a long run queue was lost to other threads or processes, not to Vigil code.',

@@ -51,7 +51,10 @@ async function timeInterleaved(
 }
 
 /** Runs bench 2 on a copy of the realistic agent seeded under `root`. */
-export async function checkpointIoBench(root: string, options: CheckpointIoOptions = DEFAULT_CHECKPOINT_IO_OPTIONS): Promise<BenchOutcome> {
+export async function checkpointIoBench(
+  root: string,
+  options: CheckpointIoOptions = DEFAULT_CHECKPOINT_IO_OPTIONS,
+): Promise<BenchOutcome> {
   const dataDir = await copyRealisticAgent(root, 'checkpoint-io');
   const clock = createSimulatedClock(Date.now());
   const runtime = await createRuntime({ clock, thinker: new CountingThinker(), config: fixtureConfig(dataDir) });
@@ -69,7 +72,10 @@ export async function checkpointIoBench(root: string, options: CheckpointIoOptio
     let naiveBytes = 0;
     let naiveLoaded: WholeDocument | null = null;
     const naiveSave = async (): Promise<void> => {
-      const whole: WholeDocument = { checkpoint: snapshotCheckpoint(context(), 'whole', 'integrate'), messages: history };
+      const whole: WholeDocument = {
+        checkpoint: snapshotCheckpoint(context(), 'whole', 'integrate'),
+        messages: history,
+      };
       const bytes = await gzipAsync(Buffer.from(JSON.stringify(whole), 'utf8'));
       await naiveDb.put(NAIVE_KEY, bytes, { sync: true });
       naiveBytes = bytes.byteLength;
@@ -107,7 +113,8 @@ export async function checkpointIoBench(root: string, options: CheckpointIoOptio
         schemaCheck: () => Promise.resolve(CognitiveCheckpointSchema.safeParse(sample)),
         encode: () => encodeCheckpoint(sample),
         listIds: () => store['allIds'](),
-        syncBatch: () => naiveDb.batch([{ type: 'put', key: 'fsync-probe', value: new Uint8Array(64) }], { sync: true }),
+        syncBatch: () =>
+          naiveDb.batch([{ type: 'put', key: 'fsync-probe', value: new Uint8Array(64) }], { sync: true }),
         naiveStringify: () => Promise.resolve(JSON.stringify({ checkpoint: sample, messages: history })),
       },
       options,
@@ -155,7 +162,11 @@ export async function checkpointIoBench(root: string, options: CheckpointIoOptio
         { label: 'Vigil save (snapshotCheckpoint + CheckpointStore.save)', value: ms.vigilSave!, unit: 'ms' },
         { label: 'naive load', value: ms.naiveLoad!, unit: 'ms' },
         { label: 'Vigil load (loadNewestValid + readAfter(watermark))', value: ms.vigilLoad!, unit: 'ms' },
-        { label: 'Vigil load + whole history (readAfter(0)), for comparison', value: ms.vigilLoadWithHistory!, unit: 'ms' },
+        {
+          label: 'Vigil load + whole history (readAfter(0)), for comparison',
+          value: ms.vigilLoadWithHistory!,
+          unit: 'ms',
+        },
         { label: '  save step: snapshotCheckpoint', value: parts.snapshot!, unit: 'ms' },
         { label: '  save step: CognitiveCheckpointSchema.safeParse', value: parts.schemaCheck!, unit: 'ms' },
         { label: '  save step: encodeCheckpoint (stringify + async gzip)', value: parts.encode!, unit: 'ms' },
@@ -166,13 +177,20 @@ export async function checkpointIoBench(root: string, options: CheckpointIoOptio
       sanity: [
         sanity(
           'the agent is the realistic one',
-          agent.messages === REALISTIC.messages && agent.goals === REALISTIC.goals && agent.memoryItems === REALISTIC.memoryItems,
+          agent.messages === REALISTIC.messages &&
+            agent.goals === REALISTIC.goals &&
+            agent.memoryItems === REALISTIC.memoryItems,
           `${agent.messages} messages, ${agent.goals} goals, ${agent.memoryItems} memory items (capacity ${REALISTIC.wmCapacity})`,
         ),
-        sanity('the whole document is about 290 KB', wholeBytes > 240_000 && wholeBytes < 340_000, `${wholeBytes} bytes`),
+        sanity(
+          'the whole document is about 290 KB',
+          wholeBytes > 240_000 && wholeBytes < 340_000,
+          `${wholeBytes} bytes`,
+        ),
         sanity(
           'the naive load returns everything',
-          loaded?.messages.length === REALISTIC.messages && loaded.checkpoint.actors.goals.goals.length === REALISTIC.goals,
+          loaded?.messages.length === REALISTIC.messages &&
+            loaded.checkpoint.actors.goals.goals.length === REALISTIC.goals,
           `${loaded?.messages.length} messages, ${loaded?.checkpoint.actors.goals.goals.length} goals`,
         ),
         sanity(
@@ -184,7 +202,11 @@ export async function checkpointIoBench(root: string, options: CheckpointIoOptio
           `${restoredCheckpoint?.actors.goals.goals.length} goals, ${restoredCheckpoint?.actors.workingMemory.items.length} items, ` +
             `watermark ${restoredCheckpoint?.conversation.watermark}, ${replayed.length} messages after it`,
         ),
-        sanity('the store prunes to the max count', stored === maxCount, `${stored} checkpoints stored, max ${maxCount}`),
+        sanity(
+          'the store prunes to the max count',
+          stored === maxCount,
+          `${stored} checkpoints stored, max ${maxCount}`,
+        ),
       ],
       notes: [
         'Both saves fsync once; the Vigil save also validates the checkpoint against its schema and lists every stored id to prune.',

@@ -17,7 +17,11 @@ export interface TimedLine {
   exited: Promise<number | null>;
 }
 
-const cleanEnv = (env: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env });
+const cleanEnv = (env: Record<string, string>): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '/tmp',
+  ...env,
+});
 
 /** Runs `node args` to its end; `ms` is spawn to exit. */
 export function timeToExit(args: readonly string[], env: Record<string, string> = {}): Promise<TimedExit> {

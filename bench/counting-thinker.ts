@@ -1,7 +1,12 @@
 /** A `Thinker` that counts its calls and delegates to the offline thinker, so a bench can prove its beats were idle. */
 import { OfflineThinker } from '../src/subsystems/thinking/offline-thinker.js';
 import type { Thinker } from '../src/subsystems/thinking/thinker.js';
-import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult } from '../src/subsystems/thinking/thinker.schema.js';
+import type {
+  SwarmTaskInput,
+  SwarmTaskOutput,
+  ThinkInput,
+  ThinkResult,
+} from '../src/subsystems/thinking/thinker.schema.js';
 
 /** The offline thinker with a call counter. */
 export class CountingThinker implements Thinker {

@@ -75,7 +75,9 @@ async function startBareServer(runtime: Runtime): Promise<{ url: string; wss: We
 
 /** `connections` clients, each with one request in flight at a time, `perConnection` requests each. */
 async function load(url: string, connections: number, perConnection: number): Promise<LoadResult> {
-  const sockets = await Promise.all(Array.from({ length: connections }, () => open(url, { authorization: `Bearer ${TOKEN}` })));
+  const sockets = await Promise.all(
+    Array.from({ length: connections }, () => open(url, { authorization: `Bearer ${TOKEN}` })),
+  );
   const latencies: number[] = [];
   const started = performance.now();
   await Promise.all(
@@ -103,7 +105,12 @@ async function load(url: string, connections: number, perConnection: number): Pr
   );
   const elapsed = performance.now() - started;
   for (const ws of sockets) ws.terminate();
-  return { rps: (latencies.length / elapsed) * 1000, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), answered: latencies.length };
+  return {
+    rps: (latencies.length / elapsed) * 1000,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    answered: latencies.length,
+  };
 }
 
 /** `subscribers` clients receive `events` frames; `emit(i)` sends event i (returns when it is handed over). */
@@ -136,7 +143,12 @@ async function fanOut(
   }
   await done;
   const elapsed = performance.now() - started;
-  return { deliveriesPerSec: (delivered / elapsed) * 1000, p50Ms: percentile(delays, 50), p99Ms: percentile(delays, 99), delivered };
+  return {
+    deliveriesPerSec: (delivered / elapsed) * 1000,
+    p50Ms: percentile(delays, 50),
+    p99Ms: percentile(delays, 99),
+    delivered,
+  };
 }
 
 function medianBy<T>(runs: T[], key: (run: T) => number): T {
@@ -144,11 +156,23 @@ function medianBy<T>(runs: T[], key: (run: T) => number): T {
 }
 
 /** Runs the gateway benchmark. */
-export async function runGatewayBench(options: GatewayBenchOptions = DEFAULT_GATEWAY_BENCH_OPTIONS): Promise<BenchOutcome> {
+export async function runGatewayBench(
+  options: GatewayBenchOptions = DEFAULT_GATEWAY_BENCH_OPTIONS,
+): Promise<BenchOutcome> {
   const clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z'));
-  const runtime = await createRuntime({ db: new MemoryLevel() as unknown as VigilDb, clock, config: { checkpointEnabled: false } });
+  const runtime = await createRuntime({
+    db: new MemoryLevel() as unknown as VigilDb,
+    clock,
+    config: { checkpointEnabled: false },
+  });
   runtime.start();
-  const gateway = await startGateway({ host: '127.0.0.1', port: 0, runtime, token: TOKEN, subscriberBuffer: options.events + 100 });
+  const gateway = await startGateway({
+    host: '127.0.0.1',
+    port: 0,
+    runtime,
+    token: TOKEN,
+    subscriberBuffer: options.events + 100,
+  });
   const bare = await startBareServer(runtime);
   const gatewayUrl = `${gateway.url.replace('http', 'ws')}/rpc`;
   const checks: Check[] = [];
@@ -167,11 +191,36 @@ export async function runGatewayBench(options: GatewayBenchOptions = DEFAULT_GAT
     const b = medianBy(bareRuns, (r) => r.rps);
     const g = medianBy(gatewayRuns, (r) => r.rps);
     const expected = options.connections * options.requestsPerConnection;
-    sanityChecks.push(sanity('every request was answered', g.answered === expected && b.answered === expected, `${g.answered} and ${b.answered} of ${expected}`));
+    sanityChecks.push(
+      sanity(
+        'every request was answered',
+        g.answered === expected && b.answered === expected,
+        `${g.answered} and ${b.answered} of ${expected}`,
+      ),
+    );
     checks.push(
-      ratioInfo('gateway-rps', `requests per second, ${options.connections} connections (bare / gateway)`, { value: b.rps, unit: 'req/s', what: 'bare ws' }, { value: g.rps, unit: 'req/s', what: 'gateway' }),
-      ratioCheck('gateway-p50', 'p50 latency, gateway / bare ws', { value: g.p50Ms, unit: 'ms', what: 'gateway p50' }, { value: b.p50Ms, unit: 'ms', what: 'bare ws p50' }, '<=', 3),
-      ratioCheck('gateway-p99', 'p99 latency, gateway / bare ws', { value: g.p99Ms, unit: 'ms', what: 'gateway p99' }, { value: b.p99Ms, unit: 'ms', what: 'bare ws p99' }, '<=', 4),
+      ratioInfo(
+        'gateway-rps',
+        `requests per second, ${options.connections} connections (bare / gateway)`,
+        { value: b.rps, unit: 'req/s', what: 'bare ws' },
+        { value: g.rps, unit: 'req/s', what: 'gateway' },
+      ),
+      ratioCheck(
+        'gateway-p50',
+        'p50 latency, gateway / bare ws',
+        { value: g.p50Ms, unit: 'ms', what: 'gateway p50' },
+        { value: b.p50Ms, unit: 'ms', what: 'bare ws p50' },
+        '<=',
+        3,
+      ),
+      ratioCheck(
+        'gateway-p99',
+        'p99 latency, gateway / bare ws',
+        { value: g.p99Ms, unit: 'ms', what: 'gateway p99' },
+        { value: b.p99Ms, unit: 'ms', what: 'bare ws p99' },
+        '<=',
+        4,
+      ),
     );
     details.push(
       { label: 'gateway requests per second', value: g.rps, unit: 'req/s' },
@@ -181,13 +230,22 @@ export async function runGatewayBench(options: GatewayBenchOptions = DEFAULT_GAT
     );
 
     // Fan-out: the same notification frames, once through the gateway's subscribers, once broadcast bare.
-    const subscribers = await Promise.all(Array.from({ length: options.subscribers }, () => open(gatewayUrl, { authorization: `Bearer ${TOKEN}` })));
+    const subscribers = await Promise.all(
+      Array.from({ length: options.subscribers }, () => open(gatewayUrl, { authorization: `Bearer ${TOKEN}` })),
+    );
     await Promise.all(
       subscribers.map(
         (ws, i) =>
           new Promise<void>((resolve) => {
             ws.once('message', () => resolve());
-            ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'events.subscribe', params: { types: ['agent.message'] }, id: i }));
+            ws.send(
+              JSON.stringify({
+                jsonrpc: '2.0',
+                method: 'events.subscribe',
+                params: { types: ['agent.message'] },
+                id: i,
+              }),
+            );
           }),
       ),
     );
@@ -197,8 +255,28 @@ export async function runGatewayBench(options: GatewayBenchOptions = DEFAULT_GAT
       const match = /"turnId":"b-(\d+)"/.exec(frame);
       return match === null ? undefined : Number(match[1]);
     };
-    const gatewayFan = await fanOut(subscribers, options.events, (i) => void bus.emit('agent.message', { turnId: `b-${i}`, text: 'fan-out', from: 'bench' }), turnIndex);
-    const sample = JSON.stringify({ jsonrpc: '2.0', method: 'events.event', params: { subscription: 'sub-1', event: { seq: 1, type: 'agent.message', at: new Date().toISOString(), beat: 0, turnId: 'b-0', text: 'fan-out', from: 'bench' } } });
+    const gatewayFan = await fanOut(
+      subscribers,
+      options.events,
+      (i) => void bus.emit('agent.message', { turnId: `b-${i}`, text: 'fan-out', from: 'bench' }),
+      turnIndex,
+    );
+    const sample = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'events.event',
+      params: {
+        subscription: 'sub-1',
+        event: {
+          seq: 1,
+          type: 'agent.message',
+          at: new Date().toISOString(),
+          beat: 0,
+          turnId: 'b-0',
+          text: 'fan-out',
+          from: 'bench',
+        },
+      },
+    });
     const bareFan = await fanOut(
       bareSubscribers,
       options.events,
@@ -210,10 +288,28 @@ export async function runGatewayBench(options: GatewayBenchOptions = DEFAULT_GAT
     );
     for (const ws of [...subscribers, ...bareSubscribers]) ws.terminate();
     const expectedDeliveries = options.events * options.subscribers;
-    sanityChecks.push(sanity('every subscriber received every event', gatewayFan.delivered === expectedDeliveries, `${gatewayFan.delivered} of ${expectedDeliveries}`));
+    sanityChecks.push(
+      sanity(
+        'every subscriber received every event',
+        gatewayFan.delivered === expectedDeliveries,
+        `${gatewayFan.delivered} of ${expectedDeliveries}`,
+      ),
+    );
     checks.push(
-      ratioInfo('fanout-rate', `event deliveries per second to ${options.subscribers} subscribers (bare / gateway)`, { value: bareFan.deliveriesPerSec, unit: 'deliveries/s', what: 'bare broadcast' }, { value: gatewayFan.deliveriesPerSec, unit: 'deliveries/s', what: 'gateway' }),
-      ratioCheck('fanout-p99', 'p99 emit-to-receipt delay, gateway / bare broadcast', { value: gatewayFan.p99Ms, unit: 'ms', what: 'gateway p99' }, { value: bareFan.p99Ms, unit: 'ms', what: 'bare p99' }, '<=', 4),
+      ratioInfo(
+        'fanout-rate',
+        `event deliveries per second to ${options.subscribers} subscribers (bare / gateway)`,
+        { value: bareFan.deliveriesPerSec, unit: 'deliveries/s', what: 'bare broadcast' },
+        { value: gatewayFan.deliveriesPerSec, unit: 'deliveries/s', what: 'gateway' },
+      ),
+      ratioCheck(
+        'fanout-p99',
+        'p99 emit-to-receipt delay, gateway / bare broadcast',
+        { value: gatewayFan.p99Ms, unit: 'ms', what: 'gateway p99' },
+        { value: bareFan.p99Ms, unit: 'ms', what: 'bare p99' },
+        '<=',
+        4,
+      ),
     );
     details.push(
       { label: 'gateway fan-out deliveries per second', value: gatewayFan.deliveriesPerSec, unit: 'deliveries/s' },

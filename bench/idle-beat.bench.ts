@@ -56,7 +56,14 @@ export async function idleBeatBench(options: IdleBeatOptions = DEFAULT_IDLE_BEAT
     const runtime = await createRuntime({
       clock,
       thinker,
-      config: { dataDir, thinker: 'offline', checkpointEnabled: false, beatMs: BEAT_MS, beatMinMs: BEAT_MS, beatMaxMs: BEAT_MS },
+      config: {
+        dataDir,
+        thinker: 'offline',
+        checkpointEnabled: false,
+        beatMs: BEAT_MS,
+        beatMinMs: BEAT_MS,
+        beatMaxMs: BEAT_MS,
+      },
     });
     const bareClock = createSimulatedClock(START);
     const bare = startBareHeartbeat(bareClock);
@@ -109,18 +116,54 @@ export async function idleBeatBench(options: IdleBeatOptions = DEFAULT_IDLE_BEAT
           { label: 'bare XState, median repetition', value: bareMedian, unit: 'µs/beat' },
           { label: 'bare XState, fastest repetition', value: Math.min(...bareUs), unit: 'µs/beat' },
           { label: 'bare XState, slowest repetition', value: Math.max(...bareUs), unit: 'µs/beat' },
-          { label: 'runtime, synchronous beat only (clock.increment), median', value: median(runtimeSyncUs), unit: 'µs/beat' },
-          { label: 'bare XState, synchronous beat only (clock.increment), median', value: median(bareSyncUs), unit: 'µs/beat' },
-          { label: 'runtime, work deferred past the beat (total − synchronous)', value: median(runtimeUs) - median(runtimeSyncUs), unit: 'µs/beat' },
-          { label: 'bare XState, total − synchronous (setImmediate + timing overhead)', value: median(bareUs) - median(bareSyncUs), unit: 'µs/beat' },
+          {
+            label: 'runtime, synchronous beat only (clock.increment), median',
+            value: median(runtimeSyncUs),
+            unit: 'µs/beat',
+          },
+          {
+            label: 'bare XState, synchronous beat only (clock.increment), median',
+            value: median(bareSyncUs),
+            unit: 'µs/beat',
+          },
+          {
+            label: 'runtime, work deferred past the beat (total − synchronous)',
+            value: median(runtimeUs) - median(runtimeSyncUs),
+            unit: 'µs/beat',
+          },
+          {
+            label: 'bare XState, total − synchronous (setImmediate + timing overhead)',
+            value: median(bareUs) - median(bareSyncUs),
+            unit: 'µs/beat',
+          },
           { label: 'beats driven per heartbeat', value: expected, unit: 'beats' },
         ],
         sanity: [
-          sanity('runtime beat N times', status.beatCount === expected, `status().beatCount = ${status.beatCount}, expected ${expected}`),
-          sanity('runtime beats were idle', thinker.thinks === 0 && thinker.tasks === 0, `${thinker.thinks} thinks, ${thinker.tasks} swarm tasks`),
-          sanity('runtime is still beating', status.phase === 'sleep' && status.consecutiveFailures === 0, `phase ${status.phase}, ${status.consecutiveFailures} consecutive failures`),
-          sanity('bare machine beat N times', bare.beatCount() === expected, `beatCount = ${bare.beatCount()}, expected ${expected}`),
-          sanity('each bare child got one event per beat', ticks.every((t) => t === expected), `child ticks ${ticks.join(', ')}`),
+          sanity(
+            'runtime beat N times',
+            status.beatCount === expected,
+            `status().beatCount = ${status.beatCount}, expected ${expected}`,
+          ),
+          sanity(
+            'runtime beats were idle',
+            thinker.thinks === 0 && thinker.tasks === 0,
+            `${thinker.thinks} thinks, ${thinker.tasks} swarm tasks`,
+          ),
+          sanity(
+            'runtime is still beating',
+            status.phase === 'sleep' && status.consecutiveFailures === 0,
+            `phase ${status.phase}, ${status.consecutiveFailures} consecutive failures`,
+          ),
+          sanity(
+            'bare machine beat N times',
+            bare.beatCount() === expected,
+            `beatCount = ${bare.beatCount()}, expected ${expected}`,
+          ),
+          sanity(
+            'each bare child got one event per beat',
+            ticks.every((t) => t === expected),
+            `child ticks ${ticks.join(', ')}`,
+          ),
         ],
         notes: [
           'Each beat is one macrotask (setImmediate between beats) on both sides; the check uses the total, which counts work a beat defers.',

@@ -11,7 +11,13 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { StoredMemory } from '../src/protocol/memory.schema.js';
 import { LongTermMemory, memorySeqKey } from '../src/subsystems/memory/long-term-memory.js';
-import { openVigilDb, SUBLEVELS, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../src/subsystems/store/vigil-db.js';
+import {
+  openVigilDb,
+  SUBLEVELS,
+  writeSyncBatch,
+  type VigilBatchOp,
+  type VigilDb,
+} from '../src/subsystems/store/vigil-db.js';
 import { median, percentile, withTempDir } from './bench-utils.js';
 import { timeToLine } from './child-timing.js';
 import { ratioCheck, ratioInfo, sanity, type BenchOutcome, type Measure } from './report.js';
@@ -44,7 +50,8 @@ function seeded(seed: number): () => number {
   };
 }
 
-const SYLLABLES = 'ka lo mi ne ru sa ti vo be da fe gi ho ja ku le mo na pi re si to ul ve wi xa yo ze an el in or'.split(' ');
+const SYLLABLES =
+  'ka lo mi ne ru sa ti vo be da fe gi ho ja ku le mo na pi re si to ul ve wi xa yo ze an el in or'.split(' ');
 
 /** A vocabulary of `size` made-up words of two to four syllables. */
 function vocabulary(random: () => number, size: number): string[] {
@@ -65,7 +72,12 @@ function sentence(random: () => number, words: readonly string[]): string {
 }
 
 /** Writes `count` memories in the store's own format (key: seq; value: the record), in large unsynced-then-synced batches. */
-async function seedMemories(db: VigilDb, count: number, random: () => number, words: readonly string[]): Promise<StoredMemory[]> {
+async function seedMemories(
+  db: VigilDb,
+  count: number,
+  random: () => number,
+  words: readonly string[],
+): Promise<StoredMemory[]> {
   const records = db.sublevel<string, StoredMemory>(SUBLEVELS.longTermMemory, { valueEncoding: 'json' });
   const meta = db.sublevel<string, number>(SUBLEVELS.longTermMemoryMeta, { valueEncoding: 'json' });
   const all: StoredMemory[] = [];
@@ -73,7 +85,15 @@ async function seedMemories(db: VigilDb, count: number, random: () => number, wo
   for (let start = 1; start <= count; start += 5_000) {
     const ops: VigilBatchOp[] = [];
     for (let seq = start; seq < Math.min(count + 1, start + 5_000); seq += 1) {
-      const memory: StoredMemory = { id: `mem-${seq}`, seq, content: sentence(random, words), source: 'working_memory', salience: 0.6, createdAt: at + seq, updatedAt: at + seq };
+      const memory: StoredMemory = {
+        id: `mem-${seq}`,
+        seq,
+        content: sentence(random, words),
+        source: 'working_memory',
+        salience: 0.6,
+        createdAt: at + seq,
+        updatedAt: at + seq,
+      };
       all.push(memory);
       ops.push({ type: 'put', sublevel: records, key: memorySeqKey(seq), value: memory });
     }
@@ -96,7 +116,10 @@ function queries(random: () => number, words: readonly string[], count: number):
 
 /** The baseline: every memory read for every query, scored by how many query terms (or term prefixes) it holds. */
 function linearScan(memories: readonly StoredMemory[], query: string, limit: number): StoredMemory[] {
-  const terms = query.toLowerCase().split(/\s+/).filter((t) => t.length > 0);
+  const terms = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((t) => t.length > 0);
   const scored: Array<{ memory: StoredMemory; score: number }> = [];
   for (const memory of memories) {
     const text = memory.content.toLowerCase();
@@ -104,7 +127,10 @@ function linearScan(memories: readonly StoredMemory[], query: string, limit: num
     for (const term of terms) if (text.includes(term)) score += 1;
     if (score > 0) scored.push({ memory, score });
   }
-  return scored.sort((a, b) => b.score - a.score).slice(0, limit).map((s) => s.memory);
+  return scored
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit)
+    .map((s) => s.memory);
 }
 
 function collectGarbage(): void {
@@ -113,7 +139,9 @@ function collectGarbage(): void {
 }
 
 /** Runs bench 8. */
-export async function memorySearchBench(options: MemoryBenchOptions = DEFAULT_MEMORY_BENCH_OPTIONS): Promise<BenchOutcome> {
+export async function memorySearchBench(
+  options: MemoryBenchOptions = DEFAULT_MEMORY_BENCH_OPTIONS,
+): Promise<BenchOutcome> {
   return withTempDir('memory', async (root) => {
     const random = seeded(13);
     const words = vocabulary(random, 20_000);
@@ -163,7 +191,10 @@ export async function memorySearchBench(options: MemoryBenchOptions = DEFAULT_ME
     const emptyBootMs: number[] = [];
     const stopCodes: Array<number | null> = [];
     for (let i = 0; i < options.boots; i += 1) {
-      const empty = await timeToLine([BIN, 'run', '--data-dir', await mkdtemp(join(root, 'empty-')), '--port', '0'], listening);
+      const empty = await timeToLine(
+        [BIN, 'run', '--data-dir', await mkdtemp(join(root, 'empty-')), '--port', '0'],
+        listening,
+      );
       emptyBootMs.push(empty.ms);
       empty.child.kill('SIGTERM');
       stopCodes.push(await empty.exited);
@@ -179,11 +210,40 @@ export async function memorySearchBench(options: MemoryBenchOptions = DEFAULT_ME
       id: 'memory-search',
       title: `11. Long-term memory (${options.memories.toLocaleString('en')} memories, ${options.queries} queries, ${options.boots} boots)`,
       checks: [
-        ratioCheck('memory.search-p50', 'memory.search p50 / target (5 ms)', ms(search50, 'search p50'), ms(MEMORY_SEARCH_P50_TARGET_MS, 'target'), '<=', 1),
-        ratioInfo('memory.search-vs-scan-p50', 'memory.search p50 / linear scan p50', ms(search50, 'search p50'), ms(median(scanMs), 'scan p50')),
-        ratioInfo('memory.search-vs-scan-p99', 'memory.search p99 / linear scan p99', ms(percentile(searchMs, 99), 'search p99'), ms(percentile(scanMs, 99), 'scan p99')),
-        ratioCheck('memory.boot', 'vigil run → "gateway listening" at 100,000 memories, median / target', ms(median(bootMs), 'boot'), ms(STARTUP_TARGETS.bootMs, 'target'), '<=', 1),
-        ratioInfo('memory.boot-vs-empty', 'boot at 100,000 memories / boot on an empty data dir', ms(median(bootMs), 'boot'), ms(median(emptyBootMs), 'empty boot')),
+        ratioCheck(
+          'memory.search-p50',
+          'memory.search p50 / target (5 ms)',
+          ms(search50, 'search p50'),
+          ms(MEMORY_SEARCH_P50_TARGET_MS, 'target'),
+          '<=',
+          1,
+        ),
+        ratioInfo(
+          'memory.search-vs-scan-p50',
+          'memory.search p50 / linear scan p50',
+          ms(search50, 'search p50'),
+          ms(median(scanMs), 'scan p50'),
+        ),
+        ratioInfo(
+          'memory.search-vs-scan-p99',
+          'memory.search p99 / linear scan p99',
+          ms(percentile(searchMs, 99), 'search p99'),
+          ms(percentile(scanMs, 99), 'scan p99'),
+        ),
+        ratioCheck(
+          'memory.boot',
+          'vigil run → "gateway listening" at 100,000 memories, median / target',
+          ms(median(bootMs), 'boot'),
+          ms(STARTUP_TARGETS.bootMs, 'target'),
+          '<=',
+          1,
+        ),
+        ratioInfo(
+          'memory.boot-vs-empty',
+          'boot at 100,000 memories / boot on an empty data dir',
+          ms(median(bootMs), 'boot'),
+          ms(median(emptyBootMs), 'empty boot'),
+        ),
       ],
       details: [
         { label: 'memory.search p50', value: search50, unit: 'ms' },
@@ -198,9 +258,17 @@ export async function memorySearchBench(options: MemoryBenchOptions = DEFAULT_ME
       ],
       sanity: [
         sanity('every memory was indexed', size === options.memories, `${size} of ${options.memories}`),
-        sanity('every daemon stopped cleanly on SIGTERM', stopCodes.every((code) => code === 0), `exit codes ${[...new Set(stopCodes)].join(', ')}`),
+        sanity(
+          'every daemon stopped cleanly on SIGTERM',
+          stopCodes.every((code) => code === 0),
+          `exit codes ${[...new Set(stopCodes)].join(', ')}`,
+        ),
         sanity('most queries found something', found >= options.queries * 0.9, `${found} of ${options.queries}`),
-        sanity('the index found the first query term where the scan found anything, mostly', agreed >= options.queries * 0.75, `${agreed} of ${options.queries}`),
+        sanity(
+          'the index found the first query term where the scan found anything, mostly',
+          agreed >= options.queries * 0.75,
+          `${agreed} of ${options.queries}`,
+        ),
       ],
       notes: [
         'Memories are 8 to 20 made-up words with a skewed word frequency; queries are 1 to 3 words, a fifth cut short, a fifth with a typo.',

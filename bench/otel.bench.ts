@@ -40,7 +40,12 @@ async function stop(daemon: TimedLine): Promise<number | null> {
 }
 
 /** Microseconds per think to export `thinks` thinks (5 spans each) into `collector`, and the telemetry used. */
-async function exportCost(collector: OtlpCollector, thinks: number, maxQueueSize: number, exportTimeoutMillis: number): Promise<{ usPerThink: number[]; metrics: VigilMetrics; telemetry: ThinkTelemetry }> {
+async function exportCost(
+  collector: OtlpCollector,
+  thinks: number,
+  maxQueueSize: number,
+  exportTimeoutMillis: number,
+): Promise<{ usPerThink: number[]; metrics: VigilMetrics; telemetry: ThinkTelemetry }> {
   const metrics = new VigilMetrics({ defaultMetrics: false });
   const telemetry = await startOtelTracing(
     {
@@ -50,7 +55,10 @@ async function exportCost(collector: OtlpCollector, thinks: number, maxQueueSize
       batch: { scheduledDelayMillis: 5000, maxQueueSize, maxExportBatchSize: 512, exportTimeoutMillis },
     },
     {
-      counts: { exported: (n) => metrics.otelSpansExported(n), dropped: (reason, n) => metrics.otelSpansDropped(reason, n) },
+      counts: {
+        exported: (n) => metrics.otelSpansExported(n),
+        dropped: (reason, n) => metrics.otelSpansDropped(reason, n),
+      },
       log: silentLogger,
       spans: { providerName: 'anthropic', agentName: 'vigil' },
     },
@@ -128,10 +136,36 @@ export async function otelBench(options: OtelBenchOptions = DEFAULT_OTEL_OPTIONS
       id: 'otel',
       title: `9. OpenTelemetry export (${options.boots} boots each way, ${options.thinks} thinks of 5 spans)`,
       checks: [
-        ratioCheck('otel.boot', 'vigil run → "gateway listening" with OTEL_EXPORTER_OTLP_ENDPOINT / without', ms(otel50, 'with'), ms(plain50, 'without'), '<=', 1.5),
-        ratioCheck('otel.think-cost', 'spans of one think, created and queued / 1 % of the shortest beat', us(healthy50, 'per think'), us(BEAT_MIN_MS * 10, '1 % of VIGIL_BEAT_MIN_MS'), '<=', 1),
-        ratioCheck('otel.hung-collector', 'per-think cost with a collector that never answers / with a healthy one', us(stuck50, 'hung'), us(healthy50, 'healthy'), '<=', 1.5),
-        ratioInfo('otel.think-vs-json', 'spans of one think / JSON round trip of its trace', us(healthy50, 'spans'), us(median(jsonRounds), 'JSON')),
+        ratioCheck(
+          'otel.boot',
+          'vigil run → "gateway listening" with OTEL_EXPORTER_OTLP_ENDPOINT / without',
+          ms(otel50, 'with'),
+          ms(plain50, 'without'),
+          '<=',
+          1.5,
+        ),
+        ratioCheck(
+          'otel.think-cost',
+          'spans of one think, created and queued / 1 % of the shortest beat',
+          us(healthy50, 'per think'),
+          us(BEAT_MIN_MS * 10, '1 % of VIGIL_BEAT_MIN_MS'),
+          '<=',
+          1,
+        ),
+        ratioCheck(
+          'otel.hung-collector',
+          'per-think cost with a collector that never answers / with a healthy one',
+          us(stuck50, 'hung'),
+          us(healthy50, 'healthy'),
+          '<=',
+          1.5,
+        ),
+        ratioInfo(
+          'otel.think-vs-json',
+          'spans of one think / JSON round trip of its trace',
+          us(healthy50, 'spans'),
+          us(median(jsonRounds), 'JSON'),
+        ),
       ],
       details: [
         { label: 'boot without the endpoint, median', value: plain50, unit: 'ms' },
@@ -143,9 +177,21 @@ export async function otelBench(options: OtelBenchOptions = DEFAULT_OTEL_OPTIONS
         { label: 'spans dropped for the hung collector', value: droppedStuck, unit: '' },
       ],
       sanity: [
-        sanity('every daemon stopped cleanly on SIGTERM', boots.codes.every((code) => code === 0), `exit codes ${[...new Set(boots.codes)].join(', ')}`),
-        sanity('the healthy collector got every span', exported === healthySpans && collector.spans.length >= healthySpans, `${exported} of ${healthySpans}`),
-        sanity('the hung collector’s spans past the queue bound were dropped and counted', droppedStuck > 0, `${droppedStuck} dropped`),
+        sanity(
+          'every daemon stopped cleanly on SIGTERM',
+          boots.codes.every((code) => code === 0),
+          `exit codes ${[...new Set(boots.codes)].join(', ')}`,
+        ),
+        sanity(
+          'the healthy collector got every span',
+          exported === healthySpans && collector.spans.length >= healthySpans,
+          `${exported} of ${healthySpans}`,
+        ),
+        sanity(
+          'the hung collector’s spans past the queue bound were dropped and counted',
+          droppedStuck > 0,
+          `${droppedStuck} dropped`,
+        ),
       ],
       notes: [
         'Boots: wall time from spawn to "gateway listening" of the compiled daemon (offline thinker), alternating with and without the endpoint.',

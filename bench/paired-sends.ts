@@ -37,8 +37,16 @@ interface Running {
 }
 
 async function startSide(side: PairedSide, dataDir: string): Promise<Running> {
-  const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', 'offline'], { VIGIL_TOKEN: TOKEN, VIGIL_BEAT_MS: String(BEAT_MS), ...side.env });
-  const listening = await daemon.waitFor((l) => l.msg === 'gateway listening', 60_000, `${side.label}: gateway listening`);
+  const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', 'offline'], {
+    VIGIL_TOKEN: TOKEN,
+    VIGIL_BEAT_MS: String(BEAT_MS),
+    ...side.env,
+  });
+  const listening = await daemon.waitFor(
+    (l) => l.msg === 'gateway listening',
+    60_000,
+    `${side.label}: gateway listening`,
+  );
   const client = await connect({ url: String(listening.url), token: TOKEN, reconnect: false });
   const ended = new Map<string, string>();
   const waiters = new Map<string, () => void>();
@@ -58,7 +66,10 @@ async function startSide(side: PairedSide, dataDir: string): Promise<Running> {
       const { turnId } = await client.agent.send({ text, from: 'bench' });
       if (!ended.has(turnId)) {
         await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`${side.label}: no terminal event for ${turnId} within ${BEAT_MS / 2} ms`)), BEAT_MS / 2);
+          const timer = setTimeout(
+            () => reject(new Error(`${side.label}: no terminal event for ${turnId} within ${BEAT_MS / 2} ms`)),
+            BEAT_MS / 2,
+          );
           waiters.set(turnId, () => {
             clearTimeout(timer);
             resolve();
@@ -77,17 +88,29 @@ async function startSide(side: PairedSide, dataDir: string): Promise<Running> {
 }
 
 /** Starts both daemons, warms both up, then alternates `sends` measured sends between them. */
-export async function pairedSends(sides: readonly [PairedSide, PairedSide], sends: number, warmup: number): Promise<[PairedSideResult, PairedSideResult]> {
+export async function pairedSends(
+  sides: readonly [PairedSide, PairedSide],
+  sends: number,
+  warmup: number,
+): Promise<[PairedSideResult, PairedSideResult]> {
   return withTempDir('paired-sends-a', (dirA) =>
     withTempDir('paired-sends-b', async (dirB) => {
       const running: Running[] = [];
       try {
         running.push(await startSide(sides[0], dirA), await startSide(sides[1], dirB));
-        const results = running.map((r): PairedSideResult => ({ label: r.side.label, replyMs: [], replies: 0, unanswered: 0, exit: -1 }));
+        const results = running.map((r): PairedSideResult => ({
+          label: r.side.label,
+          replyMs: [],
+          replies: 0,
+          unanswered: 0,
+          exit: -1,
+        }));
         for (let i = 0; i < warmup + sends; i += 1) {
           const order = i % 2 === 0 ? [0, 1] : [1, 0];
           for (const at of order) {
-            const { ms, type } = await running[at]!.send(`Bench ${i < warmup ? 'warmup' : 'measure'} ${i}: how are you?`);
+            const { ms, type } = await running[at]!.send(
+              `Bench ${i < warmup ? 'warmup' : 'measure'} ${i}: how are you?`,
+            );
             if (i < warmup) continue;
             const result = results[at]!;
             result.replyMs.push(ms);

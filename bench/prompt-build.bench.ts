@@ -37,10 +37,23 @@ export async function promptBuildBench(options: { history?: number; reps?: numbe
   // Messages of every length a chat has: a word, a paragraph, a pasted page.
   for (let i = 0; i < history; i++) {
     const size = [20, 300, 1200, 4000][i % 4]!;
-    await conversation.append({ turnId: `t-${Math.floor(i / 2)}`, role: i % 2 === 0 ? 'user' : 'assistant', text: `message ${i} ${'lorem ipsum '.repeat(size / 12)}`, at: START + i * 1000, ...(i % 2 === 0 ? { from: 'ada' } : {}) });
+    await conversation.append({
+      turnId: `t-${Math.floor(i / 2)}`,
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      text: `message ${i} ${'lorem ipsum '.repeat(size / 12)}`,
+      at: START + i * 1000,
+      ...(i % 2 === 0 ? { from: 'ada' } : {}),
+    });
   }
   const clock = createSimulatedClock(START + history * 1000);
-  const keeper = new ConversationSummaryKeeper({ store: new SummaryStore(db), conversation, clock, log: silentLogger, contextTokens: DEFAULT_CONTEXT_TOKENS, summarize: (r) => Promise.resolve(extractiveSummary(r)) });
+  const keeper = new ConversationSummaryKeeper({
+    store: new SummaryStore(db),
+    conversation,
+    clock,
+    log: silentLogger,
+    contextTokens: DEFAULT_CONTEXT_TOKENS,
+    summarize: (r) => Promise.resolve(extractiveSummary(r)),
+  });
   await keeper.open();
   await keeper.update(() => Promise.resolve());
   const context = new ThinkContext({ keeper, conversation, work: new TurnWorkLog() });
@@ -51,7 +64,13 @@ export async function promptBuildBench(options: { history?: number; reps?: numbe
     turnId: 't-last',
     now: clock.now(),
     affect: { valence: 0.1, arousal: 0.3, dominance: 0, certainty: 0.5, goalCongruence: 0 },
-    workingMemory: Array.from({ length: 7 }, (_, i) => ({ id: `m-${i}`, content: `a fact worth keeping, number ${i}`, salience: 0.5, createdAt: START, lastAttendedAt: START })),
+    workingMemory: Array.from({ length: 7 }, (_, i) => ({
+      id: `m-${i}`,
+      content: `a fact worth keeping, number ${i}`,
+      salience: 0.5,
+      createdAt: START,
+      lastAttendedAt: START,
+    })),
     goals: [],
     pendingMessages: [{ turnId: 't-last', text: 'What did we decide yesterday?', from: 'ada', at: clock.now() }],
     swarmResults: [],
@@ -66,7 +85,11 @@ export async function promptBuildBench(options: { history?: number; reps?: numbe
     const frame = { model: 'm', max_tokens: 4096, system: prefix, tools, messages: [{ role: 'user', content: '' }] };
     const fixedTokens = counter.countJson(frame);
     const built = buildBudgetedPrompt({ input, boundTokens: DEFAULT_CONTEXT_TOKENS, fixedTokens, counter });
-    const body = { ...frame, system: built.summary === null ? prefix : [...prefix, summaryBlock(built.summary)], messages: [{ role: 'user', content: firstUserContent(built.conversation, built.state) }] };
+    const body = {
+      ...frame,
+      system: built.summary === null ? prefix : [...prefix, summaryBlock(built.summary)],
+      messages: [{ role: 'user', content: firstUserContent(built.conversation, built.state) }],
+    };
     return { built, tokens: counter.countJson(body), body };
   };
   for (let i = 0; i < 20; i++) build();
@@ -87,8 +110,24 @@ export async function promptBuildBench(options: { history?: number; reps?: numbe
     id: 'prompt-build',
     title: '10. Prompt build at a 10,000-message history',
     checks: [
-      ratioCheck('prompt-build', 'prompt build (median) / 5 ms target', { value: buildMs, unit: 'ms', what: `one bounded prompt, ${history} messages in the log` }, { value: TARGET_MS, unit: 'ms', what: 'the target' }, '<=', 1),
-      ratioInfo('prompt-build-vs-json', 'prompt build / serialising the request once', { value: buildMs, unit: 'ms', what: 'one bounded prompt' }, { value: median(serialise), unit: 'ms', what: 'JSON.stringify of the same request (the SDK does this once per call)' }),
+      ratioCheck(
+        'prompt-build',
+        'prompt build (median) / 5 ms target',
+        { value: buildMs, unit: 'ms', what: `one bounded prompt, ${history} messages in the log` },
+        { value: TARGET_MS, unit: 'ms', what: 'the target' },
+        '<=',
+        1,
+      ),
+      ratioInfo(
+        'prompt-build-vs-json',
+        'prompt build / serialising the request once',
+        { value: buildMs, unit: 'ms', what: 'one bounded prompt' },
+        {
+          value: median(serialise),
+          unit: 'ms',
+          what: 'JSON.stringify of the same request (the SDK does this once per call)',
+        },
+      ),
     ],
     details: [
       { label: 'p90 build', value: percentile(times, 90), unit: 'ms' },
@@ -96,9 +135,21 @@ export async function promptBuildBench(options: { history?: number; reps?: numbe
       { label: 'recent entries shown', value: last.built.recentShown, unit: 'entries' },
     ],
     sanity: [
-      sanity('the prompt stays under the bound', last.tokens <= DEFAULT_CONTEXT_TOKENS, `${last.tokens} of ${DEFAULT_CONTEXT_TOKENS} tokens`),
-      sanity('the summary is in the prompt', last.built.summary !== null, last.built.summary === null ? 'none' : 'shown'),
-      sanity('recent turns are in the prompt', last.built.recentShown > 0, `${last.built.recentShown} shown, ${last.built.recentOmitted} left out`),
+      sanity(
+        'the prompt stays under the bound',
+        last.tokens <= DEFAULT_CONTEXT_TOKENS,
+        `${last.tokens} of ${DEFAULT_CONTEXT_TOKENS} tokens`,
+      ),
+      sanity(
+        'the summary is in the prompt',
+        last.built.summary !== null,
+        last.built.summary === null ? 'none' : 'shown',
+      ),
+      sanity(
+        'recent turns are in the prompt',
+        last.built.recentShown > 0,
+        `${last.built.recentShown} shown, ${last.built.recentOmitted} left out`,
+      ),
     ],
     notes: ['The keeper holds the newest 1,000 entries in memory; a think reads no store on its way to the model.'],
   };

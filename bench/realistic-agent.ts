@@ -17,7 +17,10 @@ const FIXTURE_BEAT_MS = 10;
 
 // A made-up vocabulary of 2000 words with a skewed (Zipf-like) choice, so the text compresses about as well as
 // real chat does (gzip ~3-4× on the JSON) rather than the 6× or more of a small repeated word list.
-const SYLLABLES = 'ka ri to mes an de lo vi su tra pen gor el un si ba qu ne os fa li mo ter ca di pro sta ver ul ny ex ho wa ze bi ru cho ad im'.split(' ');
+const SYLLABLES =
+  'ka ri to mes an de lo vi su tra pen gor el un si ba qu ne os fa li mo ter ca di pro sta ver ul ny ex ho wa ze bi ru cho ad im'.split(
+    ' ',
+  );
 const VOCABULARY = makeVocabulary(2000);
 
 function lcg(seed: number): () => number {
@@ -29,7 +32,8 @@ function makeVocabulary(size: number): string[] {
   const random = lcg(12345);
   return Array.from({ length: size }, () => {
     let word = '';
-    for (let n = 1 + Math.floor(random() * 3); n > 0; n -= 1) word += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
+    for (let n = 1 + Math.floor(random() * 3); n > 0; n -= 1)
+      word += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
     return word;
   });
 }

@@ -53,9 +53,25 @@ export interface BenchResult {
 export type BenchOutcome = Omit<BenchResult, 'durationMs'>;
 
 /** A ratio check: `vigil / limit` against `target` (a bound on the ratio). */
-export function ratioCheck(id: string, label: string, vigil: Measure, limit: Measure, op: '<=' | '<', target: number): Check {
+export function ratioCheck(
+  id: string,
+  label: string,
+  vigil: Measure,
+  limit: Measure,
+  op: '<=' | '<',
+  target: number,
+): Check {
   const value = vigil.value / limit.value;
-  return { id, label, kind: 'ratio', vigil, limit, value, target: { op, value: target, unit: '×' }, pass: holds(value, op, target) };
+  return {
+    id,
+    label,
+    kind: 'ratio',
+    vigil,
+    limit,
+    value,
+    target: { op, value: target, unit: '×' },
+    pass: holds(value, op, target),
+  };
 }
 
 /** A ratio shown beside the checks without a target (no bound was set for it). */
@@ -64,9 +80,25 @@ export function ratioInfo(id: string, label: string, vigil: Measure, limit: Meas
 }
 
 /** A difference check: `vigil − limit` (same unit) against `target`. */
-export function differenceCheck(id: string, label: string, vigil: Measure, limit: Measure, op: '<=' | '<', target: number): Check {
+export function differenceCheck(
+  id: string,
+  label: string,
+  vigil: Measure,
+  limit: Measure,
+  op: '<=' | '<',
+  target: number,
+): Check {
   const value = vigil.value - limit.value;
-  return { id, label, kind: 'difference', vigil, limit, value, target: { op, value: target, unit: vigil.unit }, pass: holds(value, op, target) };
+  return {
+    id,
+    label,
+    kind: 'difference',
+    vigil,
+    limit,
+    value,
+    target: { op, value: target, unit: vigil.unit },
+    pass: holds(value, op, target),
+  };
 }
 
 /** A sanity check from a condition and a description of what was seen. */
@@ -89,7 +121,11 @@ export function fmt(value: number, unit = ''): string {
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' │ ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join(' │ ')
+      .trimEnd();
   const rule = widths.map((w) => '─'.repeat(w)).join('─┼─');
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
@@ -98,7 +134,9 @@ function checkRow(check: Check): string[] {
   const result = check.kind === 'ratio' ? `${fmt(check.value)}×` : fmt(check.value, check.vigil.unit);
   const { target: bound } = check;
   const target =
-    bound === null ? '(info)' : `${bound.op === '<=' ? '≤' : '<'} ${bound.value}${check.kind === 'ratio' ? '×' : ` ${bound.unit}`}`;
+    bound === null
+      ? '(info)'
+      : `${bound.op === '<=' ? '≤' : '<'} ${bound.value}${check.kind === 'ratio' ? '×' : ` ${bound.unit}`}`;
   return [
     check.label,
     `${fmt(check.vigil.value, check.vigil.unit)} (${check.vigil.what})`,
@@ -113,14 +151,28 @@ function checkRow(check: Check): string[] {
 export function renderReport(results: readonly BenchResult[], totalMs: number): string {
   const out: string[] = [];
   const env = environment();
-  out.push(`Vigil bench — node ${env.node} ${env.platform}/${env.arch}, ${env.cpus} × ${env.cpuModel}, load average ${env.loadavg.join(' / ')}`);
-  out.push('Every check compares Vigil with a limit measured in this run (the start-up targets are absolute); ratio = vigil / limit, difference = vigil − limit.');
+  out.push(
+    `Vigil bench — node ${env.node} ${env.platform}/${env.arch}, ${env.cpus} × ${env.cpuModel}, load average ${env.loadavg.join(' / ')}`,
+  );
+  out.push(
+    'Every check compares Vigil with a limit measured in this run (the start-up targets are absolute); ratio = vigil / limit, difference = vigil − limit.',
+  );
   out.push('');
-  out.push(table(['check', 'vigil', 'limit (same run)', 'result', 'target', 'verdict'], results.flatMap((r) => r.checks.map(checkRow))));
+  out.push(
+    table(
+      ['check', 'vigil', 'limit (same run)', 'result', 'target', 'verdict'],
+      results.flatMap((r) => r.checks.map(checkRow)),
+    ),
+  );
   for (const result of results) {
     out.push('');
     out.push(`■ ${result.title}  (${fmt(result.durationMs / 1000, 's')})`);
-    out.push(table(['detail', 'value'], result.details.map((d) => [d.label, fmt(d.value, d.unit)])));
+    out.push(
+      table(
+        ['detail', 'value'],
+        result.details.map((d) => [d.label, fmt(d.value, d.unit)]),
+      ),
+    );
     for (const s of result.sanity) out.push(`  ${s.ok ? 'ok  ' : 'FAIL'} ${s.label}: ${s.detail}`);
     for (const note of result.notes) out.push(`  note: ${note}`);
   }
@@ -144,7 +196,14 @@ export function summarise(results: readonly BenchResult[]): { pass: number; miss
 }
 
 /** Where the bench ran. */
-export function environment(): { node: string; platform: string; arch: string; cpus: number; cpuModel: string; loadavg: number[] } {
+export function environment(): {
+  node: string;
+  platform: string;
+  arch: string;
+  cpus: number;
+  cpuModel: string;
+  loadavg: number[];
+} {
   const info = cpus();
   return {
     node: process.version,
@@ -159,6 +218,12 @@ export function environment(): { node: string; platform: string; arch: string; c
 
 /** Writes the same numbers as JSON to `file`. */
 export async function writeJsonReport(file: URL, results: readonly BenchResult[], totalMs: number): Promise<void> {
-  const json = { generatedAt: new Date().toISOString(), environment: environment(), totalMs, summary: summarise(results), benchmarks: results };
+  const json = {
+    generatedAt: new Date().toISOString(),
+    environment: environment(),
+    totalMs,
+    summary: summarise(results),
+    benchmarks: results,
+  };
   await writeFile(file, `${JSON.stringify(json, null, 2)}\n`, 'utf8');
 }

@@ -20,7 +20,10 @@ const RESULTS_FILE = new URL('./results.json', import.meta.url);
 const strict = process.argv.includes('--strict');
 // `npm run bench -- --only tool-call,startup` runs just those benchmarks (by id), to work on one figure.
 const onlyArg = process.argv.find((arg) => arg.startsWith('--only'));
-const only = onlyArg === undefined ? null : new Set((onlyArg.split('=')[1] ?? process.argv[process.argv.indexOf(onlyArg) + 1] ?? '').split(','));
+const only =
+  onlyArg === undefined
+    ? null
+    : new Set((onlyArg.split('=')[1] ?? process.argv[process.argv.indexOf(onlyArg) + 1] ?? '').split(','));
 
 const results: BenchResult[] = [];
 
@@ -37,7 +40,9 @@ async function run(id: string, title: string, bench: () => Promise<BenchOutcome>
       title,
       checks: [],
       details: [],
-      sanity: [{ label: 'the benchmark ran to the end', ok: false, detail: err instanceof Error ? err.message : String(err) }],
+      sanity: [
+        { label: 'the benchmark ran to the end', ok: false, detail: err instanceof Error ? err.message : String(err) },
+      ],
       notes: [],
       durationMs: performance.now() - started,
     });
@@ -47,19 +52,28 @@ async function run(id: string, title: string, bench: () => Promise<BenchOutcome>
 const started = performance.now();
 await run('idle-beat', '1. Idle beat cost', () => idleBeatBench());
 const needsRealisticAgent = only === null || only.has('checkpoint-io') || only.has('beat-jitter');
-if (needsRealisticAgent) await withTempDir('agent', async (root) => {
-  process.stderr.write('bench: building the realistic agent…\n');
-  let seeded: Error | null = null;
-  await seedRealisticAgent(root).catch((err: unknown) => {
-    seeded = err instanceof Error ? err : new Error(String(err));
+if (needsRealisticAgent)
+  await withTempDir('agent', async (root) => {
+    process.stderr.write('bench: building the realistic agent…\n');
+    let seeded: Error | null = null;
+    await seedRealisticAgent(root).catch((err: unknown) => {
+      seeded = err instanceof Error ? err : new Error(String(err));
+    });
+    const needsAgent = (bench: () => Promise<BenchOutcome>) => async () => {
+      if (seeded !== null) throw seeded;
+      return bench();
+    };
+    await run(
+      'checkpoint-io',
+      '2. Checkpoint save and load',
+      needsAgent(() => checkpointIoBench(root)),
+    );
+    await run(
+      'beat-jitter',
+      '3. Beat delay caused by a checkpoint',
+      needsAgent(() => beatJitterBench(root)),
+    );
   });
-  const needsAgent = (bench: () => Promise<BenchOutcome>) => async () => {
-    if (seeded !== null) throw seeded;
-    return bench();
-  };
-  await run('checkpoint-io', '2. Checkpoint save and load', needsAgent(() => checkpointIoBench(root)));
-  await run('beat-jitter', '3. Beat delay caused by a checkpoint', needsAgent(() => beatJitterBench(root)));
-});
 await run('gateway', '4. Gateway', () => runGatewayBench());
 await run('send-latency', '5. Send → reply latency of a real daemon', () => sendLatencyBench());
 await run('startup', '6. Start-up', () => startupBench());

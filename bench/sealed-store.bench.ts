@@ -8,7 +8,8 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSimulatedClock } from '../src/shared/clock.js';
 import { CheckpointStore } from '../src/subsystems/checkpoint/checkpoint.store.js';
-import { ConversationLog, conversationSeqKey } from '../src/subsystems/conversation/conversation-log.js';
+import { conversationSeqKey } from '../src/subsystems/conversation/conversation-codec.js';
+import { ConversationLog } from '../src/subsystems/conversation/conversation-log.js';
 import { sealStore } from '../src/subsystems/store/store-seal.js';
 import { ValueCipher } from '../src/subsystems/store/value-cipher.js';
 import { COMPRESS_MIN_BYTES, CONVERSATION_COMPRESS_MIN_BYTES } from '../src/subsystems/store/value-compression.js';
@@ -16,7 +17,16 @@ import { openVigilDb, SUBLEVELS, type VigilBatchOp, type VigilDb } from '../src/
 import type { ConversationMessage } from '../src/protocol/conversation.schema.js';
 import { makeCheckpoint } from '../test/fixtures/checkpoint.fixture.js';
 import { median, percentile, withTempDir } from './bench-utils.js';
-import { ratioCheck, ratioInfo, renderReport, sanity, type BenchOutcome, type Check, type Detail, type Sanity } from './report.js';
+import {
+  ratioCheck,
+  ratioInfo,
+  renderReport,
+  sanity,
+  type BenchOutcome,
+  type Check,
+  type Detail,
+  type Sanity,
+} from './report.js';
 import { pairedSends } from './paired-sends.js';
 
 /** How much to measure. */
@@ -28,7 +38,12 @@ export interface SealedStoreOptions {
 }
 
 /** The load of a standalone run. */
-export const DEFAULT_SEALED_STORE_OPTIONS: SealedStoreOptions = { messages: 100_000, appends: 300, saves: 60, sends: 150 };
+export const DEFAULT_SEALED_STORE_OPTIONS: SealedStoreOptions = {
+  messages: 100_000,
+  appends: 300,
+  saves: 60,
+  sends: 150,
+};
 
 const KEY = 'c3'.repeat(32);
 // Words of ordinary English, so LevelDB's snappy compression sees text like an agent's conversation.
@@ -61,7 +76,11 @@ async function openStore(dir: string, key: string | undefined): Promise<VigilDb>
  * Writes `count` messages in the conversation log's own layout (user and agent alternating), 1000 per batch (not
  * synced: the bytes are what matter here), closes, and measures the data dir; then compacts and measures again.
  */
-async function sizeAfter(dir: string, key: string | undefined, count: number): Promise<{ bytes: number; compacted: number; textBytes: number }> {
+async function sizeAfter(
+  dir: string,
+  key: string | undefined,
+  count: number,
+): Promise<{ bytes: number; compacted: number; textBytes: number }> {
   const db = await openStore(dir, key);
   const log = db.sublevel<string, ConversationMessage>(SUBLEVELS.conversation, { valueEncoding: 'json' });
   const at = Date.parse('2026-01-01T00:00:00Z');
@@ -71,7 +90,13 @@ async function sizeAfter(dir: string, key: string | undefined, count: number): P
     for (let seq = start; seq < start + 1000 && seq <= count; seq += 1) {
       const text = messageText(seq);
       textBytes += Buffer.byteLength(text);
-      const message: ConversationMessage = { seq, turnId: `turn-${String(Math.ceil(seq / 2)).padStart(10, '0')}`, role: seq % 2 === 1 ? 'user' : 'assistant', text, at: at + seq * 1000 };
+      const message: ConversationMessage = {
+        seq,
+        turnId: `turn-${String(Math.ceil(seq / 2)).padStart(10, '0')}`,
+        role: seq % 2 === 1 ? 'user' : 'assistant',
+        text,
+        at: at + seq * 1000,
+      };
       ops.push({ type: 'put', sublevel: log, key: conversationSeqKey(seq), value: message });
     }
     await db.batch<string, unknown>(ops, {});
@@ -79,13 +104,21 @@ async function sizeAfter(dir: string, key: string | undefined, count: number): P
   await db.close();
   const bytes = await dirBytes(dir);
   const inner = await openVigilDb(dir);
-  await (inner as unknown as { compactRange(a: Buffer, b: Buffer, o: object): Promise<void> }).compactRange(Buffer.of(0), Buffer.alloc(8, 0xff), { keyEncoding: 'buffer' });
+  await (inner as unknown as { compactRange(a: Buffer, b: Buffer, o: object): Promise<void> }).compactRange(
+    Buffer.of(0),
+    Buffer.alloc(8, 0xff),
+    { keyEncoding: 'buffer' },
+  );
   await inner.close();
   return { bytes, compacted: await dirBytes(dir), textBytes };
 }
 
 /** Median ms of each named async step, in interleaved rounds. */
-async function interleaved(steps: Record<string, () => Promise<unknown>>, rounds: number, warmup: number): Promise<Record<string, number[]>> {
+async function interleaved(
+  steps: Record<string, () => Promise<unknown>>,
+  rounds: number,
+  warmup: number,
+): Promise<Record<string, number[]>> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(steps).map((name) => [name, []]));
   for (let round = 0; round < warmup + rounds; round += 1) {
     for (const [name, step] of Object.entries(steps)) {
@@ -98,7 +131,9 @@ async function interleaved(steps: Record<string, () => Promise<unknown>>, rounds
 }
 
 /** Runs the benchmark. */
-export async function sealedStoreBench(options: SealedStoreOptions = DEFAULT_SEALED_STORE_OPTIONS): Promise<BenchOutcome> {
+export async function sealedStoreBench(
+  options: SealedStoreOptions = DEFAULT_SEALED_STORE_OPTIONS,
+): Promise<BenchOutcome> {
   const checks: Check[] = [];
   const details: Detail[] = [];
   const sanityChecks: Sanity[] = [];
@@ -108,8 +143,18 @@ export async function sealedStoreBench(options: SealedStoreOptions = DEFAULT_SEA
   const plainSize = await withTempDir('sealed-size-plain', (dir) => sizeAfter(dir, undefined, options.messages));
   const sealedSize = await withTempDir('sealed-size-key', (dir) => sizeAfter(dir, KEY, options.messages));
   checks.push(
-    ratioInfo('sealed-store.size', `data dir after ${options.messages} messages: with key / without`, { value: sealedSize.bytes, unit: 'B', what: 'sealed' }, { value: plainSize.bytes, unit: 'B', what: 'plain' }),
-    ratioInfo('sealed-store.size-compacted', 'the same, after a full compaction: with key / without', { value: sealedSize.compacted, unit: 'B', what: 'sealed' }, { value: plainSize.compacted, unit: 'B', what: 'plain' }),
+    ratioInfo(
+      'sealed-store.size',
+      `data dir after ${options.messages} messages: with key / without`,
+      { value: sealedSize.bytes, unit: 'B', what: 'sealed' },
+      { value: plainSize.bytes, unit: 'B', what: 'plain' },
+    ),
+    ratioInfo(
+      'sealed-store.size-compacted',
+      'the same, after a full compaction: with key / without',
+      { value: sealedSize.compacted, unit: 'B', what: 'sealed' },
+      { value: plainSize.compacted, unit: 'B', what: 'plain' },
+    ),
   );
   details.push(
     { label: 'message text alone', value: plainSize.textBytes / 2 ** 20, unit: 'MiB' },
@@ -130,27 +175,55 @@ export async function sealedStoreBench(options: SealedStoreOptions = DEFAULT_SEA
       const stores = [new CheckpointStore(plainDb, clock), new CheckpointStore(sealedDb, clock, { key: KEY })] as const;
       await Promise.all(stores.map((store) => store.open()));
       let n = 0;
-      const append = (log: ConversationLog) => () => log.append({ turnId: `turn-${n}`, role: 'user', text: messageText((n += 1)), at: clock.now() });
+      const append = (log: ConversationLog) => () =>
+        log.append({ turnId: `turn-${n}`, role: 'user', text: messageText((n += 1)), at: clock.now() });
       const appendMs = await interleaved({ plain: append(logs[0]), sealed: append(logs[1]) }, options.appends, 20);
       const save = (store: CheckpointStore) => () => store.save(makeCheckpoint({ id: store.newId() }), 10);
       const saveMs = await interleaved({ plain: save(stores[0]), sealed: save(stores[1]) }, options.saves, 10);
-      const readMs = await interleaved({ plain: () => logs[0].readLast(100), sealed: () => logs[1].readLast(100) }, options.saves, 10);
+      const readMs = await interleaved(
+        { plain: () => logs[0].readLast(100), sealed: () => logs[1].readLast(100) },
+        options.saves,
+        10,
+      );
       const cipher = new ValueCipher(KEY);
       const storeKey = Buffer.from('!conversation!0000000000000001');
       // As SealedLevel seals a conversation value: deflated from the conversation's threshold.
       const sealOpenUs = (value: Buffer) => {
-        for (let i = 0; i < 1000; i += 1) cipher.open(storeKey, cipher.seal(storeKey, value, CONVERSATION_COMPRESS_MIN_BYTES));
+        for (let i = 0; i < 1000; i += 1)
+          cipher.open(storeKey, cipher.seal(storeKey, value, CONVERSATION_COMPRESS_MIN_BYTES));
         const started = performance.now();
-        for (let i = 0; i < 10_000; i += 1) cipher.open(storeKey, cipher.seal(storeKey, value, CONVERSATION_COMPRESS_MIN_BYTES));
+        for (let i = 0; i < 10_000; i += 1)
+          cipher.open(storeKey, cipher.seal(storeKey, value, CONVERSATION_COMPRESS_MIN_BYTES));
         return ((performance.now() - started) * 1000) / 10_000;
       };
-      const message = Buffer.from(JSON.stringify({ seq: 1, turnId: 'turn-1', role: 'user', text: messageText(1), at: 0 }));
+      const message = Buffer.from(
+        JSON.stringify({ seq: 1, turnId: 'turn-1', role: 'user', text: messageText(1), at: 0 }),
+      );
       const small = Buffer.from(JSON.stringify({ turnId: 'turn-0000000001', openedAt: 0, deadlineAt: 1 }));
       const messageSealed = cipher.seal(storeKey, message, CONVERSATION_COMPRESS_MIN_BYTES).byteLength;
       checks.push(
-        ratioCheck('sealed-store.append', 'synced conversation append p50: with key / without', ms(median(appendMs.sealed!), 'sealed'), ms(median(appendMs.plain!), 'plain'), '<=', 1.2),
-        ratioCheck('sealed-store.checkpoint', 'checkpoint save p50: with key / without', ms(median(saveMs.sealed!), 'sealed'), ms(median(saveMs.plain!), 'plain'), '<=', 1.2),
-        ratioInfo('sealed-store.read', 'read of the last 100 messages p50: with key / without', ms(median(readMs.sealed!), 'sealed'), ms(median(readMs.plain!), 'plain')),
+        ratioCheck(
+          'sealed-store.append',
+          'synced conversation append p50: with key / without',
+          ms(median(appendMs.sealed!), 'sealed'),
+          ms(median(appendMs.plain!), 'plain'),
+          '<=',
+          1.2,
+        ),
+        ratioCheck(
+          'sealed-store.checkpoint',
+          'checkpoint save p50: with key / without',
+          ms(median(saveMs.sealed!), 'sealed'),
+          ms(median(saveMs.plain!), 'plain'),
+          '<=',
+          1.2,
+        ),
+        ratioInfo(
+          'sealed-store.read',
+          'read of the last 100 messages p50: with key / without',
+          ms(median(readMs.sealed!), 'sealed'),
+          ms(median(readMs.plain!), 'plain'),
+        ),
       );
       details.push(
         { label: 'synced append p50 without key', value: median(appendMs.plain!), unit: 'ms' },
@@ -158,10 +231,24 @@ export async function sealedStoreBench(options: SealedStoreOptions = DEFAULT_SEA
         { label: 'synced append p99 with key', value: percentile(appendMs.sealed!, 99), unit: 'ms' },
         { label: 'checkpoint save p50 without key', value: median(saveMs.plain!), unit: 'ms' },
         { label: 'checkpoint save p50 with key', value: median(saveMs.sealed!), unit: 'ms' },
-        { label: `seal + open of one ${message.byteLength}-byte message value (deflated, sealed ${messageSealed} B)`, value: sealOpenUs(message), unit: 'µs' },
-        { label: `seal + open of one ${small.byteLength}-byte value (under the ${CONVERSATION_COMPRESS_MIN_BYTES}-byte threshold: stored)`, value: sealOpenUs(small), unit: 'µs' },
+        {
+          label: `seal + open of one ${message.byteLength}-byte message value (deflated, sealed ${messageSealed} B)`,
+          value: sealOpenUs(message),
+          unit: 'µs',
+        },
+        {
+          label: `seal + open of one ${small.byteLength}-byte value (under the ${CONVERSATION_COMPRESS_MIN_BYTES}-byte threshold: stored)`,
+          value: sealOpenUs(small),
+          unit: 'µs',
+        },
       );
-      sanityChecks.push(sanity('both logs hold every append', (await logs[0].count()) === (await logs[1].count()), `${await logs[0].count()} / ${await logs[1].count()}`));
+      sanityChecks.push(
+        sanity(
+          'both logs hold every append',
+          (await logs[0].count()) === (await logs[1].count()),
+          `${await logs[0].count()} / ${await logs[1].count()}`,
+        ),
+      );
     } finally {
       await plainDb.close();
       await sealedDb.close();
@@ -169,7 +256,14 @@ export async function sealedStoreBench(options: SealedStoreOptions = DEFAULT_SEA
   });
 
   // 3. Real daemons' send → reply, with and without the key, sends alternating between the two (same load for both).
-  const [plainSend, sealedSend] = await pairedSends([{ label: 'without key', env: {} }, { label: 'with key', env: { VIGIL_CHECKPOINT_KEY: KEY } }], options.sends, 20);
+  const [plainSend, sealedSend] = await pairedSends(
+    [
+      { label: 'without key', env: {} },
+      { label: 'with key', env: { VIGIL_CHECKPOINT_KEY: KEY } },
+    ],
+    options.sends,
+    20,
+  );
   checks.push(
     ratioCheck(
       'sealed-store.send-reply',
@@ -188,8 +282,16 @@ export async function sealedStoreBench(options: SealedStoreOptions = DEFAULT_SEA
   );
   for (const side of [plainSend, sealedSend]) {
     sanityChecks.push(
-      sanity(`send bench ${side.label}: every send got exactly one reply`, side.replies === options.sends && side.unanswered === 0, `${side.replies} replies, ${side.unanswered} unanswered of ${options.sends}`),
-      sanity(`send bench ${side.label}: the daemon stopped cleanly (SIGTERM, exit 0)`, side.exit === 0, `exit ${String(side.exit)}`),
+      sanity(
+        `send bench ${side.label}: every send got exactly one reply`,
+        side.replies === options.sends && side.unanswered === 0,
+        `${side.replies} replies, ${side.unanswered} unanswered of ${options.sends}`,
+      ),
+      sanity(
+        `send bench ${side.label}: the daemon stopped cleanly (SIGTERM, exit 0)`,
+        side.exit === 0,
+        `exit ${String(side.exit)}`,
+      ),
     );
   }
 
@@ -202,7 +304,7 @@ export async function sealedStoreBench(options: SealedStoreOptions = DEFAULT_SEA
     notes: [
       `Every value is sealed with AES-256-GCM under a key derived once at start: 36 bytes per value (header with a codec byte, IV, tag). LevelDB's snappy cannot shrink ciphertext, so a value of ${COMPRESS_MIN_BYTES} bytes or more (a conversation message from ${CONVERSATION_COMPRESS_MIN_BYTES}) is deflated (raw deflate, level 1) before it is sealed when that saves an eighth or more.`,
       'The daemons of the send → reply check run side by side and the sends alternate between them, so both see the same load on a shared machine.',
-      'The size ratio is the price of sealing in bytes; retention (README, "Retention") bounds how many such values a data dir holds.',
+      'The size ratio is the price of sealing in bytes; retention (docs/operations/retention.md) bounds how many such values a data dir holds.',
     ],
   };
 }

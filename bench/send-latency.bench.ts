@@ -9,7 +9,16 @@ import WebSocket from 'ws';
 import { connect, type VigilClient } from '../src/client/vigil-client.js';
 import { startDaemon, type DaemonProcess } from '../test/e2e/daemon-process.js';
 import { max, percentile, withTempDir } from './bench-utils.js';
-import { differenceCheck, ratioInfo, renderReport, sanity, type BenchOutcome, type Check, type Detail, type Sanity } from './report.js';
+import {
+  differenceCheck,
+  ratioInfo,
+  renderReport,
+  sanity,
+  type BenchOutcome,
+  type Check,
+  type Detail,
+  type Sanity,
+} from './report.js';
 
 /** How much to measure. */
 export interface SendLatencyOptions {
@@ -38,7 +47,10 @@ wss.on('listening', () => process.stdout.write('PORT ' + wss.address().port + '\
 
 /** Starts the echo server; resolves with its URL and the child to stop. */
 async function startEchoServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', ECHO_SERVER], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', ECHO_SERVER], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -102,7 +114,10 @@ async function sequentialSends(client: VigilClient, count: number, label: string
       run.turnIds.push(turnId);
       if (!endedAt.has(turnId)) {
         await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`no terminal event for ${turnId} within ${BEAT_MS / 2} ms`)), BEAT_MS / 2);
+          const timer = setTimeout(
+            () => reject(new Error(`no terminal event for ${turnId} within ${BEAT_MS / 2} ms`)),
+            BEAT_MS / 2,
+          );
           waiters.set(turnId, () => {
             clearTimeout(timer);
             resolve();
@@ -127,7 +142,10 @@ async function sequentialSends(client: VigilClient, count: number, label: string
  */
 async function daemonSideMs(client: VigilClient, turnIds: readonly string[]): Promise<number[]> {
   const wanted = new Set(turnIds);
-  const history = await client.events.history({ types: ['agent.message', 'agent.reply'], limit: Math.min(1000, turnIds.length * 2) });
+  const history = await client.events.history({
+    types: ['agent.message', 'agent.reply'],
+    limit: Math.min(1000, turnIds.length * 2),
+  });
   const stamps = new Map<string, { message?: number; reply?: number }>();
   for (const event of history) {
     if (!('turnId' in event) || typeof event.turnId !== 'string' || !wanted.has(event.turnId)) continue;
@@ -135,11 +153,15 @@ async function daemonSideMs(client: VigilClient, turnIds: readonly string[]): Pr
     entry[event.type === 'agent.message' ? 'message' : 'reply'] = Date.parse(event.at);
     stamps.set(event.turnId, entry);
   }
-  return [...stamps.values()].flatMap(({ message, reply }) => (message === undefined || reply === undefined ? [] : [reply - message]));
+  return [...stamps.values()].flatMap(({ message, reply }) =>
+    message === undefined || reply === undefined ? [] : [reply - message],
+  );
 }
 
 /** Runs the benchmark. */
-export async function sendLatencyBench(options: SendLatencyOptions = DEFAULT_SEND_LATENCY_OPTIONS): Promise<BenchOutcome> {
+export async function sendLatencyBench(
+  options: SendLatencyOptions = DEFAULT_SEND_LATENCY_OPTIONS,
+): Promise<BenchOutcome> {
   return withTempDir('send-latency', async (dataDir) => {
     const checks: Check[] = [];
     const details: Detail[] = [];
@@ -149,13 +171,22 @@ export async function sendLatencyBench(options: SendLatencyOptions = DEFAULT_SEN
     let client: VigilClient | undefined;
     try {
       const bootStarted = performance.now();
-      daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', 'offline'], { VIGIL_TOKEN: TOKEN, VIGIL_BEAT_MS: String(BEAT_MS), ...options.env });
+      daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', 'offline'], {
+        VIGIL_TOKEN: TOKEN,
+        VIGIL_BEAT_MS: String(BEAT_MS),
+        ...options.env,
+      });
       const listening = await daemon.waitFor((l) => l.msg === 'gateway listening', 60_000, 'gateway listening');
       const bootMs = performance.now() - bootStarted;
       client = await connect({ url: String(listening.url), token: TOKEN, reconnect: false });
 
       // Warm both paths up (JIT, lazily loaded modules, LevelDB's first writes), then measure.
-      const frame = JSON.stringify({ jsonrpc: '2.0', method: 'agent.send', params: { text: 'Bench measure 0: how are you?', from: 'bench' }, id: 1 });
+      const frame = JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'agent.send',
+        params: { text: 'Bench measure 0: how are you?', from: 'bench' },
+        id: 1,
+      });
       await echoRoundTrips(echo.url, frame, options.warmup);
       await sequentialSends(client, options.warmup, 'warmup');
       const bare = await echoRoundTrips(echo.url, frame, options.sends);
@@ -163,11 +194,33 @@ export async function sendLatencyBench(options: SendLatencyOptions = DEFAULT_SEN
       const daemonSide = await daemonSideMs(client, sends.turnIds);
 
       const measure = (value: number, what: string) => ({ value, unit: 'ms', what });
-      const [p50, p99, bareP50, bareP99] = [percentile(sends.replyMs, 50), percentile(sends.replyMs, 99), percentile(bare, 50), percentile(bare, 99)];
+      const [p50, p99, bareP50, bareP99] = [
+        percentile(sends.replyMs, 50),
+        percentile(sends.replyMs, 99),
+        percentile(bare, 50),
+        percentile(bare, 99),
+      ];
       checks.push(
-        differenceCheck('send-reply-p50', 'send → agent.reply p50, over a bare ws round trip', measure(p50, 'vigil p50'), measure(bareP50, 'bare ws p50'), '<=', P50_TARGET_MS),
-        ratioInfo('send-reply-p50-ratio', 'send → agent.reply p50 / bare ws round trip p50', measure(p50, 'vigil p50'), measure(bareP50, 'bare ws p50')),
-        ratioInfo('send-reply-p99-ratio', 'send → agent.reply p99 / bare ws round trip p99', measure(p99, 'vigil p99'), measure(bareP99, 'bare ws p99')),
+        differenceCheck(
+          'send-reply-p50',
+          'send → agent.reply p50, over a bare ws round trip',
+          measure(p50, 'vigil p50'),
+          measure(bareP50, 'bare ws p50'),
+          '<=',
+          P50_TARGET_MS,
+        ),
+        ratioInfo(
+          'send-reply-p50-ratio',
+          'send → agent.reply p50 / bare ws round trip p50',
+          measure(p50, 'vigil p50'),
+          measure(bareP50, 'bare ws p50'),
+        ),
+        ratioInfo(
+          'send-reply-p99-ratio',
+          'send → agent.reply p99 / bare ws round trip p99',
+          measure(p99, 'vigil p99'),
+          measure(bareP99, 'bare ws p99'),
+        ),
       );
       details.push(
         { label: 'send → agent.reply p50', value: p50, unit: 'ms' },
@@ -175,8 +228,16 @@ export async function sendLatencyBench(options: SendLatencyOptions = DEFAULT_SEN
         { label: 'send → agent.reply max', value: max(sends.replyMs), unit: 'ms' },
         { label: 'send → agent.send answer (message logged) p50', value: percentile(sends.ackMs, 50), unit: 'ms' },
         { label: 'send → agent.send answer p99', value: percentile(sends.ackMs, 99), unit: 'ms' },
-        { label: 'inside the daemon: agent.message → agent.reply stamps p50', value: percentile(daemonSide, 50), unit: 'ms' },
-        { label: 'inside the daemon: agent.message → agent.reply stamps p99', value: percentile(daemonSide, 99), unit: 'ms' },
+        {
+          label: 'inside the daemon: agent.message → agent.reply stamps p50',
+          value: percentile(daemonSide, 50),
+          unit: 'ms',
+        },
+        {
+          label: 'inside the daemon: agent.message → agent.reply stamps p99',
+          value: percentile(daemonSide, 99),
+          unit: 'ms',
+        },
         { label: 'bare ws round trip p50', value: bareP50, unit: 'ms' },
         { label: 'bare ws round trip p99', value: bareP99, unit: 'ms' },
         { label: 'daemon start to gateway listening (tsx)', value: bootMs, unit: 'ms' },
@@ -187,9 +248,17 @@ export async function sendLatencyBench(options: SendLatencyOptions = DEFAULT_SEN
           sends.replies === options.sends && sends.unanswered === 0 && new Set(sends.turnIds).size === options.sends,
           `${sends.replies} replies, ${sends.unanswered} unanswered, ${new Set(sends.turnIds).size} turns of ${options.sends} sends`,
         ),
-        sanity('the journal holds every measured turn', daemonSide.length === options.sends, `${daemonSide.length} of ${options.sends}`),
+        sanity(
+          'the journal holds every measured turn',
+          daemonSide.length === options.sends,
+          `${daemonSide.length} of ${options.sends}`,
+        ),
         // Anything near the beat interval would mean the reply waited for a beat instead of waking the heartbeat.
-        sanity('every reply came from a woken think, not the 30 s beat', max(sends.replyMs) < BEAT_MS / 10, `slowest ${max(sends.replyMs).toFixed(1)} ms`),
+        sanity(
+          'every reply came from a woken think, not the 30 s beat',
+          max(sends.replyMs) < BEAT_MS / 10,
+          `slowest ${max(sends.replyMs).toFixed(1)} ms`,
+        ),
         sanity('every echo came back', bare.length === options.sends, `${bare.length} of ${options.sends}`),
       );
       await client.close();
@@ -199,7 +268,8 @@ export async function sendLatencyBench(options: SendLatencyOptions = DEFAULT_SEN
       sanityChecks.push(sanity('the daemon stopped cleanly (SIGTERM, exit 0)', exit === 0, `exit ${String(exit)}`));
     } finally {
       await client?.close().catch(() => undefined);
-      if (daemon !== undefined && daemon.proc.exitCode === null && daemon.proc.signalCode === null) daemon.kill('SIGKILL');
+      if (daemon !== undefined && daemon.proc.exitCode === null && daemon.proc.signalCode === null)
+        daemon.kill('SIGKILL');
       echo.child.kill('SIGTERM');
     }
     return {

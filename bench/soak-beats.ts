@@ -84,7 +84,14 @@ export interface BeatSoakReport {
   problems: string[];
 }
 
-const TROUBLE = new Set(['checkpoint.failed', 'checkpoint.corrupt', 'actor.crashed', 'think.failed', 'heartbeat.circuit_open', 'budget.ledger_failed']);
+const TROUBLE = new Set([
+  'checkpoint.failed',
+  'checkpoint.corrupt',
+  'actor.crashed',
+  'think.failed',
+  'heartbeat.circuit_open',
+  'budget.ledger_failed',
+]);
 // 22:30 UTC, so the run crosses midnight: the daily budget rolls over once on the way.
 const START = Date.parse('2026-03-01T22:30:00Z');
 const BEAT_MS = 10;
@@ -138,7 +145,7 @@ export async function runBeatSoak(options: BeatSoakOptions): Promise<BeatSoakRep
     byType[event.type] = (byType[event.type] ?? 0) + 1;
     if (event.type === 'checkpoint.created') created += 1;
   });
-  const manager = (internalsOf(runtime).parts.checkpoints as unknown as { pendingSaves: number });
+  const manager = internalsOf(runtime).parts.checkpoints as unknown as { pendingSaves: number };
   const start = sample(0);
   runtime.start();
   const samples: MemorySample[] = [start];
@@ -208,15 +215,22 @@ export async function runBeatSoak(options: BeatSoakOptions): Promise<BeatSoakRep
   const troubles = Object.fromEntries(Object.entries(byType).filter(([type]) => TROUBLE.has(type)));
   const problems: string[] = [];
   if (end.heapUsed - warm.heapUsed > SOAK_BOUNDS.heapGrowthBytes) {
-    problems.push(`heap grew ${mib(end.heapUsed - warm.heapUsed)} MiB after warm-up, bound ${mib(SOAK_BOUNDS.heapGrowthBytes)} MiB`);
+    problems.push(
+      `heap grew ${mib(end.heapUsed - warm.heapUsed)} MiB after warm-up, bound ${mib(SOAK_BOUNDS.heapGrowthBytes)} MiB`,
+    );
   }
   if (end.rss - warm.rss > SOAK_BOUNDS.rssGrowthBytes) {
-    problems.push(`RSS grew ${mib(end.rss - warm.rss)} MiB after warm-up, bound ${mib(SOAK_BOUNDS.rssGrowthBytes)} MiB`);
+    problems.push(
+      `RSS grew ${mib(end.rss - warm.rss)} MiB after warm-up, bound ${mib(SOAK_BOUNDS.rssGrowthBytes)} MiB`,
+    );
   }
-  if (stored.length > options.checkpointMaxCount) problems.push(`${stored.length} checkpoints stored, max ${options.checkpointMaxCount}`);
-  if (Object.keys(troubles).length > 0) problems.push(`warning events: ${JSON.stringify(troubles)} ${failures.join(' | ')}`);
+  if (stored.length > options.checkpointMaxCount)
+    problems.push(`${stored.length} checkpoints stored, max ${options.checkpointMaxCount}`);
+  if (Object.keys(troubles).length > 0)
+    problems.push(`warning events: ${JSON.stringify(troubles)} ${failures.join(' | ')}`);
   if (failedSends > 0) problems.push(`${failedSends} messages were refused`);
-  if ((globalThis as { gc?: unknown }).gc === undefined) problems.push('no forced GC (run node with --expose-gc): the heap figures are not comparable');
+  if ((globalThis as { gc?: unknown }).gc === undefined)
+    problems.push('no forced GC (run node with --expose-gc): the heap figures are not comparable');
   return {
     beats,
     seconds,

@@ -34,17 +34,32 @@ let failed = false;
 
 function printBeats(report: BeatSoakReport): void {
   say('');
-  say(`Long run: ${int(report.beats)} beats in ${report.seconds.toFixed(1)} s after warm-up (${int(report.beatsPerSecond)} beats/s)`);
+  say(
+    `Long run: ${int(report.beats)} beats in ${report.seconds.toFixed(1)} s after warm-up (${int(report.beatsPerSecond)} beats/s)`,
+  );
   say(`  forced GC before each sample: ${report.forcedGc ? 'yes' : 'NO (run with node --expose-gc)'}`);
-  say(`  heap used   start ${mib(report.start.heapUsed)} MiB, after warm-up (beat ${int(report.warm.beat)}) ${mib(report.warm.heapUsed)} MiB, end ${mib(report.end.heapUsed)} MiB` +
-      `  → growth ${mib(report.end.heapUsed - report.warm.heapUsed)} MiB (bound ${mib(SOAK_BOUNDS.heapGrowthBytes)} MiB)`);
-  say(`  RSS         start ${mib(report.start.rss)} MiB, after warm-up ${mib(report.warm.rss)} MiB, end ${mib(report.end.rss)} MiB` +
-      `  → growth ${mib(report.end.rss - report.warm.rss)} MiB (bound ${mib(SOAK_BOUNDS.rssGrowthBytes)} MiB)`);
-  say(`  samples (beat: heap / rss MiB): ${report.samples.map((s) => `${int(s.beat)}: ${mib(s.heapUsed)} / ${mib(s.rss)}`).join(', ')}`);
+  say(
+    `  heap used   start ${mib(report.start.heapUsed)} MiB, after warm-up (beat ${int(report.warm.beat)}) ${mib(report.warm.heapUsed)} MiB, end ${mib(report.end.heapUsed)} MiB` +
+      `  → growth ${mib(report.end.heapUsed - report.warm.heapUsed)} MiB (bound ${mib(SOAK_BOUNDS.heapGrowthBytes)} MiB)`,
+  );
+  say(
+    `  RSS         start ${mib(report.start.rss)} MiB, after warm-up ${mib(report.warm.rss)} MiB, end ${mib(report.end.rss)} MiB` +
+      `  → growth ${mib(report.end.rss - report.warm.rss)} MiB (bound ${mib(SOAK_BOUNDS.rssGrowthBytes)} MiB)`,
+  );
+  say(
+    `  samples (beat: heap / rss MiB): ${report.samples.map((s) => `${int(s.beat)}: ${mib(s.heapUsed)} / ${mib(s.rss)}`).join(', ')}`,
+  );
   const c = report.checkpoints;
-  say(`  checkpoints: ${int(c.created)} created, ${c.stored} stored, newest ${int(c.newestSizeBytes)} B, largest ${int(c.maxSizeBytes)} B, ${int(c.storedBytes)} B in all; at most ${report.maxPendingSaves} saves queued at once`);
-  say(`  pacing: ${values.unpaced === true ? 'none (--unpaced)' : `every ${int(DEFAULT_BEAT_SOAK.paceEvery)} beats, waiting at most ${int(report.maxIoWaitMs)} ms for the journal and saves`}`);
-  const top = Object.entries(report.events.byType).sort((a, b) => b[1] - a[1]).map(([type, n]) => `${type} ${int(n)}`).join(', ');
+  say(
+    `  checkpoints: ${int(c.created)} created, ${c.stored} stored, newest ${int(c.newestSizeBytes)} B, largest ${int(c.maxSizeBytes)} B, ${int(c.storedBytes)} B in all; at most ${report.maxPendingSaves} saves queued at once`,
+  );
+  say(
+    `  pacing: ${values.unpaced === true ? 'none (--unpaced)' : `every ${int(DEFAULT_BEAT_SOAK.paceEvery)} beats, waiting at most ${int(report.maxIoWaitMs)} ms for the journal and saves`}`,
+  );
+  const top = Object.entries(report.events.byType)
+    .sort((a, b) => b[1] - a[1])
+    .map(([type, n]) => `${type} ${int(n)}`)
+    .join(', ');
   say(`  events: ${int(report.events.total)} (${top})`);
   say(`  spent today at the end: $${report.spentUsd.toFixed(4)}; LevelDB directory ${mib(report.dbBytes)} MiB`);
   say(`  result: ${report.problems.length === 0 ? 'PASS' : `FAIL: ${report.problems.join('; ')}`}`);
@@ -53,16 +68,32 @@ function printBeats(report: BeatSoakReport): void {
 function printKills(report: CrashLoopReport): void {
   say('');
   say(`Crash loop: ${report.kills} SIGKILLs in ${(report.durationMs / 1000).toFixed(0)} s, seed ${report.seed}`);
-  say(`  kill moments: ${Object.entries(report.killsByMode).map(([m, n]) => `${m} ${n}`).join(', ')}; ${report.savesCutShort} mid-save kills cut a save short, ${report.bootsCutShort} boot kills landed before the restore finished`);
-  say(`  checkpoints reported stored ${report.checkpointsCreated}, highest beat ${report.maxCheckpointBeat}, ${report.finalCheckpoints} left after the final stop`);
-  say(`  goals verified after restarts ${report.goalsVerified}, messages acknowledged before a kill and found answered ${report.messagesVerified}`);
+  say(
+    `  kill moments: ${Object.entries(report.killsByMode)
+      .map(([m, n]) => `${m} ${n}`)
+      .join(
+        ', ',
+      )}; ${report.savesCutShort} mid-save kills cut a save short, ${report.bootsCutShort} boot kills landed before the restore finished`,
+  );
+  say(
+    `  checkpoints reported stored ${report.checkpointsCreated}, highest beat ${report.maxCheckpointBeat}, ${report.finalCheckpoints} left after the final stop`,
+  );
+  say(
+    `  goals verified after restarts ${report.goalsVerified}, messages acknowledged before a kill and found answered ${report.messagesVerified}`,
+  );
   say(`  spent today $${report.spentTodayUsd.toFixed(4)}; highest event seq ${int(report.maxSeq)}`);
-  say(`  boot (spawn to "gateway listening"): median ${int(report.bootMs.median)} ms, max ${int(report.bootMs.max)} ms`);
-  say('  result: PASS (every restart booted, never restored below a stored checkpoint, kept ≤ max checkpoints, all decodable, spend never fell, goals and messages kept)');
+  say(
+    `  boot (spawn to "gateway listening"): median ${int(report.bootMs.median)} ms, max ${int(report.bootMs.max)} ms`,
+  );
+  say(
+    '  result: PASS (every restart booted, never restored below a stored checkpoint, kept ≤ max checkpoints, all decodable, spend never fell, goals and messages kept)',
+  );
 }
 
 if (only !== 'kills') {
-  say(`Long run: ${int(beats)} beats, simulated clock (10 ms beats), offline thinker, checkpoints every ${int(DEFAULT_BEAT_SOAK.checkpointIntervalBeats)} beats…`);
+  say(
+    `Long run: ${int(beats)} beats, simulated clock (10 ms beats), offline thinker, checkpoints every ${int(DEFAULT_BEAT_SOAK.checkpointIntervalBeats)} beats…`,
+  );
   await withTempDir('soak', async (dataDir) => {
     const report = await runBeatSoak({
       ...DEFAULT_BEAT_SOAK,
@@ -88,7 +119,13 @@ if (only !== 'beats') {
   const outcomes = await Promise.allSettled(
     loops.map((loop) =>
       withTempDir(loop.label, (dataDir) =>
-        runCrashLoop({ dataDir, kills: loop.kills, seed: loop.seed, progress: (line) => say(`[${loop.label}] ${line}`), progressEvery: 25 }),
+        runCrashLoop({
+          dataDir,
+          kills: loop.kills,
+          seed: loop.seed,
+          progress: (line) => say(`[${loop.label}] ${line}`),
+          progressEvery: 25,
+        }),
       ),
     ),
   );

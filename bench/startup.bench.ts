@@ -67,7 +67,9 @@ export async function startupBench(options: StartupOptions = DEFAULT_STARTUP_OPT
         callFloorMs.push((await timeToExit(FLOOR)).ms);
         const result = await timeToExit(call);
         callMs.push(result.ms);
-        const answered = result.code === 0 && typeof (JSON.parse(result.stdout || 'null') as { beatCount?: unknown } | null)?.beatCount === 'number';
+        const answered =
+          result.code === 0 &&
+          typeof (JSON.parse(result.stdout || 'null') as { beatCount?: unknown } | null)?.beatCount === 'number';
         if (!answered) failedCalls.push(`exit ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`);
       }
       for (let i = 0; i < 10; i += 1) versionMs.push((await timeToExit([BIN, '--version'])).ms);
@@ -82,10 +84,34 @@ export async function startupBench(options: StartupOptions = DEFAULT_STARTUP_OPT
       id: 'startup',
       title: `5. Start-up (${options.boots} boots on empty data dirs, ${options.calls} CLI calls, each after a node -e 0)`,
       checks: [
-        ratioCheck('startup.boot', 'vigil run → "gateway listening", median / target', ms(boot50, 'boot'), ms(STARTUP_TARGETS.bootMs, 'target'), '<=', 1),
-        ratioInfo('startup.boot-floor', 'vigil run → "gateway listening" / node -e 0', ms(boot50, 'boot'), ms(median(bootFloorMs), 'node -e 0')),
-        ratioCheck('startup.cli', 'vigil rpc heartbeat.status wall, median / target', ms(call50, 'CLI call'), ms(STARTUP_TARGETS.cliMs, 'target'), '<=', 1),
-        ratioInfo('startup.cli-floor', 'vigil rpc heartbeat.status / node -e 0', ms(call50, 'CLI call'), ms(median(callFloorMs), 'node -e 0')),
+        ratioCheck(
+          'startup.boot',
+          'vigil run → "gateway listening", median / target',
+          ms(boot50, 'boot'),
+          ms(STARTUP_TARGETS.bootMs, 'target'),
+          '<=',
+          1,
+        ),
+        ratioInfo(
+          'startup.boot-floor',
+          'vigil run → "gateway listening" / node -e 0',
+          ms(boot50, 'boot'),
+          ms(median(bootFloorMs), 'node -e 0'),
+        ),
+        ratioCheck(
+          'startup.cli',
+          'vigil rpc heartbeat.status wall, median / target',
+          ms(call50, 'CLI call'),
+          ms(STARTUP_TARGETS.cliMs, 'target'),
+          '<=',
+          1,
+        ),
+        ratioInfo(
+          'startup.cli-floor',
+          'vigil rpc heartbeat.status / node -e 0',
+          ms(call50, 'CLI call'),
+          ms(median(callFloorMs), 'node -e 0'),
+        ),
       ],
       details: [
         { label: 'boot to "gateway listening", median', value: boot50, unit: 'ms' },
@@ -97,8 +123,16 @@ export async function startupBench(options: StartupOptions = DEFAULT_STARTUP_OPT
         { label: 'vigil --version (the binary alone), median', value: median(versionMs), unit: 'ms' },
       ],
       sanity: [
-        sanity('every CLI call printed a status', failedCalls.length === 0, failedCalls.length === 0 ? `${options.calls} of ${options.calls}` : failedCalls[0]!),
-        sanity('every daemon stopped cleanly on SIGTERM', stopCodes.every((code) => code === 0), `exit codes ${[...new Set(stopCodes)].join(', ')}`),
+        sanity(
+          'every CLI call printed a status',
+          failedCalls.length === 0,
+          failedCalls.length === 0 ? `${options.calls} of ${options.calls}` : failedCalls[0]!,
+        ),
+        sanity(
+          'every daemon stopped cleanly on SIGTERM',
+          stopCodes.every((code) => code === 0),
+          `exit codes ${[...new Set(stopCodes)].join(', ')}`,
+        ),
       ],
       notes: [
         'Wall time from spawn, through bin/vigil.js and the compiled dist/ (npm run bench builds first); vigil run loads its bundle, dist/bundle/.',

@@ -21,14 +21,25 @@ export interface ThinkTraceOptions {
 export const DEFAULT_THINK_TRACE_OPTIONS: ThinkTraceOptions = { maxCount: 200, warmupThinks: 250, measuredThinks: 300 };
 
 /** One run: per-think times of the whole think and of its trace write, with content tracing on or off. */
-async function measure(options: ThinkTraceOptions, traceContent: boolean): Promise<{ thinkMs: number[]; traceMs: number[]; kept: number; traced: number }> {
+async function measure(
+  options: ThinkTraceOptions,
+  traceContent: boolean,
+): Promise<{ thinkMs: number[]; traceMs: number[]; kept: number; traced: number }> {
   return withTempDir(traceContent ? 'trace-content' : 'trace', async (dataDir) => {
     const clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z'));
     const thinker = new CountingThinker();
     const runtime = await createRuntime({
       clock,
       thinker,
-      config: { dataDir, checkpointEnabled: false, beatMs: 60_000, beatMinMs: 60_000, beatMaxMs: 60_000, traceMaxCount: options.maxCount, traceContent },
+      config: {
+        dataDir,
+        checkpointEnabled: false,
+        beatMs: 60_000,
+        beatMinMs: 60_000,
+        beatMaxMs: 60_000,
+        traceMaxCount: options.maxCount,
+        traceContent,
+      },
     });
     const deps = internalsOf(runtime).parts.deps;
     const inner = deps.traces!;
@@ -83,8 +94,16 @@ export async function thinkTraceBench(options: ThinkTraceOptions = DEFAULT_THINK
       ratioCheck(
         'think-trace-ratio',
         "a think's trace write / the whole think it traces (offline thinker: Vigil's own overhead, no model)",
-        { value: median(plain.traceMs), unit: 'ms', what: 'per think: build the trace, store it with retention pruning, think.traced (median)' },
-        { value: median(plain.thinkMs), unit: 'ms', what: 'per think: agent.send → agent.reply on on-disk LevelDB, trace included (median)' },
+        {
+          value: median(plain.traceMs),
+          unit: 'ms',
+          what: 'per think: build the trace, store it with retention pruning, think.traced (median)',
+        },
+        {
+          value: median(plain.thinkMs),
+          unit: 'ms',
+          what: 'per think: agent.send → agent.reply on on-disk LevelDB, trace included (median)',
+        },
         '<=',
         0.25,
       ),
@@ -92,14 +111,28 @@ export async function thinkTraceBench(options: ThinkTraceOptions = DEFAULT_THINK
         'think-trace-content-ratio',
         'the same with VIGIL_TRACE_CONTENT=true (prompt and answer text stored)',
         { value: median(withContent.traceMs), unit: 'ms', what: 'per think, trace write with content (median)' },
-        { value: median(withContent.thinkMs), unit: 'ms', what: 'per think, whole think with content tracing (median)' },
+        {
+          value: median(withContent.thinkMs),
+          unit: 'ms',
+          what: 'per think, whole think with content tracing (median)',
+        },
       ),
     ],
     details: [],
     sanity: [
-      sanity('every think was traced', plain.traced === total && withContent.traced === total, `${plain.traced} and ${withContent.traced} of ${total} think.traced`),
-      sanity('retention held at VIGIL_TRACE_MAX_COUNT', plain.kept === options.maxCount && withContent.kept === options.maxCount, `${plain.kept} and ${withContent.kept} kept of ${options.maxCount}`),
+      sanity(
+        'every think was traced',
+        plain.traced === total && withContent.traced === total,
+        `${plain.traced} and ${withContent.traced} of ${total} think.traced`,
+      ),
+      sanity(
+        'retention held at VIGIL_TRACE_MAX_COUNT',
+        plain.kept === options.maxCount && withContent.kept === options.maxCount,
+        `${plain.kept} and ${withContent.kept} kept of ${options.maxCount}`,
+      ),
     ],
-    notes: ['The trace write is one unsynced LevelDB batch (summary, details, pruned entries): a crash may lose the last traces, never a think.'],
+    notes: [
+      'The trace write is one unsynced LevelDB batch (summary, details, pruned entries): a crash may lose the last traces, never a think.',
+    ],
   };
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `vigil` binary: runs the compiled package (dist/, built by `npm run build`, which `npm ci` runs as `prepare`).
 // `vigil run` loads the same CLI from its start-up bundle (dist/bundle/, a few large files instead of ~500 small ones:
-// README, "Start-up"); every other command runs dist/cli.js, which loads only that command's modules.
+// docs/performance.md, "Start-up"); every other command runs dist/cli.js, which loads only that command's modules.
 import { existsSync } from 'node:fs';
 
 const cli = new URL(process.argv[2] === 'run' ? '../dist/bundle/cli.js' : '../dist/cli.js', import.meta.url);

@@ -12,7 +12,15 @@ import { connect, readTokenFile } from 'vigil';
 
 const BIN = fileURLToPath(new URL('../bin/vigil.js', import.meta.url));
 const dataDir = process.env.VIGIL_DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'vigil-crash-demo-')));
-const env = { ...process.env, VIGIL_DATA_DIR: dataDir, VIGIL_PORT: '0', VIGIL_BEAT_MS: '50', VIGIL_BEAT_MIN_MS: '20', VIGIL_BEAT_MAX_MS: '100', VIGIL_CHECKPOINT_INTERVAL_BEATS: '5' };
+const env = {
+  ...process.env,
+  VIGIL_DATA_DIR: dataDir,
+  VIGIL_PORT: '0',
+  VIGIL_BEAT_MS: '50',
+  VIGIL_BEAT_MIN_MS: '20',
+  VIGIL_BEAT_MAX_MS: '100',
+  VIGIL_CHECKPOINT_INTERVAL_BEATS: '5',
+};
 
 /** Starts the daemon and resolves with it once it logs `gateway listening`. */
 function startDaemon(): Promise<{ child: ChildProcess; url: string; lines: Array<Record<string, unknown>> }> {
@@ -55,10 +63,15 @@ console.log('daemon 1 killed with SIGKILL');
 
 const second = await startDaemon();
 const started = second.lines.find((line) => line.msg === 'runtime started')!;
-console.log(`daemon 2 restored beat count ${String(started.beatCount)} from checkpoint ${String(started.restoredFrom)} (goals: ${String(started.goals)})`);
+console.log(
+  `daemon 2 restored beat count ${String(started.beatCount)} from checkpoint ${String(started.restoredFrom)} (goals: ${String(started.goals)})`,
+);
 second.child.kill('SIGTERM');
 await new Promise((resolve) => second.child.once('exit', resolve));
 if (process.env.VIGIL_DATA_DIR === undefined) await rm(dataDir, { recursive: true, force: true });
 // A checkpoint may have landed between our look and the kill: it is never older than the one we saw.
-const ok = typeof started.restoredFrom === 'string' && started.restoredFrom >= newest!.id && Number(started.beatCount) >= newest!.beatCount;
+const ok =
+  typeof started.restoredFrom === 'string' &&
+  started.restoredFrom >= newest!.id &&
+  Number(started.beatCount) >= newest!.beatCount;
 process.exit(ok ? 0 : 1);

@@ -35,7 +35,10 @@ const server = new McpServer({ name: 'notes', version: '1.0.0' });
 
 server.registerTool(
   'add_note',
-  { description: 'Append a note to the notes file.', inputSchema: { text: z.string().min(1).describe('The note, one line.') } },
+  {
+    description: 'Append a note to the notes file.',
+    inputSchema: { text: z.string().min(1).describe('The note, one line.') },
+  },
   ({ text }) => {
     const note: Note = { text, at: new Date().toISOString() };
     appendFileSync(NOTES_FILE, `${JSON.stringify(note)}\n`);

@@ -34,7 +34,18 @@ export const MAY_IMPORT: Readonly<Record<Floor, readonly Floor[]>> = {
   runtime: ['actors', 'protocol', 'shared', 'events', 'subsystems', 'heartbeat', 'config'],
   client: ['protocol', 'shared'],
   gateway: ['protocol', 'shared', 'events', 'runtime', 'client'],
-  entry: ['actors', 'protocol', 'shared', 'events', 'subsystems', 'config', 'heartbeat', 'runtime', 'client', 'gateway'],
+  entry: [
+    'actors',
+    'protocol',
+    'shared',
+    'events',
+    'subsystems',
+    'config',
+    'heartbeat',
+    'runtime',
+    'client',
+    'gateway',
+  ],
 };
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -135,7 +146,8 @@ export function documentedBlock(): string | null {
 function main(argv: string[]): number {
   const edges = readImports();
   const broken = violations(edges);
-  for (const { from, to } of broken) console.error(`floor rule broken: src/${from} (${floorOf(from)}) imports src/${to} (${floorOf(to)})`);
+  for (const { from, to } of broken)
+    console.error(`floor rule broken: src/${from} (${floorOf(from)}) imports src/${to} (${floorOf(to)})`);
   const block = pictureBlock(edges);
   if (argv.includes('--write')) {
     const current = documentedBlock();

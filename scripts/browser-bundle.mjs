@@ -13,7 +13,11 @@ const nodeOnly = {
   name: 'vigil-node-only',
   setup(build) {
     build.onResolve({ filter: /^(ws|node:.*)$/ }, (args) => ({
-      errors: [{ text: `${args.importer} imports ${args.path}: the browser bundle must not load Node-only code (src/client/node-socket.ts is Node's transport).` }],
+      errors: [
+        {
+          text: `${args.importer} imports ${args.path}: the browser bundle must not load Node-only code (src/client/node-socket.ts is Node's transport).`,
+        },
+      ],
     }));
   },
 };
@@ -27,7 +31,10 @@ const zodNamespace = {
   name: 'vigil-zod-namespace',
   setup(build) {
     build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => ({
-      contents: (await readFile(args.path, 'utf8')).replace(/^import \{ z \} from 'zod';$/gm, "import * as z from 'zod';"),
+      contents: (await readFile(args.path, 'utf8')).replace(
+        /^import \{ z \} from 'zod';$/gm,
+        "import * as z from 'zod';",
+      ),
       loader: 'ts',
     }));
   },

@@ -14,9 +14,13 @@ const DASHBOARD_EXTENSIONS = new Set(['.html', '.css', '.js', '.svg']);
 
 // The project's own TypeScript, run with this Node: no shell, no PATH lookup, the same on every platform.
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const compiled = spawnSync(process.execPath, [tsc, '--build', join(root, 'tsconfig.build.json'), ...process.argv.slice(2)], {
-  stdio: 'inherit',
-});
+const compiled = spawnSync(
+  process.execPath,
+  [tsc, '--build', join(root, 'tsconfig.build.json'), ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+  },
+);
 
 const from = join(root, 'src/gateway/dashboard');
 const to = join(root, 'dist/gateway/dashboard');

@@ -1,5 +1,5 @@
 // The daemon's start-up bundle: esbuild bundles the compiled CLI (dist/cli.js, as tsc emitted it) into dist/bundle/,
-// which `vigil run` loads instead of resolving ~500 modules one by one (README, "Start-up").
+// which `vigil run` loads instead of resolving ~500 modules one by one (docs/performance.md, "Start-up").
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -18,7 +18,16 @@ export const DAEMON_BUNDLE_DIR = 'dist/bundle';
  *   and OpenTelemetry's API keeps one copy: its context keys are per copy, and the SDK's copy must see Vigil's spans;
  * - ws's optional native helpers, which it requires inside a try and does without.
  */
-const EXTERNAL = ['classic-level', 'pino', '@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/sdk', '@opentelemetry/*', 'bufferutil', 'utf-8-validate'];
+const EXTERNAL = [
+  'classic-level',
+  'pino',
+  '@anthropic-ai/sdk',
+  'openai',
+  '@modelcontextprotocol/sdk',
+  '@opentelemetry/*',
+  'bufferutil',
+  'utf-8-validate',
+];
 
 /**
  * Bundles `<root>/dist/cli.js` into `<root>/dist/bundle/`, in memory: `outputFiles` holds the entry, its chunks and their maps.
@@ -36,7 +45,9 @@ export function bundleDaemon(root) {
     platform: 'node',
     target: 'node20',
     // Bundled CommonJS (ws, prom-client, abstract-level) requires Node's built-ins: give it a real `require`.
-    banner: { js: "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);",
+    },
     // Names as written: pino logs an error's class name, and stack traces read as in dist/.
     keepNames: true,
     external: EXTERNAL,

@@ -1,14 +1,27 @@
 /**
- * The `vigil` command line: the daemon (`run`) and the client commands (`rpc`, `events`, `conversation`,
- * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * The `vigil` command line: the daemon (`run`) and the client commands (`send`, `rpc`, `events`, `conversation`,
+ * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`, `mcp`, `schedules`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
+import { nearestNames } from './shared/nearest-names.js';
 import { VIGIL_VERSION } from './shared/version.js';
 
 /** The whole help text; it quotes each client command's usage, so it loads those commands (help only). */
 async function usage(): Promise<string> {
-  const [{ RPC_USAGE }, { EVENTS_USAGE }, { CONVERSATION_USAGE }, { CHECKPOINTS_USAGE }, { TOOLS_USAGE }, { THINKS_USAGE }, { TASKS_USAGE }, { MEMORY_USAGE }] = await Promise.all([
+  const [
+    { SEND_USAGE },
+    { RPC_USAGE },
+    { EVENTS_USAGE },
+    { CONVERSATION_USAGE },
+    { CHECKPOINTS_USAGE },
+    { TOOLS_USAGE },
+    { THINKS_USAGE },
+    { TASKS_USAGE },
+    { MEMORY_USAGE },
+    { SCHEDULES_USAGE },
+  ] = await Promise.all([
+    import('./client/commands/send.command.js'),
     import('./client/commands/rpc.command.js'),
     import('./client/commands/events.command.js'),
     import('./client/commands/conversation.command.js'),
@@ -17,12 +30,16 @@ async function usage(): Promise<string> {
     import('./client/commands/thinks.command.js'),
     import('./client/commands/tasks.command.js'),
     import('./client/commands/memory.command.js'),
+    import('./client/commands/schedules.command.js'),
   ]);
   return `usage: vigil <command>
 
 commands:
   run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic|openai] [--repair]
-      the daemon, in the foreground (JSON log lines on stdout)
+      the daemon, in the foreground (JSON log lines on stdout; human ones when stdout is a terminal)
+  send TEXT [--no-wait] [--timeout S]
+      sends a message; prints the agent's reply (exit 0), or why it went unanswered on stderr (exit 1);
+      --no-wait prints the turn's id at once
   rpc METHOD [PARAMS_JSON]
       one JSON-RPC call; prints the result as JSON (an RPC error goes to stderr, exit 1)
   events [--types T1,T2] [--after SEQ]
@@ -43,12 +60,19 @@ commands:
       the sub-agent tasks: id, status, spend and cap, tools, prompt; cancel drops or aborts one
   memory search QUERY [--limit N] [--json] | memory forget ID
       search the agent's long-term memory (id, score, source, created, content), or forget one memory
+  mcp
+      an MCP server on stdin/stdout relaying to the daemon, for MCP hosts (Claude Desktop, Claude Code, …)
+  schedules list [--json] | add TEXT (--cron EXPR [--timezone TZ] | --every DURATION | --at ISO) [--catch-up P]
+            | remove ID | pause ID | resume ID
+      wake-ups that send the agent TEXT: a cron in a time zone, an interval or a one-shot; each firing is a turn
   --version   print the version
   --help      print this help
 
-client commands take --url URL (default http://VIGIL_HOST:VIGIL_PORT) and --token TOKEN
-(default VIGIL_TOKEN, else the token file in --data-dir, default VIGIL_DATA_DIR or ./data).
+client commands find the daemon through its data dir (--data-dir D, default VIGIL_DATA_DIR or ./data):
+--url URL (default: the URL in D/daemon.json, written by the running daemon; else http://VIGIL_HOST:VIGIL_PORT)
+--token TOKEN (default: VIGIL_TOKEN, else the token file D/token).
 
+${SEND_USAGE}
 ${RPC_USAGE}
 ${EVENTS_USAGE}
 ${CONVERSATION_USAGE}
@@ -58,7 +82,9 @@ ${THINKS_USAGE}
 
 ${TASKS_USAGE}
 
-${MEMORY_USAGE}`;
+${MEMORY_USAGE}
+
+${SCHEDULES_USAGE}`;
 }
 
 /** A command's entry: its arguments (after the command's name) and the I/O; resolves to the exit code. */
@@ -70,9 +96,15 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<strin
     'run',
     async () => {
       const { runDaemon } = await import('./daemon.js');
-      return (args, io) => runDaemon(args, { env: io.env, stderr: (line) => io.stderr(`${line}\n`) });
+      return (args, io) =>
+        runDaemon(args, {
+          env: io.env,
+          stderr: (line) => io.stderr(`${line}\n`),
+          stdoutIsTerminal: io.stdoutIsTerminal === true,
+        });
     },
   ],
+  ['send', async () => (await import('./client/commands/send.command.js')).sendCommand],
   ['rpc', async () => (await import('./client/commands/rpc.command.js')).rpcCommand],
   ['events', async () => (await import('./client/commands/events.command.js')).eventsCommand],
   ['conversation', async () => (await import('./client/commands/conversation.command.js')).conversationCommand],
@@ -81,6 +113,8 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<strin
   ['thinks', async () => (await import('./client/commands/thinks.command.js')).thinksCommand],
   ['tasks', async () => (await import('./client/commands/tasks.command.js')).tasksCommand],
   ['memory', async () => (await import('./client/commands/memory.command.js')).memoryCommand],
+  ['mcp', async () => (await import('./client/commands/mcp.command.js')).mcpCommand],
+  ['schedules', async () => (await import('./client/commands/schedules.command.js')).schedulesCommand],
 ]);
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */
@@ -98,8 +132,13 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     case '-h':
       io.stdout(`${await usage()}\n`);
       return 0;
-    default:
-      io.stderr(`vigil: ${command === undefined ? 'no command given' : `unknown command "${command}"`}\n${await usage()}\n`);
+    default: {
+      const near = command === undefined ? [] : nearestNames(command, [...COMMANDS.keys()]);
+      const hint = near.length === 0 ? '' : ` (did you mean ${near.map((name) => `"${name}"`).join(' or ')}?)`;
+      io.stderr(
+        `vigil: ${command === undefined ? 'no command given' : `unknown command "${command}"${hint}`}\n${await usage()}\n`,
+      );
       return 2;
+    }
   }
 }

@@ -1,6 +1,7 @@
 /** The configuration's schema and its table of environment variables (CONTRACT §3): names, defaults, meanings. */
 import { z } from 'zod';
 import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
+import { isValidTimeZone } from './protocol/time-zone.js';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
 import { ALLOWED_PRICE, ModelPriceSchema } from './subsystems/thinking/model-price.schema.js';
 import { OTLP_PROTOCOLS } from './subsystems/telemetry/otlp-settings.js';
@@ -20,16 +21,7 @@ export const THINKER_KINDS = ['offline', 'anthropic', 'openai'] as const;
 /** `VIGIL_MODEL`'s default: a current Claude Sonnet, which no OpenAI-compatible endpoint is assumed to serve. */
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
-/** True when `zone` is a time zone this Node's Intl knows (IANA names, `UTC`, `Etc/…`). */
-export function isValidTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    // Intl throws RangeError for unknown zones: that is the whole check.
-    return false;
-  }
-}
+export { isValidTimeZone };
 
 // What each variable allows, phrased to end the sentence `VIGIL_X="v" is invalid: <allowed>.`
 const ALLOWED_PORT = 'expected an integer from 0 to 65535';
@@ -38,7 +30,8 @@ const ALLOWED_COUNT = 'expected a positive integer';
 const ALLOWED_BOOL = 'expected one of true, false, 1, 0, yes, no';
 const ALLOWED_PCT = 'expected a positive number (a percentage of the daily budget)';
 const ALLOWED_OTLP_URL = 'expected an http(s) URL of an OTLP/HTTP collector such as http://localhost:4318';
-const ALLOWED_OTLP_PROTOCOL = 'expected "http/protobuf" or "http/json" (Vigil exports OTLP over HTTP; gRPC is not supported)';
+const ALLOWED_OTLP_PROTOCOL =
+  'expected "http/protobuf" or "http/json" (Vigil exports OTLP over HTTP; gRPC is not supported)';
 
 const nonEmpty = (allowed: string) => z.string({ error: allowed }).trim().min(1, { error: allowed });
 const intIn = (min: number, max: number, allowed: string) =>
@@ -48,7 +41,6 @@ export const MIN_CONTEXT_TOKENS = 4096;
 export const MAX_CONTEXT_TOKENS = 1_000_000;
 const CONTEXT_TOKENS_ALLOWED = `expected an integer number of tokens from ${MIN_CONTEXT_TOKENS} to ${MAX_CONTEXT_TOKENS}`;
 const positive = (allowed: string) => z.number({ error: allowed }).positive({ error: allowed });
-
 
 /** The whole validated configuration; `VigilConfig` is inferred from it, cross-variable rules included. */
 export const VigilConfigSchema = z
@@ -98,11 +90,17 @@ export const VigilConfigSchema = z
     anthropicBaseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
     anthropicTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     openaiApiKey: nonEmpty('expected a non-empty API key').optional(),
-    openaiBaseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://localhost:11434/v1' }).optional(),
+    openaiBaseUrl: z
+      .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://localhost:11434/v1' })
+      .optional(),
     openaiTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     cacheTtl: z.enum(CACHE_TTLS, { error: 'expected "5m" or "1h"' }),
     // 0 switches the limit off (benchmarks, trusted local tools).
-    rpcRateLimit: intIn(0, 1_000_000, 'expected a whole number of requests per second from 0 to 1000000 (0 = no limit)'),
+    rpcRateLimit: intIn(
+      0,
+      1_000_000,
+      'expected a whole number of requests per second from 0 to 1000000 (0 = no limit)',
+    ),
     rpcRateBurst: intIn(1, 1_000_000, 'expected a whole number of requests from 1 to 1000000'),
     checkpointKey: z
       .string({ error: CHECKPOINT_KEY_ALLOWED })
@@ -112,14 +110,19 @@ export const VigilConfigSchema = z
     traceMaxCount: intIn(1, 10_000_000, 'expected an integer from 1 to 10000000'),
     // 0 switches the age limit off: only VIGIL_TRACE_MAX_COUNT bounds the traces.
     traceMaxAgeDays: intIn(0, 36_500, 'expected a whole number of days from 0 to 36500 (0 = no age limit)'),
-    // The OpenTelemetry export (README "Traces"): Vigil reads what decides whether and how the SDK is loaded; the
-    // exporter itself reads the other OTEL_* variables (headers, timeout, compression, resource attributes).
+    // The OpenTelemetry export (docs/guides/traces-and-opentelemetry.md): Vigil reads what decides whether and how the
+    // SDK is loaded; the exporter itself reads the other OTEL_* variables (headers, timeout, compression, resource
+    // attributes).
     otlpEndpoint: z.url({ protocol: /^https?$/, error: ALLOWED_OTLP_URL }).optional(),
     otlpTracesEndpoint: z.url({ protocol: /^https?$/, error: ALLOWED_OTLP_URL }).optional(),
     otlpProtocol: z.enum(OTLP_PROTOCOLS, { error: ALLOWED_OTLP_PROTOCOL }),
     otlpTracesProtocol: z.enum(OTLP_PROTOCOLS, { error: ALLOWED_OTLP_PROTOCOL }).optional(),
     otelServiceName: nonEmpty('expected a non-empty service name').optional(),
-    otelBspScheduleDelayMs: intIn(0, MAX_TIMER_MS, `expected an integer number of milliseconds from 0 to ${MAX_TIMER_MS}`),
+    otelBspScheduleDelayMs: intIn(
+      0,
+      MAX_TIMER_MS,
+      `expected an integer number of milliseconds from 0 to ${MAX_TIMER_MS}`,
+    ),
     otelBspMaxQueueSize: intIn(1, 1_000_000, 'expected an integer from 1 to 1000000'),
     otelBspMaxExportBatchSize: intIn(1, 1_000_000, 'expected an integer from 1 to 1000000'),
     otelBspExportTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
@@ -131,8 +134,11 @@ export const VigilConfigSchema = z
   .superRefine((c, ctx) => {
     // A broken relation between two variables blames the first; `alternative` blames the other instead, which
     // loadConfig uses when only the other one was set by the user (so the message points at what they typed).
-    const relation = (key: keyof VigilConfig, message: string, alternative: { key: keyof VigilConfig; message: string }) =>
-      ctx.addIssue({ code: 'custom', path: [key], message, params: { alternative } });
+    const relation = (
+      key: keyof VigilConfig,
+      message: string,
+      alternative: { key: keyof VigilConfig; message: string },
+    ) => ctx.addIssue({ code: 'custom', path: [key], message, params: { alternative } });
     if (c.beatMinMs > c.beatMaxMs) {
       relation('beatMinMs', `expected at most VIGIL_BEAT_MAX_MS (${c.beatMaxMs})`, {
         key: 'beatMaxMs',
@@ -156,14 +162,20 @@ export const VigilConfigSchema = z
       });
     }
     if (c.thinker === 'anthropic' && c.anthropicApiKey === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['anthropicApiKey'], message: 'required when VIGIL_THINKER is "anthropic"' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['anthropicApiKey'],
+        message: 'required when VIGIL_THINKER is "anthropic"',
+      });
     }
     if (c.thinker === 'openai' && c.openaiApiKey === undefined && c.openaiBaseUrl === undefined) {
-      const message = 'required when VIGIL_THINKER is "openai" and OPENAI_BASE_URL is unset (OpenAI\'s own API); a local server set in OPENAI_BASE_URL needs none';
+      const message =
+        'required when VIGIL_THINKER is "openai" and OPENAI_BASE_URL is unset (OpenAI\'s own API); a local server set in OPENAI_BASE_URL needs none';
       ctx.addIssue({ code: 'custom', path: ['openaiApiKey'], message });
     }
     if (c.thinker === 'openai' && c.model === DEFAULT_MODEL) {
-      const message = 'expected the id of a model the OpenAI-compatible endpoint serves (such as gpt-5-mini, or llama3.2 on Ollama): VIGIL_THINKER=openai has no default model';
+      const message =
+        'expected the id of a model the OpenAI-compatible endpoint serves (such as gpt-5-mini, or llama3.2 on Ollama): VIGIL_THINKER=openai has no default model';
       ctx.addIssue({ code: 'custom', path: ['model'], message });
     }
   });
@@ -191,6 +203,7 @@ export interface ConfigVariable {
 }
 
 /** Every variable Vigil reads, in `.env.example` order. */
+// prettier-ignore
 export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_DATA_DIR', key: 'dataDir', kind: 'string', default: './data', flag: '--data-dir', description: 'Directory for LevelDB and the token file.' },
   { name: 'VIGIL_HOST', key: 'host', kind: 'string', default: '127.0.0.1', flag: '--host', description: 'Gateway host to listen on.' },

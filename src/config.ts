@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import { CONFIG_VARIABLES, VigilConfigSchema, type ConfigVariable, type VigilConfig } from './config.schema.js';
 import { VigilError, describeError } from './errors.js';
+import { nearestNames } from './shared/nearest-names.js';
 
 export {
   CONFIG_VARIABLES,
@@ -31,7 +32,7 @@ export interface ConfigProblem {
   allowed: string;
 }
 
-/** Every variable's default as environment text (undefined: unset), for `.env.example` and the README. */
+/** Every variable's default as environment text (undefined: unset), for `.env.example` and docs/configuration.md. */
 export const DEFAULT_CONFIG_ENV: Readonly<Record<string, string | undefined>> = Object.freeze(
   Object.fromEntries(CONFIG_VARIABLES.map((v) => [v.name, v.default])),
 );
@@ -95,12 +96,16 @@ function readValue(variable: ConfigVariable, text: string): unknown {
 
 function variableFor(key: PropertyKey | undefined): ConfigVariable {
   const v = CONFIG_VARIABLES.find((c) => c.key === key);
-  if (v === undefined) throw new VigilError('INTERNAL', `The configuration schema has a field ${String(key)} no variable maps to.`);
+  if (v === undefined)
+    throw new VigilError('INTERNAL', `The configuration schema has a field ${String(key)} no variable maps to.`);
   return v;
 }
 
 /** Where an issue should point: its own variable, or the related one it names when only that one was given. */
-function blame(issue: z.core.$ZodIssue, isGiven: (v: ConfigVariable) => boolean): { variable: ConfigVariable; message: string } {
+function blame(
+  issue: z.core.$ZodIssue,
+  isGiven: (v: ConfigVariable) => boolean,
+): { variable: ConfigVariable; message: string } {
   const variable = variableFor(issue.path[0]);
   const alternative: unknown = issue.code === 'custom' ? issue.params?.['alternative'] : undefined;
   if (alternative === undefined || isGiven(variable)) return { variable, message: issue.message };
@@ -131,7 +136,9 @@ function configError(
     const inner = issue.path.slice(1).map(String).join('.');
     const allowed = inner === '' ? message : `${message} (problem at ${inner})`;
     const sentence =
-      where.value === undefined ? `${label} is not set: ${allowed}.` : `${label}=${JSON.stringify(where.value)} is invalid: ${allowed}.`;
+      where.value === undefined
+        ? `${label} is not set: ${allowed}.`
+        : `${label}=${JSON.stringify(where.value)} is invalid: ${allowed}.`;
     problems.push({ ...where, allowed, sentence });
   }
   const list = problems.map(({ sentence: _s, ...p }) => p);
@@ -190,11 +197,20 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
   }
   const parsed = VigilConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    throw configError(parsed.error.issues, (v) => given(v).text !== undefined, (v) => {
-      const { text, fromFlag } = given(v);
-      const label = fromFlag && v.flag !== undefined ? `${v.flag} (${v.name})` : v.name;
-      return { label, variable: v.name, ...(fromFlag ? { flag: v.flag } : {}), value: shownValue(v, text ?? v.default) };
-    });
+    throw configError(
+      parsed.error.issues,
+      (v) => given(v).text !== undefined,
+      (v) => {
+        const { text, fromFlag } = given(v);
+        const label = fromFlag && v.flag !== undefined ? `${v.flag} (${v.name})` : v.name;
+        return {
+          label,
+          variable: v.name,
+          ...(fromFlag ? { flag: v.flag } : {}),
+          value: shownValue(v, text ?? v.default),
+        };
+      },
+    );
   }
   validateConfigFiles(parsed.data, given(variableFor('mcp')).text);
   return parsed.data;
@@ -207,17 +223,21 @@ export function configFromDefaults(overrides: Partial<VigilConfig> = {}): VigilC
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
   const parsed = VigilConfigSchema.safeParse({ ...DEFAULT_CONFIG, ...defined });
   if (parsed.success) return parsed.data;
-  throw configError(parsed.error.issues, (v) => defined[v.key] !== undefined, (v) => ({
-    label: `${v.key} (${v.name})`,
-    variable: v.name,
-    value: shownValue(v, (overrides as Record<string, unknown>)[v.key] ?? DEFAULT_CONFIG[v.key]),
-  }));
+  throw configError(
+    parsed.error.issues,
+    (v) => defined[v.key] !== undefined,
+    (v) => ({
+      label: `${v.key} (${v.name})`,
+      variable: v.name,
+      value: shownValue(v, (overrides as Record<string, unknown>)[v.key] ?? DEFAULT_CONFIG[v.key]),
+    }),
+  );
 }
 
 /** The text of `.env.example`: every variable with its default (commented out when it has none) and a one-line comment. */
 export function renderEnvExample(): string {
   const header = [
-    '# Vigil configuration (CONTRACT §3): every variable with its default.',
+    '# Vigil configuration (docs/configuration.md): every variable with its default.',
     '# Set them in the environment of `vigil run`; an unset or empty variable takes the default.',
     '# Generated from src/config.schema.ts by renderEnvExample(); test/config.test.ts keeps it in sync.',
   ];
@@ -229,6 +249,31 @@ export function renderEnvExample(): string {
   return `${header.join('\n')}\n\n${blocks.join('\n\n')}\n`;
 }
 
+const VIGIL_PREFIX = 'VIGIL_';
+
+/** A `VIGIL_*` variable in the environment that no setting reads, with the known name nearest it (if any is near). */
+export interface UnknownVariable {
+  name: string;
+  suggestion: string | undefined;
+}
+
+/**
+ * The `VIGIL_*` variables in `env` that Vigil does not read (a typo such as `VIGIL_BEAT_MSS` would otherwise be
+ * silently ignored), each with the nearest known variable. Pure; the daemon logs them at warn.
+ */
+export function unknownVariables(env: Record<string, string | undefined>): UnknownVariable[] {
+  const known = CONFIG_VARIABLES.map((v) => v.name).filter((name) => name.startsWith(VIGIL_PREFIX));
+  // Compared without the prefix every name shares, which would make unrelated short names look near.
+  const knownTails = known.map((name) => name.slice(VIGIL_PREFIX.length));
+  return Object.keys(env)
+    .filter((name) => name.startsWith(VIGIL_PREFIX) && env[name] !== undefined && !known.includes(name))
+    .sort()
+    .map((name) => {
+      const tail = nearestNames(name.slice(VIGIL_PREFIX.length), knownTails, { limit: 1 })[0];
+      return { name, suggestion: tail === undefined ? undefined : `${VIGIL_PREFIX}${tail}` };
+    });
+}
+
 /** What `vigil run` was asked for: config flags and whether to repair the store first. */
 export interface RunArgs {
   flags: ConfigFlags;
@@ -236,7 +281,8 @@ export interface RunArgs {
 }
 
 /** The usage line of `vigil run`. */
-export const RUN_USAGE = 'usage: vigil run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic|openai] [--repair]';
+export const RUN_USAGE =
+  'usage: vigil run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic|openai] [--repair]';
 
 /** Parses the arguments after `vigil run`; throws CLI_USAGE on an unknown flag, a missing or empty value, or a positional. */
 export function parseRunArgs(argv: string[]): RunArgs {
@@ -261,7 +307,8 @@ export function parseRunArgs(argv: string[]): RunArgs {
   for (const [flag, key] of Object.entries(FLAG_KEYS)) {
     const value = values[flag.slice(2)];
     if (typeof value !== 'string') continue;
-    if (value.trim() === '') throw new VigilError('CLI_USAGE', `Option '${flag}' needs a non-empty value.\n${RUN_USAGE}`, { data: { argv } });
+    if (value.trim() === '')
+      throw new VigilError('CLI_USAGE', `Option '${flag}' needs a non-empty value.\n${RUN_USAGE}`, { data: { argv } });
     flags[key] = value;
   }
   return { flags, repair: values['repair'] === true };

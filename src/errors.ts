@@ -1,9 +1,13 @@
 /** Vigil's one error type: a stable `AREA_REASON` code, a sentence naming the offending value, and how it renders on the wire. */
 
-import { ERROR_CODES, JSON_RPC_CODE_BY_ERROR, type JsonRpcErrorObject, type VigilErrorCode } from './protocol/error-codes.js';
+import {
+  ERROR_CODES,
+  JSON_RPC_CODE_BY_ERROR,
+  type JsonRpcErrorObject,
+  type VigilErrorCode,
+} from './protocol/error-codes.js';
 
 export { ERROR_CODES, JSON_RPC_CODE_BY_ERROR, type JsonRpcErrorObject, type VigilErrorCode };
-
 
 /** Vigil's error: `code` is stable and tested; `message` is for people; `data` travels to RPC clients. */
 export class VigilError extends Error {
@@ -36,7 +40,8 @@ export class VigilError extends Error {
  */
 export function wireData(code: VigilErrorCode, data: unknown): unknown {
   if (data === undefined) return { vigilCode: code };
-  if (Array.isArray(data) && data.length > 0 && data.every(isPlainObject)) return data.map((item) => ({ ...item, vigilCode: code }));
+  if (Array.isArray(data) && data.length > 0 && data.every(isPlainObject))
+    return data.map((item) => ({ ...item, vigilCode: code }));
   if (Array.isArray(data)) return { vigilCode: code, value: data };
   // The error's own code wins over a `vigilCode` the data may already carry: they can only disagree by mistake.
   if (isPlainObject(data)) return { ...data, vigilCode: code };

@@ -16,16 +16,42 @@ export { OpenAiThinker, type OpenAiThinkerOptions } from './subsystems/thinking/
 export { resolvePrice, costMicroUsd, usdToMicroUsd, microUsdToUsd } from './subsystems/thinking/pricing.js';
 export { BudgetLedger } from './subsystems/budget/budget-ledger.js';
 export { dayKeyIn, nextMidnightIn } from './actors/budget/budget-calendar.js';
-export { CognitiveCheckpointSchema, CHECKPOINT_FORMAT_VERSION, type CognitiveCheckpoint } from './protocol/checkpoint-format.schema.js';
+export {
+  CognitiveCheckpointSchema,
+  CHECKPOINT_FORMAT_VERSION,
+  type CognitiveCheckpoint,
+} from './protocol/checkpoint-format.schema.js';
 export { openVigilDb, type VigilDb } from './subsystems/store/vigil-db.js';
-export { connect, rpcUrl, VigilClient, type ConnectOptions, type ClientState, type ReconnectOptions } from './client/vigil-client.js';
+export {
+  connect,
+  rpcUrl,
+  VigilClient,
+  type ConnectOptions,
+  type ClientState,
+  type ReconnectOptions,
+} from './client/vigil-client.js';
 export { RpcError } from './client/rpc-error.js';
 export type { TypedMethods } from './client/client-methods.js';
-export { startGateway, MAX_FRAME_BYTES, type Gateway, type GatewayOptions, type RouteHandler } from './gateway/http-server.js';
+export {
+  startGateway,
+  MAX_FRAME_BYTES,
+  type Gateway,
+  type GatewayOptions,
+  type RouteHandler,
+} from './gateway/http-server.js';
 export { readTokenFile, tokenFilePath, ensureTokenFile } from './shared/token-file.js';
 export { RPC_METHODS, type RpcMethodName, type RpcParams, type RpcResult } from './protocol/rpc-methods.js';
-export type { DroppedNotification, EventNotification, SubscribeParams, HistoryParams } from './protocol/event-feed.schema.js';
+export type {
+  DroppedNotification,
+  EventNotification,
+  SubscribeParams,
+  HistoryParams,
+} from './protocol/event-feed.schema.js';
 export { buildOpenRpcDocument } from './gateway/openrpc.js';
 export { exportCheckpoint, importCheckpoint } from './runtime/checkpoint-transfer.js';
-export { CheckpointExportSchema, type CheckpointExport, type ImportResult } from './protocol/checkpoint-transfer.schema.js';
+export {
+  CheckpointExportSchema,
+  type CheckpointExport,
+  type ImportResult,
+} from './protocol/checkpoint-transfer.schema.js';
 export { McpConfigFileSchema } from './protocol/mcp-config.schema.js';

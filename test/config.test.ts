@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +12,7 @@ import {
   loadConfig,
   parseRunArgs,
   renderEnvExample,
+  unknownVariables,
   type VigilConfig,
 } from '../src/config.js';
 import { VigilError } from '../src/errors.js';
@@ -49,68 +50,85 @@ function identityFileCode(path: string): string {
   const script = `const { loadConfig } = await import(${JSON.stringify(config)});
 try { loadConfig({ VIGIL_IDENTITY_FILE: ${JSON.stringify(path)} }); console.log('loaded'); } catch (err) { console.log(err.code); }`;
   const nobody = 65534;
-  return execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { uid: nobody, gid: nobody, encoding: 'utf8' }).trim();
+  return execFileSync(nodeForAnyone(), ['--import', 'tsx', '--input-type=module', '-e', script], {
+    uid: nobody,
+    gid: nobody,
+    encoding: 'utf8',
+  }).trim();
+}
+
+/**
+ * A Node.js binary `nobody` may run: this one, unless it lives under a directory others cannot enter (CI runs the
+ * suite on a line fetched into root's npm cache); then the machine's own.
+ */
+function nodeForAnyone(): string {
+  const reachable = (path: string): boolean => {
+    for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir))
+      if ((statSync(dir).mode & 0o001) === 0) return false;
+    return existsSync(path) && (statSync(path).mode & 0o001) !== 0;
+  };
+  return [process.execPath, '/usr/local/bin/node', '/usr/bin/node'].find(reachable) ?? process.execPath;
 }
 
 const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
-    ['dataDir', './data'],
-    ['host', '127.0.0.1'],
-    ['port', 7420],
-    ['token', undefined],
-    ['thinker', 'offline'],
-    ['model', 'claude-sonnet-5-5'],
-    ['identityFile', undefined],
-    ['beatMs', 1000],
-    ['beatMinMs', 100],
-    ['beatMaxMs', 60000],
-    ['checkpointEnabled', true],
-    ['checkpointIntervalBeats', 50],
-    ['checkpointMaxCount', 10],
-    ['dailyBudgetUsd', 5],
-    ['timezone', 'UTC'],
-    ['windDownPct', 90],
-    ['hardStopPct', 110],
-    ['debriefAfterS', 30],
-    ['logLevel', 'info'],
-    ['wmCapacity', 7],
-    ['swarmConcurrency', 3],
-    ['taskDeadlineMs', 600_000],
-    ['taskMaxCostUsd', 0.5],
-    ['eventJournalSize', 10000],
-    ['conversationMaxMessages', 10000],
-    ['ledgerChargeDays', 30],
-    ['toolCallRetentionDays', 30],
-    ['maxSubscriptions', 16],
-    ['subscriberBuffer', 1000],
-    ['busyStrategy', 'interrupt'],
-    ['maxToolIterations', 8],
-    ['contextTokens', 16000],
-    ['stuckTurnS', 600],
-    ['offlineCostUsd', 0],
-    ['pricingOverrides', {}],
-    ['mcp', { mcpServers: {} }],
-    ['anthropicApiKey', undefined],
-    ['anthropicBaseUrl', undefined],
-    ['anthropicTimeoutMs', 120000],
-    ['openaiApiKey', undefined],
-    ['openaiBaseUrl', undefined],
-    ['openaiTimeoutMs', 120000],
-    ['cacheTtl', '5m'],
-    ['rpcRateLimit', 200],
-    ['rpcRateBurst', 1000],
-    ['checkpointKey', undefined],
-    ['traceContent', false],
-    ['traceMaxCount', 1000],
-    ['traceMaxAgeDays', 30],
-    ['otlpEndpoint', undefined],
-    ['otlpTracesEndpoint', undefined],
-    ['otlpProtocol', 'http/protobuf'],
-    ['otlpTracesProtocol', undefined],
-    ['otelServiceName', undefined],
-    ['otelBspScheduleDelayMs', 5000],
-    ['otelBspMaxQueueSize', 2048],
-    ['otelBspMaxExportBatchSize', 512],
-    ['otelBspExportTimeoutMs', 30000],
+  ['dataDir', './data'],
+  ['host', '127.0.0.1'],
+  ['port', 7420],
+  ['token', undefined],
+  ['thinker', 'offline'],
+  ['model', 'claude-sonnet-5-5'],
+  ['identityFile', undefined],
+  ['beatMs', 1000],
+  ['beatMinMs', 100],
+  ['beatMaxMs', 60000],
+  ['checkpointEnabled', true],
+  ['checkpointIntervalBeats', 50],
+  ['checkpointMaxCount', 10],
+  ['dailyBudgetUsd', 5],
+  ['timezone', 'UTC'],
+  ['windDownPct', 90],
+  ['hardStopPct', 110],
+  ['debriefAfterS', 30],
+  ['logLevel', 'info'],
+  ['wmCapacity', 7],
+  ['swarmConcurrency', 3],
+  ['taskDeadlineMs', 600_000],
+  ['taskMaxCostUsd', 0.5],
+  ['eventJournalSize', 10000],
+  ['conversationMaxMessages', 10000],
+  ['ledgerChargeDays', 30],
+  ['toolCallRetentionDays', 30],
+  ['maxSubscriptions', 16],
+  ['subscriberBuffer', 1000],
+  ['busyStrategy', 'interrupt'],
+  ['maxToolIterations', 8],
+  ['contextTokens', 16000],
+  ['stuckTurnS', 600],
+  ['offlineCostUsd', 0],
+  ['pricingOverrides', {}],
+  ['mcp', { mcpServers: {} }],
+  ['anthropicApiKey', undefined],
+  ['anthropicBaseUrl', undefined],
+  ['anthropicTimeoutMs', 120000],
+  ['openaiApiKey', undefined],
+  ['openaiBaseUrl', undefined],
+  ['openaiTimeoutMs', 120000],
+  ['cacheTtl', '5m'],
+  ['rpcRateLimit', 200],
+  ['rpcRateBurst', 1000],
+  ['checkpointKey', undefined],
+  ['traceContent', false],
+  ['traceMaxCount', 1000],
+  ['traceMaxAgeDays', 30],
+  ['otlpEndpoint', undefined],
+  ['otlpTracesEndpoint', undefined],
+  ['otlpProtocol', 'http/protobuf'],
+  ['otlpTracesProtocol', undefined],
+  ['otelServiceName', undefined],
+  ['otelBspScheduleDelayMs', 5000],
+  ['otelBspMaxQueueSize', 2048],
+  ['otelBspMaxExportBatchSize', 512],
+  ['otelBspExportTimeoutMs', 30000],
 ];
 
 describe('loadConfig', () => {
@@ -119,7 +137,10 @@ describe('loadConfig', () => {
   });
 
   it('validates VIGIL_CONTEXT_TOKENS (CONTRACT §9) with its bounds, defaulting to 16000', () => {
-    expect(CONFIG_VARIABLES.find((v) => v.name === 'VIGIL_CONTEXT_TOKENS')).toMatchObject({ key: 'contextTokens', default: '16000' });
+    expect(CONFIG_VARIABLES.find((v) => v.name === 'VIGIL_CONTEXT_TOKENS')).toMatchObject({
+      key: 'contextTokens',
+      default: '16000',
+    });
     expect(loadConfig({ VIGIL_CONTEXT_TOKENS: '4096' }).contextTokens).toBe(4096);
     expect(loadConfig({ VIGIL_CONTEXT_TOKENS: '200000' }).contextTokens).toBe(200_000);
     expect(caught(() => loadConfig({ VIGIL_CONTEXT_TOKENS: '1000001' })).message).toBe(
@@ -280,27 +301,47 @@ describe('loadConfig', () => {
       'VIGIL_PORT="x" is invalid: expected an integer from 0 to 65535.',
       'VIGIL_LOG_LEVEL="loud" is invalid: expected one of fatal, error, warn, info, debug, trace, silent.',
     ]);
-    expect(err.data).toMatchObject({ variable: 'VIGIL_PORT', problems: [{ variable: 'VIGIL_PORT' }, { variable: 'VIGIL_LOG_LEVEL' }] });
+    expect(err.data).toMatchObject({
+      variable: 'VIGIL_PORT',
+      problems: [{ variable: 'VIGIL_PORT' }, { variable: 'VIGIL_LOG_LEVEL' }],
+    });
   });
 
   it('accepts a real IANA zone and rejects a bogus one', () => {
     expect(loadConfig({ VIGIL_TIMEZONE: 'Europe/Berlin' }).timezone).toBe('Europe/Berlin');
-    expect(caught(() => loadConfig({ VIGIL_TIMEZONE: 'Mars/Olympus' })).data).toMatchObject({ variable: 'VIGIL_TIMEZONE' });
+    expect(caught(() => loadConfig({ VIGIL_TIMEZONE: 'Mars/Olympus' })).data).toMatchObject({
+      variable: 'VIGIL_TIMEZONE',
+    });
   });
 
   it.each<[Record<string, string>, string]>([
     [{ VIGIL_BEAT_MAX_MS: '500' }, 'VIGIL_BEAT_MAX_MS="500" is invalid: expected at least VIGIL_BEAT_MS (1000).'],
     [{ VIGIL_BEAT_MIN_MS: '2000' }, 'VIGIL_BEAT_MIN_MS="2000" is invalid: expected at most VIGIL_BEAT_MS (1000).'],
     [{ VIGIL_BEAT_MS: '50' }, 'VIGIL_BEAT_MS="50" is invalid: expected at least VIGIL_BEAT_MIN_MS (100).'],
-    [{ VIGIL_BEAT_MS: '50', VIGIL_BEAT_MIN_MS: '60' }, 'VIGIL_BEAT_MS="50" is invalid: expected at least VIGIL_BEAT_MIN_MS (60).'],
-    [{ VIGIL_HARD_STOP_PCT: '80' }, 'VIGIL_HARD_STOP_PCT="80" is invalid: expected more than VIGIL_WIND_DOWN_PCT (90).'],
-    [{ VIGIL_WIND_DOWN_PCT: '120' }, 'VIGIL_WIND_DOWN_PCT="120" is invalid: expected less than VIGIL_HARD_STOP_PCT (110).'],
+    [
+      { VIGIL_BEAT_MS: '50', VIGIL_BEAT_MIN_MS: '60' },
+      'VIGIL_BEAT_MS="50" is invalid: expected at least VIGIL_BEAT_MIN_MS (60).',
+    ],
+    [
+      { VIGIL_HARD_STOP_PCT: '80' },
+      'VIGIL_HARD_STOP_PCT="80" is invalid: expected more than VIGIL_WIND_DOWN_PCT (90).',
+    ],
+    [
+      { VIGIL_WIND_DOWN_PCT: '120' },
+      'VIGIL_WIND_DOWN_PCT="120" is invalid: expected less than VIGIL_HARD_STOP_PCT (110).',
+    ],
   ])('blames the variable that was set when %j breaks a relation', (env, message) => {
     expect(caught(() => loadConfig(env)).message).toBe(message);
   });
 
   it('accepts beat bounds in order and a wind-down below the hard stop', () => {
-    const config = loadConfig({ VIGIL_BEAT_MIN_MS: '10', VIGIL_BEAT_MS: '10', VIGIL_BEAT_MAX_MS: '10', VIGIL_WIND_DOWN_PCT: '50', VIGIL_HARD_STOP_PCT: '50.5' });
+    const config = loadConfig({
+      VIGIL_BEAT_MIN_MS: '10',
+      VIGIL_BEAT_MS: '10',
+      VIGIL_BEAT_MAX_MS: '10',
+      VIGIL_WIND_DOWN_PCT: '50',
+      VIGIL_HARD_STOP_PCT: '50.5',
+    });
     expect(config).toMatchObject({ beatMinMs: 10, beatMs: 10, beatMaxMs: 10, windDownPct: 50, hardStopPct: 50.5 });
   });
 
@@ -319,8 +360,14 @@ describe('loadConfig', () => {
     const err = caught(() => loadConfig({ VIGIL_THINKER: 'openai', VIGIL_MODEL: 'gpt-5-mini' }));
     expect(err.code).toBe('CONFIG_INVALID');
     expect(err.data).toMatchObject({ variable: 'OPENAI_API_KEY', value: undefined });
-    expect(loadConfig({ VIGIL_THINKER: 'openai', VIGIL_MODEL: 'gpt-5-mini', OPENAI_API_KEY: 'sk-test' })).toMatchObject({ thinker: 'openai', openaiApiKey: 'sk-test' });
-    const local = loadConfig({ VIGIL_THINKER: 'openai', VIGIL_MODEL: 'llama3.2', OPENAI_BASE_URL: 'http://localhost:11434/v1' });
+    expect(loadConfig({ VIGIL_THINKER: 'openai', VIGIL_MODEL: 'gpt-5-mini', OPENAI_API_KEY: 'sk-test' })).toMatchObject(
+      { thinker: 'openai', openaiApiKey: 'sk-test' },
+    );
+    const local = loadConfig({
+      VIGIL_THINKER: 'openai',
+      VIGIL_MODEL: 'llama3.2',
+      OPENAI_BASE_URL: 'http://localhost:11434/v1',
+    });
     expect(local).toMatchObject({ thinker: 'openai', model: 'llama3.2', openaiBaseUrl: 'http://localhost:11434/v1' });
     expect(local.openaiApiKey).toBeUndefined();
   });
@@ -375,27 +422,75 @@ describe('loadConfig: VIGIL_MCP_CONFIG', () => {
       'mcp-good.json',
       JSON.stringify({
         mcpServers: {
-          files: { command: 'npx', args: ['-y', 'some-server', tmp], env: { TOKEN: 't' }, cwd: tmp, allowedTools: ['read'], idempotentTools: ['read'] },
-          'web-search': { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' }, requireApproval: true, timeoutMs: 5000 },
+          files: {
+            command: 'npx',
+            args: ['-y', 'some-server', tmp],
+            env: { TOKEN: 't' },
+            cwd: tmp,
+            allowedTools: ['read'],
+            idempotentTools: ['read'],
+          },
+          'web-search': {
+            url: 'https://mcp.example.com/mcp',
+            headers: { Authorization: 'Bearer x' },
+            requireApproval: true,
+            timeoutMs: 5000,
+          },
         },
         // Other programs' settings in the same file are left alone.
         globalShortcut: 'Ctrl+Space',
       }),
     );
     expect(loadConfig({ VIGIL_MCP_CONFIG: path }).mcp.mcpServers).toEqual({
-      files: { command: 'npx', args: ['-y', 'some-server', tmp], env: { TOKEN: 't' }, cwd: tmp, allowedTools: ['read'], idempotentTools: ['read'] },
-      'web-search': { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' }, requireApproval: true, timeoutMs: 5000 },
+      files: {
+        command: 'npx',
+        args: ['-y', 'some-server', tmp],
+        env: { TOKEN: 't' },
+        cwd: tmp,
+        allowedTools: ['read'],
+        idempotentTools: ['read'],
+      },
+      'web-search': {
+        url: 'https://mcp.example.com/mcp',
+        headers: { Authorization: 'Bearer x' },
+        requireApproval: true,
+        timeoutMs: 5000,
+      },
     });
   });
 
   it.each([
     ['a missing file', () => join(tmp, 'no-such-mcp.json'), /expected a readable JSON file \(ENOENT/],
     ['a file that is not JSON', () => file('mcp-broken.json', '{"mcpServers": {'), /expected the file to hold JSON/],
-    ['a bad field, naming the server and the field', () => file('mcp-field.json', '{"mcpServers": {"fs": {"command": "x", "args": "-y"}}}'), /expected args as a list of strings \(problem at mcpServers\.fs\.args\)/],
-    ['a misspelt field', () => file('mcp-typo.json', '{"mcpServers": {"fs": {"command": "x", "allowedTool": ["a"]}}}'), /unknown field "allowedTool" .*\(problem at mcpServers\.fs\)/],
-    ['a server name with __', () => file('mcp-name.json', '{"mcpServers": {"my__fs": {"command": "x"}}}'), /expected a server name .*\(problem at mcpServers\.my__fs\)/],
-    ['an entry with neither command nor url', () => file('mcp-neither.json', '{"mcpServers": {"fs": {"args": []}}}'), /either "command" .* or "url"/],
-    ['a cwd that is not a directory', () => file('mcp-cwd.json', `{"mcpServers": {"fs": {"command": "x", "cwd": ${JSON.stringify(join(tmp, 'nowhere'))}}}}`), /expected "cwd" to be an existing directory.*\(problem at mcpServers\.fs\.cwd\)/],
+    [
+      'a bad field, naming the server and the field',
+      () => file('mcp-field.json', '{"mcpServers": {"fs": {"command": "x", "args": "-y"}}}'),
+      /expected args as a list of strings \(problem at mcpServers\.fs\.args\)/,
+    ],
+    [
+      'a misspelt field',
+      () => file('mcp-typo.json', '{"mcpServers": {"fs": {"command": "x", "allowedTool": ["a"]}}}'),
+      /unknown field "allowedTool" .*\(problem at mcpServers\.fs\)/,
+    ],
+    [
+      'a server name with __',
+      () => file('mcp-name.json', '{"mcpServers": {"my__fs": {"command": "x"}}}'),
+      /expected a server name .*\(problem at mcpServers\.my__fs\)/,
+    ],
+    [
+      'an entry with neither command nor url',
+      () => file('mcp-neither.json', '{"mcpServers": {"fs": {"args": []}}}'),
+      /either "command" .* or "url"/,
+    ],
+    [
+      'a cwd that is not a directory',
+      () =>
+        file(
+          'mcp-cwd.json',
+          `{"mcpServers": {"fs": {"command": "x", "cwd": ${JSON.stringify(join(tmp, 'nowhere'))}}}}`,
+        ),
+      /expected "cwd" to be an existing directory.*\(problem at mcpServers\.fs\.cwd\)/,
+    ],
   ])('refuses %s with CONFIG_INVALID naming VIGIL_MCP_CONFIG and the path', (_what, pathOf, message) => {
     const path = pathOf();
     const err = caught(() => loadConfig({ VIGIL_MCP_CONFIG: path }));
@@ -406,7 +501,9 @@ describe('loadConfig: VIGIL_MCP_CONFIG', () => {
   });
 
   it('takes the servers as an object from code, validated the same way', () => {
-    expect(configFromDefaults({ mcp: { mcpServers: { fs: { command: 'x' } } } }).mcp.mcpServers).toEqual({ fs: { command: 'x' } });
+    expect(configFromDefaults({ mcp: { mcpServers: { fs: { command: 'x' } } } }).mcp.mcpServers).toEqual({
+      fs: { command: 'x' },
+    });
     const err = caught(() => configFromDefaults({ mcp: { mcpServers: { 'bad name': { command: 'x' } } } }));
     expect(err.message).toMatch(/^mcp \(VIGIL_MCP_CONFIG\)=.* is invalid: expected a server name/);
   });
@@ -442,6 +539,33 @@ describe('parseRunArgs', () => {
       expect(caught(() => parseRunArgs(argv)).code).toBe('CLI_USAGE');
     },
   );
+});
+
+describe('unknownVariables', () => {
+  it('names each VIGIL_* variable no setting reads, with the nearest known one', () => {
+    const env = {
+      VIGIL_BEAT_MSS: '20',
+      VIGIL_PRT: '1',
+      VIGIL_CHECKPOINT_INTERVAL: '5',
+      VIGIL_PORT: '7420',
+      PATH: '/bin',
+    };
+    expect(unknownVariables(env)).toEqual([
+      { name: 'VIGIL_BEAT_MSS', suggestion: 'VIGIL_BEAT_MS' },
+      { name: 'VIGIL_CHECKPOINT_INTERVAL', suggestion: 'VIGIL_CHECKPOINT_INTERVAL_BEATS' },
+      { name: 'VIGIL_PRT', suggestion: 'VIGIL_PORT' },
+    ]);
+  });
+
+  it('suggests nothing when no known name is near, and ignores other prefixes and unset entries', () => {
+    expect(
+      unknownVariables({ VIGIL_FOO: 'x', VIGIL_BEAT_MSX: undefined, vigil_port: '1', ANTHROPIC_API_KEYS: 'k' }),
+    ).toEqual([{ name: 'VIGIL_FOO', suggestion: undefined }]);
+  });
+
+  it('knows every variable of the configuration', () => {
+    expect(unknownVariables({ ...DEFAULT_CONFIG_ENV, VIGIL_TOKEN: 't', VIGIL_CHECKPOINT_KEY: 'k' })).toEqual([]);
+  });
 });
 
 describe('.env.example', () => {

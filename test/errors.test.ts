@@ -13,16 +13,28 @@ describe('VigilError.toJsonRpc', () => {
 
   it('keeps -32001 confirmation data where clients read it and adds the code beside it', () => {
     const data = { id: 'ck-1', beatCount: 12, createdAt: '2026-03-01T10:00:00.000Z' };
-    const wire = new VigilError('CHECKPOINT_CONFIRMATION_REQUIRED', 'Restoring ck-1 needs confirm: true.', { data }).toJsonRpc();
-    expect(wire).toEqual({ code: -32001, message: 'Restoring ck-1 needs confirm: true.', data: { ...data, vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED' } });
+    const wire = new VigilError('CHECKPOINT_CONFIRMATION_REQUIRED', 'Restoring ck-1 needs confirm: true.', {
+      data,
+    }).toJsonRpc();
+    expect(wire).toEqual({
+      code: -32001,
+      message: 'Restoring ck-1 needs confirm: true.',
+      data: { ...data, vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED' },
+    });
     // The error itself is unchanged: only its wire form gains the code.
     expect(data).toEqual({ id: 'ck-1', beatCount: 12, createdAt: '2026-03-01T10:00:00.000Z' });
   });
 
   it('keeps -32602 zod issues an array in data (CONTRACT §4), each issue carrying the code', () => {
     const issues = [{ code: 'invalid_type', expected: 'number', path: ['amountUsd'], message: 'expected number' }];
-    const wire = new VigilError('RPC_INVALID_PARAMS', 'Invalid params for budget.topUp: amountUsd: expected number.', { data: issues }).toJsonRpc();
-    expect(wire).toEqual({ code: -32602, message: expect.any(String), data: issues.map((issue) => ({ ...issue, vigilCode: 'RPC_INVALID_PARAMS' })) });
+    const wire = new VigilError('RPC_INVALID_PARAMS', 'Invalid params for budget.topUp: amountUsd: expected number.', {
+      data: issues,
+    }).toJsonRpc();
+    expect(wire).toEqual({
+      code: -32602,
+      message: expect.any(String),
+      data: issues.map((issue) => ({ ...issue, vigilCode: 'RPC_INVALID_PARAMS' })),
+    });
   });
 
   it('keeps CONFIG_INVALID problem data and adds the code when the error reaches a client', () => {
@@ -68,7 +80,10 @@ describe('wireData', () => {
 
   it('wraps a class instance under value rather than spreading its own fields away', () => {
     const at = new Date('2026-03-01T10:00:00.000Z');
-    expect(JSON.parse(JSON.stringify(wireData(code, at)))).toEqual({ vigilCode: code, value: '2026-03-01T10:00:00.000Z' });
+    expect(JSON.parse(JSON.stringify(wireData(code, at)))).toEqual({
+      vigilCode: code,
+      value: '2026-03-01T10:00:00.000Z',
+    });
   });
 
   it('merges into an object without a prototype too', () => {
@@ -77,7 +92,10 @@ describe('wireData', () => {
   });
 
   it('lets the error code win over a vigilCode the data already carries', () => {
-    expect(wireData('SUBSCRIPTION_LIMIT', { vigilCode: 'SUBSCRIPTION_LIMIT', limit: 2 })).toEqual({ vigilCode: 'SUBSCRIPTION_LIMIT', limit: 2 });
+    expect(wireData('SUBSCRIPTION_LIMIT', { vigilCode: 'SUBSCRIPTION_LIMIT', limit: 2 })).toEqual({
+      vigilCode: 'SUBSCRIPTION_LIMIT',
+      limit: 2,
+    });
     expect(wireData('CHECKPOINT_CORRUPT', { vigilCode: 'INTERNAL' })).toEqual({ vigilCode: 'CHECKPOINT_CORRUPT' });
   });
 });

@@ -10,7 +10,9 @@ const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 /** The incremental build (well under a second when nothing changed). */
 async function build(): Promise<void> {
   const output = await new Promise<string | null>((resolve) => {
-    execFile(process.execPath, [BUILD], { timeout: 300_000 }, (err, stdout, stderr) => resolve(err === null ? null : `${stdout}${stderr}`));
+    execFile(process.execPath, [BUILD], { timeout: 300_000 }, (err, stdout, stderr) =>
+      resolve(err === null ? null : `${stdout}${stderr}`),
+    );
   });
   if (output === null) return;
   // tsc still emits when it finds type errors: the tests can run on that code, and `npm run typecheck` reports them.

@@ -18,7 +18,8 @@ export type WhatwgWebSocketClass = new (url: string) => WhatwgWebSocket;
 export function browserSocket(WebSocketClass?: WhatwgWebSocketClass): OpenSocket {
   return (url, token, listener) => {
     const Socket = WebSocketClass ?? (globalThis as { WebSocket?: WhatwgWebSocketClass }).WebSocket;
-    if (Socket === undefined) throw new Error('This platform has no global WebSocket: in Node, use the client from vigil-client.js.');
+    if (Socket === undefined)
+      throw new Error('This platform has no global WebSocket: in Node, use the client from vigil-client.js.');
     const withToken = new URL(url);
     if (token !== undefined) withToken.searchParams.set('token', token);
     const ws = new Socket(withToken.toString());

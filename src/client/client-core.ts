@@ -8,20 +8,24 @@
 import { BehaviorSubject } from 'rxjs/internal/BehaviorSubject';
 import { Observable } from 'rxjs/internal/Observable';
 import { Subject } from 'rxjs/internal/Subject';
-import type { Subscriber } from 'rxjs';
 import { VigilError, describeError, type JsonRpcErrorObject } from '../errors.js';
 import type { DroppedNotification } from '../protocol/event-feed.schema.js';
-import { RPC_METHODS, type RpcMethodName, type RpcParams, type RpcResult } from '../protocol/rpc-methods.js';
+import type { RpcMethodName, RpcParams, RpcResult } from '../protocol/rpc-methods.js';
 import type { VigilEvent } from '../protocol/events.schema.js';
-import type { LiveEvent } from '../protocol/live-events.schema.js';
-
-import { buildMethods, type TypedMethods } from './client-methods.js';
+import { deliverToFeed, type FeedEvent, type FeedState } from './client-feed.js';
+import { buildMethods, checkedResult, type TypedMethods } from './client-methods.js';
 import { SOCKET_CLOSED, SOCKET_OPEN, type ClientSocket, type OpenSocket } from './client-socket.js';
-import { rpcUrl, type ClientState, type ConnectOptions, type ReconnectOptions } from './connect-options.js';
+import {
+  backoffDelayMs,
+  reconnectBackoff,
+  rpcUrl,
+  type ClientState,
+  type ConnectOptions,
+  type ReconnectOptions,
+} from './connect-options.js';
 import { RpcError } from './rpc-error.js';
 
-/** What a feed delivers: events, and the live-only events it named. */
-export type FeedEvent = VigilEvent | LiveEvent;
+export type { FeedEvent } from './client-feed.js';
 
 type Timer = ReturnType<typeof setTimeout>;
 
@@ -30,17 +34,6 @@ interface Pending {
   settle: (error: JsonRpcErrorObject | undefined, result: unknown) => void;
   fail: (err: Error) => void;
   timer: Timer;
-}
-
-interface FeedState {
-  types: readonly string[] | undefined;
-  /** The newest seq delivered (or the point the feed began after); a resubscription continues after it. */
-  cursor: number | undefined;
-  serverId: string | undefined;
-  observer: Subscriber<FeedEvent>;
-  /** Passes live-only events (no seq) on too: only `subscribeFeed` asks for them. */
-  withLive: boolean;
-  closed: boolean;
 }
 
 /** Typed method namespaces (`client.goals.add({title})`) are merged into the class from the catalogue. */
@@ -80,18 +73,12 @@ export class ClientCore {
       requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
       validateResults: options.validateResults ?? true,
     };
-    const reconnect = options.reconnect ?? true;
-    this.backoff =
-      reconnect === false
-        ? null
-        : {
-            initialDelayMs: 100,
-            maxDelayMs: 10_000,
-            maxAttempts: Number.POSITIVE_INFINITY,
-            ...(reconnect === true ? {} : reconnect),
-          };
+    this.backoff = reconnectBackoff(options.reconnect ?? true);
     this.dropped$ = this.droppedSubject.asObservable();
-    Object.assign(this, buildMethods((method, params) => this.call(method, params as never)));
+    Object.assign(
+      this,
+      buildMethods((method, params) => this.call(method, params as never)),
+    );
     this.open();
   }
 
@@ -112,7 +99,7 @@ export class ClientCore {
           if (error !== undefined) reject(new RpcError(error, method));
           else {
             try {
-              resolve(this.checkResult(method, result));
+              resolve(this.options.validateResults ? checkedResult(method, result) : (result as RpcResult<M>));
             } catch (err) {
               reject(err);
             }
@@ -139,7 +126,11 @@ export class ClientCore {
     return this.feed(types, options, true);
   }
 
-  private feed(types: readonly string[] | undefined, options: { after?: number }, withLive: boolean): Observable<FeedEvent> {
+  private feed(
+    types: readonly string[] | undefined,
+    options: { after?: number },
+    withLive: boolean,
+  ): Observable<FeedEvent> {
     return new Observable<FeedEvent>((observer) => {
       const feed: FeedState = { types, cursor: options.after, serverId: undefined, observer, closed: false, withLive };
       this.feeds.add(feed);
@@ -149,7 +140,8 @@ export class ClientCore {
         this.feeds.delete(feed);
         if (feed.serverId !== undefined) {
           this.feedsByServerId.delete(feed.serverId);
-          if (this.state$.value === 'open') this.request('events.unsubscribe', { subscription: feed.serverId }, { settle: () => {}, fail: () => {} });
+          if (this.state$.value === 'open')
+            this.request('events.unsubscribe', { subscription: feed.serverId }, { settle: () => {}, fail: () => {} });
         }
       };
     });
@@ -177,7 +169,13 @@ export class ClientCore {
     let timer: Timer | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new VigilError('CLIENT_TIMEOUT', `${method} found no open connection within ${this.options.requestTimeoutMs} ms.`)),
+        () =>
+          reject(
+            new VigilError(
+              'CLIENT_TIMEOUT',
+              `${method} found no open connection within ${this.options.requestTimeoutMs} ms.`,
+            ),
+          ),
         this.options.requestTimeoutMs,
       );
     });
@@ -222,7 +220,11 @@ export class ClientCore {
     for (const feed of this.feeds) feed.serverId = undefined;
     const unauthorized = /\b401\b/.test(this.lastError?.message ?? '');
     const retry =
-      !this.closedByUser && this.everOpened && !unauthorized && this.backoff !== null && this.attempts < this.backoff.maxAttempts;
+      !this.closedByUser &&
+      this.everOpened &&
+      !unauthorized &&
+      this.backoff !== null &&
+      this.attempts < this.backoff.maxAttempts;
     if (!retry) {
       this.state$.next('closed');
       for (const waiter of this.openWaiters.splice(0)) waiter.reject(lost);
@@ -231,8 +233,7 @@ export class ClientCore {
       this.droppedSubject.complete();
       return;
     }
-    const { initialDelayMs, maxDelayMs } = this.backoff;
-    const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** this.attempts) * (0.75 + Math.random() * 0.5);
+    const delay = backoffDelayMs(this.backoff, this.attempts);
     this.attempts += 1;
     this.state$.next('reconnecting');
     this.reconnectTimer = setTimeout(() => this.open(), delay);
@@ -248,7 +249,10 @@ export class ClientCore {
 
   // Feeds are registered synchronously as the subscribe answer arrives: its first event may follow in the same chunk.
   private startFeed(feed: FeedState): void {
-    const params = { ...(feed.types === undefined ? {} : { types: [...feed.types] }), ...(feed.cursor === undefined ? {} : { after: feed.cursor }) };
+    const params = {
+      ...(feed.types === undefined ? {} : { types: [...feed.types] }),
+      ...(feed.cursor === undefined ? {} : { after: feed.cursor }),
+    };
     this.request('events.subscribe', params, {
       settle: (error, result) => {
         if (error !== undefined) {
@@ -280,7 +284,9 @@ export class ClientCore {
     const timer = setTimeout(() => {
       this.pending.delete(id);
       handlers.fail(
-        new VigilError('CLIENT_TIMEOUT', `${method} got no answer within ${this.options.requestTimeoutMs} ms.`, { data: { method } }),
+        new VigilError('CLIENT_TIMEOUT', `${method} got no answer within ${this.options.requestTimeoutMs} ms.`, {
+          data: { method },
+        }),
       );
     }, this.options.requestTimeoutMs);
     this.pending.set(id, { method, timer, ...handlers });
@@ -310,30 +316,10 @@ export class ClientCore {
     const params = item['params'] as Record<string, unknown> | undefined;
     if (item['method'] === 'events.event' && params !== undefined) {
       const feed = this.feedsByServerId.get(params['subscription'] as string);
-      const event = params['event'] as FeedEvent;
-      if (feed === undefined || feed.closed) return;
-      // A live-only event has no seq: it moves no cursor (a resubscription never asks for it again).
-      if (!('seq' in event)) {
-        if (feed.withLive) feed.observer.next(event);
-        return;
-      }
-      feed.cursor = Math.max(feed.cursor ?? 0, event.seq);
-      feed.observer.next(event);
+      if (feed !== undefined) deliverToFeed(feed, params['event'] as FeedEvent);
     } else if (item['method'] === 'events.dropped' && params !== undefined) {
       this.droppedSubject.next(params as DroppedNotification);
     }
-  }
-
-  private checkResult<M extends RpcMethodName>(method: M, result: unknown): RpcResult<M> {
-    if (!this.options.validateResults) return result as RpcResult<M>;
-    const parsed = RPC_METHODS[method].result.safeParse(result);
-    if (parsed.success) return parsed.data as RpcResult<M>;
-    const issue = parsed.error.issues[0];
-    throw new VigilError(
-      'INTERNAL',
-      `The gateway's answer to ${method} does not match its schema: ${issue?.path.join('.') || '(result)'}: ${issue?.message ?? 'invalid'}.`,
-      { data: parsed.error.issues },
-    );
   }
 }
 
@@ -341,7 +327,10 @@ export class ClientCore {
  * The entries' `connect()`: opens a `Client` (a ClientCore over its entry's socket) and resolves once it is connected;
  * rejects as `ready()` does if it cannot.
  */
-export async function connectClient<Client extends ClientCore>(Client: new (options: ConnectOptions) => Client, options: ConnectOptions): Promise<Client> {
+export async function connectClient<Client extends ClientCore>(
+  Client: new (options: ConnectOptions) => Client,
+  options: ConnectOptions,
+): Promise<Client> {
   const client = new Client(options);
   await client.ready();
   return client;

@@ -1,4 +1,8 @@
-/** The typed method namespaces of a client (`client.checkpoint.list({limit})`), inferred from the RPC catalogue. */
+/**
+ * The typed method namespaces of a client (`client.checkpoint.list({limit})`), inferred from the RPC catalogue, and
+ * the check of each answer against it.
+ */
+import { VigilError } from '../errors.js';
 import { RPC_METHODS, type RpcMethodName, type RpcParams, type RpcResult } from '../protocol/rpc-methods.js';
 
 // Subscriptions need connection state, so they go through `client.subscribe`, not a bare method.
@@ -7,10 +11,11 @@ type PlainMethod = Exclude<RpcMethodName, StatefulMethod>;
 type NamespaceOf<M> = M extends `${infer N}.${string}` ? N : never;
 
 /** One method as a function: params may be left out when every one of them is optional. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends P` is the test for "every property of P is optional"
-export type MethodFn<M extends RpcMethodName> = {} extends RpcParams<M>
-  ? (params?: RpcParams<M>) => Promise<RpcResult<M>>
-  : (params: RpcParams<M>) => Promise<RpcResult<M>>;
+// `Record<never, never>` (the empty object type) extends P exactly when every property of P is optional.
+export type MethodFn<M extends RpcMethodName> =
+  Record<never, never> extends RpcParams<M>
+    ? (params?: RpcParams<M>) => Promise<RpcResult<M>>
+    : (params: RpcParams<M>) => Promise<RpcResult<M>>;
 
 /** Every plain method, grouped by namespace. */
 export type TypedMethods = {
@@ -26,4 +31,16 @@ export function buildMethods(call: (method: RpcMethodName, params: unknown) => P
     (namespaces[namespace] ??= {})[name] = (params?: unknown) => call(method, params ?? {});
   }
   return namespaces as unknown as TypedMethods;
+}
+
+/** `result` parsed by `method`'s result schema; INTERNAL when the gateway's answer does not match it. */
+export function checkedResult<M extends RpcMethodName>(method: M, result: unknown): RpcResult<M> {
+  const parsed = RPC_METHODS[method].result.safeParse(result);
+  if (parsed.success) return parsed.data as RpcResult<M>;
+  const issue = parsed.error.issues[0];
+  throw new VigilError(
+    'INTERNAL',
+    `The gateway's answer to ${method} does not match its schema: ${issue?.path.join('.') || '(result)'}: ${issue?.message ?? 'invalid'}.`,
+    { data: parsed.error.issues },
+  );
 }

@@ -1,4 +1,4 @@
-/** How a typed client connects: its options, its states, and the `/rpc` URL for a daemon URL. */
+/** How a typed client connects: its options, its states, the `/rpc` URL for a daemon URL, and the reconnection backoff. */
 
 /** Where a client stands: opening, open, waiting to reconnect, or closed for good. */
 export type ClientState = 'connecting' | 'open' | 'reconnecting' | 'closed';
@@ -31,4 +31,20 @@ export function rpcUrl(url: string): string {
   if (parsed.protocol === 'https:') parsed.protocol = 'wss:';
   if (parsed.pathname === '' || parsed.pathname === '/') parsed.pathname = '/rpc';
   return parsed.toString();
+}
+
+/** The backoff `reconnect` asks for, its defaults filled in; null when reconnection is off. */
+export function reconnectBackoff(reconnect: boolean | ReconnectOptions): Required<ReconnectOptions> | null {
+  if (reconnect === false) return null;
+  return {
+    initialDelayMs: 100,
+    maxDelayMs: 10_000,
+    maxAttempts: Number.POSITIVE_INFINITY,
+    ...(reconnect === true ? {} : reconnect),
+  };
+}
+
+/** The wait before reconnection attempt `attempt` (0 first): doubling up to the cap, with ±25% jitter. */
+export function backoffDelayMs({ initialDelayMs, maxDelayMs }: Required<ReconnectOptions>, attempt: number): number {
+  return Math.min(maxDelayMs, initialDelayMs * 2 ** attempt) * (0.75 + Math.random() * 0.5);
 }

@@ -128,9 +128,17 @@ export class EventBus {
    * Hands a live-only event to whoever listens now, with its time and beat but no seq: nothing stores it, and a
    * subscriber that is not listening at this moment never gets it. A throwing subscriber is reported, never propagated.
    */
-  emitLive<T extends LiveEvent['type']>(type: T, payload: Omit<Extract<LiveEvent, { type: T }>, 'type' | 'at' | 'beat'>): void {
+  emitLive<T extends LiveEvent['type']>(
+    type: T,
+    payload: Omit<Extract<LiveEvent, { type: T }>, 'type' | 'at' | 'beat'>,
+  ): void {
     if (this.liveListeners === 0) return;
-    this.liveSubject.next({ type, at: new Date(this.options.clock.now()).toISOString(), beat: this.currentBeat(), ...payload });
+    this.liveSubject.next({
+      type,
+      at: new Date(this.options.clock.now()).toISOString(),
+      beat: this.currentBeat(),
+      ...payload,
+    });
   }
 
   /** Whether anyone listens to live-only events now (a thinker streams a reply only when someone would see it). */

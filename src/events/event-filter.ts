@@ -17,7 +17,9 @@ export function typeMatcher(patterns: readonly string[] | undefined): (type: str
 }
 
 /** RxJS operator keeping only events whose type matches one of `patterns`. */
-export function ofTypes<E extends { type: string }>(patterns: readonly string[] | undefined): MonoTypeOperatorFunction<E> {
+export function ofTypes<E extends { type: string }>(
+  patterns: readonly string[] | undefined,
+): MonoTypeOperatorFunction<E> {
   const matches = typeMatcher(patterns);
   return filter((event) => matches(event.type));
 }

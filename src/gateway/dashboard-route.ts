@@ -29,6 +29,7 @@ export const DASHBOARD_FILES: Readonly<Record<string, string>> = {
   '/dashboard/vigil-client.js': built('vigil-client.js'),
   '/dashboard/vigil-client.js.map': built('vigil-client.js.map'),
   '/dashboard/dom-helpers.js': built('dom-helpers.js'),
+  '/dashboard/beat-rate.js': built('beat-rate.js'),
   '/dashboard/heartbeat.panel.js': built('heartbeat.panel.js'),
   '/dashboard/budget.panel.js': built('budget.panel.js'),
   '/dashboard/affect.panel.js': built('affect.panel.js'),
@@ -60,7 +61,8 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
  */
 function contentSecurityPolicy(page: string): string {
   const importMap = /<script type="importmap">([\s\S]*?)<\/script>/.exec(page)?.[1];
-  const importMapHash = importMap === undefined ? '' : ` 'sha256-${createHash('sha256').update(importMap).digest('base64')}'`;
+  const importMapHash =
+    importMap === undefined ? '' : ` 'sha256-${createHash('sha256').update(importMap).digest('base64')}'`;
   return [
     "default-src 'none'",
     `script-src 'self'${importMapHash}`,
@@ -178,7 +180,10 @@ export function createDashboardRoutes(token: string): DashboardRoutes {
 /** Throws, saying to build, when the bundled client (which only `npm run build` makes) is not at `bundle`. */
 export function assertDashboardBuilt(bundle: string): void {
   if (existsSync(bundle)) return;
-  throw new VigilError('INTERNAL', `The dashboard is not built: ${bundle} is missing. Run \`npm run build\` (npm ci, npm start and npm test run it).`);
+  throw new VigilError(
+    'INTERNAL',
+    `The dashboard is not built: ${bundle} is missing. Run \`npm run build\` (npm ci, npm start and npm test run it).`,
+  );
 }
 
 /** The value of cookie `name` in a Cookie header, if present. */

@@ -131,9 +131,12 @@ export class EventSubscriber {
     // Subscribed before the replay's first read, so nothing emitted from now on can fall between journal and live.
     this.subscription = options.live$.subscribe((event) => this.onLive(event));
     const named = namedLiveTypes(options.types);
-    this.liveOnlySubscription = named.size === 0 ? undefined : options.liveOnly$?.subscribe((event) => {
-      if (named.has(event.type)) this.onLiveOnly(event);
-    });
+    this.liveOnlySubscription =
+      named.size === 0
+        ? undefined
+        : options.liveOnly$?.subscribe((event) => {
+            if (named.has(event.type)) this.onLiveOnly(event);
+          });
   }
 
   /** Begins sending: the journal replay first (if `after` was given), then live events. */

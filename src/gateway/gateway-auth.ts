@@ -45,7 +45,10 @@ export type AuthFailure = 'missing' | 'wrong';
  * path and whether the token was missing or wrong — never the token (nor the query string, which may carry it). A
  * guessing client gets one line per address per `everyMs` with its count of attempts, not one line per guess.
  */
-export function createAuthFailureLog(log: VigilLogger, options: AuthFailureLogOptions = {}): (req: IncomingMessage, url: URL) => void {
+export function createAuthFailureLog(
+  log: VigilLogger,
+  options: AuthFailureLogOptions = {},
+): (req: IncomingMessage, url: URL) => void {
   const everyMs = options.everyMs ?? 10_000;
   const maxAddresses = options.maxAddresses ?? 1024;
   const now = options.now ?? Date.now;
@@ -82,4 +85,3 @@ export function createRequestAuth(
     return false;
   };
 }
-

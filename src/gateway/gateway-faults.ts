@@ -1,5 +1,12 @@
 /** The gateway's one table from fault to wire: JSON-RPC error objects (standard messages for protocol faults) and WebSocket close codes. */
-import { isVigilError, JSON_RPC_CODE_BY_ERROR, VigilError, wireData, type JsonRpcErrorObject, type VigilErrorCode } from '../errors.js';
+import {
+  isVigilError,
+  JSON_RPC_CODE_BY_ERROR,
+  VigilError,
+  wireData,
+  type JsonRpcErrorObject,
+  type VigilErrorCode,
+} from '../errors.js';
 import type { VigilLogger } from '../shared/logger.js';
 
 /** WebSocket close codes the gateway uses (RFC 6455 §7.4.1), with why. */
@@ -21,8 +28,11 @@ const STANDARD_MESSAGES: Partial<Record<VigilErrorCode, string>> = {
   RPC_METHOD_NOT_FOUND: 'Method not found',
 };
 
-/** A protocol fault with its standard message; `data` only where it helps (an oversized batch). */
-export function protocolError(code: 'RPC_PARSE_ERROR' | 'RPC_INVALID_REQUEST' | 'RPC_METHOD_NOT_FOUND', data?: unknown): VigilError {
+/** A protocol fault with its standard message; `data` only where it helps (an oversized batch, -32601's suggestions). */
+export function protocolError(
+  code: 'RPC_PARSE_ERROR' | 'RPC_INVALID_REQUEST' | 'RPC_METHOD_NOT_FOUND',
+  data?: unknown,
+): VigilError {
   return new VigilError(code, STANDARD_MESSAGES[code]!, data === undefined ? {} : { data });
 }
 
@@ -38,7 +48,9 @@ export function toWireError(err: unknown, log: VigilLogger, method?: string): Js
       const code = JSON_RPC_CODE_BY_ERROR[err.code]!;
       // §5.1's -32700, -32600 and -32601 name their fault one to one, and the specification's examples carry no
       // `data`: a bare one goes out exactly so. One with a detail (`reason`) carries `vigilCode` beside it.
-      return err.data === undefined ? { code, message: standard } : { code, message: standard, data: wireData(err.code, err.data) };
+      return err.data === undefined
+        ? { code, message: standard }
+        : { code, message: standard, data: wireData(err.code, err.data) };
     }
     if (err.code === 'INTERNAL') log.error({ err, method }, 'an RPC method failed');
     return err.toJsonRpc();

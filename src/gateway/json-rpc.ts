@@ -15,8 +15,7 @@ export interface JsonRpcRequest {
 
 /** A response object (§5). */
 export type JsonRpcResponse =
-  | { jsonrpc: '2.0'; result: unknown; id: JsonRpcId }
-  | { jsonrpc: '2.0'; error: JsonRpcErrorObject; id: JsonRpcId };
+  { jsonrpc: '2.0'; result: unknown; id: JsonRpcId } | { jsonrpc: '2.0'; error: JsonRpcErrorObject; id: JsonRpcId };
 
 /** Runs one call; throws to answer with an error. Notifications run too, their outcome is just not sent. */
 export type CallHandler = (request: JsonRpcRequest) => Promise<unknown>;
@@ -46,21 +45,31 @@ export async function handleJsonRpcFrame(
   // §6: an empty batch is one Invalid Request, not an empty array.
   if (message.length === 0) return failure(null, protocolError('RPC_INVALID_REQUEST'), renderError);
   if (message.length > MAX_BATCH_SIZE) {
-    return failure(null, protocolError('RPC_INVALID_REQUEST', { reason: `a batch may hold at most ${MAX_BATCH_SIZE} requests` }), renderError);
+    return failure(
+      null,
+      protocolError('RPC_INVALID_REQUEST', { reason: `a batch may hold at most ${MAX_BATCH_SIZE} requests` }),
+      renderError,
+    );
   }
   const responses = await Promise.all(message.map((entry) => handleOne(entry, call, renderError)));
   const sent = responses.filter((response): response is JsonRpcResponse => response !== null);
   return sent.length === 0 ? null : sent;
 }
 
-async function handleOne(message: unknown, call: CallHandler, renderError: ErrorRenderer): Promise<JsonRpcResponse | null> {
+async function handleOne(
+  message: unknown,
+  call: CallHandler,
+  renderError: ErrorRenderer,
+): Promise<JsonRpcResponse | null> {
   const request = asRequest(message);
   if (request === null) return failure(detectableId(message), protocolError('RPC_INVALID_REQUEST'), renderError);
   const isNotification = !Object.hasOwn(request, 'id');
   try {
     const result = await call(request);
     // `undefined` would vanish from the JSON and leave a response without `result`.
-    return isNotification ? null : { jsonrpc: '2.0', result: result === undefined ? null : result, id: request.id ?? null };
+    return isNotification
+      ? null
+      : { jsonrpc: '2.0', result: result === undefined ? null : result, id: request.id ?? null };
   } catch (err) {
     return isNotification ? null : { jsonrpc: '2.0', error: renderError(err, request.method), id: request.id ?? null };
   }

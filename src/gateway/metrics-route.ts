@@ -4,7 +4,10 @@ import type { VigilLogger } from '../shared/logger.js';
 import type { MetricsFacade } from '../runtime/facade/metrics.facade.js';
 
 /** The handler for `/metrics`; authentication has already happened in the HTTP server. */
-export function metricsRoute(metrics: MetricsFacade, log: VigilLogger): (req: IncomingMessage, res: ServerResponse) => void {
+export function metricsRoute(
+  metrics: MetricsFacade,
+  log: VigilLogger,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     metrics.text().then(
       (text) => {

@@ -33,7 +33,10 @@ function describeMethod(name: string, spec: RpcMethodSpec) {
       schema,
     })),
     result: { name: `${name}.result`, schema: schemaOf(spec.result, 'output') },
-    errors: [{ code: -32602, message: 'Invalid params (zod issues in data, each with vigilCode)' }, ...errorsOf(spec.errors)],
+    errors: [
+      { code: -32602, message: 'Invalid params (zod issues in data, each with vigilCode)' },
+      ...errorsOf(spec.errors),
+    ],
   };
 }
 
@@ -44,7 +47,8 @@ export function buildOpenRpcDocument(): Record<string, unknown> {
     info: {
       title: 'Vigil gateway',
       version: VIGIL_VERSION,
-      description: 'JSON-RPC 2.0 over WebSocket at /rpc (text frames, params by name). See CONTRACT.md §4.',
+      description:
+        'JSON-RPC 2.0 over WebSocket at /rpc (text frames, params by name). See docs/reference/gateway.md in the package.',
     },
     methods: Object.entries(RPC_METHODS).map(([name, spec]) => describeMethod(name, spec as RpcMethodSpec)),
     // OpenRPC has no server-to-client notifications; these name the feed's, in the same form.

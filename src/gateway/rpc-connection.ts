@@ -118,7 +118,8 @@ export class RpcConnection implements SubscriptionHost {
       maxDropped: limits.maxDropped,
       sink: this.sink,
       format: jsonRpcFeedFormat(id),
-      onReplayError: (err) => this.deps.log.warn({ err, subscription: id }, 'event replay failed; the feed goes on live'),
+      onReplayError: (err) =>
+        this.deps.log.warn({ err, subscription: id }, 'event replay failed; the feed goes on live'),
       onDropped: (count) => runtime.metrics.eventsDropped(count),
     });
     this.subscribers.set(id, subscriber);
@@ -142,7 +143,12 @@ export class RpcConnection implements SubscriptionHost {
   stats(): ConnectionStats {
     const subscriptions: Record<string, SubscriberStats> = {};
     for (const [id, subscriber] of this.subscribers) subscriptions[id] = subscriber.stats();
-    return { bufferedAmount: this.ws.bufferedAmount, inFlight: this.inFlight, subscriptions, rateLimited: this.rateLimited };
+    return {
+      bufferedAmount: this.ws.bufferedAmount,
+      inFlight: this.inFlight,
+      subscriptions,
+      rateLimited: this.rateLimited,
+    };
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {
@@ -150,7 +156,9 @@ export class RpcConnection implements SubscriptionHost {
       this.ws.close(CLOSE_CODES.unsupportedData, 'binary frames are not supported: send JSON-RPC as text frames');
       return;
     }
-    const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
+    const text = (
+      Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)
+    ).toString('utf8');
     // ws.pause() stops reading the socket, but ws still emits every frame of the chunk it already read: those wait
     // here unanswered. Answering them would let a client that never reads make the server buffer one answer per
     // request it packed into a chunk (a thousand small requests, a thousand large answers).
@@ -178,11 +186,23 @@ export class RpcConnection implements SubscriptionHost {
       // Refused unparsed, so its id cannot be known: null, as for any request whose id cannot be read (§5).
       const reason = `the frame nests deeper than ${MAX_FRAME_DEPTH} levels`;
       countRequest(runtime, '', -32600);
-      this.send(JSON.stringify({ jsonrpc: '2.0', error: toWireError(protocolError('RPC_INVALID_REQUEST', { reason }), log), id: null }));
+      this.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: toWireError(protocolError('RPC_INVALID_REQUEST', { reason }), log),
+          id: null,
+        }),
+      );
       return;
     }
     const afterResponse: Array<() => void> = [];
-    const ctx: RpcContext = { runtime, log, subscriptions: this, discover, afterResponse: (fn) => afterResponse.push(fn) };
+    const ctx: RpcContext = {
+      runtime,
+      log,
+      subscriptions: this,
+      discover,
+      afterResponse: (fn) => afterResponse.push(fn),
+    };
     const response = await handleJsonRpcFrame(
       text,
       // Each request of a batch takes its own token: batching is no way around the limit.
@@ -193,7 +213,8 @@ export class RpcConnection implements SubscriptionHost {
       (err, method) => {
         const error = toWireError(err, log, method);
         // Protocol faults and rate-limit refusals never reach the router, which counts everything else.
-        if (error.code === -32700 || error.code === -32600 || error.code === -32029) countRequest(runtime, method, error.code);
+        if (error.code === -32700 || error.code === -32600 || error.code === -32029)
+          countRequest(runtime, method, error.code);
         return error;
       },
     );

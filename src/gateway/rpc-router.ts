@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { isVigilError, JSON_RPC_CODE_BY_ERROR, VigilError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { VigilLogger } from '../shared/logger.js';
+import { nearestNames } from '../shared/nearest-names.js';
 import { protocolError } from './gateway-faults.js';
 import type { JsonRpcRequest } from './json-rpc.js';
 import { isRpcMethodName, RPC_METHODS, type RpcMethodName, type RpcResult } from '../protocol/rpc-methods.js';
@@ -30,7 +31,10 @@ export interface RpcContext {
 type ParamsOf<M extends RpcMethodName> = z.output<(typeof RPC_METHODS)[M]['params']>;
 
 /** A handler for method `M`: validated params in, the result (or a promise of it) out. */
-export type RpcHandler<M extends RpcMethodName> = (params: ParamsOf<M>, ctx: RpcContext) => RpcResult<M> | Promise<RpcResult<M>>;
+export type RpcHandler<M extends RpcMethodName> = (
+  params: ParamsOf<M>,
+  ctx: RpcContext,
+) => RpcResult<M> | Promise<RpcResult<M>>;
 
 /** Handlers for the methods `M` (one file per method group provides some). */
 export type RpcHandlers<M extends RpcMethodName = RpcMethodName> = { [K in M]: RpcHandler<K> };
@@ -68,7 +72,7 @@ function wireCode(err: unknown): number {
 // Throws at once or returns the handler's result (a promise or not): routeRequest awaits either inside its try.
 function dispatch(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContext): unknown {
   const { method } = request;
-  if (!isRpcMethodName(method)) throw protocolError('RPC_METHOD_NOT_FOUND');
+  if (!isRpcMethodName(method)) throw methodNotFound(method);
   const spec = RPC_METHODS[method];
   const raw = normaliseParams(request.params, method);
   const parsed = spec.params.safeParse(raw);
@@ -77,10 +81,23 @@ function dispatch(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContex
       .slice(0, 3)
       .map((issue) => `${issue.path.join('.') || '(params)'}: ${issue.message}`)
       .join('; ');
-    throw new VigilError('RPC_INVALID_PARAMS', `Invalid params for ${method}: ${where}.`, { data: parsed.error.issues });
+    throw new VigilError('RPC_INVALID_PARAMS', `Invalid params for ${method}: ${where}.`, {
+      data: parsed.error.issues,
+    });
   }
   const handler = handlers[method] as (params: unknown, ctx: RpcContext) => unknown;
   return handler(parsed.data, ctx);
+}
+
+const METHOD_NAMES: readonly string[] = Object.keys(RPC_METHODS);
+
+/**
+ * -32601 for `method`, with `data: {suggestions}` naming the catalogue's nearest methods when some are near (a
+ * misspelling, a missing namespace); with none near, the bare error the specification shows.
+ */
+export function methodNotFound(method: string): VigilError {
+  const suggestions = nearestNames(method, METHOD_NAMES, { separator: '.' });
+  return protocolError('RPC_METHOD_NOT_FOUND', suggestions.length > 0 ? { suggestions } : undefined);
 }
 
 // Params are by name; absent or an empty array (some clients send `[]` for "none") mean no params.
@@ -88,9 +105,20 @@ function normaliseParams(params: JsonRpcRequest['params'], method: string): unkn
   if (params === undefined) return {};
   if (Array.isArray(params)) {
     if (params.length === 0) return {};
-    throw new VigilError('RPC_INVALID_PARAMS', `Invalid params for ${method}: params are by name (an object), not by position.`, {
-      data: [{ code: 'invalid_type', expected: 'object', path: [], message: 'params are by name (an object), not by position' }],
-    });
+    throw new VigilError(
+      'RPC_INVALID_PARAMS',
+      `Invalid params for ${method}: params are by name (an object), not by position.`,
+      {
+        data: [
+          {
+            code: 'invalid_type',
+            expected: 'object',
+            path: [],
+            message: 'params are by name (an object), not by position',
+          },
+        ],
+      },
+    );
   }
   return params;
 }

@@ -17,13 +17,23 @@ export interface SseLimits {
 const SEQ = /^\d{1,16}$/;
 
 /** Reads `types` (comma-separated) and the resume point; null `after` means "live from now". */
-function feedQuery(req: IncomingMessage, url: URL): { types: string[] | undefined; after: number | undefined } | string {
+function feedQuery(
+  req: IncomingMessage,
+  url: URL,
+): { types: string[] | undefined; after: number | undefined } | string {
   const typesParam = url.searchParams.get('types');
-  const types = typesParam === null ? undefined : typesParam.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const types =
+    typesParam === null
+      ? undefined
+      : typesParam
+          .split(',')
+          .map((t) => t.trim())
+          .filter((t) => t !== '');
   const header = req.headers['last-event-id'];
   const resume = (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('after') ?? undefined;
   if (resume === undefined || resume.trim() === '') return { types, after: undefined };
-  if (!SEQ.test(resume.trim())) return `Last-Event-ID/after must be an event seq (a non-negative integer), not ${JSON.stringify(resume)}.`;
+  if (!SEQ.test(resume.trim()))
+    return `Last-Event-ID/after must be an event seq (a non-negative integer), not ${JSON.stringify(resume)}.`;
   return { types, after: Number(resume.trim()) };
 }
 

@@ -20,7 +20,9 @@ export function adaptiveIntervalMs(inputs: IntervalInputs): number {
   const lastActivity = inputs.lastUserActivityAt ?? inputs.idleSince;
   const sinceActivity = Math.max(0, inputs.now - lastActivity);
   const userFactor =
-    inputs.lastUserActivityAt !== null && sinceActivity < USER_ACTIVE_WINDOW_MS ? 0.3 : 1 + 0.1 * (sinceActivity / 60_000);
+    inputs.lastUserActivityAt !== null && sinceActivity < USER_ACTIVE_WINDOW_MS
+      ? 0.3
+      : 1 + 0.1 * (sinceActivity / 60_000);
   const arousal = Math.min(1, Math.max(0, inputs.arousal));
   const raw = inputs.baseMs * userFactor * (1 - 0.5 * arousal);
   return Math.round(Math.min(inputs.maxMs, Math.max(inputs.minMs, raw)));

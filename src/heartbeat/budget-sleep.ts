@@ -32,7 +32,9 @@ export function fallAsleep(deps: HeartbeatDeps, budget: BudgetRef, reason: Sleep
 export function wakeUp(deps: HeartbeatDeps, budget: BudgetRef, reason: 'top_up' | 'daily_reset' | 'manual'): void {
   budget.send({ type: 'budget.wake', at: deps.clock.now() });
   deps.bus.emit('agent.waking', { reason });
-  deps.ledger.clearWakeSignal().catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'could not clear the wake signal'));
+  deps.ledger
+    .clearWakeSignal()
+    .catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'could not clear the wake signal'));
 }
 
 /** Wakes for whatever is due: a new local day or a top-up. */
@@ -77,9 +79,13 @@ export function dormantBeat(context: HeartbeatContext): BeatStep {
   const next = { ...context, beatCount };
   const effects: Array<() => void> = [];
   if (deps.checkpoints.isDue(beatCount)) {
-    effects.push(() => deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'dormant')));
+    effects.push(() =>
+      deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'dormant')),
+    );
   }
   const intervalMs = dormantDelayMs(next);
-  effects.push(() => deps.bus.emit('heartbeat.beat', { beatCount, intervalMs, phaseMs: { sense: 0, think: 0, integrate: 0 } }));
+  effects.push(() =>
+    deps.bus.emit('heartbeat.beat', { beatCount, intervalMs, phaseMs: { sense: 0, think: 0, integrate: 0 } }),
+  );
   return { patch: { beatCount, lastGood: readActorStates(refs) }, effects };
 }

@@ -18,7 +18,11 @@ export function readActorStates(refs: DomainActorRefs): ActorStates {
 }
 
 /** The checkpoint of `context` as of now, with id `id`. */
-export function snapshotCheckpoint(context: HeartbeatContext, id: string, phase: CognitiveCheckpoint['heartbeat']['phase']): CognitiveCheckpoint {
+export function snapshotCheckpoint(
+  context: HeartbeatContext,
+  id: string,
+  phase: CognitiveCheckpoint['heartbeat']['phase'],
+): CognitiveCheckpoint {
   const { deps } = context;
   const watermark = deps.conversation.watermark();
   return checkpointOf({ ...context, actors: readActorStates(context.refs) }, deps, {
@@ -43,7 +47,11 @@ export interface CheckpointPosition {
  * The checkpoint of the heartbeat state `state` (a seed, or a running context's fields): what `snapshotCheckpoint`
  * reads, computable before the heartbeat holds that state.
  */
-export function checkpointOf(state: Omit<HeartbeatSeed, 'restoredFrom'>, deps: HeartbeatDeps, at: CheckpointPosition): CognitiveCheckpoint {
+export function checkpointOf(
+  state: Omit<HeartbeatSeed, 'restoredFrom'>,
+  deps: HeartbeatDeps,
+  at: CheckpointPosition,
+): CognitiveCheckpoint {
   return {
     id: at.id,
     createdAt: deps.clock.now(),

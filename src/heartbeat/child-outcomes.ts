@@ -49,7 +49,8 @@ export function childDone(context: HeartbeatContext, childId: string, output: un
   const text = (output as SwarmTaskOutput | undefined)?.text ?? '';
   return {
     effects: [
-      () => context.refs.swarms.send({ type: 'swarm.succeeded', at: context.deps.clock.now(), id: taskId, result: text }),
+      () =>
+        context.refs.swarms.send({ type: 'swarm.succeeded', at: context.deps.clock.now(), id: taskId, result: text }),
       () => context.deps.bus.emit('swarm.task_finished', { taskId, status: 'done' }),
     ],
     // Spend moved outside a think: stop at once if the task's cost reached the hard stop.

@@ -30,10 +30,22 @@ export function budgetRefOf(system: ActorSystem<any>): BudgetRef {
  * Appends the cost to the ledger (sync) and only then charges the budget actor, so the money is on disk before any
  * result it paid for is applied. A failed ledger write rejects: the caller must not apply the result.
  */
-export async function recordCost(deps: HeartbeatDeps, budget: BudgetRef, kind: 'think' | 'task' | 'summary', cost: Cost): Promise<BudgetState> {
+export async function recordCost(
+  deps: HeartbeatDeps,
+  budget: BudgetRef,
+  kind: 'think' | 'task' | 'summary',
+  cost: Cost,
+): Promise<BudgetState> {
   const at = deps.clock.now();
   const before = budget.getSnapshot().context;
-  await deps.ledger.charge({ at, dayKey: dayKeyIn(before.timezone, at), kind, model: cost.model, costMicroUsd: cost.costMicroUsd, usage: cost.usage });
+  await deps.ledger.charge({
+    at,
+    dayKey: dayKeyIn(before.timezone, at),
+    kind,
+    model: cost.model,
+    costMicroUsd: cost.costMicroUsd,
+    usage: cost.usage,
+  });
   budget.send({ type: 'budget.charge', at, costMicroUsd: cost.costMicroUsd });
   const after = budget.getSnapshot().context;
   if (kind === 'think') {

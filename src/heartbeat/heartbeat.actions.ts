@@ -16,7 +16,15 @@ import { readActorStates, snapshotCheckpoint } from './checkpoint-snapshot.js';
 import { backedOffIntervalMs, CIRCUIT_FAILURE_THRESHOLD } from './circuit-breaker.js';
 import type { BeatProgress, HeartbeatContext, HeartbeatDeps, TurnState } from './heartbeat.types.js';
 import type { EventPayload } from '../protocol/events.schema.js';
-import { beginThink, debriefReady, DEBRIEF_PROMPT, endTurn, injectDebrief, RESUME_NOTICE, WIND_DOWN_NOTICE } from './turn-tracker.js';
+import {
+  beginThink,
+  debriefReady,
+  DEBRIEF_PROMPT,
+  endTurn,
+  injectDebrief,
+  RESUME_NOTICE,
+  WIND_DOWN_NOTICE,
+} from './turn-tracker.js';
 import { answerableTurns, turnsAwaitingResults, turnsForThink } from './turn-book.js';
 import { NO_APPROVAL_WAITS } from '../subsystems/tools/approval-waits.js';
 
@@ -73,7 +81,9 @@ export function persistTurn(deps: HeartbeatDeps, turns: TurnState): void {
     turnStartedAt: turns.turnStartedAt,
     turnInProgress: turns.turnInProgress,
   };
-  deps.turnTimers.record(record).catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'could not record the turn timers'));
+  deps.turnTimers
+    .record(record)
+    .catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'could not record the turn timers'));
 }
 
 /**
@@ -99,7 +109,12 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
   if (context.ledger.down) {
     const probeLedger = !context.ledger.probing;
     const ledger = probeLedger ? { ...context.ledger, probing: true } : context.ledger;
-    const beat = { ...idleBeat(startedAtPerf), senseMs: performance.now() - startedAtPerf, senseEffects: effects, probeLedger };
+    const beat = {
+      ...idleBeat(startedAtPerf),
+      senseMs: performance.now() - startedAtPerf,
+      senseEffects: effects,
+      probeLedger,
+    };
     return { beatCount, beat, wakeRequested: false, ledger };
   }
   // Credentials refused: nothing thinks until the retry time; messages wait (they are not failed for a bad key).
@@ -110,7 +125,8 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
   const plan = planBeat({
     now,
     beatCount,
-    pending: context.turns.pending.length === 0 ? context.turns.pending : answerableTurns(context.turns, approvalWaits(deps)),
+    pending:
+      context.turns.pending.length === 0 ? context.turns.pending : answerableTurns(context.turns, approvalWaits(deps)),
     goals: refs.goals.getSnapshot().context,
     swarms: refs.swarms.getSnapshot().context,
     lastGoalWorkBeat: context.lastGoalWorkBeat,
@@ -126,10 +142,17 @@ export function sense(context: HeartbeatContext): Partial<HeartbeatContext> {
     beat.turnId = plan.turnId ?? `auto-${ids.next()}`;
     beat.preempt = new AbortController();
     if (plan.reason === 'user_message') beat.handledTurnIds = turnsForThink(turns, approvalWaits(deps));
-    if (plan.reason === 'swarm_results') beat.handledTurnIds = turnsAwaitingResults(turns, resultTurnIds(refs, plan.swarmTaskIds));
+    if (plan.reason === 'swarm_results')
+      beat.handledTurnIds = turnsAwaitingResults(turns, resultTurnIds(refs, plan.swarmTaskIds));
     if (plan.reason === 'debrief') {
       // The turn under review: from its start (or the last debrief, whichever is later) to now.
-      beat.review = { from: Math.max(turns.turnStartedAt ?? turns.lastMessageAt ?? now, turns.lastDebriefAt ?? Number.NEGATIVE_INFINITY), to: now };
+      beat.review = {
+        from: Math.max(
+          turns.turnStartedAt ?? turns.lastMessageAt ?? now,
+          turns.lastDebriefAt ?? Number.NEGATIVE_INFINITY,
+        ),
+        to: now,
+      };
       turns = { ...turns, ...injectDebrief(turns, now) };
       const turnId = beat.turnId;
       effects = withEffect(effects, () => bus.emit('agent.debrief', { turnId }));
@@ -200,7 +223,11 @@ export function finishBeat(context: HeartbeatContext): BeatStep & {
   const failed = beat.failed;
   // Only a beat that did its work resets the count: idle beats between paced thinks must not, or a failing API
   // (a bad key) would be retried every few beats forever, never tripping the breaker.
-  const consecutiveFailures = failed ? context.consecutiveFailures + 1 : beat.plan !== null ? 0 : context.consecutiveFailures;
+  const consecutiveFailures = failed
+    ? context.consecutiveFailures + 1
+    : beat.plan !== null
+      ? 0
+      : context.consecutiveFailures;
   if (failed && consecutiveFailures === CIRCUIT_FAILURE_THRESHOLD) {
     const intervalMs = context.intervalMs;
     effects = withEffect(effects, () => deps.bus.emit('heartbeat.circuit_open', { consecutiveFailures, intervalMs }));
@@ -230,7 +257,9 @@ export function finishBeat(context: HeartbeatContext): BeatStep & {
   const integrateMs = phaseElapsed(context);
   if (deps.checkpoints.isDue(context.beatCount)) {
     const next = { ...context, consecutiveFailures, intervalMs, lastGood, turns };
-    effects = withEffect(effects, () => deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'integrate')));
+    effects = withEffect(effects, () =>
+      deps.checkpoints.saveInBackground(snapshotCheckpoint(next, deps.checkpoints.newId(), 'integrate')),
+    );
   }
   const beatEvent = {
     beatCount: context.beatCount,
@@ -238,7 +267,8 @@ export function finishBeat(context: HeartbeatContext): BeatStep & {
     phaseMs: { sense: beat.senseMs, think: beat.thinkMs, integrate: integrateMs },
   };
   // Turns still open after a think that did its work (more than one think carries, or a try left) go on at once.
-  const wakeRequested = context.wakeRequested || (!failed && beat.plan !== null && answerableTurns(turns, approvalWaits(deps)).length > 0);
+  const wakeRequested =
+    context.wakeRequested || (!failed && beat.plan !== null && answerableTurns(turns, approvalWaits(deps)).length > 0);
   const patch = { consecutiveFailures, intervalMs, lastGood, turns, wakeRequested, beat: { ...beat, integrateMs } };
   return { patch, effects, startTasks, beatEvent };
 }
@@ -250,5 +280,8 @@ export function approvalWaits(deps: HeartbeatDeps): ReadonlySet<string> {
 
 /** The user turns the finished tasks `taskIds` were started for. */
 function resultTurnIds(refs: HeartbeatContext['refs'], taskIds: readonly string[]): string[] {
-  return refs.swarms.getSnapshot().context.tasks.filter((task) => taskIds.includes(task.id)).map((task) => task.turnId);
+  return refs.swarms
+    .getSnapshot()
+    .context.tasks.filter((task) => taskIds.includes(task.id))
+    .map((task) => task.turnId);
 }

@@ -8,7 +8,10 @@ const budgetOf = (context: HeartbeatContext) => context.refs.budget.getSnapshot(
 
 /** The budget puts the agent to sleep at the end of this beat (wind-down with nothing pending, or the hard stop). */
 export function sleepsAfterBeat(context: HeartbeatContext): boolean {
-  return sleepAfterBeat(budgetOf(context), context.deps.options.budgetLimits, { pendingWork: hasPendingWork(context) }) !== null;
+  return (
+    sleepAfterBeat(budgetOf(context), context.deps.options.budgetLimits, { pendingWork: hasPendingWork(context) }) !==
+    null
+  );
 }
 
 /** Spend has reached the hard stop. */

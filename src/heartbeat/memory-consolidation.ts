@@ -51,7 +51,12 @@ export async function consolidateMemories(
   for (const action of actions) {
     if (action.type !== 'remember' || action.keep !== true) continue;
     if (action.content.trim() === '') continue;
-    requests.push({ content: action.content, source: action.source ?? keptSource(reason), salience: action.salience, at });
+    requests.push({
+      content: action.content,
+      source: action.source ?? keptSource(reason),
+      salience: action.salience,
+      at,
+    });
   }
   for (const { item, salience } of itemsToConsolidate(watch.seen(), after.items, memory.forgottenItemIds())) {
     if (item.content.trim() === '') continue;
@@ -61,7 +66,10 @@ export async function consolidateMemories(
   await Promise.all(
     requests.map((request) =>
       memory.keep(request).catch((err: unknown) => {
-        log.error({ err: describeError(err), source: request.source }, 'a long-term memory could not be written; it is not kept');
+        log.error(
+          { err: describeError(err), source: request.source },
+          'a long-term memory could not be written; it is not kept',
+        );
       }),
     ),
   );

@@ -16,7 +16,12 @@ import { DEFAULT_CONTEXT_TOKENS } from '../subsystems/thinking/context-defaults.
  */
 export const thinkLogic = fromPromise<
   ThinkResult,
-  { deps: HeartbeatDeps; thinkInput: ThinkInput; preemptSignal: AbortSignal; review?: { from: number; to: number } | null }
+  {
+    deps: HeartbeatDeps;
+    thinkInput: ThinkInput;
+    preemptSignal: AbortSignal;
+    review?: { from: number; to: number } | null;
+  }
 >(async ({ input, signal: stopSignal, system }) => {
   const { deps } = input;
   // Stopped (hard stop, daemon stopping) or preempted by a user message: either way the thinker yields at once.
@@ -24,7 +29,10 @@ export const thinkLogic = fromPromise<
   const review = input.review ?? null;
   const start = thinkStart(deps);
   // Only a debrief reads the store on its way to the model; the conversation comes from memory.
-  const thinkInput = review === null ? withPast(deps, input.thinkInput) : await withReview(deps, withPast(deps, input.thinkInput), review);
+  const thinkInput =
+    review === null
+      ? withPast(deps, input.thinkInput)
+      : await withReview(deps, withPast(deps, input.thinkInput), review);
   let result: ThinkResult;
   try {
     result = await deps.thinker.think(thinkInput, signal);
@@ -59,13 +67,22 @@ function withPast(deps: HeartbeatDeps, input: ThinkInput): ThinkInput {
 }
 
 /** A debrief's input with the turn it validates. */
-async function withReview(deps: HeartbeatDeps, input: ThinkInput, review: { from: number; to: number }): Promise<ThinkInput> {
+async function withReview(
+  deps: HeartbeatDeps,
+  input: ThinkInput,
+  review: { from: number; to: number },
+): Promise<ThinkInput> {
   if (deps.context === undefined) return input;
   return { ...input, turnUnderReview: await deps.context.review(review.from, review.to) };
 }
 
 /** The think's own tool calls to the work log, and a summary update if one is due; neither holds up the beat. */
-function afterThink(deps: HeartbeatDeps, budget: ReturnType<typeof budgetRefOf>, turnId: string, result: ThinkResult): void {
+function afterThink(
+  deps: HeartbeatDeps,
+  budget: ReturnType<typeof budgetRefOf>,
+  turnId: string,
+  result: ThinkResult,
+): void {
   const { context } = deps;
   if (context === undefined) return;
   context.recordWork(turnId, deps.clock.now(), result.actions);

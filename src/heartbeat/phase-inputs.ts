@@ -18,7 +18,10 @@ interface PlannedThink {
 function plannedThink(beat: BeatProgress): PlannedThink {
   const { plan, turnId, preempt } = beat;
   if (plan === null || turnId === null || preempt === null) {
-    throw new VigilError('INTERNAL', 'The heartbeat reached think or integrate on a beat whose sense planned no think.');
+    throw new VigilError(
+      'INTERNAL',
+      'The heartbeat reached think or integrate on a beat whose sense planned no think.',
+    );
   }
   return { plan, turnId, preempt };
 }

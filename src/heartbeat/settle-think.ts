@@ -60,7 +60,11 @@ export async function settleThink(input: SettleInput): Promise<SettleOutcome> {
   // Not awaited: what leaves working memory is judged now (synchronously) and its writes are queued on the store
   // before any reply goes out (so a search after the reply sees them), while the synced writes run behind the beat.
   // A throw in the judging must not end the daemon (a bare `void` would leave it unhandled): it is logged.
-  runDetached(consolidateMemories(input.deps, input.refs, watch, actions, input.plan.reason), input.deps.log, 'consolidating long-term memory');
+  runDetached(
+    consolidateMemories(input.deps, input.refs, watch, actions, input.plan.reason),
+    input.deps.log,
+    'consolidating long-term memory',
+  );
   return settleTurns(input, spawned);
 }
 
@@ -77,25 +81,35 @@ async function settleTurns(input: SettleInput, spawned: readonly SwarmTaskRecord
     if (written && isOpen(turns, turnId)) replied.push(turnId);
   }
   // Before the beat ends (tasks start only then): a crash from here on finds the tasks in the log.
-  await deps.swarmTasks.spawned(spawned).catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'spawned tasks could not be recorded'));
-  const spawnedFor = actions.some((a) => a.type === 'spawn_task') && isOpen(turns, input.turnId) && !replied.includes(input.turnId);
+  await deps.swarmTasks
+    .spawned(spawned)
+    .catch((err: unknown) => deps.log.error({ err: describeError(err) }, 'spawned tasks could not be recorded'));
+  const spawnedFor =
+    actions.some((a) => a.type === 'spawn_task') && isOpen(turns, input.turnId) && !replied.includes(input.turnId);
   const awaiting = failure === null && spawnedFor ? [input.turnId] : [];
   // A turn whose tool call waits for an operator, or whose decision it has yet to hear, has not missed a try.
   const held = deps.approvals?.heldTurnIds();
   // A turn whose ending could not be written stays open without a try counted: the store failed, not the agent.
   const waiting = carried.filter(
     (turnId) =>
-      isOpen(turns, turnId) && !replied.includes(turnId) && !awaiting.includes(turnId) && held?.has(turnId) !== true && !writes.failed(turnId),
+      isOpen(turns, turnId) &&
+      !replied.includes(turnId) &&
+      !awaiting.includes(turnId) &&
+      held?.has(turnId) !== true &&
+      !writes.failed(turnId),
   );
   const unanswered: string[] = [];
   const end = async (turnIds: readonly string[], code: Exclude<TurnEndingCode, 'TURN_CANCELLED'>, reason: string) => {
     for (const turnId of turnIds) {
-      if (await writes.attempt(turnId, () => closer.unanswered(turnId, code, reason, clock.now()))) unanswered.push(turnId);
+      if (await writes.attempt(turnId, () => closer.unanswered(turnId, code, reason, clock.now())))
+        unanswered.push(turnId);
     }
   };
-  const missedOf = (exhausted: readonly string[]) => waiting.filter((turnId) => !exhausted.includes(turnId) && !writes.failed(turnId));
+  const missedOf = (exhausted: readonly string[]) =>
+    waiting.filter((turnId) => !exhausted.includes(turnId) && !writes.failed(turnId));
   if (failure === null) {
-    if (plan.swarmTaskIds.length > 0) refs.swarms.send({ type: 'swarm.consumed', at: clock.now(), ids: plan.swarmTaskIds });
+    if (plan.swarmTaskIds.length > 0)
+      refs.swarms.send({ type: 'swarm.consumed', at: clock.now(), ids: plan.swarmTaskIds });
     const { exhausted } = countUnanswered(turns, waiting);
     const reason = `The agent ended ${MAX_UNANSWERED_THINKS} thinks without answering this message.`;
     await end(exhausted, 'NO_ANSWER', reason);
@@ -141,7 +155,10 @@ class EndingWrites {
         return true;
       } catch (err) {
         this.storeFailed = true;
-        this.deps.log.error({ err: describeError(err), turnId }, 'a turn ending could not be written; the turn stays open');
+        this.deps.log.error(
+          { err: describeError(err), turnId },
+          'a turn ending could not be written; the turn stays open',
+        );
       }
     }
     this.unwritten.add(turnId);
@@ -177,7 +194,11 @@ function applyAction(deps: HeartbeatDeps, refs: DomainActorRefs, turnId: string,
     case 'remember': {
       const id = `m-${ids.next()}`;
       const before = refs.workingMemory.getSnapshot().context.items;
-      refs.workingMemory.send({ type: 'memory.admit', at, item: { id, content: action.content, salience: action.salience } });
+      refs.workingMemory.send({
+        type: 'memory.admit',
+        at,
+        item: { id, content: action.content, salience: action.salience },
+      });
       const after = refs.workingMemory.getSnapshot().context.items;
       if (after.some((item) => item.id === id)) {
         const evicted = before.find((item) => !after.some((kept) => kept.id === item.id));

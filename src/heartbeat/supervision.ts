@@ -29,7 +29,11 @@ export function lastGoodStateOf<N extends DomainActorName>(
 type Spawner = (src: DomainActorName, options: { id: string; systemId: string; input: never }) => unknown;
 
 /** Spawns domain actor `name` from `state` (with XState's `spawn`), under its name as id and system id. */
-export function spawnDomainActor<N extends DomainActorName>(spawn: unknown, name: N, state: ActorStates[N]): DomainActorRefs[N] {
+export function spawnDomainActor<N extends DomainActorName>(
+  spawn: unknown,
+  name: N,
+  state: ActorStates[N],
+): DomainActorRefs[N] {
   return (spawn as Spawner)(name, { id: name, systemId: name, input: state as never }) as DomainActorRefs[N];
 }
 

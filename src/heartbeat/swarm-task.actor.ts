@@ -42,15 +42,20 @@ export const swarmTaskLogic = fromPromise<SwarmTaskOutput, SwarmTaskActorInput>(
     swarmsRefOf(system).send({ type: 'swarm.charged', at: clock.now(), id: task.id, costMicroUsd: cost.costMicroUsd });
   };
   // What a thinker reported beyond the calls it already charged (one that charges per call leaves nothing).
-  const chargeRest = (cost: Cost | null) => (cost === null ? Promise.resolve() : charge({ ...cost, costMicroUsd: cost.costMicroUsd - charged }));
+  const chargeRest = (cost: Cost | null) =>
+    cost === null ? Promise.resolve() : charge({ ...cost, costMicroUsd: cost.costMicroUsd - charged });
   const hooks: TaskHooks = { onModelCall: charge };
   const deadline = new AbortController();
   const timer = clock.setTimeout(() => {
     const seconds = limits.deadlineMs / 1000;
     deadline.abort(
-      new VigilError('TASK_DEADLINE_PASSED', `Task ${task.id} passed its deadline of ${seconds} s and was stopped; what it had not finished is lost.`, {
-        data: { taskId: task.id, deadlineMs: limits.deadlineMs },
-      }),
+      new VigilError(
+        'TASK_DEADLINE_PASSED',
+        `Task ${task.id} passed its deadline of ${seconds} s and was stopped; what it had not finished is lost.`,
+        {
+          data: { taskId: task.id, deadlineMs: limits.deadlineMs },
+        },
+      ),
     );
   }, limits.deadlineMs);
   const runInput = {
@@ -71,15 +76,26 @@ export const swarmTaskLogic = fromPromise<SwarmTaskOutput, SwarmTaskActorInput>(
     );
     if (signal.aborted) throw err;
     const failure = deadline.signal.aborted ? (deadline.signal.reason as VigilError) : err;
-    await deps.swarmResults.recordFirst({ taskId: task.id, status: 'failed', text: describeError(failure), finishedAt: clock.now() });
+    await deps.swarmResults.recordFirst({
+      taskId: task.id,
+      status: 'failed',
+      text: describeError(failure),
+      finishedAt: clock.now(),
+    });
     throw failure;
   }
   clock.clearTimeout(timer);
   // A cost that cannot be recorded fails the task with BUDGET_LEDGER_UNAVAILABLE; the heartbeat stops thinking on it.
   await chargeRest(output);
-  const outcome = await deps.swarmResults.recordFirst({ taskId: task.id, status: 'done', text: output.text, finishedAt: clock.now() });
+  const outcome = await deps.swarmResults.recordFirst({
+    taskId: task.id,
+    status: 'done',
+    text: output.text,
+    finishedAt: clock.now(),
+  });
   // An operator's cancel was recorded first: that is the task's outcome, whatever it produced after.
-  if (outcome.status !== 'done') throw new VigilError('THINK_ABORTED', `Task ${task.id} was ${outcome.status} before it finished.`);
+  if (outcome.status !== 'done')
+    throw new VigilError('THINK_ABORTED', `Task ${task.id} was ${outcome.status} before it finished.`);
   return output;
 });
 
@@ -93,9 +109,19 @@ async function refuseRerunAfterActing(deps: HeartbeatDeps, task: SwarmTask): Pro
   const calls = (await deps.toolCalls.all()).filter((call) => call.taskId === task.id);
   if (!actedNonIdempotently(calls)) return;
   const text = interruptedText(task.id, calls);
-  const outcome = await deps.swarmResults.recordFirst({ taskId: task.id, status: 'failed', text, finishedAt: deps.clock.now() });
+  const outcome = await deps.swarmResults.recordFirst({
+    taskId: task.id,
+    status: 'failed',
+    text,
+    finishedAt: deps.clock.now(),
+  });
   if (outcome.status === 'failed' && outcome.text === text) {
-    deps.bus.emit('swarm.task_interrupted', { taskId: task.id, turnId: task.turnId, outcome: 'failed', callIds: calls.map((call) => call.callId) });
+    deps.bus.emit('swarm.task_interrupted', {
+      taskId: task.id,
+      turnId: task.turnId,
+      outcome: 'failed',
+      callIds: calls.map((call) => call.callId),
+    });
   }
   throw new VigilError('TASK_INTERRUPTED', outcome.text, { data: { taskId: task.id } });
 }

@@ -8,7 +8,10 @@ export function actedNonIdempotently(calls: readonly ToolCallRecord[]): boolean 
 
 /** The outcome text of a task failed because it was cut off (a restart, a stop, the hard stop) after such calls. */
 export function interruptedText(taskId: string, calls: readonly ToolCallRecord[]): string {
-  const listed = calls.map((call) => `${call.name} (${call.callId}: ${call.result === undefined ? 'outcome unknown' : call.result.ok ? 'completed' : 'failed'})`);
+  const listed = calls.map(
+    (call) =>
+      `${call.name} (${call.callId}: ${call.result === undefined ? 'outcome unknown' : call.result.ok ? 'completed' : 'failed'})`,
+  );
   return (
     `Task ${taskId} was interrupted by a restart or a stop after tool calls whose outcome is unknown to it: ${listed.join(', ')}. ` +
     'It was not run again, so those calls were not repeated; check their effects before starting it anew.'

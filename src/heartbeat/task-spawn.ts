@@ -17,7 +17,10 @@ export interface TaskLimits {
 }
 
 /** The limits `task` runs under. */
-export function taskLimits(task: Pick<SwarmTask, 'tools' | 'deadlineMs' | 'maxCostMicroUsd'>, options: HeartbeatOptions): TaskLimits {
+export function taskLimits(
+  task: Pick<SwarmTask, 'tools' | 'deadlineMs' | 'maxCostMicroUsd'>,
+  options: HeartbeatOptions,
+): TaskLimits {
   return {
     tools: task.tools ?? [],
     deadlineMs: task.deadlineMs ?? options.tasks?.deadlineMs ?? DEFAULT_TASK_DEADLINE_MS,
@@ -26,7 +29,10 @@ export function taskLimits(task: Pick<SwarmTask, 'tools' | 'deadlineMs' | 'maxCo
 }
 
 /** The durable record of `task` (what the task log keeps). */
-export function taskRecordOf(task: Pick<SwarmTask, 'id' | 'turnId' | 'prompt' | 'createdAt'>, limits: TaskLimits): SwarmTaskRecord {
+export function taskRecordOf(
+  task: Pick<SwarmTask, 'id' | 'turnId' | 'prompt' | 'createdAt'>,
+  limits: TaskLimits,
+): SwarmTaskRecord {
   return {
     id: task.id,
     turnId: task.turnId,

@@ -28,7 +28,10 @@ export function buildThinkInput(args: {
   const swarms = refs.swarms.getSnapshot().context;
   const wanted = new Set(plan.swarmTaskIds);
   const swarmResults: SwarmResult[] = swarms.tasks
-    .filter((task) => wanted.has(task.id) && (task.status === 'done' || task.status === 'failed' || task.status === 'cancelled'))
+    .filter(
+      (task) =>
+        wanted.has(task.id) && (task.status === 'done' || task.status === 'failed' || task.status === 'cancelled'),
+    )
     .map((task) => ({
       taskId: task.id,
       turnId: task.turnId,

@@ -37,18 +37,28 @@ export function thinkFailed(context: HeartbeatContext, error: unknown): RaisingS
   const { failure } = outcome;
   const effects: Array<() => void> = [];
   const raise: HeartbeatEvent[] = [];
-  if (outcome.announce) effects.push(() => deps.bus.emit('think.failed', { reason: failure.reason, code: failure.code }));
+  if (outcome.announce)
+    effects.push(() => deps.bus.emit('think.failed', { reason: failure.reason, code: failure.code }));
   // Money that cannot be recorded must not be spent.
   if (failure.code === 'BUDGET_LEDGER_UNAVAILABLE') raise.push({ type: 'LEDGER_FAILED', reason: failure.reason });
   let thinkerPause = context.thinkerPause;
   if (failure.code === 'THINK_AUTH_FAILED') {
     const now = deps.clock.now();
-    const backoffMs = Math.min(THINKER_PAUSE_MAX_MS, thinkerPause === null ? THINKER_PAUSE_MIN_MS : thinkerPause.backoffMs * 2);
+    const backoffMs = Math.min(
+      THINKER_PAUSE_MAX_MS,
+      thinkerPause === null ? THINKER_PAUSE_MIN_MS : thinkerPause.backoffMs * 2,
+    );
     thinkerPause = { since: thinkerPause?.since ?? now, retryAt: now + backoffMs, backoffMs };
     const retryAt = new Date(thinkerPause.retryAt).toISOString();
     effects.push(() => deps.bus.emit('thinker.paused', { code: failure.code, reason: failure.reason, retryAt }));
   }
-  const failedBeat = { ...beat, failure, result: outcome.partial, failed: outcome.countsAsFailure, thinkMs: phaseElapsed(context) };
+  const failedBeat = {
+    ...beat,
+    failure,
+    result: outcome.partial,
+    failed: outcome.countsAsFailure,
+    thinkMs: phaseElapsed(context),
+  };
   return { patch: { thinkerPause, beat: failedBeat }, effects, raise };
 }
 

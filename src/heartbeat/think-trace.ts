@@ -18,7 +18,13 @@ export function thinkStart(deps: HeartbeatDeps): ThinkStart {
 function partialOf(err: unknown): ThinkResult | null {
   const partial = (err as { data?: { partial?: Partial<ThinkResult> } } | null)?.data?.partial;
   if (partial === undefined || typeof partial.model !== 'string' || partial.usage === undefined) return null;
-  return { model: partial.model, actions: partial.actions ?? [], usage: partial.usage, costMicroUsd: partial.costMicroUsd ?? 0, ...(partial.trace === undefined ? {} : { trace: partial.trace }) };
+  return {
+    model: partial.model,
+    actions: partial.actions ?? [],
+    usage: partial.usage,
+    costMicroUsd: partial.costMicroUsd ?? 0,
+    ...(partial.trace === undefined ? {} : { trace: partial.trace }),
+  };
 }
 
 /** Records the think that began at `start` (a no-op without a sink); `error` when it failed, with `result` or its partial. */

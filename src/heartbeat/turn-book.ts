@@ -24,25 +24,35 @@ export function openTurn(turns: TurnState, message: PendingMessage): TurnState {
  * Open turns a user-message think should take up: all but those waiting for a sub-agent task's result, and those in
  * `waitingForApproval` (a tool call of theirs waits for an operator's decision).
  */
-export function answerableTurns(turns: TurnState, waitingForApproval: ReadonlySet<string> = NO_APPROVAL_WAITS): TurnState['pending'] {
+export function answerableTurns(
+  turns: TurnState,
+  waitingForApproval: ReadonlySet<string> = NO_APPROVAL_WAITS,
+): TurnState['pending'] {
   if (waitingForApproval.size === 0) return turns.pending.filter((open) => open.awaitingTask !== true);
   return turns.pending.filter((open) => open.awaitingTask !== true && !waitingForApproval.has(open.turnId));
 }
 
 /** The open turns the next user-message think answers. */
 export function turnsForThink(turns: TurnState, waitingForApproval: ReadonlySet<string> = NO_APPROVAL_WAITS): string[] {
-  return answerableTurns(turns, waitingForApproval).slice(0, MAX_TURNS_PER_THINK).map((open) => open.turnId);
+  return answerableTurns(turns, waitingForApproval)
+    .slice(0, MAX_TURNS_PER_THINK)
+    .map((open) => open.turnId);
 }
 
 /** The open turns whose answer waits on one of these finished tasks (they ride along with the results' think). */
 export function turnsAwaitingResults(turns: TurnState, resultTurnIds: readonly string[]): string[] {
-  return turns.pending.filter((open) => open.awaitingTask === true && resultTurnIds.includes(open.turnId)).map((open) => open.turnId);
+  return turns.pending
+    .filter((open) => open.awaitingTask === true && resultTurnIds.includes(open.turnId))
+    .map((open) => open.turnId);
 }
 
 /** A think handed these turns' answers to sub-agent tasks: they wait for the results instead of counting as missed. */
 export function awaitTasks(turns: TurnState, turnIds: readonly string[]): TurnState {
   if (turnIds.length === 0) return turns;
-  return { ...turns, pending: turns.pending.map((open) => (turnIds.includes(open.turnId) ? { ...open, awaitingTask: true } : open)) };
+  return {
+    ...turns,
+    pending: turns.pending.map((open) => (turnIds.includes(open.turnId) ? { ...open, awaitingTask: true } : open)),
+  };
 }
 
 /** True while `turnId` is open. */
@@ -66,7 +76,10 @@ export function closeTurns(turns: TurnState, ended: readonly { turnId: string; r
  * A think that completed carried `carried` but did not answer those still open: each counts one more unanswered think.
  * Returns the new state and the turns that have now had their last try (the caller ends them as NO_ANSWER).
  */
-export function countUnanswered(turns: TurnState, carried: readonly string[]): { turns: TurnState; exhausted: string[] } {
+export function countUnanswered(
+  turns: TurnState,
+  carried: readonly string[],
+): { turns: TurnState; exhausted: string[] } {
   const missed = new Set(carried.filter((turnId) => isOpen(turns, turnId)));
   if (missed.size === 0) return { turns, exhausted: [] };
   const exhausted: string[] = [];

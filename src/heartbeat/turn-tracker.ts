@@ -43,7 +43,14 @@ export function beginThink(timers: TurnTimers, startedAt: number): TurnTimers {
 
 /** The debrief think begins now: it is itself a turn, timed from its injection. */
 export function injectDebrief(timers: TurnTimers, now: number): TurnTimers {
-  return { ...timers, lastDebriefAt: now, debriefDue: false, debriefNotBefore: null, turnInProgress: true, turnStartedAt: now };
+  return {
+    ...timers,
+    lastDebriefAt: now,
+    debriefDue: false,
+    debriefNotBefore: null,
+    turnInProgress: true,
+    turnStartedAt: now,
+  };
 }
 
 /** The turn is over (no work left): owe a debrief if it ran at least `debriefAfterMs`. */
@@ -72,7 +79,7 @@ export const DEBRIEF_PROMPT =
 
 /** The notice that tells the agent, once, to wrap up before the budget puts it to sleep. */
 export const WIND_DOWN_NOTICE =
-  'Budget notice: today\'s budget is nearly spent. Wind down: finish the current step, answer what is pending, ' +
+  "Budget notice: today's budget is nearly spent. Wind down: finish the current step, answer what is pending, " +
   'record where you are in memory, and start nothing new. You will sleep after this turn.';
 
 /** The notice on work taken up again after a user message interrupted it (seed 002's "yield, answer, resume"). */

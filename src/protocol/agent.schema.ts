@@ -11,7 +11,6 @@ export const MemoryItemViewSchema = z.object({
 });
 export type MemoryItemView = z.infer<typeof MemoryItemViewSchema>;
 
-
 /** `affect.get`: the five dimensions, the derived emotion and the baseline. */
 export const AffectViewSchema = z.object({
   valence: z.number(),
@@ -30,7 +29,6 @@ export const AffectViewSchema = z.object({
 });
 export type AffectView = z.infer<typeof AffectViewSchema>;
 
-
 /** `agent.send` params. */
 export const SendParamsSchema = z.object({
   text: z.string().min(1).max(100_000),
@@ -38,8 +36,6 @@ export const SendParamsSchema = z.object({
 });
 export type SendParams = z.infer<typeof SendParamsSchema>;
 
-
 /** `agent.send` result. */
 export const SendResultSchema = z.object({ turnId: z.string() });
 export type SendResult = z.infer<typeof SendResultSchema>;
-

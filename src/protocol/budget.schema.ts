@@ -21,13 +21,10 @@ export const BudgetStatusSchema = z.object({
 });
 export type BudgetStatus = z.infer<typeof BudgetStatusSchema>;
 
-
 /** `budget.topUp` params: extra allowance for today. */
 export const TopUpParamsSchema = z.object({ amountUsd: z.number().positive().max(1_000_000) });
 export type TopUpParams = z.infer<typeof TopUpParamsSchema>;
 
-
 /** `budget.setCap` params: the new daily cap. */
 export const SetCapParamsSchema = z.object({ dailyCapUsd: z.number().positive().max(1_000_000) });
 export type SetCapParams = z.infer<typeof SetCapParamsSchema>;
-

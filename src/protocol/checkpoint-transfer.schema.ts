@@ -6,7 +6,13 @@ import { ConversationMessageSchema } from './conversation.schema.js';
 import { StoredMemorySchema } from './memory.schema.js';
 
 /** A long-term memory in an export: its content, source and times (an import gives it a new id here). */
-export const ExportedMemorySchema = StoredMemorySchema.pick({ content: true, source: true, salience: true, createdAt: true, updatedAt: true });
+export const ExportedMemorySchema = StoredMemorySchema.pick({
+  content: true,
+  source: true,
+  salience: true,
+  createdAt: true,
+  updatedAt: true,
+});
 export type ExportedMemory = z.infer<typeof ExportedMemorySchema>;
 
 /** The export format this build writes and reads. */
@@ -35,15 +41,27 @@ export const CheckpointExportSchema = z
   .superRefine((doc, ctx) => {
     const { watermark } = doc.checkpoint.conversation;
     if (doc.summary !== undefined && doc.summary.throughSeq > watermark) {
-      ctx.addIssue({ code: 'custom', path: ['summary', 'throughSeq'], message: `expected at most the checkpoint's watermark ${watermark}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['summary', 'throughSeq'],
+        message: `expected at most the checkpoint's watermark ${watermark}`,
+      });
     }
     let previous = 0;
     doc.messages.forEach((message, index) => {
       if (message.seq <= previous) {
-        ctx.addIssue({ code: 'custom', path: ['messages', index, 'seq'], message: `expected seqs in ascending order (after ${previous})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['messages', index, 'seq'],
+          message: `expected seqs in ascending order (after ${previous})`,
+        });
       }
       if (message.seq > watermark) {
-        ctx.addIssue({ code: 'custom', path: ['messages', index, 'seq'], message: `expected at most the checkpoint's watermark ${watermark}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['messages', index, 'seq'],
+          message: `expected at most the checkpoint's watermark ${watermark}`,
+        });
       }
       previous = message.seq;
     });

@@ -67,6 +67,10 @@ export const ERROR_CODES = {
   RPC_RATE_LIMITED: 'RPC_RATE_LIMITED',
   /** A gateway request came without a valid token (HTTP 401). */
   GATEWAY_UNAUTHORIZED: 'GATEWAY_UNAUTHORIZED',
+  /** The gateway's port is taken (another daemon or another program): the daemon exits before touching its data dir; pass --port. */
+  GATEWAY_PORT_IN_USE: 'GATEWAY_PORT_IN_USE',
+  /** A client command found no token: no --token, no VIGIL_TOKEN, and no token file in the data dir (no daemon has run with it). */
+  CLIENT_NO_TOKEN: 'CLIENT_NO_TOKEN',
   /** A client's request got no answer within its timeout. */
   CLIENT_TIMEOUT: 'CLIENT_TIMEOUT',
   /** A client's connection closed (or could not be opened) before the answer came. */
@@ -97,6 +101,10 @@ export const ERROR_CODES = {
   TASK_DEADLINE_PASSED: 'TASK_DEADLINE_PASSED',
   /** A sub-agent task cut off after a call to a non-idempotent tool is not run again: it fails with this instead. */
   TASK_INTERRUPTED: 'TASK_INTERRUPTED',
+  /** No schedule with that id exists (never did, or it was removed). */
+  SCHEDULE_NOT_FOUND: 'SCHEDULE_NOT_FOUND',
+  /** No more schedules may be added: the store holds its maximum, or the model has as many live schedules as it may set. */
+  SCHEDULE_LIMIT: 'SCHEDULE_LIMIT',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /** Something that should not happen did; the message says what. */
@@ -122,6 +130,8 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   SUBSCRIPTION_NOT_FOUND: -32004,
   THINK_NOT_FOUND: -32004,
   TASK_NOT_FOUND: -32004,
+  SCHEDULE_NOT_FOUND: -32004,
+  SCHEDULE_LIMIT: -32009,
   TASK_FINISHED: -32010,
   CHECKPOINT_CORRUPT: -32005,
   CHECKPOINT_FORMAT_UNSUPPORTED: -32005,

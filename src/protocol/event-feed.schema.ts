@@ -36,7 +36,10 @@ export type HistoryParams = z.infer<typeof HistoryParamsSchema>;
  * `events.event` notification params: one event for one subscription; or a live-only event (no seq) the
  * subscription named exactly (live-events.schema.ts).
  */
-export const EventNotificationSchema = z.object({ subscription: z.string(), event: z.union([VigilEventSchema, LiveEventSchema]) });
+export const EventNotificationSchema = z.object({
+  subscription: z.string(),
+  event: z.union([VigilEventSchema, LiveEventSchema]),
+});
 export type EventNotification = z.infer<typeof EventNotificationSchema>;
 
 /**

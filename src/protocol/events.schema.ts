@@ -1,6 +1,7 @@
 /** One zod schema per event type (CONTRACT §5 plus Vigil's own), and the discriminated union of them all. */
 import { z } from 'zod';
 import { TurnEndingCodeSchema } from './conversation.schema.js';
+import { ScheduleCatchUpSchema, ScheduleCreatorSchema } from './schedules.schema.js';
 
 /** The fields every event carries: a seq that only grows (also across restarts), its type, when, and at which beat. */
 export const EventEnvelopeSchema = z.object({
@@ -13,15 +14,21 @@ const usd = z.number().nonnegative();
 
 /** Payload schemas by event type; the single source of every event's shape. */
 export const EVENT_PAYLOADS = {
+  /** A beat finished: its number, the interval until the next one, and how long each phase took (ms). */
   'heartbeat.beat': z.object({
     beatCount: z.number().int().nonnegative(),
     intervalMs: z.number().nonnegative(),
     phaseMs: z.object({ sense: z.number(), think: z.number(), integrate: z.number() }),
   }),
+  /** The heartbeat started, from the checkpoint it restored (null: a cold start) at that beat count. */
   'heartbeat.started': z.object({ restoredFrom: z.string().nullable(), beatCount: z.number().int() }),
+  /** The heartbeat stopped (a clean stop finishes the beat and writes a final checkpoint first). */
   'heartbeat.stopped': z.object({ beatCount: z.number().int(), reason: z.string() }),
+  /** Ten beats in a row failed: the interval now doubles per further failure, up to 15 minutes. */
   'heartbeat.circuit_open': z.object({ consecutiveFailures: z.number().int(), intervalMs: z.number() }),
+  /** A beat succeeded after failures: the interval is back to normal. */
   'heartbeat.circuit_closed': z.object({ afterFailures: z.number().int() }),
+  /** A checkpoint is stored (one synced batch with its index entry and the prunes). */
   'checkpoint.created': z.object({
     checkpointId: z.string(),
     beatCount: z.number().int(),
@@ -29,26 +36,44 @@ export const EVENT_PAYLOADS = {
     /** How long encoding and the atomic write took. */
     durationMs: z.number().nonnegative(),
   }),
+  /** The runtime runs from a checkpoint (at boot, or after `checkpoint.restore`); `ageSeconds` is how old it was. */
   'checkpoint.restored': z.object({
     checkpointId: z.string(),
     beatsRecovered: z.number().int(),
     ageSeconds: z.number(),
   }),
+  /** Saving a checkpoint failed; the beat goes on and the next one is tried as usual. */
   'checkpoint.failed': z.object({ reason: z.string() }),
+  /** A stored checkpoint failed to decompress, parse, validate or migrate: skipped, the next older one is tried. */
   'checkpoint.corrupt': z.object({ checkpointId: z.string(), reason: z.string() }),
+  /** Money was charged or the cap or top-up changed; `budgetPct` is of today's allowance (cap plus top-ups). */
   'agent.budget_updated': z.object({ budgetPct: z.number(), spentTodayUsd: usd, dailyCapUsd: usd }),
+  /** The agent sleeps over its budget (dormant: no thinks, slow beats) until `wakeAt` or a top-up. */
   'agent.sleeping': z.object({ reason: z.string(), wakeAt: z.string().nullable() }),
+  /** The agent wakes: the daily reset at local midnight, a top-up, or a manual wake. */
   'agent.waking': z.object({ reason: z.enum(['top_up', 'daily_reset', 'manual']) }),
+  /** Spend reached `VIGIL_HARD_STOP_PCT`: the think in flight is aborted and never applied. */
   'agent.budget_exceeded': z.object({ spentTodayUsd: usd, dailyCapUsd: usd }),
+  /** A user message interrupted autonomous work; the work resumes after the user's turn. */
   'agent.preempted': z.object({ reason: z.string() }),
+  /** A short acknowledgement: "one moment" when a message preempts work, or when a sleeping agent will wake. */
   'agent.ack': z.object({ turnId: z.string(), text: z.string() }),
+  /** The answer to a turn: one of its two terminal events (the other is `agent.unanswered`). */
   'agent.reply': z.object({ turnId: z.string(), text: z.string() }),
   /** A turn that ends without an answer: refused for good, never answered after several thinks, stuck, or cancelled. */
   'agent.unanswered': z.object({ turnId: z.string(), code: TurnEndingCodeSchema, reason: z.string() }),
   /** Autonomous work (a goal step, a debrief, a task digest) that the API refused for good was dropped; the goal stays. */
-  'agent.work_dropped': z.object({ reason: z.string(), work: z.string(), goalId: z.string().optional(), code: z.string() }),
+  'agent.work_dropped': z.object({
+    reason: z.string(),
+    work: z.string(),
+    goalId: z.string().optional(),
+    code: z.string(),
+  }),
+  /** A debrief think ran for a turn that lasted `VIGIL_DEBRIEF_AFTER_S` or longer. */
   'agent.debrief': z.object({ turnId: z.string() }),
+  /** A message was logged and its turn opened (`agent.send`); `from` is its sender. */
   'agent.message': z.object({ turnId: z.string(), text: z.string(), from: z.string() }),
+  /** A think succeeded: its model, tokens (cache reads and writes apart) and cost, charged to the ledger. */
   'think.completed': z.object({
     model: z.string(),
     inputTokens: z.number().int().nonnegative(),
@@ -57,8 +82,9 @@ export const EVENT_PAYLOADS = {
     cacheWriteTokens: z.number().int().nonnegative(),
     costUsd: usd,
   }),
+  /** A think failed after the SDK's retries, or was refused, stuck or aborted (`code` says which); the beat goes on. */
   'think.failed': z.object({ reason: z.string(), code: z.string() }),
-  /** A think's trace was stored (CONTRACT §10): `thinks.get {id: thinkId}` reads it. */
+  /** A think's trace was stored: `thinks.get {id: thinkId}` reads it. */
   'think.traced': z.object({ thinkId: z.string(), costUsd: usd, durationMs: z.number().nonnegative() }),
   /**
    * The prompt's cached prefix (tools and system) is shorter than the model's minimum cacheable length, so it is never
@@ -89,18 +115,27 @@ export const EVENT_PAYLOADS = {
    * the request: over three tokens per estimated token (one per byte) plus the API's own overhead. The report is not
    * used to calibrate the prompt bound; `estimated` is Vigil's plain estimate of the request.
    */
-  'think.usage_implausible': z.object({ reported: z.number().int().nonnegative(), estimated: z.number().int().nonnegative() }),
+  'think.usage_implausible': z.object({
+    reported: z.number().int().nonnegative(),
+    estimated: z.number().int().nonnegative(),
+  }),
   /** The API refused the credentials: no thinks until `retryAt`, then one try; pending turns wait, they are not failed. */
   'thinker.paused': z.object({ code: z.string(), reason: z.string(), retryAt: z.string() }),
   /** A think succeeded after a pause: the key works again. */
   'thinker.resumed': z.object({ pausedForMs: z.number().nonnegative() }),
   /** The ledger cannot be written: thinking stops until it can, so no money is spent unrecorded. */
   'budget.ledger_failed': z.object({ reason: z.string() }),
+  /** The ledger can be written again after `budget.ledger_failed`: thinking resumes. */
   'budget.ledger_recovered': z.object({ downForMs: z.number().nonnegative() }),
+  /** A goal was added (by a client or by the agent). */
   'goal.added': z.object({ goalId: z.string(), title: z.string(), priority: z.number() }),
+  /** A goal's progress or status changed. */
   'goal.updated': z.object({ goalId: z.string(), progress: z.number(), status: z.string() }),
+  /** Working memory took an item, pushing out `evictedId` when it was full. */
   'memory.admitted': z.object({ itemId: z.string(), salience: z.number(), evictedId: z.string().nullable() }),
+  /** A sub-agent task was queued for a turn (`spawn_task`). */
   'swarm.task_spawned': z.object({ taskId: z.string(), turnId: z.string() }),
+  /** A sub-agent task ended: done, failed or cancelled; its turn's next think gets the result. */
   'swarm.task_finished': z.object({ taskId: z.string(), status: z.enum(['done', 'failed', 'cancelled']) }),
   /**
    * A task a crash cut off while it ran: `requeued` when it had made no call to a non-idempotent tool (it runs again
@@ -113,12 +148,21 @@ export const EVENT_PAYLOADS = {
     callIds: z.array(z.string()),
   }),
   /** An MCP server (re)connected; `tools` is how many of its tools are offered (after `allowedTools`). */
-  'mcp.server_up': z.object({ server: z.string(), tools: z.number().int().nonnegative(), attempt: z.number().int().positive() }),
+  'mcp.server_up': z.object({
+    server: z.string(),
+    tools: z.number().int().nonnegative(),
+    attempt: z.number().int().positive(),
+  }),
   /**
    * An MCP server could not be reached or went away; it is tried again in `retryInMs`. `wasUp`: it had been connected
    * (a crash or a dropped connection), rather than a connection attempt that failed.
    */
-  'mcp.server_down': z.object({ server: z.string(), reason: z.string(), wasUp: z.boolean(), retryInMs: z.number().int().nonnegative() }),
+  'mcp.server_down': z.object({
+    server: z.string(),
+    reason: z.string(),
+    wasUp: z.boolean(),
+    retryInMs: z.number().int().nonnegative(),
+  }),
   /** A connected server's tool list changed (`notifications/tools/list_changed`); `tools` is the new count. */
   'mcp.tools_changed': z.object({ server: z.string(), tools: z.number().int().nonnegative() }),
   /** A tool call is about to run; its intent is on disk first. `argsBytes`: the size of its JSON arguments. */
@@ -148,8 +192,41 @@ export const EVENT_PAYLOADS = {
     taskId: z.string().optional(),
   }),
   /** An operator decided on a waiting call: approved (it runs now: `tool.called`, `tool.completed` follow) or denied. */
-  'tool.approval_decided': z.object({ callId: z.string(), name: z.string(), approved: z.boolean(), reason: z.string().optional() }),
+  'tool.approval_decided': z.object({
+    callId: z.string(),
+    name: z.string(),
+    approved: z.boolean(),
+    reason: z.string().optional(),
+  }),
+  /**
+   * A schedule fired: turn `turnId` (a message from `schedule:<id>`) is open and ends in exactly one `agent.reply` or
+   * `agent.unanswered`. Written in one sync batch with the turn and the schedule's next due time. `catchUp`: a firing
+   * made after downtime under the schedule's catch-up policy (see `schedule.missed`).
+   */
+  'schedule.fired': z.object({ scheduleId: z.string(), turnId: z.string(), dueAt: z.string(), catchUp: z.boolean() }),
+  /**
+   * Firings that fell due while the agent could not fire them (down, asleep over its budget, a clock that jumped),
+   * reported whatever the policy: `fired` turns were fired for them (skip 0, once 1, all up to maxCatchUp). `exact`
+   * false: `count` is a lower bound (a frequent cron over a long downtime).
+   */
+  'schedule.missed': z.object({
+    scheduleId: z.string(),
+    count: z.number().int().positive(),
+    firstDueAt: z.string(),
+    lastDueAt: z.string(),
+    policy: ScheduleCatchUpSchema,
+    fired: z.number().int().nonnegative(),
+    exact: z.boolean(),
+  }),
+  /** A schedule was added, removed, paused or resumed (by an operator or by the model). */
+  'schedule.changed': z.object({
+    scheduleId: z.string(),
+    change: z.enum(['added', 'removed', 'paused', 'resumed']),
+    createdBy: ScheduleCreatorSchema,
+  }),
+  /** A supervised actor threw; it is restarted from its last good state. */
   'actor.crashed': z.object({ actor: z.string(), error: z.string().optional() }),
+  /** A crashed actor runs again from its last good state. */
   'actor.restarted': z.object({ actor: z.string(), error: z.string().optional() }),
 } as const;
 

@@ -14,7 +14,6 @@ export const GoalViewSchema = z.object({
 });
 export type GoalView = z.infer<typeof GoalViewSchema>;
 
-
 /** `goals.add` params. */
 export const AddGoalParamsSchema = z.object({
   title: z.string().trim().min(1).max(500),
@@ -22,7 +21,6 @@ export const AddGoalParamsSchema = z.object({
   dueAt: isoTime.optional(),
 });
 export type AddGoalParams = z.infer<typeof AddGoalParamsSchema>;
-
 
 /** `goals.complete` params. */
 export const GoalIdParamsSchema = z.object({ id: z.string().min(1).max(200) });

@@ -20,4 +20,3 @@ export const HeartbeatStatusSchema = z.object({
   version: z.string(),
 });
 export type HeartbeatStatus = z.infer<typeof HeartbeatStatusSchema>;
-

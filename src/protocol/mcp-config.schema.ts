@@ -16,9 +16,12 @@ const SERVER_NAME_ALLOWED = `expected a server name of 1 to ${MCP_SERVER_NAME_MA
 export const MCP_TIMEOUT_MAX_MS = 86_400_000;
 
 const toolNames = (what: string) =>
-  z.array(z.string({ error: `expected ${what} as tool names (strings)` }).min(1, { error: 'expected a non-empty tool name' }), {
-    error: `expected ${what} as a list of tool names`,
-  });
+  z.array(
+    z.string({ error: `expected ${what} as tool names (strings)` }).min(1, { error: 'expected a non-empty tool name' }),
+    {
+      error: `expected ${what} as a list of tool names`,
+    },
+  );
 
 const stringMap = (what: string) =>
   z.record(z.string(), z.string({ error: `expected every ${what} value to be a string` }), {
@@ -54,11 +57,21 @@ const objectError = (what: string, shape: object) => (issue: z.core.$ZodRawIssue
 
 const StdioShape = {
   type: z.literal('stdio', { error: 'expected "stdio" for a server with a command' }).optional(),
-  command: z.string({ error: 'expected the command that starts the server (a string)' }).trim().min(1, { error: 'expected a non-empty command' }),
-  args: z.array(z.string({ error: 'expected every argument to be a string' }), { error: 'expected args as a list of strings' }).optional(),
+  command: z
+    .string({ error: 'expected the command that starts the server (a string)' })
+    .trim()
+    .min(1, { error: 'expected a non-empty command' }),
+  args: z
+    .array(z.string({ error: 'expected every argument to be a string' }), {
+      error: 'expected args as a list of strings',
+    })
+    .optional(),
   /** The server's whole environment besides the safe defaults (PATH, HOME, USER…): the daemon's own is never passed on. */
   env: stringMap('env').optional(),
-  cwd: z.string({ error: 'expected a directory path' }).min(1, { error: 'expected a non-empty directory path' }).optional(),
+  cwd: z
+    .string({ error: 'expected a directory path' })
+    .min(1, { error: 'expected a non-empty directory path' })
+    .optional(),
   ...ToolPolicyShape,
 };
 
@@ -66,14 +79,20 @@ const StdioShape = {
 export const McpStdioServerSchema = z.strictObject(StdioShape, { error: objectError('stdio server', StdioShape) });
 
 const HttpShape = {
-  type: z.enum(['http', 'streamable-http'], { error: 'expected "http" for a server with a url (only Streamable HTTP is supported)' }).optional(),
+  type: z
+    .enum(['http', 'streamable-http'], {
+      error: 'expected "http" for a server with a url (only Streamable HTTP is supported)',
+    })
+    .optional(),
   url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL of a Streamable HTTP endpoint' }),
   headers: stringMap('headers').optional(),
   ...ToolPolicyShape,
 };
 
 /** A server Vigil connects to over Streamable HTTP. */
-export const McpHttpServerSchema = z.strictObject(HttpShape, { error: objectError('Streamable HTTP server', HttpShape) });
+export const McpHttpServerSchema = z.strictObject(HttpShape, {
+  error: objectError('Streamable HTTP server', HttpShape),
+});
 
 /** One entry of `mcpServers`: a command to start, or a URL to connect to. */
 export const McpServerEntrySchema = z.unknown().transform((value, ctx): McpServerEntry => {
@@ -82,7 +101,10 @@ export const McpServerEntrySchema = z.unknown().transform((value, ctx): McpServe
   const hasCommand = isObject && 'command' in value;
   const hasUrl = isObject && 'url' in value;
   if (!isObject || hasCommand === hasUrl) {
-    ctx.addIssue({ code: 'custom', message: 'expected an object with either "command" (a stdio server) or "url" (a Streamable HTTP server)' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected an object with either "command" (a stdio server) or "url" (a Streamable HTTP server)',
+    });
     return z.NEVER;
   }
   const parsed = (hasCommand ? McpStdioServerSchema : McpHttpServerSchema).safeParse(value);

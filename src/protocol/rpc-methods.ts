@@ -16,12 +16,23 @@ import { HeartbeatStatusSchema } from './heartbeat.schema.js';
 import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from './checkpoint-transfer.schema.js';
 import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
 import { ToolViewSchema } from './tools.schema.js';
-import { ApproveToolCallParamsSchema, DenyToolCallParamsSchema, PendingToolCallSchema, ToolDecisionSchema } from './tool-approvals.schema.js';
+import {
+  ApproveToolCallParamsSchema,
+  DenyToolCallParamsSchema,
+  PendingToolCallSchema,
+  ToolDecisionSchema,
+} from './tool-approvals.schema.js';
 import { ThinkTraceSchema, ThinkTraceSummarySchema } from './think-trace.schema.js';
 import { ThinkIdParamsSchema, ThinksListParamsSchema } from './thinks.schema.js';
 import { TaskIdParamsSchema, TaskViewSchema } from './tasks.schema.js';
-import { MemoryForgetParamsSchema, MemoryForgetResultSchema, MemorySearchHitSchema, MemorySearchParamsSchema } from './memory.schema.js';
+import {
+  MemoryForgetParamsSchema,
+  MemoryForgetResultSchema,
+  MemorySearchHitSchema,
+  MemorySearchParamsSchema,
+} from './memory.schema.js';
 import { VigilEventSchema } from './events.schema.js';
+import { AddScheduleParamsSchema, ScheduleIdParamsSchema, ScheduleViewSchema } from './schedules.schema.js';
 import type { VigilErrorCode } from './error-codes.js';
 import {
   HistoryParamsSchema,
@@ -52,8 +63,16 @@ const none = z.object({});
 
 /** The methods of CONTRACT §4 (plus export/import), by name. */
 export const RPC_METHODS = {
-  'heartbeat.status': method('The heartbeat: beat count, phase, interval, where it was restored from.', none, HeartbeatStatusSchema),
-  'checkpoint.list': method('Stored checkpoints, newest first.', ListCheckpointsParamsSchema, z.array(CheckpointSummarySchema)),
+  'heartbeat.status': method(
+    'The heartbeat: beat count, phase, interval, where it was restored from.',
+    none,
+    HeartbeatStatusSchema,
+  ),
+  'checkpoint.list': method(
+    'Stored checkpoints, newest first.',
+    ListCheckpointsParamsSchema,
+    z.array(CheckpointSummarySchema),
+  ),
   'checkpoint.create': method(
     'Takes a checkpoint at the next beat boundary; answers once it is stored.',
     none,
@@ -69,7 +88,13 @@ export const RPC_METHODS = {
     'Replaces the running state with a checkpoint; without confirm: true it answers -32001 describing the checkpoint.',
     RestoreParamsSchema,
     CheckpointRestoredSchema,
-    ['CHECKPOINT_CONFIRMATION_REQUIRED', 'CHECKPOINT_NOT_FOUND', 'CHECKPOINT_CORRUPT', 'CHECKPOINT_RESTORE_BUSY', 'RUNTIME_STOPPED'],
+    [
+      'CHECKPOINT_CONFIRMATION_REQUIRED',
+      'CHECKPOINT_NOT_FOUND',
+      'CHECKPOINT_CORRUPT',
+      'CHECKPOINT_RESTORE_BUSY',
+      'RUNTIME_STOPPED',
+    ],
   ),
   'checkpoint.export': method(
     'A portable document with the checkpoint and its conversation up to the watermark.',
@@ -84,13 +109,24 @@ export const RPC_METHODS = {
     ['CHECKPOINT_EXPORT_INVALID'],
   ),
   'budget.status': method("Today's cap, spend, remaining allowance and state.", none, BudgetStatusSchema),
-  'budget.topUp': method('Adds allowance for today; a sleeping agent wakes at once. Answers the new budget.status.', TopUpParamsSchema, BudgetStatusSchema, [
-    'RUNTIME_STOPPED',
-  ]),
-  'budget.setCap': method('Sets the daily cap. Answers the new budget.status.', SetCapParamsSchema, BudgetStatusSchema, ['RUNTIME_STOPPED']),
+  'budget.topUp': method(
+    'Adds allowance for today; a sleeping agent wakes at once. Answers the new budget.status.',
+    TopUpParamsSchema,
+    BudgetStatusSchema,
+    ['RUNTIME_STOPPED'],
+  ),
+  'budget.setCap': method(
+    'Sets the daily cap. Answers the new budget.status.',
+    SetCapParamsSchema,
+    BudgetStatusSchema,
+    ['RUNTIME_STOPPED'],
+  ),
   'goals.list': method('Every goal, active first.', none, z.array(GoalViewSchema)),
   'goals.add': method('Adds a goal; answers the new goal.', AddGoalParamsSchema, GoalViewSchema, ['RUNTIME_STOPPED']),
-  'goals.complete': method('Marks a goal completed; answers the goal.', GoalIdParamsSchema, GoalViewSchema, ['GOAL_NOT_FOUND', 'RUNTIME_STOPPED']),
+  'goals.complete': method('Marks a goal completed; answers the goal.', GoalIdParamsSchema, GoalViewSchema, [
+    'GOAL_NOT_FOUND',
+    'RUNTIME_STOPPED',
+  ]),
   'memory.list': method('Working-memory items, most salient first.', none, z.array(MemoryItemViewSchema)),
   'memory.search': method(
     'Long-term memories best matching the query (BM25, with prefix and fuzzy matches), best first; limit defaults to 10.',
@@ -122,16 +158,27 @@ export const RPC_METHODS = {
     SubscribeResultSchema,
     ['SUBSCRIPTION_LIMIT'],
   ),
-  'events.unsubscribe': method('Ends an event subscription of this connection.', UnsubscribeParamsSchema, z.literal(true), [
-    'SUBSCRIPTION_NOT_FOUND',
-  ]),
-  'events.history': method('Past events from the persisted journal, oldest first.', HistoryParamsSchema, z.array(VigilEventSchema)),
+  'events.unsubscribe': method(
+    'Ends an event subscription of this connection.',
+    UnsubscribeParamsSchema,
+    z.literal(true),
+    ['SUBSCRIPTION_NOT_FOUND'],
+  ),
+  'events.history': method(
+    'Past events from the persisted journal, oldest first.',
+    HistoryParamsSchema,
+    z.array(VigilEventSchema),
+  ),
   'tools.list': method(
     'Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), whether its server is up and whether calls need approval.',
     none,
     z.array(ToolViewSchema),
   ),
-  'tools.pending': method('Tool calls waiting for an operator\'s approval, oldest first.', none, z.array(PendingToolCallSchema)),
+  'tools.pending': method(
+    "Tool calls waiting for an operator's approval, oldest first.",
+    none,
+    z.array(PendingToolCallSchema),
+  ),
   'tools.approve': method(
     'Approves a waiting tool call: it runs now, and its result goes to the next think of its turn.',
     ApproveToolCallParamsSchema,
@@ -165,6 +212,35 @@ export const RPC_METHODS = {
     TaskIdParamsSchema,
     TaskViewSchema,
     ['TASK_NOT_FOUND', 'TASK_FINISHED', 'RUNTIME_STOPPED'],
+  ),
+  'schedules.list': method(
+    'Every schedule, oldest first: its timing (cron in its zone, everyMs or at), text, catch-up policy, next and last firing, who set it.',
+    none,
+    z.array(ScheduleViewSchema),
+  ),
+  'schedules.add': method(
+    'Adds a schedule: exactly one of cron (5 fields, in timezone, default VIGIL_TIMEZONE), everyMs or at (one-shot). Each firing is a turn from schedule:<id>; catchUp (skip, once, all up to maxCatchUp) decides what fires for firings missed while down or asleep.',
+    AddScheduleParamsSchema,
+    ScheduleViewSchema,
+    ['SCHEDULE_LIMIT', 'RUNTIME_STOPPED', 'STORE_IO'],
+  ),
+  'schedules.remove': method(
+    'Removes a schedule; turns it already opened still end as usual.',
+    ScheduleIdParamsSchema,
+    z.literal(true),
+    ['SCHEDULE_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
+  ),
+  'schedules.pause': method(
+    'Pauses a schedule: it fires no more (and counts nothing missed) until resumed. Answers the schedule.',
+    ScheduleIdParamsSchema,
+    ScheduleViewSchema,
+    ['SCHEDULE_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
+  ),
+  'schedules.resume': method(
+    'Resumes a paused schedule from now on. Answers the schedule.',
+    ScheduleIdParamsSchema,
+    ScheduleViewSchema,
+    ['SCHEDULE_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
   ),
   'rpc.discover': method('This OpenRPC document.', none, z.record(z.string(), z.unknown())),
 } as const;

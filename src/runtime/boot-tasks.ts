@@ -31,8 +31,10 @@ export async function recoverBootTasks(input: BootTasksInput): Promise<Heartbeat
     now,
   });
   for (const task of recovery.interrupted) {
-    if (task.outcome === 'failed') await swarmResults.record({ taskId: task.taskId, status: 'failed', text: task.text!, finishedAt: now });
+    if (task.outcome === 'failed')
+      await swarmResults.record({ taskId: task.taskId, status: 'failed', text: task.text!, finishedAt: now });
   }
-  for (const { taskId, turnId, outcome, callIds } of recovery.interrupted) bus.emit('swarm.task_interrupted', { taskId, turnId, outcome, callIds });
+  for (const { taskId, turnId, outcome, callIds } of recovery.interrupted)
+    bus.emit('swarm.task_interrupted', { taskId, turnId, outcome, callIds });
   return recovery.seed;
 }

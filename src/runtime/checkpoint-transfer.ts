@@ -67,10 +67,19 @@ export async function exportCheckpoint(stores: TransferStores, id: string): Prom
 }
 
 /** The long-term memories checkpoint `checkpoint` knew: those at or below its memory watermark that are still kept. */
-async function exportedMemories(memory: LongTermMemory | undefined, checkpoint: CognitiveCheckpoint): Promise<ExportedMemory[]> {
+async function exportedMemories(
+  memory: LongTermMemory | undefined,
+  checkpoint: CognitiveCheckpoint,
+): Promise<ExportedMemory[]> {
   if (memory === undefined) return [];
   const kept = await memory.upTo(checkpoint.longTermMemory?.watermark ?? 0);
-  return kept.map(({ content, source, salience, createdAt, updatedAt }) => ({ content, source, salience, createdAt, updatedAt }));
+  return kept.map(({ content, source, salience, createdAt, updatedAt }) => ({
+    content,
+    source,
+    salience,
+    createdAt,
+    updatedAt,
+  }));
 }
 
 /**
@@ -81,9 +90,13 @@ async function exportedMemories(memory: LongTermMemory | undefined, checkpoint: 
 export async function importCheckpoint(stores: TransferStores, document: unknown): Promise<ImportResult> {
   const parsed = CheckpointExportSchema.safeParse(document);
   if (!parsed.success) {
-    throw new VigilError('CHECKPOINT_EXPORT_INVALID', `The checkpoint export is invalid: ${summariseIssues(parsed.error)}.`, {
-      data: parsed.error.issues,
-    });
+    throw new VigilError(
+      'CHECKPOINT_EXPORT_INVALID',
+      `The checkpoint export is invalid: ${summariseIssues(parsed.error)}.`,
+      {
+        data: parsed.error.issues,
+      },
+    );
   }
   const { checkpoint, messages, summary } = parsed.data;
   const { store, conversation, log } = stores;
@@ -104,10 +117,19 @@ export async function importCheckpoint(stores: TransferStores, document: unknown
   }
   const memories = parsed.data.memories ?? [];
   if (memories.length > 0 && stores.memory === undefined) {
-    throw new VigilError('CHECKPOINT_EXPORT_INVALID', 'The checkpoint export carries long-term memories, but this runtime has no long-term memory to import them into.');
+    throw new VigilError(
+      'CHECKPOINT_EXPORT_INVALID',
+      'The checkpoint export carries long-term memories, but this runtime has no long-term memory to import them into.',
+    );
   }
   for (const m of memories) {
-    await stores.memory!.keep({ content: m.content, source: m.source, salience: m.salience, at: m.updatedAt, createdAt: m.createdAt });
+    await stores.memory!.keep({
+      content: m.content,
+      source: m.source,
+      salience: m.salience,
+      at: m.updatedAt,
+      createdAt: m.createdAt,
+    });
   }
   const id = store.newId();
   const { summaryThroughSeq: source, ...carried } = checkpoint.conversation;
@@ -115,7 +137,11 @@ export async function importCheckpoint(stores: TransferStores, document: unknown
   const imported: CognitiveCheckpoint = {
     ...checkpoint,
     id,
-    conversation: { ...carried, watermark, ...(source === undefined ? {} : { summaryThroughSeq: withSummary ? summaryThroughSeq : 0 }) },
+    conversation: {
+      ...carried,
+      watermark,
+      ...(source === undefined ? {} : { summaryThroughSeq: withSummary ? summaryThroughSeq : 0 }),
+    },
     ...(stores.memory === undefined ? {} : { longTermMemory: { watermark: stores.memory.watermark() } }),
   };
   // Staged, not made current: the running agent keeps its own summary until this checkpoint is restored.
@@ -128,8 +154,18 @@ export async function importCheckpoint(stores: TransferStores, document: unknown
     sizeBytes: bytes.byteLength,
     formatVersion: imported.formatVersion,
   });
-  log.info({ checkpointId: id, importedFrom: checkpoint.id, messages: messages.length, watermark, memories: memories.length }, 'checkpoint imported');
-  return { id, importedFrom: checkpoint.id, beatCount: imported.beatCount, messages: messages.length, watermark, memories: memories.length };
+  log.info(
+    { checkpointId: id, importedFrom: checkpoint.id, messages: messages.length, watermark, memories: memories.length },
+    'checkpoint imported',
+  );
+  return {
+    id,
+    importedFrom: checkpoint.id,
+    beatCount: imported.beatCount,
+    messages: messages.length,
+    watermark,
+    memories: memories.length,
+  };
 }
 
 /** The summary version checkpoint `checkpoint` saw: staged for it by an import, else the newest covering at most its watermark. */

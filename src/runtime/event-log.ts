@@ -46,7 +46,13 @@ export function createLoggedBus(clock: Clock, currentBeat: () => number, log: Vi
     onSubscriberError: (err) => log.error({ err }, 'an event subscriber threw; the bus goes on'),
     onPublicationStuck: ({ seq, type, late }) =>
       late
-        ? log.warn({ seq, type }, 'an event held past the publication limit was written after all: it is in events.history, not in the live feed')
-        : log.warn({ seq, type }, 'an event is still not written after the publication limit; the events behind it go out'),
+        ? log.warn(
+            { seq, type },
+            'an event held past the publication limit was written after all: it is in events.history, not in the live feed',
+          )
+        : log.warn(
+            { seq, type },
+            'an event is still not written after the publication limit; the events behind it go out',
+          ),
   });
 }

@@ -51,7 +51,10 @@ export function coldSeed(settings: ColdStartSettings): HeartbeatSeed {
     beatCount: 0,
     intervalMs: settings.beatMs,
     consecutiveFailures: 0,
-    turns: { ...replayTurns(EMPTY_CONVERSATION, settings.messages), ...afterRestart(timersFrom(settings.turn), settings.now) },
+    turns: {
+      ...replayTurns(EMPTY_CONVERSATION, settings.messages),
+      ...afterRestart(timersFrom(settings.turn), settings.now),
+    },
     lastUserActivityAt: lastUserMessageAt(settings.messages),
     restoredFrom: null,
   };
@@ -83,7 +86,11 @@ export interface AfterCheckpoint {
  * after it take their recorded outcome and the rest re-queue by id; messages logged after it are replayed; spend
  * is never below the ledger's; a turn it cut short owes one debrief.
  */
-export function seedFromCheckpoint(checkpoint: CognitiveCheckpoint, now: number, after: AfterCheckpoint): HeartbeatSeed {
+export function seedFromCheckpoint(
+  checkpoint: CognitiveCheckpoint,
+  now: number,
+  after: AfterCheckpoint,
+): HeartbeatSeed {
   const turns = replayTurns(checkpoint.conversation, after.messagesAfter);
   const timers = after.turn === null ? timersOfTurns(turns) : { ...timersOfTurns(turns), ...timersFrom(after.turn) };
   return {
@@ -120,7 +127,13 @@ export function rebaseBudget(previous: BudgetState | null, basis: BudgetBasis, n
       wakeRequested: previous.wakeRequested || wakeRequested,
     };
   }
-  if (previous !== null && previous.sleeping && previous.timezone === basis.timezone && previous.dayKey < today && basis.today.charges === 0) {
+  if (
+    previous !== null &&
+    previous.sleeping &&
+    previous.timezone === basis.timezone &&
+    previous.dayKey < today &&
+    basis.today.charges === 0
+  ) {
     return { ...previous, dailyCapMicroUsd: basis.capMicroUsd };
   }
   return {
@@ -136,16 +149,29 @@ function settleSwarms(state: SwarmsState, finished: readonly SwarmResultRecord[]
   for (const record of finished) {
     next =
       record.status === 'done'
-        ? swarmsReducer(next, { type: 'swarm.succeeded', at: record.finishedAt, id: record.taskId, result: record.text })
+        ? swarmsReducer(next, {
+            type: 'swarm.succeeded',
+            at: record.finishedAt,
+            id: record.taskId,
+            result: record.text,
+          })
         : record.status === 'cancelled'
-          ? swarmsReducer(next, { type: 'swarm.cancelled', at: record.finishedAt, id: record.taskId, reason: record.text })
+          ? swarmsReducer(next, {
+              type: 'swarm.cancelled',
+              at: record.finishedAt,
+              id: record.taskId,
+              reason: record.text,
+            })
           : swarmsReducer(next, { type: 'swarm.failed', at: record.finishedAt, id: record.taskId, error: record.text });
   }
   return swarmsReducer(next, { type: 'swarm.requeue_running', at: now });
 }
 
 /** Turn state after replaying logged messages: user messages become pending unless answered; replies count as unread. */
-export function replayTurns(base: CognitiveCheckpoint['conversation'], messagesAfter: readonly ConversationMessage[]): TurnState {
+export function replayTurns(
+  base: CognitiveCheckpoint['conversation'],
+  messagesAfter: readonly ConversationMessage[],
+): TurnState {
   let pending = [...base.pending];
   let unreadReplies = base.unreadReplies;
   let lastMessageAt = base.lastMessageAt;

@@ -21,6 +21,7 @@ import type { Thinker } from '../subsystems/thinking/thinker.js';
 import type { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
 import { retention as traceRetention, ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
 import { ThinkTracer } from '../subsystems/traces/think-tracer.js';
+import type { CleanupStack } from './cleanup-stack.js';
 import { exportThinkSpans, type ThinkTelemetry } from './think-span-export.js';
 
 /** What the mind parts are built from. */
@@ -36,11 +37,14 @@ export interface MindPartsDeps {
   telemetry: ThinkTelemetry | null;
   /** When background work that would slow the boot may start (RuntimeOptions.backgroundWorkAfter). */
   backgroundWorkAfter?: PromiseLike<unknown>;
+  /** Where the summary's and memory's stops are deferred (the boot's cleanup stack). */
+  stack: CleanupStack;
 }
 
 /** Opens the summary, the think context, long-term memory and the think traces. */
 export async function openMindParts(deps: MindPartsDeps) {
-  const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry, backgroundWorkAfter } = deps;
+  const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry, backgroundWorkAfter, stack } =
+    deps;
   // The rolling summary as it was last written (a kill -9 loses none of it: each version is synced).
   const summaries = new SummaryStore(db);
   const summary = new ConversationSummaryKeeper({
@@ -49,15 +53,28 @@ export async function openMindParts(deps: MindPartsDeps) {
     clock,
     log,
     contextTokens: config.contextTokens,
-    summarize: thinker.summarize === undefined ? (request) => Promise.resolve(extractiveSummary(request)) : thinker.summarize.bind(thinker),
+    summarize:
+      thinker.summarize === undefined
+        ? (request) => Promise.resolve(extractiveSummary(request))
+        : thinker.summarize.bind(thinker),
   });
+  // A background update is aborted and waited for before the database closes.
+  stack.defer('conversation summary', () => summary.stop());
   await summary.open();
-  const context = new ThinkContext({ keeper: summary, conversation, work: new TurnWorkLog(), toolCalls: () => toolCallLog.all() });
+  const context = new ThinkContext({
+    keeper: summary,
+    conversation,
+    work: new TurnWorkLog(),
+    toolCalls: () => toolCallLog.all(),
+  });
   // Its index is built in the background, after the boot: a large long-term memory never holds up 'gateway listening'.
   const memory = new LongTermMemory(db, {
-    onLoadError: (err) => log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart'),
+    onLoadError: (err) =>
+      log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart'),
     indexAfter: backgroundWorkAfter,
   });
+  // Before `open`: a build it schedules for later (indexAfter) finds memory stopping and lets go.
+  stack.defer('long-term memory', () => memory.stop());
   await memory.open();
   thinker.useMemory?.(memoryRecallOf(memory));
   const traces = await ThinkTraceStore.open(db, traceRetention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>
@@ -69,6 +86,13 @@ export async function openMindParts(deps: MindPartsDeps) {
   const traceIds = createIdFactory(clock, 'th-');
   const newestTrace = traces.newestId();
   if (newestTrace !== undefined) traceIds.observe(newestTrace);
-  const tracer = new ThinkTracer({ store: traces, ids: traceIds, includeContent: config.traceContent, bus, log, now: () => clock.now() });
+  const tracer = new ThinkTracer({
+    store: traces,
+    ids: traceIds,
+    includeContent: config.traceContent,
+    bus,
+    log,
+    now: () => clock.now(),
+  });
   return { summaries, summary, context, memory, traces, tracer };
 }

@@ -113,7 +113,8 @@ export class RetentionKeeper {
     const report: RetentionReport = { conversation: 0, ledger: 0, swarmResults: 0, toolCalls: 0, compacted: false };
     const notAbove = await this.replayFloor(stored.map((meta) => meta.id));
     // No readable checkpoint: a boot would cold-start and replay the whole log, so none of it may go.
-    if (notAbove !== null) report.conversation = await conversation.pruneOldest(this.policy.conversationMaxMessages, notAbove);
+    if (notAbove !== null)
+      report.conversation = await conversation.pruneOldest(this.policy.conversationMaxMessages, notAbove);
     report.ledger = await ledger.compact(
       dayKeyIn(this.policy.timezone, now - this.policy.ledgerChargeDays * DAY_MS),
       dayKeyIn(this.policy.timezone, now - LEDGER_TOTAL_DAYS * DAY_MS),

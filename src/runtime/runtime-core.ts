@@ -28,6 +28,9 @@ export class RuntimeCore {
     this.parts = parts;
     this.startedAt = parts.clock.now();
     this.actor = createActor(heartbeatMachine, { input: { deps: parts.deps, seed: parts.seed }, clock: parts.clock });
+    // The parts built before the heartbeat read it from now on: events carry its beat, the tool caller its open turns.
+    parts.bus.useBeatSource(() => this.context().beatCount);
+    parts.openTurns.follow(() => this.context().turns);
   }
 
   /** True once `stop` was called. */

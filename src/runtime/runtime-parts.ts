@@ -19,6 +19,8 @@ import type { ThinkTraceStore } from '../subsystems/traces/think-trace-store.js'
 import type { ConversationSummaryKeeper } from '../subsystems/summary/conversation-summary.js';
 import type { SummaryStore } from '../subsystems/summary/summary-store.js';
 import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
+import type { OpenTurns } from './open-turns.js';
+import type { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -43,9 +45,13 @@ export interface RuntimeParts {
   summaries: SummaryStore;
   /** Long-term memory: its store and full-text index. */
   memory: LongTermMemory;
+  /** The schedules (CONTRACT §11). */
+  schedules: ScheduleStore;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;
+  /** The open turns the tool caller reads; the core points them at its heartbeat once it is built. */
+  openTurns: OpenTurns;
   /** VIGIL_DAILY_BUDGET_USD in micro-dollars (a run-time cap is kept only while this is unchanged). */
   configuredCapMicroUsd: number;
   deps: HeartbeatDeps;
@@ -53,6 +59,6 @@ export interface RuntimeParts {
   seed: HeartbeatSeed;
   /** The checkpoint the seed came from, for `checkpoint.restored` at start. */
   restored: CognitiveCheckpoint | null;
-  /** Closes what the runtime owns (the database) after it stops. */
+  /** Closes what the runtime owns after it stops: the boot's cleanup stack, newest first (createRuntime). */
   close: () => Promise<void>;
 }

@@ -32,6 +32,8 @@ import { getThink, listThinks, onThinkTrace } from './facade/thinks.facade.js';
 import type { ThinkTrace, ThinkTraceSummary } from '../protocol/think-trace.schema.js';
 import type { ThinksListParams } from '../protocol/thinks.schema.js';
 import { TasksFacade } from './facade/tasks.facade.js';
+import { SchedulesFacade } from './facade/schedules.facade.js';
+import type { ScheduleView } from '../protocol/schedules.schema.js';
 import type { TaskView } from '../protocol/tasks.schema.js';
 import type { LiveEvent } from '../protocol/live-events.schema.js';
 import { RuntimeCore } from './runtime-core.js';
@@ -54,6 +56,7 @@ export class Runtime {
   private readonly restorer: RestoreFacade;
   private readonly events: EventsFacade;
   private readonly tasks: TasksFacade;
+  private readonly schedules: SchedulesFacade;
 
   constructor(parts: RuntimeParts) {
     this.core = new RuntimeCore(parts);
@@ -64,6 +67,7 @@ export class Runtime {
     this.events$ = this.events.live$;
     this.liveEvents$ = this.events.liveOnly$;
     this.tasks = new TasksFacade(this.core);
+    this.schedules = new SchedulesFacade(this.core, parts.schedules);
     this.metrics = parts.metrics;
   }
 
@@ -80,11 +84,14 @@ export class Runtime {
   /** Starts beating; emits `checkpoint.restored` first when resuming from a checkpoint. */
   start(): void {
     this.core.start();
+    // After the heartbeat: what fell due while down is caught up now (or after the wake, when asleep over the budget).
+    this.schedules.start();
   }
 
   /** Stops at a beat boundary, writes a final checkpoint, and closes the store. Safe to call twice. */
-  stop(reason = 'stopped'): Promise<void> {
-    return this.core.stop(reason);
+  async stop(reason = 'stopped'): Promise<void> {
+    await this.schedules.stop();
+    await this.core.stop(reason);
   }
 
   /** Resolves once every checkpoint save started so far has finished (stored or failed). */
@@ -224,7 +231,7 @@ export class Runtime {
 
   /** True while user turn `turnId` waits for its answer. */
   isTurnOpen(turnId: string): boolean {
-    return this.core.context().turns.pending.some((open) => open.turnId === turnId);
+    return this.core.parts.openTurns.isOpen(turnId);
   }
 
   /** `thinks.list`: the newest thinks' traces (calls, tool calls, totals), newest first, paging back with `before`. */
@@ -240,6 +247,35 @@ export class Runtime {
   /** Calls `listener` with each think's trace once stored (an exporter's hook); returns the function that stops it. */
   onThinkTrace(listener: (trace: ThinkTrace) => void): () => void {
     return onThinkTrace(this.core, listener);
+  }
+
+  /** `schedules.list`: every schedule, oldest first. */
+  listSchedules(): ScheduleView[] {
+    return this.schedules.list();
+  }
+
+  /** `schedules.add`: the new schedule; RPC_INVALID_PARAMS naming the field, SCHEDULE_LIMIT. */
+  addSchedule(params: unknown): Promise<ScheduleView> {
+    return this.schedules.add(params);
+  }
+
+  /** `schedules.remove`: true; SCHEDULE_NOT_FOUND. */
+  removeSchedule(id: string): Promise<true> {
+    return this.schedules.remove(id);
+  }
+
+  /** `schedules.pause` / `schedules.resume`: the schedule; SCHEDULE_NOT_FOUND. */
+  pauseSchedule(id: string): Promise<ScheduleView> {
+    return this.schedules.pause(id);
+  }
+
+  resumeSchedule(id: string): Promise<ScheduleView> {
+    return this.schedules.resume(id);
+  }
+
+  /** Resolves once every schedule firing asked for so far has been written (tests wait on it). */
+  schedulesSettled(): Promise<void> {
+    return this.schedules.settled();
   }
 
   /** `tasks.list`: the sub-agent tasks, oldest first, with their spend, deadline and cap. */

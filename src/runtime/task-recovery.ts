@@ -62,19 +62,36 @@ export function recoverTasks(input: TaskRecoveryInput): TaskRecovery {
     const calls = input.toolCalls.filter((call) => call.taskId === task.id);
     if (actedNonIdempotently(calls)) {
       const text = interruptedText(task.id, calls);
-      interrupted.push({ taskId: task.id, turnId: task.turnId, outcome: 'failed', callIds: calls.map((c) => c.callId), text });
+      interrupted.push({
+        taskId: task.id,
+        turnId: task.turnId,
+        outcome: 'failed',
+        callIds: calls.map((c) => c.callId),
+        text,
+      });
     } else if (started.has(task.id) || calls.length > 0) {
-      interrupted.push({ taskId: task.id, turnId: task.turnId, outcome: 'requeued', callIds: calls.map((c) => c.callId) });
+      interrupted.push({
+        taskId: task.id,
+        turnId: task.turnId,
+        outcome: 'requeued',
+        callIds: calls.map((c) => c.callId),
+      });
     }
   }
   for (const task of interrupted) {
-    if (task.outcome === 'failed') swarms = swarmsReducer(swarms, { type: 'swarm.failed', at: now, id: task.taskId, error: task.text! });
+    if (task.outcome === 'failed')
+      swarms = swarmsReducer(swarms, { type: 'swarm.failed', at: now, id: task.taskId, error: task.text! });
   }
   swarms = swarmsReducer(swarms, { type: 'swarm.requeue_running', at: now });
-  return { seed: { ...seed, actors: { ...seed.actors, swarms }, turns: awaitTaskResults(seed.turns, swarms) }, interrupted };
+  return {
+    seed: { ...seed, actors: { ...seed.actors, swarms }, turns: awaitTaskResults(seed.turns, swarms) },
+    interrupted,
+  };
 }
 
-function specOf(record: SwarmTaskRecord): Extract<Parameters<typeof swarmsReducer>[1], { type: 'swarm.spawn' }>['task'] {
+function specOf(
+  record: SwarmTaskRecord,
+): Extract<Parameters<typeof swarmsReducer>[1], { type: 'swarm.spawn' }>['task'] {
   return {
     id: record.id,
     turnId: record.turnId,
@@ -96,5 +113,8 @@ function applyResult(swarms: SwarmsState, result: SwarmResultRecord): SwarmsStat
 function awaitTaskResults(turns: HeartbeatSeed['turns'], swarms: SwarmsState): HeartbeatSeed['turns'] {
   const waiting = new Set(swarms.tasks.filter((task: SwarmTask) => !task.consumed).map((task) => task.turnId));
   if (!turns.pending.some((open) => waiting.has(open.turnId) && open.awaitingTask !== true)) return turns;
-  return { ...turns, pending: turns.pending.map((open) => (waiting.has(open.turnId) ? { ...open, awaitingTask: true } : open)) };
+  return {
+    ...turns,
+    pending: turns.pending.map((open) => (waiting.has(open.turnId) ? { ...open, awaitingTask: true } : open)),
+  };
 }

@@ -28,7 +28,14 @@ export function assertTokenPolicy(config: { host: string; token?: string | undef
   throw new VigilError(
     'CONFIG_INVALID',
     `VIGIL_TOKEN is not set: expected a token ${allowed}; a generated token is only used on loopback hosts.`,
-    { data: { variable: 'VIGIL_TOKEN', value: undefined, allowed, problems: [{ variable: 'VIGIL_TOKEN', value: undefined, allowed }] } },
+    {
+      data: {
+        variable: 'VIGIL_TOKEN',
+        value: undefined,
+        allowed,
+        problems: [{ variable: 'VIGIL_TOKEN', value: undefined, allowed }],
+      },
+    },
   );
 }
 
@@ -39,12 +46,19 @@ export async function readTokenFile(dataDir: string): Promise<string | undefined
     return text === '' ? undefined : text;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new VigilError('STORE_IO', `The token file ${tokenFilePath(dataDir)} could not be read: ${describeError(err)}.`, { cause: err });
+    throw new VigilError(
+      'STORE_IO',
+      `The token file ${tokenFilePath(dataDir)} could not be read: ${describeError(err)}.`,
+      { cause: err },
+    );
   }
 }
 
 /** The data dir's token, created with mode 0600 on first use; a file readable by others is narrowed to 0600. */
-export async function ensureTokenFile(dataDir: string, retry = true): Promise<{ token: string; path: string; created: boolean }> {
+export async function ensureTokenFile(
+  dataDir: string,
+  retry = true,
+): Promise<{ token: string; path: string; created: boolean }> {
   const path = tokenFilePath(dataDir);
   try {
     await mkdir(dataDir, { recursive: true });
@@ -67,6 +81,8 @@ export async function ensureTokenFile(dataDir: string, retry = true): Promise<{ 
       return { token, path, created: true };
     }
     if (err instanceof VigilError) throw err;
-    throw new VigilError('STORE_IO', `The token file ${path} could not be created: ${describeError(err)}.`, { cause: err });
+    throw new VigilError('STORE_IO', `The token file ${path} could not be created: ${describeError(err)}.`, {
+      cause: err,
+    });
   }
 }

@@ -31,7 +31,15 @@ describe('the browser bundle (dist/gateway/dashboard/vigil-client.js)', () => {
       metafile: true,
       format: 'esm',
       logLevel: 'silent',
-      plugins: [{ name: 'external', setup: (b) => b.onResolve({ filter: /.*/ }, (args) => (args.kind === 'entry-point' ? undefined : { path: args.path, external: true })) }],
+      plugins: [
+        {
+          name: 'external',
+          setup: (b) =>
+            b.onResolve({ filter: /.*/ }, (args) =>
+              args.kind === 'entry-point' ? undefined : { path: args.path, external: true },
+            ),
+        },
+      ],
     });
     const input = metafile.inputs[relative(process.cwd(), BUNDLE)];
     expect(input).toBeDefined();
@@ -42,10 +50,22 @@ describe('the browser bundle (dist/gateway/dashboard/vigil-client.js)', () => {
   it('holds the typed client and nothing of Node: not ws, no node: built-in, not the Node transport', () => {
     const map = JSON.parse(readFileSync(`${BUNDLE}.map`, 'utf8')) as { sources: string[] };
     const sources = map.sources.map((source) => source.replace(/^(\.\.\/)+/, ''));
-    for (const file of ['src/client/browser.ts', 'src/client/browser-socket.ts', 'src/client/client-core.ts', 'src/client/rpc-error.ts', 'src/protocol/rpc-methods.ts']) {
+    for (const file of [
+      'src/client/browser.ts',
+      'src/client/browser-socket.ts',
+      'src/client/client-core.ts',
+      'src/client/rpc-error.ts',
+      'src/protocol/rpc-methods.ts',
+    ]) {
       expect(sources).toContain(file);
     }
-    expect(sources.filter((source) => /node_modules\/ws\/|^node:|src\/client\/(node-socket|vigil-client)\.ts$|src\/(gateway|runtime|subsystems)\//.test(source))).toEqual([]);
+    expect(
+      sources.filter((source) =>
+        /node_modules\/ws\/|^node:|src\/client\/(node-socket|vigil-client)\.ts$|src\/(gateway|runtime|subsystems)\//.test(
+          source,
+        ),
+      ),
+    ).toEqual([]);
     expect(readFileSync(BUNDLE, 'utf8')).not.toMatch(/require\(|from\s*"(ws|node:[^"]*)"/);
   });
 
@@ -61,7 +81,11 @@ describe('the browser bundle (dist/gateway/dashboard/vigil-client.js)', () => {
       const saved = await h.until(client.checkpoint.create());
       const err = await client.checkpoint.restore({ id: saved.id }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(bundle.RpcError);
-      expect(err).toMatchObject({ code: -32001, vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED', data: { id: saved.id } });
+      expect(err).toMatchObject({
+        code: -32001,
+        vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED',
+        data: { id: saved.id },
+      });
     } finally {
       await client.close();
     }

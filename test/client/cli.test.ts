@@ -130,7 +130,13 @@ describe('vigil checkpoints', () => {
   it('exits 2 for an unknown subcommand, missing arguments, or a file that is not an export', async () => {
     const notExport = join(dir, 'not-an-export.json');
     await writeFile(notExport, '{"hello":"world"}');
-    for (const argv of [['checkpoints'], ['checkpoints', 'frob'], ['checkpoints', 'show'], ['checkpoints', 'import', notExport], ['checkpoints', 'import', join(dir, 'missing.json')]]) {
+    for (const argv of [
+      ['checkpoints'],
+      ['checkpoints', 'frob'],
+      ['checkpoints', 'show'],
+      ['checkpoints', 'import', notExport],
+      ['checkpoints', 'import', join(dir, 'missing.json')],
+    ]) {
       const { code, stderr } = await run(argv);
       expect(code).toBe(2);
       expect(stderr).toMatch(/usage: vigil checkpoints/);
@@ -147,10 +153,15 @@ describe('vigil events', () => {
     }
     await h.until(h.runtime.createCheckpoint());
     await h.advance(2000);
-    for (let i = 0; i < 1000 && !call.out().includes('checkpoint.created'); i += 1) await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 1000 && !call.out().includes('checkpoint.created'); i += 1)
+      await new Promise((resolve) => setImmediate(resolve));
     call.interrupt();
     expect(await call.code).toBe(0);
-    const lines = call.out().trim().split('\n').map((line) => JSON.parse(line) as { type: string; seq: number });
+    const lines = call
+      .out()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; seq: number });
     expect(lines.length).toBeGreaterThan(1);
     expect(lines.every((e) => e.type === 'heartbeat.beat' || e.type.startsWith('checkpoint.'))).toBe(true);
     expect(lines.some((e) => e.type === 'checkpoint.created')).toBe(true);

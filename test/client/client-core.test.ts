@@ -53,8 +53,15 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const beat = (seq: number): VigilEvent =>
-  ({ seq, type: 'heartbeat.beat', at: '2025-01-01T00:00:00.000Z', beat: seq, beatCount: seq, intervalMs: 1000, phaseMs: { sense: 0, think: 0, integrate: 0 } });
+const beat = (seq: number): VigilEvent => ({
+  seq,
+  type: 'heartbeat.beat',
+  at: '2025-01-01T00:00:00.000Z',
+  beat: seq,
+  beatCount: seq,
+  intervalMs: 1000,
+  phaseMs: { sense: 0, think: 0, integrate: 0 },
+});
 
 async function opened(options: Partial<ConstructorParameters<typeof ClientCore>[0]> = {}): Promise<ClientCore> {
   const client = new ClientCore({ url: 'http://vigil.test:7420', token: 't0k', ...options }, openScripted);
@@ -77,7 +84,11 @@ describe('the client core over any ClientSocket', () => {
   it('turns an error answer into RpcError with its vigilCode, and a result off its schema into INTERNAL', async () => {
     const client = await opened();
     const complete = client.goals.complete({ id: 'g-9' }).catch((err: unknown) => err);
-    last().receive({ jsonrpc: '2.0', id: 1, error: { code: -32004, message: 'No goal g-9.', data: { vigilCode: 'GOAL_NOT_FOUND' } } });
+    last().receive({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32004, message: 'No goal g-9.', data: { vigilCode: 'GOAL_NOT_FOUND' } },
+    });
     const err = await complete;
     expect(err).toBeInstanceOf(RpcError);
     expect(err).toMatchObject({ code: -32004, vigilCode: 'GOAL_NOT_FOUND', method: 'goals.complete' });
@@ -96,7 +107,13 @@ describe('the client core over any ClientSocket', () => {
     expect(last().sent[0]).toMatchObject({ method: 'events.subscribe', params: { types: ['heartbeat.beat'] } });
     last().receive({ jsonrpc: '2.0', id: 1, result: { subscription: 's-1', after: 4 } });
     // A batch in one frame: both events are delivered, in order.
-    last().receive([5, 6].map((seq) => ({ jsonrpc: '2.0', method: 'events.event', params: { subscription: 's-1', event: beat(seq) } })));
+    last().receive(
+      [5, 6].map((seq) => ({
+        jsonrpc: '2.0',
+        method: 'events.event',
+        params: { subscription: 's-1', event: beat(seq) },
+      })),
+    );
     const pending = client.heartbeat.status().catch((err: unknown) => err);
 
     last().lost(new Error('connection reset'));
@@ -107,7 +124,10 @@ describe('the client core over any ClientSocket', () => {
     expect(sockets).toHaveLength(2);
     last().accept();
     expect(client.state$.value).toBe('open');
-    expect(last().sent[0]).toMatchObject({ method: 'events.subscribe', params: { types: ['heartbeat.beat'], after: 6 } });
+    expect(last().sent[0]).toMatchObject({
+      method: 'events.subscribe',
+      params: { types: ['heartbeat.beat'], after: 6 },
+    });
     last().receive({ jsonrpc: '2.0', id: last().sent[0]!['id'], result: { subscription: 's-2', after: 6 } });
     last().receive({ jsonrpc: '2.0', method: 'events.event', params: { subscription: 's-2', event: beat(7) } });
     expect(seen).toEqual([5, 6, 7]);

@@ -55,7 +55,10 @@ describe('vigil conversation', () => {
     const { code, stdout } = await run(['conversation', '--json']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual(await h.runtime.listConversation({}));
-    expect(JSON.parse(stdout)).toMatchObject([{ role: 'user', from: 'operator', text: 'Good morning' }, { role: 'agent' }]);
+    expect(JSON.parse(stdout)).toMatchObject([
+      { role: 'user', from: 'operator', text: 'Good morning' },
+      { role: 'agent' },
+    ]);
   });
 
   it('keeps a multi-line or hostile text on its one line', async () => {
@@ -76,7 +79,9 @@ describe('vigil conversation', () => {
       at: '2026-03-01T10:00:00.000Z',
       unanswered: { code: 'NO_ANSWER', reason: 'The agent ended 3 thinks without answering this message.' },
     });
-    expect(line).toBe('#9 2026-03-01T10:00:00.000Z agent t-3 UNANSWERED NO_ANSWER: The agent ended 3 thinks without answering this message.');
+    expect(line).toBe(
+      '#9 2026-03-01T10:00:00.000Z agent t-3 UNANSWERED NO_ANSWER: The agent ended 3 thinks without answering this message.',
+    );
   });
 
   it('exits 2 for bad usage: a bad --limit or --before, an argument, an unknown flag', async () => {

@@ -14,7 +14,8 @@ const run = (argv: string[]) => runCli(h, argv);
 /** Asks the offline agent to remember `fact` and waits (bounded, in simulated time) until it is in long-term memory. */
 async function remember(fact: string): Promise<void> {
   await h.runtime.send({ text: `Remember that ${fact}`, from: 'operator' });
-  for (let step = 0; step < 100 && (await h.runtime.searchMemory({ query: fact })).length === 0; step += 1) await h.advance(100);
+  for (let step = 0; step < 100 && (await h.runtime.searchMemory({ query: fact })).length === 0; step += 1)
+    await h.advance(100);
   expect((await h.runtime.searchMemory({ query: fact })).length).toBeGreaterThan(0);
 }
 
@@ -24,11 +25,15 @@ describe('vigil memory', () => {
     const lines = await run(['memory', 'search', 'boiler', 'service']);
     expect(lines.code).toBe(0);
     const [line] = lines.stdout.trimEnd().split('\n');
-    expect(line).toMatch(/^mem-\d+\t\d+\.\d\d\tconversation\t\d{4}-\d\d-\d\dT[^\t]+\tthe boiler is serviced in October$/);
+    expect(line).toMatch(
+      /^mem-\d+\t\d+\.\d\d\tconversation\t\d{4}-\d\d-\d\dT[^\t]+\tthe boiler is serviced in October$/,
+    );
 
     const json = await run(['memory', 'search', 'boiler', '--limit', '1', '--json']);
     const hits = JSON.parse(json.stdout) as Array<{ id: string; content: string }>;
-    expect(hits).toEqual([expect.objectContaining({ content: 'the boiler is serviced in October', source: 'conversation' })]);
+    expect(hits).toEqual([
+      expect.objectContaining({ content: 'the boiler is serviced in October', source: 'conversation' }),
+    ]);
 
     const forgot = await run(['memory', 'forget', hits[0]!.id]);
     expect(forgot).toMatchObject({ code: 0, stdout: `forgot ${hits[0]!.id}\n` });
@@ -40,8 +45,18 @@ describe('vigil memory', () => {
   it('exits 1 with the JSON-RPC error for an unknown id, and 2 for bad usage', async () => {
     const unknown = await run(['memory', 'forget', 'mem-999']);
     expect(unknown.code).toBe(1);
-    expect(JSON.parse(unknown.stderr)).toMatchObject({ code: -32004, data: { vigilCode: 'MEMORY_NOT_FOUND', id: 'mem-999' } });
-    for (const argv of [['memory'], ['memory', 'search'], ['memory', 'search', 'x', '--limit', '0'], ['memory', 'forget'], ['memory', 'forget', 'a', 'b'], ['memory', 'list']]) {
+    expect(JSON.parse(unknown.stderr)).toMatchObject({
+      code: -32004,
+      data: { vigilCode: 'MEMORY_NOT_FOUND', id: 'mem-999' },
+    });
+    for (const argv of [
+      ['memory'],
+      ['memory', 'search'],
+      ['memory', 'search', 'x', '--limit', '0'],
+      ['memory', 'forget'],
+      ['memory', 'forget', 'a', 'b'],
+      ['memory', 'list'],
+    ]) {
       const bad = await run(argv);
       expect(bad.code, argv.join(' ')).toBe(2);
       expect(bad.stderr).toContain('usage: vigil memory search');

@@ -5,10 +5,21 @@ import { VigilError } from '../../src/errors.js';
 
 describe('RpcError', () => {
   it('exposes data.vigilCode as vigilCode and keeps the rest of data as sent', () => {
-    const wire = new VigilError('CHECKPOINT_CONFIRMATION_REQUIRED', 'confirm', { data: { id: 'ck-1', beatCount: 3, createdAt: 'x' } }).toJsonRpc();
+    const wire = new VigilError('CHECKPOINT_CONFIRMATION_REQUIRED', 'confirm', {
+      data: { id: 'ck-1', beatCount: 3, createdAt: 'x' },
+    }).toJsonRpc();
     const err = new RpcError(wire, 'checkpoint.restore');
-    expect(err).toMatchObject({ code: -32001, vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED', method: 'checkpoint.restore' });
-    expect(err.data).toEqual({ id: 'ck-1', beatCount: 3, createdAt: 'x', vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED' });
+    expect(err).toMatchObject({
+      code: -32001,
+      vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED',
+      method: 'checkpoint.restore',
+    });
+    expect(err.data).toEqual({
+      id: 'ck-1',
+      beatCount: 3,
+      createdAt: 'x',
+      vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED',
+    });
     expect(err.toJSON()).toEqual(wire);
   });
 
@@ -27,7 +38,11 @@ describe('RpcError', () => {
 
   it('has no vigilCode for an error from a server that sends none', () => {
     expect(new RpcError({ code: -32000, message: 'Server error' }, 'x').vigilCode).toBeUndefined();
-    expect(new RpcError({ code: -32602, message: 'Invalid params', data: [{ path: [] }] }, 'x').vigilCode).toBeUndefined();
-    expect(new RpcError({ code: -32603, message: 'Internal error', data: { vigilCode: 42 } }, 'x').vigilCode).toBeUndefined();
+    expect(
+      new RpcError({ code: -32602, message: 'Invalid params', data: [{ path: [] }] }, 'x').vigilCode,
+    ).toBeUndefined();
+    expect(
+      new RpcError({ code: -32603, message: 'Internal error', data: { vigilCode: 42 } }, 'x').vigilCode,
+    ).toBeUndefined();
   });
 });

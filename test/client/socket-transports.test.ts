@@ -132,7 +132,9 @@ describe('what a refused upgrade tells the listener', () => {
     const { seen, done } = record(browserSocket(WebSocket), server.url, TOKEN);
     await done;
     expect(seen).toHaveLength(2);
-    expect(seen[0]).toMatch(/^error the gateway refused the connection or could not be reached .*wrong token.*stopped daemon/);
+    expect(seen[0]).toMatch(
+      /^error the gateway refused the connection or could not be reached .*wrong token.*stopped daemon/,
+    );
     expect(seen[0]).not.toContain(TOKEN);
     expect(seen[1]).toBe('close');
   });

@@ -87,7 +87,11 @@ describe.each(TRANSPORTS)('the typed client over $transport', ({ connect, refuse
     const saved = await h.until(client.checkpoint.create());
     const err = await client.checkpoint.restore({ id: saved.id }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcError);
-    expect(err).toMatchObject({ code: -32001, method: 'checkpoint.restore', data: { id: saved.id, beatCount: saved.beatCount } });
+    expect(err).toMatchObject({
+      code: -32001,
+      method: 'checkpoint.restore',
+      data: { id: saved.id, beatCount: saved.beatCount },
+    });
     expect((err as RpcError).vigilCode).toBe('CHECKPOINT_CONFIRMATION_REQUIRED');
     await expect(client.goals.complete({ id: 'g-nope' })).rejects.toMatchObject({ code: -32004 });
   });
@@ -105,7 +109,10 @@ describe.each(TRANSPORTS)('the typed client over $transport', ({ connect, refuse
     const silent = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise((resolve) => silent.once('listening', resolve));
     try {
-      const client = await connect({ url: `ws://127.0.0.1:${(silent.address() as AddressInfo).port}/rpc`, requestTimeoutMs: 50 });
+      const client = await connect({
+        url: `ws://127.0.0.1:${(silent.address() as AddressInfo).port}/rpc`,
+        requestTimeoutMs: 50,
+      });
       clients.push(client);
       await expectCode(client.heartbeat.status(), 'CLIENT_TIMEOUT');
     } finally {

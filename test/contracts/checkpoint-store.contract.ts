@@ -147,7 +147,13 @@ export function runCheckpointStoreContract(
       expect(saved).toEqual({ id: cp.id, sizeBytes: expect.any(Number), pruned: [] });
       expect(saved.sizeBytes).toBeGreaterThan(0);
       expect(await store.list()).toEqual([
-        { id: cp.id, createdAt: cp.createdAt, beatCount: 7, sizeBytes: saved.sizeBytes, formatVersion: CHECKPOINT_FORMAT_VERSION },
+        {
+          id: cp.id,
+          createdAt: cp.createdAt,
+          beatCount: 7,
+          sizeBytes: saved.sizeBytes,
+          formatVersion: CHECKPOINT_FORMAT_VERSION,
+        },
       ]);
       expect(await store.load(cp.id)).toEqual(cp);
       expect(await store.count()).toBe(1);
@@ -210,11 +216,15 @@ export function runCheckpointStoreContract(
       const other = db.sublevel<string, string>('alongside-test', { valueEncoding: 'utf8' });
       const batch = vi.spyOn(db, 'batch');
       const cp = makeCheckpoint({ id: store.newId() });
-      await store.save(cp, 10, () => [{ type: 'put', sublevel: other, key: 'k', value: 'written with the checkpoint' }]);
+      await store.save(cp, 10, () => [
+        { type: 'put', sublevel: other, key: 'k', value: 'written with the checkpoint' },
+      ]);
       expect(batch).toHaveBeenCalledTimes(1);
       expect(await other.get('k')).toBe('written with the checkpoint');
       const bad = { ...makeCheckpoint({ id: store.newId() }), beatCount: -3 };
-      await expect(store.save(bad, 10, () => [{ type: 'put', sublevel: other, key: 'k2', value: 'never' }])).rejects.toMatchObject({ code: 'CHECKPOINT_SAVE_FAILED' });
+      await expect(
+        store.save(bad, 10, () => [{ type: 'put', sublevel: other, key: 'k2', value: 'never' }]),
+      ).rejects.toMatchObject({ code: 'CHECKPOINT_SAVE_FAILED' });
       expect(await other.get('k2')).toBeUndefined();
     });
 

@@ -34,14 +34,16 @@ async function withDb<T>(fn: (db: VigilDb) => Promise<T>): Promise<T> {
   }
 }
 
-const spentToday = () => withDb(async (db) => (await new BudgetLedger(db).readDay(dayKeyIn('UTC', Date.now()))).spentMicroUsd);
+const spentToday = () =>
+  withDb(async (db) => (await new BudgetLedger(db).readDay(dayKeyIn('UTC', Date.now()))).spentMicroUsd);
 
 describe('vigil run: money spent survives kill -9', () => {
   it('never lowers spent today across repeated kills right after thinking', async () => {
     // Due goals make the agent think on every beat.
     const runtime = await createRuntime({ config: { dataDir }, clock: createSimulatedClock(Date.now()) });
     runtime.start();
-    for (let i = 0; i < 20; i += 1) runtime.addGoal({ title: `Chore ${i}`, dueAt: new Date(Date.now() - 60_000).toISOString() });
+    for (let i = 0; i < 20; i += 1)
+      runtime.addGoal({ title: `Chore ${i}`, dueAt: new Date(Date.now() - 60_000).toISOString() });
     await runtime.stop();
 
     let before = 0;
@@ -49,7 +51,11 @@ describe('vigil run: money spent survives kill -9', () => {
       const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0'], ENV);
       started.push(daemon);
       await daemon.waitFor((l) => l.msg === 'gateway listening', 20_000, 'gateway listening');
-      await daemon.waitFor(() => daemon.lines.filter((l) => l.msg === 'checkpoint.created').length >= 1 + round, 20_000, 'a checkpoint');
+      await daemon.waitFor(
+        () => daemon.lines.filter((l) => l.msg === 'checkpoint.created').length >= 1 + round,
+        20_000,
+        'a checkpoint',
+      );
       daemon.kill('SIGKILL');
       expect(await daemon.exited).toBe('SIGKILL');
       const after = await spentToday();

@@ -6,7 +6,11 @@ describe('vigil command line', () => {
     ['VIGIL_PORT', 'seventy', /VIGIL_PORT="seventy" is invalid: expected an integer from 0 to 65535/],
     ['VIGIL_TIMEZONE', 'Mars/Olympus_Mons', /VIGIL_TIMEZONE="Mars\/Olympus_Mons" is invalid/],
     ['VIGIL_CHECKPOINT_INTERVAL_BEATS', '0', /VIGIL_CHECKPOINT_INTERVAL_BEATS="0" is invalid/],
-    ['VIGIL_CONTEXT_TOKENS', '100', /VIGIL_CONTEXT_TOKENS="100" is invalid: expected an integer number of tokens from 4096/],
+    [
+      'VIGIL_CONTEXT_TOKENS',
+      '100',
+      /VIGIL_CONTEXT_TOKENS="100" is invalid: expected an integer number of tokens from 4096/,
+    ],
   ])('exits 2 naming %s when it is invalid', async (variable, value, message) => {
     const daemon = startDaemon(['run', '--data-dir', '/tmp/vigil-never-created'], { [variable]: value });
     expect(await daemon.exited).toBe(2);

@@ -82,7 +82,11 @@ describe('vigil run, killed with SIGKILL and started again', () => {
 
     const second = run();
     const restored = await second.waitFor((l) => l.msg === 'checkpoint.restored', 20_000, 'checkpoint.restored');
-    expect(restored).toMatchObject({ type: 'checkpoint.restored', checkpointId: newest.id, beatsRecovered: newest.beatCount });
+    expect(restored).toMatchObject({
+      type: 'checkpoint.restored',
+      checkpointId: newest.id,
+      beatsRecovered: newest.beatCount,
+    });
     const startedLine = await second.waitFor((l) => l.msg === 'runtime started');
     expect(startedLine).toMatchObject({ restoredFrom: newest.id, beatCount: newest.beatCount, goals: 2 });
     expect(startedLine.memoryItems).toBe(newest.actors.workingMemory.items.length);

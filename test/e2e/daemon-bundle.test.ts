@@ -44,7 +44,10 @@ describe('the daemon runs from its start-up bundle', () => {
 
   it('finds the package files it reads by path: the version, the default identity, the dashboard and uPlot', async () => {
     // The default identity is read before the runtime is built: a boot that reaches 'gateway listening' has found it.
-    const daemon = startDaemon(['run', '--data-dir', join(dir, 'files'), '--port', '0'], { ...FAST_ENV, VIGIL_TOKEN: TOKEN });
+    const daemon = startDaemon(['run', '--data-dir', join(dir, 'files'), '--port', '0'], {
+      ...FAST_ENV,
+      VIGIL_TOKEN: TOKEN,
+    });
     try {
       const url = String((await daemon.waitFor((line) => line.msg === 'gateway listening')).url);
       const status = await runNode(['bin/vigil.js', 'rpc', 'heartbeat.status', '--url', url, '--token', TOKEN]);

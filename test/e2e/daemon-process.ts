@@ -60,7 +60,9 @@ export function startDaemon(args: string[], env: Record<string, string> = {}): D
     }
   });
   proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | string>((resolve) => proc.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   return {
     proc,
     lines,
@@ -72,7 +74,12 @@ export function startDaemon(args: string[], env: Record<string, string> = {}): D
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new Error(`timed out waiting for ${what}; stderr: ${stderr}; last lines: ${JSON.stringify(lines.slice(-5))}`)),
+          () =>
+            reject(
+              new Error(
+                `timed out waiting for ${what}; stderr: ${stderr}; last lines: ${JSON.stringify(lines.slice(-5))}`,
+              ),
+            ),
           timeoutMs,
         );
         const waiter = {

@@ -15,7 +15,15 @@ import { ROOT } from './run-process.js';
 
 /** Debian's chromium (`apt-get install chromium`); VIGIL_CHROMIUM points elsewhere. */
 const CHROMIUM = process.env['VIGIL_CHROMIUM'] ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Where the tests leave their screenshots. */
 export const ARTIFACTS = join(ROOT, 'test-artifacts');
 /** Bounds every wait on the page: generous for a loaded 2-core CI machine, never a sleep. */
@@ -35,12 +43,24 @@ export interface DashboardRig {
  * Starts it all. Never skipped: without a browser the panel is untested, so a missing Chromium fails here
  * (`.ci/run` installs it).
  */
-export async function startDashboardRig(name: string, token: string, fixture: Partial<McpStdioServer> = {}): Promise<DashboardRig> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed (looked for ${CHROMIUM}); run .ci/run or set VIGIL_CHROMIUM.`);
+export async function startDashboardRig(
+  name: string,
+  token: string,
+  fixture: Partial<McpStdioServer> = {},
+): Promise<DashboardRig> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is not installed (looked for ${CHROMIUM}); run .ci/run or set VIGIL_CHROMIUM.`);
   await mkdir(ARTIFACTS, { recursive: true });
   const dataDir = await mkdtemp(join(tmpdir(), `vigil-${name}-`));
   const config = join(dataDir, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: { command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE], cwd: FIXTURE_ROOT, ...fixture } } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        fixture: { command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE], cwd: FIXTURE_ROOT, ...fixture },
+      },
+    }),
+  );
   const daemon: DaemonProcess = startDaemon(['run', '--data-dir', join(dataDir, 'data'), '--port', '0'], {
     VIGIL_BEAT_MS: '50',
     VIGIL_BEAT_MIN_MS: '25',

@@ -10,7 +10,15 @@ import { FAST_ENV, startDaemon, type DaemonProcess } from './daemon-process.js';
 import { ROOT } from './run-process.js';
 
 const CHROMIUM = process.env['VIGIL_CHROMIUM'] ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const TOKEN = 'dashboard-memory-token-8c1d2e3f4a';
 const WAIT_MS = 15_000;
@@ -24,7 +32,9 @@ describe('the dashboard long-term memory search in Chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed (looked for ${CHROMIUM}); .ci/run installs Debian's chromium, or set VIGIL_CHROMIUM.`);
+      throw new Error(
+        `Chromium is not installed (looked for ${CHROMIUM}); .ci/run installs Debian's chromium, or set VIGIL_CHROMIUM.`,
+      );
     }
     await mkdir(ARTIFACTS, { recursive: true });
     dataDir = await mkdtemp(join(tmpdir(), 'vigil-dashboard-memory-'));
@@ -47,7 +57,9 @@ describe('the dashboard long-term memory search in Chromium', () => {
   it('finds a remembered fact by a search typed in the box, and forgets it with its button', async () => {
     // The offline thinker keeps what it is asked to remember in long-term memory at once.
     await rpc.agent.send({ text: 'Please remember that the spare key is under the blue flowerpot', from: 'e2e' });
-    await expect.poll(() => rpc.memory.search({ query: 'spare key' }), { timeout: WAIT_MS, interval: 50 }).toHaveLength(1);
+    await expect
+      .poll(() => rpc.memory.search({ query: 'spare key' }), { timeout: WAIT_MS, interval: 50 })
+      .toHaveLength(1);
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(WAIT_MS);

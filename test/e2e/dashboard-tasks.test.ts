@@ -20,7 +20,9 @@ describe('the dashboard tasks panel in Chromium against a real daemon with an MC
     await page.locator('#tasks tr.empty').waitFor();
 
     // A task that calls one tool and finishes: listed as done, with its tool and its spend against its cap.
-    const { turnId: done } = await rig.rpc.agent.send({ text: '/task tools=fixture__echo\nSay hello.\n/tool fixture__echo {"text": "hello from a task"}' });
+    const { turnId: done } = await rig.rpc.agent.send({
+      text: '/task tools=fixture__echo\nSay hello.\n/tool fixture__echo {"text": "hello from a task"}',
+    });
     const finished = page.locator(`#tasks tr[data-turn="${done}"][data-status="done"]`);
     await finished.waitFor();
     expect(await finished.locator('.task-tools').textContent()).toBe('mcp__fixture__echo');

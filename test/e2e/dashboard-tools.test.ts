@@ -50,7 +50,9 @@ describe('the dashboard tools panel in Chromium against a real daemon with an MC
     await row.waitFor({ state: 'detached' });
     const deniedReply = page.locator(`.chat-reply[data-turn="${second}"]`);
     await deniedReply.waitFor();
-    expect(await deniedReply.textContent()).toMatch(/denied by the operator \(the reason given: arithmetic is off limits today\)/);
+    expect(await deniedReply.textContent()).toMatch(
+      /denied by the operator \(the reason given: arithmetic is off limits today\)/,
+    );
 
     expect(await rig.rpc.tools.pending()).toEqual([]);
     const decided = await rig.rpc.events.history({ types: ['tool.approval_decided'] });

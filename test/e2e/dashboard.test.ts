@@ -41,7 +41,10 @@ async function timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
 
 /** The beat count the page shows (digits only: it is formatted with thousands separators). */
 const beatShown = (page: Page): Promise<number> =>
-  page.locator('#hb-beat').textContent().then((text) => Number((text ?? '').replace(/\D/g, '') || -1));
+  page
+    .locator('#hb-beat')
+    .textContent()
+    .then((text) => Number((text ?? '').replace(/\D/g, '') || -1));
 
 /** Waits (bounded) until the page shows a beat count of at least `atLeast`. */
 const beatReaches = (page: Page, atLeast: number): Promise<void> =>
@@ -77,10 +80,14 @@ describe('the dashboard in Chromium against a real daemon', () => {
       // Every line the daemon can write, so "the token is never logged" covers them all.
       VIGIL_LOG_LEVEL: 'trace',
     });
-    const listening = await timed('daemon start', () => daemon.waitFor((line) => line.msg === 'gateway listening', 20_000, 'gateway listening'));
+    const listening = await timed('daemon start', () =>
+      daemon.waitFor((line) => line.msg === 'gateway listening', 20_000, 'gateway listening'),
+    );
     url = String(listening.url);
     rpc = await connect({ url, token: TOKEN, reconnect: false });
-    browser = await timed('chromium launch', () => chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS }));
+    browser = await timed('chromium launch', () =>
+      chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS }),
+    );
   });
 
   afterAll(async () => {
@@ -121,7 +128,11 @@ describe('the dashboard in Chromium against a real daemon', () => {
     // A page cannot set headers on a WebSocket: the token goes as ?token= (CONTRACT §4); the cookie never opens /rpc.
     expect(sockets.map((socket) => [socket.pathname, socket.searchParams.get('token')])).toEqual([['/rpc', TOKEN]]);
     // (This project type-checks tests without the DOM library, hence the cast.)
-    const storedToken = await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('vigil.token'));
+    const storedToken = await page.evaluate(() =>
+      (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem(
+        'vigil.token',
+      ),
+    );
     expect(storedToken).toBe(TOKEN);
     await expect.poll(() => page.locator('#connection').getAttribute('data-state'), { timeout: WAIT_MS }).toBe('open');
 
@@ -159,7 +170,10 @@ describe('the dashboard in Chromium against a real daemon', () => {
       await page.click('#checkpoint-create');
       const row = page.locator('#checkpoints tr.fresh');
       await row.waitFor();
-      return { id: (await row.getAttribute('data-id'))!, beat: Number(((await row.locator('td').nth(1).textContent()) ?? '').replace(/\D/g, '')) };
+      return {
+        id: (await row.getAttribute('data-id'))!,
+        beat: Number(((await row.locator('td').nth(1).textContent()) ?? '').replace(/\D/g, '')),
+      };
     });
     expect((await rpc.checkpoint.list()).map((c) => c.id)).toContain(created.id);
 
@@ -190,10 +204,15 @@ describe('the dashboard in Chromium against a real daemon', () => {
       await page.locator('#events li[data-type="checkpoint.restored"]').waitFor();
       await page.fill('#events-filter', 'checkpoint.*');
       await expect
-        .poll(async () => {
-          const types = await page.locator('#events li[data-type]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-type')));
-          return types.length > 0 && types.every((type) => type?.startsWith('checkpoint.'));
-        }, { timeout: WAIT_MS })
+        .poll(
+          async () => {
+            const types = await page
+              .locator('#events li[data-type]')
+              .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-type')));
+            return types.length > 0 && types.every((type) => type?.startsWith('checkpoint.'));
+          },
+          { timeout: WAIT_MS },
+        )
         .toBe(true);
       await page.locator('#events li[data-type="checkpoint.created"]').first().waitFor();
       await page.fill('#events-filter', '');
@@ -251,7 +270,15 @@ describe('the dashboard in Chromium against a real daemon', () => {
       await watched.goto(`${url}/?token=${TOKEN}`);
       await watched.locator('body[data-ready="true"]').waitFor();
       await expect.poll(() => feedId, { timeout: WAIT_MS }).toBeDefined();
-      const event = { seq: 0, type: 'agent.unanswered', at: new Date().toISOString(), beat: 0, turnId: 't-e2e-unanswered', code: 'TURN_CANCELLED', reason: 'A restore went back to before this message.' };
+      const event = {
+        seq: 0,
+        type: 'agent.unanswered',
+        at: new Date().toISOString(),
+        beat: 0,
+        turnId: 't-e2e-unanswered',
+        code: 'TURN_CANCELLED',
+        reason: 'A restore went back to before this message.',
+      };
       inject!({ jsonrpc: '2.0', method: 'events.event', params: { subscription: feedId, event } });
       const bubble = watched.locator('.chat-unanswered[data-turn="t-e2e-unanswered"]');
       await bubble.waitFor();

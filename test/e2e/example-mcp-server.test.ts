@@ -1,4 +1,7 @@
-/** The README's tools walk-through with `examples/mcp-notes-server.ts` under `vigil run`: read, approve a write, read it back. */
+/**
+ * The offline walk-through of docs/guides/tools-and-approvals.md, with `examples/mcp-notes-server.ts` under
+ * `vigil run`: read, approve a write, read it back.
+ */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,30 +27,39 @@ async function ask(client: VigilClient, text: string): Promise<string> {
   const { turnId } = await client.agent.send({ text, from: 'e2e' });
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const [reply] = (await client.events.history({ types: ['agent.reply'], limit: 100 })).filter((e) => (e as { turnId?: string }).turnId === turnId);
+    const [reply] = (await client.events.history({ types: ['agent.reply'], limit: 100 })).filter(
+      (e) => (e as { turnId?: string }).turnId === turnId,
+    );
     if (reply !== undefined) return (reply as { text: string }).text;
     if (Date.now() > deadline) throw new Error(`no reply to ${text}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
-describe('examples/mcp-notes-server.ts as the agent\'s tools', () => {
+describe("examples/mcp-notes-server.ts as the agent's tools", () => {
   it('lists, adds a note once an operator approves it, and lists it back; the reads are idempotent, the write is not', async () => {
     const notesFile = join(dir, 'notes.jsonl');
     const config = join(dir, 'mcp.json');
-    writeFileSync(config, JSON.stringify({
-      mcpServers: {
-        notes: {
-          command: process.execPath,
-          args: ['--import', 'tsx', 'examples/mcp-notes-server.ts'],
-          cwd: ROOT,
-          env: { NOTES_FILE: notesFile },
-          requireApproval: ['add_note'],
-          idempotentTools: ['list_notes', 'word_count'],
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          notes: {
+            command: process.execPath,
+            args: ['--import', 'tsx', 'examples/mcp-notes-server.ts'],
+            cwd: ROOT,
+            env: { NOTES_FILE: notesFile },
+            requireApproval: ['add_note'],
+            idempotentTools: ['list_notes', 'word_count'],
+          },
         },
-      },
-    }));
-    const daemon = startDaemon(['run', '--data-dir', join(dir, 'data'), '--port', '0'], { VIGIL_MCP_CONFIG: config, VIGIL_TOKEN: TOKEN, VIGIL_LOG_LEVEL: 'info' });
+      }),
+    );
+    const daemon = startDaemon(['run', '--data-dir', join(dir, 'data'), '--port', '0'], {
+      VIGIL_MCP_CONFIG: config,
+      VIGIL_TOKEN: TOKEN,
+      VIGIL_LOG_LEVEL: 'info',
+    });
     started.push(daemon);
     const url = String((await daemon.waitFor((l) => l.msg === 'gateway listening', 20_000, 'gateway listening')).url);
     await daemon.waitFor((l) => l.msg === 'mcp.server_up', 20_000, 'mcp.server_up');
@@ -59,16 +71,27 @@ describe('examples/mcp-notes-server.ts as the agent\'s tools', () => {
         ['mcp__notes__word_count', false, true],
       ]);
       expect(await ask(client, '/tool notes__list_notes')).toBe('mcp__notes__list_notes returned:\nNo notes.');
-      expect(await ask(client, '/tool notes__word_count {"text": "three small words"}')).toBe('mcp__notes__word_count returned:\n3');
+      expect(await ask(client, '/tool notes__word_count {"text": "three small words"}')).toBe(
+        'mcp__notes__word_count returned:\n3',
+      );
 
-      const { turnId } = await client.agent.send({ text: '/tool notes__add_note {"text": "Buy oat milk"}', from: 'e2e' });
+      const { turnId } = await client.agent.send({
+        text: '/tool notes__add_note {"text": "Buy oat milk"}',
+        from: 'e2e',
+      });
       let pending = await client.tools.pending();
-      for (const deadline = Date.now() + 15_000; pending.length === 0 && Date.now() < deadline; pending = await client.tools.pending()) {
+      for (
+        const deadline = Date.now() + 15_000;
+        pending.length === 0 && Date.now() < deadline;
+        pending = await client.tools.pending()
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       expect(pending).toMatchObject([{ name: 'mcp__notes__add_note', turnId, args: { text: 'Buy oat milk' } }]);
       await client.tools.approve({ callId: pending[0]!.callId });
-      expect(await ask(client, '/tool notes__list_notes {"contains": "oat"}')).toMatch(/^mcp__notes__list_notes returned:\n- \S+ Buy oat milk$/);
+      expect(await ask(client, '/tool notes__list_notes {"contains": "oat"}')).toMatch(
+        /^mcp__notes__list_notes returned:\n- \S+ Buy oat milk$/,
+      );
       expect(readFileSync(notesFile, 'utf8').trim().split('\n')).toHaveLength(1);
     } finally {
       await client.close();

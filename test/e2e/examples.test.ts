@@ -39,7 +39,8 @@ describe('examples', () => {
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(4);
-    for (const line of lines) expect(line).toMatch(/^#\d+ \S+ (checkpoint\.|agent\.budget_|agent\.sleeping|agent\.waking)/);
+    for (const line of lines)
+      expect(line).toMatch(/^#\d+ \S+ (checkpoint\.|agent\.budget_|agent\.sleeping|agent\.waking)/);
   });
 
   it('crash-restore.ts: kills its daemon with SIGKILL and shows the restarted one resuming the beat count', async () => {

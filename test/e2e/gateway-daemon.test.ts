@@ -46,7 +46,10 @@ describe('the gateway of a real daemon', () => {
     const tokenFile = join(dataDir, 'token');
     const token = (await readFile(tokenFile, 'utf8')).trim();
     expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
-    expect(await (await fetch(`${first.url}/healthz`)).json()).toMatchObject({ ok: true, beatCount: expect.any(Number) });
+    expect(await (await fetch(`${first.url}/healthz`)).json()).toMatchObject({
+      ok: true,
+      beatCount: expect.any(Number),
+    });
 
     const sse = await openSse(`${first.url}/events?types=checkpoint.*&token=${token}`);
     const ws = await connect({ url: first.url, token, reconnect: false });
@@ -61,7 +64,10 @@ describe('the gateway of a real daemon', () => {
 
     const second = await run();
     expect((await readFile(tokenFile, 'utf8')).trim()).toBe(token);
-    const resumed = await openSse(`${second.url}/events?types=checkpoint.*`, { authorization: `Bearer ${token}`, 'last-event-id': String(lastSseId) });
+    const resumed = await openSse(`${second.url}/events?types=checkpoint.*`, {
+      authorization: `Bearer ${token}`,
+      'last-event-id': String(lastSseId),
+    });
     const client = await connect({ url: second.url, token, reconnect: false });
     const wsResumed: VigilEvent[] = [];
     let wsTarget = Number.POSITIVE_INFINITY;
@@ -79,7 +85,9 @@ describe('the gateway of a real daemon', () => {
     expect(missedBySse.slice(0, restored).some((e) => e.type === 'checkpoint.created')).toBe(true);
 
     await resumed.waitFor((m) => m.length >= missedBySse.length, 'the missed SSE events');
-    expect(resumed.messages.slice(0, missedBySse.length).map((m) => Number(m.id))).toEqual(missedBySse.map((e) => e.seq));
+    expect(resumed.messages.slice(0, missedBySse.length).map((m) => Number(m.id))).toEqual(
+      missedBySse.map((e) => e.seq),
+    );
     expect(resumed.messages.slice(0, missedBySse.length).map((m) => JSON.parse(m.data))).toEqual(missedBySse);
     wsTarget = missedByWs.length;
     if (wsResumed.length >= wsTarget) wsCaughtUp();

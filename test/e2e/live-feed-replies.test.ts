@@ -57,7 +57,7 @@ afterAll(async () => {
 /** Every journaled event of `types` after `after`, paging forward. */
 async function historyAfter(types: string[], after: number): Promise<VigilEvent[]> {
   const all: VigilEvent[] = [];
-  for (let from = after; ; ) {
+  for (let from = after; ;) {
     const page = await client.events.history({ types, after: from, limit: 1000 });
     all.push(...(page as VigilEvent[]));
     if (page.length < 1000) return all;
@@ -89,7 +89,10 @@ describe('the live feed while older turns are summarised', () => {
       wsLive.push(event);
       onWs();
     });
-    sse = await openSse(`${daemonUrl()}/events?types=${SSE_TYPES.join(',')}`, { authorization: `Bearer ${TOKEN}`, 'last-event-id': String(start) });
+    sse = await openSse(`${daemonUrl()}/events?types=${SSE_TYPES.join(',')}`, {
+      authorization: `Bearer ${TOKEN}`,
+      'last-event-id': String(start),
+    });
 
     for (let n = 1; n <= EXCHANGES; n++) {
       const { turnId } = await client.agent.send({ text: filler(n, 2000) });
@@ -101,7 +104,8 @@ describe('the live feed while older turns are summarised', () => {
       );
       onWs = arrived.poke;
       await arrived.promise;
-      const onSse = (m: { id?: string; data: string }) => m.id !== undefined && isReply(JSON.parse(m.data) as VigilEvent);
+      const onSse = (m: { id?: string; data: string }) =>
+        m.id !== undefined && isReply(JSON.parse(m.data) as VigilEvent);
       await sse.waitFor((messages) => messages.some(onSse), `the reply to exchange ${n} (${turnId}) on SSE`, 20_000);
     }
     // Older turns really were summarised meanwhile (the situation in which replies used to go missing).

@@ -8,7 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connect, type VigilClient } from '../../src/client/vigil-client.js';
-import { firstUserText, message, pendingTurnIds, startFakeMessagesApi, toolUse, type FakeMessagesApi, type RecordedRequest } from '../fixtures/fake-messages-api.js';
+import {
+  firstUserText,
+  message,
+  pendingTurnIds,
+  startFakeMessagesApi,
+  toolUse,
+  type FakeMessagesApi,
+  type RecordedRequest,
+} from '../fixtures/fake-messages-api.js';
 import { FAST_ENV, startDaemon, type DaemonProcess } from './daemon-process.js';
 
 const root = mkdtempSync(join(tmpdir(), 'vigil-ltm-'));
@@ -35,7 +43,9 @@ function model(request: RecordedRequest) {
   const messages = request.body?.messages ?? [];
   if (messages.length > 1) return message([]);
   const turnIds = pendingTurnIds(request);
-  const keep = stateOf(request).includes('keep my locker code') ? [toolUse('remember', { content: FACT, salience: 0.7, keep: true })] : [];
+  const keep = stateOf(request).includes('keep my locker code')
+    ? [toolUse('remember', { content: FACT, salience: 0.7, keep: true })]
+    : [];
   return message([...keep, ...turnIds.map((turnId) => toolUse('reply', { turnId, text: 'Done.' }))]);
 }
 
@@ -58,7 +68,10 @@ async function ask(client: VigilClient, text: string): Promise<string> {
   const { turnId } = await client.agent.send({ text, from: 'e2e' });
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const events = (await client.events.history({ types: ['agent.reply', 'agent.unanswered'], limit: 100 })) as Array<{ type: string; turnId?: string }>;
+    const events = (await client.events.history({ types: ['agent.reply', 'agent.unanswered'], limit: 100 })) as Array<{
+      type: string;
+      turnId?: string;
+    }>;
     const ending = events.find((e) => e.turnId === turnId);
     if (ending !== undefined) {
       expect(ending.type).toBe('agent.reply');
@@ -103,7 +116,10 @@ describe('long-term memory of a daemon thinking with Claude', () => {
 
     expect(await second.client.memory.forget({ id: kept!.id })).toEqual({ forgotten: kept!.id });
     expect(await second.client.memory.search({ query: 'locker code' })).toEqual([]);
-    await expect(second.client.memory.forget({ id: kept!.id })).rejects.toMatchObject({ code: -32004, vigilCode: 'MEMORY_NOT_FOUND' });
+    await expect(second.client.memory.forget({ id: kept!.id })).rejects.toMatchObject({
+      code: -32004,
+      vigilCode: 'MEMORY_NOT_FOUND',
+    });
     const afterForget = await ask(second.client, 'What is my locker code?');
     // Neither recalled nor held in working memory: the fact is in no later prompt.
     expect(stateOf(thinkFor(afterForget))).not.toContain('4512');

@@ -54,12 +54,27 @@ async function daemonWithServers(name: string): Promise<{ daemon: DaemonProcess;
   const pidFile = join(dir, `${name}.pids`);
   const config = mcpConfig(`${name}.json`, {
     mcpServers: {
-      local: { command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE], cwd: ROOT, env: { FIXTURE_PID_FILE: pidFile, FIXTURE_STUBBORN: '1' } },
+      local: {
+        command: process.execPath,
+        args: ['--import', 'tsx', STDIO_FIXTURE],
+        cwd: ROOT,
+        env: { FIXTURE_PID_FILE: pidFile, FIXTURE_STUBBORN: '1' },
+      },
       // Starts, then never answers the handshake: its connection attempt must not hold up the gateway.
-      mute: { command: process.execPath, args: ['-e', 'require("fs").appendFileSync(process.argv[1], process.pid + "\\n"); setInterval(() => {}, 1000)', pidFile] },
+      mute: {
+        command: process.execPath,
+        args: [
+          '-e',
+          'require("fs").appendFileSync(process.argv[1], process.pid + "\\n"); setInterval(() => {}, 1000)',
+          pidFile,
+        ],
+      },
     },
   });
-  const daemon = startDaemon(['run', '--data-dir', join(dir, `${name}-data`), '--port', '0'], { VIGIL_MCP_CONFIG: config, VIGIL_TOKEN: TOKEN });
+  const daemon = startDaemon(['run', '--data-dir', join(dir, `${name}-data`), '--port', '0'], {
+    VIGIL_MCP_CONFIG: config,
+    VIGIL_TOKEN: TOKEN,
+  });
   started.push(daemon);
   const listening = await daemon.waitFor((l) => l.msg === 'gateway listening', 20_000, 'gateway listening');
   await daemon.waitFor((l) => l.msg === 'mcp.server_up' && l['server'] === 'local', 20_000, 'mcp.server_up of local');
@@ -75,9 +90,21 @@ async function daemonWithServers(name: string): Promise<{ daemon: DaemonProcess;
 describe('MCP servers under vigil run', () => {
   it.each([
     ['a missing file', () => join(dir, 'absent.json'), /is invalid: expected a readable JSON file/],
-    ['malformed JSON', () => mcpConfig('malformed.json', '{"mcpServers": {"fs": '), /is invalid: expected the file to hold JSON/],
-    ['a bad field', () => mcpConfig('field.json', { mcpServers: { fs: { command: 'x', timeoutMs: -1 } } }), /\(problem at mcpServers\.fs\.timeoutMs\)/],
-    ['a bad server name', () => mcpConfig('name.json', { mcpServers: { 'fs.v2': { command: 'x' } } }), /expected a server name .*\(problem at mcpServers\.fs\.v2\)/],
+    [
+      'malformed JSON',
+      () => mcpConfig('malformed.json', '{"mcpServers": {"fs": '),
+      /is invalid: expected the file to hold JSON/,
+    ],
+    [
+      'a bad field',
+      () => mcpConfig('field.json', { mcpServers: { fs: { command: 'x', timeoutMs: -1 } } }),
+      /\(problem at mcpServers\.fs\.timeoutMs\)/,
+    ],
+    [
+      'a bad server name',
+      () => mcpConfig('name.json', { mcpServers: { 'fs.v2': { command: 'x' } } }),
+      /expected a server name .*\(problem at mcpServers\.fs\.v2\)/,
+    ],
   ])('exits 2 naming VIGIL_MCP_CONFIG and the path for %s', async (_what, pathOf, message) => {
     const path = pathOf();
     const daemon = startDaemon(['run', '--data-dir', join(dir, 'never'), '--port', '0'], { VIGIL_MCP_CONFIG: path });

@@ -37,7 +37,11 @@ export function runProcess(command: string, args: string[], options: RunOptions 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} did not finish in ${timeoutMs} ms; stdout: ${stdout}; stderr: ${stderr}`));
+      reject(
+        new Error(
+          `${command} ${args.join(' ')} did not finish in ${timeoutMs} ms; stdout: ${stdout}; stderr: ${stderr}`,
+        ),
+      );
     }, timeoutMs);
     child.once('error', (err) => {
       clearTimeout(timer);

@@ -15,7 +15,8 @@ import { FAST_ENV, startDaemon, type DaemonProcess } from './daemon-process.js';
 const dir = mkdtempSync(join(tmpdir(), 'vigil-sealed-e2e-'));
 const started: DaemonProcess[] = [];
 afterEach(() => {
-  for (const daemon of started.splice(0)) if (daemon.proc.exitCode === null && daemon.proc.signalCode === null) daemon.kill('SIGKILL');
+  for (const daemon of started.splice(0))
+    if (daemon.proc.exitCode === null && daemon.proc.signalCode === null) daemon.kill('SIGKILL');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -23,7 +24,12 @@ const TOKEN = 'sealed-e2e-token-0123456789';
 const KEY = randomBytes(32).toString('hex');
 const OTHER_KEY = randomBytes(32).toString('base64');
 const unique = (what: string) => `${what}-${randomBytes(6).toString('hex')}`;
-const MARKERS = { message: unique('harbour-message'), goal: unique('lighthouse-goal'), memory: unique('keeper-memory'), tool: unique('tide-tool') };
+const MARKERS = {
+  message: unique('harbour-message'),
+  goal: unique('lighthouse-goal'),
+  memory: unique('keeper-memory'),
+  tool: unique('tide-tool'),
+};
 
 /** Every byte of every file under `root`, read now (LevelDB's open log included). */
 function allBytes(root: string): Buffer {
@@ -40,7 +46,12 @@ function scan(root: string): { found: string[]; sawKeys: boolean } {
   };
 }
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -53,8 +64,18 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, what:
 describe('a data dir sealed with VIGIL_CHECKPOINT_KEY', () => {
   const dataDir = join(dir, 'data');
   const config = join(dir, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: { command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE], cwd: ROOT } } }));
-  const env = (key: string | undefined) => ({ ...FAST_ENV, VIGIL_TOKEN: TOKEN, VIGIL_MCP_CONFIG: config, ...(key === undefined ? {} : { VIGIL_CHECKPOINT_KEY: key }) });
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { fixture: { command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE], cwd: ROOT } },
+    }),
+  );
+  const env = (key: string | undefined) => ({
+    ...FAST_ENV,
+    VIGIL_TOKEN: TOKEN,
+    VIGIL_MCP_CONFIG: config,
+    ...(key === undefined ? {} : { VIGIL_CHECKPOINT_KEY: key }),
+  });
   const run = async (key: string | undefined): Promise<{ daemon: DaemonProcess; client: VigilClient }> => {
     const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0'], env(key));
     started.push(daemon);
@@ -65,7 +86,10 @@ describe('a data dir sealed with VIGIL_CHECKPOINT_KEY', () => {
   const replyTo = async (client: VigilClient, text: string): Promise<string> => {
     const { turnId } = await client.agent.send({ text, from: 'e2e' });
     const reply = await until(
-      async () => (await client.events.history({ types: ['agent.reply'], limit: 50 })).find((e) => 'turnId' in e && e.turnId === turnId),
+      async () =>
+        (await client.events.history({ types: ['agent.reply'], limit: 50 })).find(
+          (e) => 'turnId' in e && e.turnId === turnId,
+        ),
       (event) => event !== undefined,
       `the reply to ${JSON.stringify(text)}`,
     );
@@ -77,7 +101,9 @@ describe('a data dir sealed with VIGIL_CHECKPOINT_KEY', () => {
     await first.client.goals.add({ title: MARKERS.goal, priority: 5 });
     expect(await replyTo(first.client, `Hello keeper, ${MARKERS.message}`)).toBeTruthy();
     expect(await replyTo(first.client, `remember that ${MARKERS.memory}`)).toContain(MARKERS.memory);
-    expect(await replyTo(first.client, `/tool fixture__echo ${JSON.stringify({ text: MARKERS.tool })}`)).toMatch(new RegExp(`^mcp__fixture__echo returned:\\s+${MARKERS.tool}$`));
+    expect(await replyTo(first.client, `/tool fixture__echo ${JSON.stringify({ text: MARKERS.tool })}`)).toMatch(
+      new RegExp(`^mcp__fixture__echo returned:\\s+${MARKERS.tool}$`),
+    );
     expect((await first.client.memory.list()).map((m) => m.content)).toContain(MARKERS.memory);
     // A checkpoint holding them all (goal, memory, conversation) is on disk too.
     await first.client.checkpoint.create();
@@ -112,7 +138,11 @@ describe('a data dir sealed with VIGIL_CHECKPOINT_KEY', () => {
       const refused = startDaemon(['run', '--data-dir', dataDir, '--port', '0'], env(key));
       started.push(refused);
       expect(await refused.exited).toBe(2);
-      expect(refused.stderr()).toMatch(key === undefined ? /is sealed \(key id [0-9a-f]{8}\) but VIGIL_CHECKPOINT_KEY is not set/ : /sealed with another key \(key id [0-9a-f]{8}\) than VIGIL_CHECKPOINT_KEY/);
+      expect(refused.stderr()).toMatch(
+        key === undefined
+          ? /is sealed \(key id [0-9a-f]{8}\) but VIGIL_CHECKPOINT_KEY is not set/
+          : /sealed with another key \(key id [0-9a-f]{8}\) than VIGIL_CHECKPOINT_KEY/,
+      );
       expect(refused.lines.some((l) => l.msg === 'gateway listening')).toBe(false);
     }
   });

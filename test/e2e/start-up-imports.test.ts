@@ -13,7 +13,8 @@ const DAEMON_ONLY =
 const ANTHROPIC_SDK = /\/node_modules\/@anthropic-ai\/sdk\//;
 const OPENAI_SDK = /\/node_modules\/openai\//;
 // The OpenTelemetry SDK, its exporters and Vigil's side of them (the API alone comes with prom-client).
-const OTEL_SDK = /\/node_modules\/@opentelemetry\/(?!api\/)|\/dist\/subsystems\/telemetry\/(otel-tracing|span-writer|bounded-span-queue)\.js$/;
+const OTEL_SDK =
+  /\/node_modules\/@opentelemetry\/(?!api\/)|\/dist\/subsystems\/telemetry\/(otel-tracing|span-writer|bounded-span-queue)\.js$/;
 // The browser's entry and transport, and the dashboard's bundle: never part of a Node process.
 const BROWSER_ONLY = /\/dist\/(client\/browser(-socket)?\.js|gateway\/dashboard\/)/;
 
@@ -37,7 +38,10 @@ describe('what each path of `vigil` imports', () => {
   it('a client command (vigil rpc) loads no part of the daemon, and no browser code: its client runs over ws', async () => {
     const { log, env } = recorder();
     // Nothing listens on port 9: the call fails after every module it needs has loaded.
-    const { code, stderr } = await runNode(['bin/vigil.js', 'rpc', 'heartbeat.status', '--url', 'http://127.0.0.1:9', '--token', 't'], env);
+    const { code, stderr } = await runNode(
+      ['bin/vigil.js', 'rpc', 'heartbeat.status', '--url', 'http://127.0.0.1:9', '--token', 't'],
+      env,
+    );
     expect(stderr).toMatch(/No connection to the gateway/);
     expect(code).toBe(1);
     const urls = await imported(log);
@@ -47,22 +51,37 @@ describe('what each path of `vigil` imports', () => {
     expect(urls.some((url) => url.endsWith('/dist/client/node-socket.js'))).toBe(true);
   });
 
-  it('the daemon loads the model SDK of its own thinker only: none offline, Anthropic\'s for anthropic, OpenAI\'s for openai', async () => {
+  it("the daemon loads the model SDK of its own thinker only: none offline, Anthropic's for anthropic, OpenAI's for openai", async () => {
     const runs: Array<{ thinker: string; env: Record<string, string> }> = [
       { thinker: 'offline', env: {} },
       { thinker: 'anthropic', env: { ANTHROPIC_API_KEY: 'sk-unused', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' } },
-      { thinker: 'openai', env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', VIGIL_MODEL: 'llama3.2', VIGIL_PRICING_JSON: '{"llama3.2":{"inputPerMTok":0,"outputPerMTok":0,"cacheWritePerMTok":0,"cacheReadPerMTok":0}}' } },
+      {
+        thinker: 'openai',
+        env: {
+          OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+          VIGIL_MODEL: 'llama3.2',
+          VIGIL_PRICING_JSON:
+            '{"llama3.2":{"inputPerMTok":0,"outputPerMTok":0,"cacheWritePerMTok":0,"cacheReadPerMTok":0}}',
+        },
+      },
     ];
     const sdkLoaded: Record<string, { anthropic: boolean; openai: boolean }> = {};
     for (const run of runs) {
       const { log, env } = recorder();
       const dataDir = await mkdtemp(join(dir, `${run.thinker}-`));
-      const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', run.thinker], { ...FAST_ENV, ...run.env, ...env });
+      const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0', '--thinker', run.thinker], {
+        ...FAST_ENV,
+        ...run.env,
+        ...env,
+      });
       await daemon.waitFor((line) => line.msg === 'gateway listening');
       daemon.kill('SIGTERM');
       expect(await daemon.exited).toBe(0);
       const urls = await imported(log);
-      sdkLoaded[run.thinker] = { anthropic: urls.some((url) => ANTHROPIC_SDK.test(url)), openai: urls.some((url) => OPENAI_SDK.test(url)) };
+      sdkLoaded[run.thinker] = {
+        anthropic: urls.some((url) => ANTHROPIC_SDK.test(url)),
+        openai: urls.some((url) => OPENAI_SDK.test(url)),
+      };
     }
     expect(sdkLoaded).toEqual({
       offline: { anthropic: false, openai: false },
@@ -74,7 +93,10 @@ describe('what each path of `vigil` imports', () => {
   it('the daemon loads no OpenTelemetry SDK without OTEL_EXPORTER_OTLP_ENDPOINT; with it, the SDK and only the chosen exporter', async () => {
     const runs: Array<{ name: string; env: Record<string, string> }> = [
       { name: 'none', env: {} },
-      { name: 'json', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } },
+      {
+        name: 'json',
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      },
     ];
     const loaded: Record<string, string[]> = {};
     for (const run of runs) {

@@ -9,12 +9,28 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type VigilClient } from '../../src/client/vigil-client.js';
-import { message, pendingTurnIds, startFakeMessagesApi, text, toolUse, type FakeMessagesApi, type RecordedRequest } from '../fixtures/fake-messages-api.js';
+import {
+  message,
+  pendingTurnIds,
+  startFakeMessagesApi,
+  text,
+  toolUse,
+  type FakeMessagesApi,
+  type RecordedRequest,
+} from '../fixtures/fake-messages-api.js';
 import { FAST_ENV, startDaemon, type DaemonProcess } from './daemon-process.js';
 import { ROOT } from './run-process.js';
 
 const CHROMIUM = process.env['VIGIL_CHROMIUM'] ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const TOKEN = 'thinks-dashboard-token-8c1d2e';
 const WAIT_MS = 15_000;
@@ -22,7 +38,8 @@ const WAIT_MS = 15_000;
 /** Every think: a reply to each pending turn, then the end of the turn (the fake counts the tokens and the cache truthfully). */
 function answer(request: RecordedRequest) {
   const last = request.body?.messages?.at(-1);
-  const afterTools = Array.isArray(last?.content) && last.content.some((b: { type: string }) => b.type === 'tool_result');
+  const afterTools =
+    Array.isArray(last?.content) && last.content.some((b: { type: string }) => b.type === 'tool_result');
   if (afterTools) return message([text('done')]);
   const turns = pendingTurnIds(request);
   if (turns.length === 0) return message([text('nothing to do')]);
@@ -39,7 +56,10 @@ describe('the thinks panel in Chromium against a real daemon', () => {
   let rpc: VigilClient;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed (looked for ${CHROMIUM}); .ci/run installs it, or set VIGIL_CHROMIUM.`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `Chromium is not installed (looked for ${CHROMIUM}); .ci/run installs it, or set VIGIL_CHROMIUM.`,
+      );
     await mkdir(ARTIFACTS, { recursive: true });
     api = await startFakeMessagesApi();
     for (let i = 0; i < 200; i += 1) api.enqueue({ kind: 'respond', respond: answer });
@@ -85,17 +105,28 @@ describe('the thinks panel in Chromium against a real daemon', () => {
 
     // A message thinks; its trace arrives as think.traced and the panel lists it without a reload.
     const { turnId } = await rpc.agent.send({ text: 'What is the secret word?' });
-    await expect.poll(async () => (await rpc.thinks.list()).some((t) => t.turnIds.includes(turnId)), { timeout: WAIT_MS }).toBe(true);
+    await expect
+      .poll(async () => (await rpc.thinks.list()).some((t) => t.turnIds.includes(turnId)), { timeout: WAIT_MS })
+      .toBe(true);
     const think = (await rpc.thinks.list()).find((t) => t.turnIds.includes(turnId))!;
     const row = page.locator(`#thinks tr[data-id="${think.id}"]`);
     await row.waitFor();
     // Cache ratio: the share of the prompt's tokens read from the cache, as the fake counted them.
     const prompt = think.inputTokens + think.cacheReadTokens + think.cacheWriteTokens;
     expect(prompt).toBeGreaterThan(0);
-    expect(await row.locator('td[data-field="cache"]').textContent()).toBe(`${Math.round((think.cacheReadTokens / prompt) * 100)}%`);
-    const sum = (field: 'inputTokens' | 'cacheReadTokens' | 'outputTokens') => think.calls.reduce((total, call) => total + call[field], 0);
-    expect(think).toMatchObject({ inputTokens: sum('inputTokens'), cacheReadTokens: sum('cacheReadTokens'), outputTokens: sum('outputTokens') });
-    expect(await row.locator('td[data-field="cost"]').textContent()).toBe(`$${think.costUsd.toFixed(think.costUsd < 0.01 ? 6 : 4)}`);
+    expect(await row.locator('td[data-field="cache"]').textContent()).toBe(
+      `${Math.round((think.cacheReadTokens / prompt) * 100)}%`,
+    );
+    const sum = (field: 'inputTokens' | 'cacheReadTokens' | 'outputTokens') =>
+      think.calls.reduce((total, call) => total + call[field], 0);
+    expect(think).toMatchObject({
+      inputTokens: sum('inputTokens'),
+      cacheReadTokens: sum('cacheReadTokens'),
+      outputTokens: sum('outputTokens'),
+    });
+    expect(await row.locator('td[data-field="cost"]').textContent()).toBe(
+      `$${think.costUsd.toFixed(think.costUsd < 0.01 ? 6 : 4)}`,
+    );
     expect(await row.locator('td').nth(1).textContent()).toBe('user_message');
 
     // Opening it shows each model call and the prompt's sections with their token counts (no text: content is off).
@@ -109,7 +140,11 @@ describe('the thinks panel in Chromium against a real daemon', () => {
     expect(full.calls).toHaveLength(2);
     for (const [i, call] of full.calls.entries()) {
       const cells = await calls.nth(i).locator('td').allTextContents();
-      expect(cells.slice(1, 5)).toEqual([call.inputTokens, call.outputTokens, call.cacheReadTokens, call.cacheWriteTokens].map((n) => n.toLocaleString('en-US')));
+      expect(cells.slice(1, 5)).toEqual(
+        [call.inputTokens, call.outputTokens, call.cacheReadTokens, call.cacheWriteTokens].map((n) =>
+          n.toLocaleString('en-US'),
+        ),
+      );
     }
     expect(full.calls[0]!.inputTokens).toBeGreaterThan(0);
     expect(await calls.nth(0).locator('td').last().textContent()).toBe('tool_use');
@@ -117,9 +152,13 @@ describe('the thinks panel in Chromium against a real daemon', () => {
     expect(await page.locator('#think-tools li').first().textContent()).toContain('reply');
     const sections = page.locator('#think-sections li');
     expect(await sections.count()).toBe(full.sections.length);
-    expect(await sections.evaluateAll((items) => items.map((item) => item.getAttribute('data-section')))).toEqual(full.sections.map((s) => s.name));
+    expect(await sections.evaluateAll((items) => items.map((item) => item.getAttribute('data-section')))).toEqual(
+      full.sections.map((s) => s.name),
+    );
     const pending = full.sections.find((s) => s.name === 'pending_messages')!;
-    expect(await page.locator('#think-sections li[data-section="pending_messages"] .num').textContent()).toBe(pending.tokens.toLocaleString('en-US'));
+    expect(await page.locator('#think-sections li[data-section="pending_messages"] .num').textContent()).toBe(
+      pending.tokens.toLocaleString('en-US'),
+    );
     expect(await page.locator('#think-sections details').count()).toBe(0);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-thinks.png'), fullPage: true });
     await page.click('#think-close');

@@ -18,7 +18,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const TOKEN = 'approval-crash-token-0123456789';
 
 /** Polls `read` until `ok` accepts its value: another process has nothing to wait on. */
-async function poll<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
+async function poll<T>(
+  read: () => Promise<T> | T,
+  ok: (value: T) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -34,9 +39,20 @@ describe('a tool call waiting for approval across kill -9', () => {
   it('is still pending after the restart, approved with the CLI it runs once, and its turn ends once with the result', async () => {
     const countFile = join(dir, 'count');
     const config = join(dir, 'mcp.json');
-    writeFileSync(config, JSON.stringify({
-      mcpServers: { fixture: { command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE], cwd: ROOT, env: { FIXTURE_COUNT_FILE: countFile }, requireApproval: ['tally'] } },
-    }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          fixture: {
+            command: process.execPath,
+            args: ['--import', 'tsx', STDIO_FIXTURE],
+            cwd: ROOT,
+            env: { FIXTURE_COUNT_FILE: countFile },
+            requireApproval: ['tally'],
+          },
+        },
+      }),
+    );
     const dataDir = join(dir, 'data');
     const env = { VIGIL_MCP_CONFIG: config, VIGIL_TOKEN: TOKEN, VIGIL_LOG_LEVEL: 'info' };
     const run = async (): Promise<{ daemon: DaemonProcess; client: VigilClient; url: string }> => {
@@ -49,8 +65,15 @@ describe('a tool call waiting for approval across kill -9', () => {
     };
 
     const first = await run();
-    const { turnId } = await first.client.agent.send({ text: '/tool fixture__tally {"text": "survived"}', from: 'e2e' });
-    const [waiting] = await poll(() => first.client.tools.pending(), (pending) => pending.length === 1, 'the call to wait for approval');
+    const { turnId } = await first.client.agent.send({
+      text: '/tool fixture__tally {"text": "survived"}',
+      from: 'e2e',
+    });
+    const [waiting] = await poll(
+      () => first.client.tools.pending(),
+      (pending) => pending.length === 1,
+      'the call to wait for approval',
+    );
     expect(waiting).toMatchObject({ name: 'mcp__fixture__tally', turnId, args: { text: 'survived' } });
     first.daemon.kill('SIGKILL');
     expect(await first.daemon.exited).toBe('SIGKILL');
@@ -62,18 +85,30 @@ describe('a tool call waiting for approval across kill -9', () => {
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([waiting]);
     // Still waiting: the restarted agent did not answer the turn, nor run the call.
-    expect((await second.client.events.history({ types: ['agent.reply', 'agent.unanswered'] })).filter((e) => (e as { turnId?: string }).turnId === turnId)).toEqual([]);
+    expect(
+      (await second.client.events.history({ types: ['agent.reply', 'agent.unanswered'] })).filter(
+        (e) => (e as { turnId?: string }).turnId === turnId,
+      ),
+    ).toEqual([]);
     expect(text(countFile)).toBe('');
 
     const approved = await cli(['tools', 'approve', waiting!.callId]);
     expect(approved.code).toBe(0);
     expect(JSON.parse(approved.stdout)).toMatchObject({ callId: waiting!.callId, approved: true });
     const endings = await poll(
-      async () => (await second.client.events.history({ types: ['agent.reply', 'agent.unanswered'], limit: 100 })).filter((e) => (e as { turnId?: string }).turnId === turnId),
+      async () =>
+        (await second.client.events.history({ types: ['agent.reply', 'agent.unanswered'], limit: 100 })).filter(
+          (e) => (e as { turnId?: string }).turnId === turnId,
+        ),
       (found) => found.length > 0,
       'the turn to be answered',
     );
-    expect(endings).toEqual([expect.objectContaining({ type: 'agent.reply', text: expect.stringMatching(/approved by the operator and returned:\nsurvived$/) })]);
+    expect(endings).toEqual([
+      expect.objectContaining({
+        type: 'agent.reply',
+        text: expect.stringMatching(/approved by the operator and returned:\nsurvived$/),
+      }),
+    ]);
     expect(text(countFile)).toBe('1');
     expect((await cli(['tools', 'approve', waiting!.callId])).code).toBe(1);
     await second.client.close();

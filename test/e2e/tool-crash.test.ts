@@ -39,11 +39,19 @@ describe('an MCP tool call cut short by kill -9', () => {
     const pidFile = join(dir, 'pids');
     const countFile = join(dir, 'count');
     const config = join(dir, 'mcp.json');
-    writeFileSync(config, JSON.stringify({
-      mcpServers: {
-        fixture: { command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE], cwd: ROOT, env: { FIXTURE_PID_FILE: pidFile, FIXTURE_COUNT_FILE: countFile } },
-      },
-    }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          fixture: {
+            command: process.execPath,
+            args: ['--import', 'tsx', STDIO_FIXTURE],
+            cwd: ROOT,
+            env: { FIXTURE_PID_FILE: pidFile, FIXTURE_COUNT_FILE: countFile },
+          },
+        },
+      }),
+    );
     const dataDir = join(dir, 'data');
     const env = { VIGIL_MCP_CONFIG: config, VIGIL_TOKEN: TOKEN, VIGIL_LOG_LEVEL: 'info' };
     const run = async () => {
@@ -57,19 +65,32 @@ describe('an MCP tool call cut short by kill -9', () => {
     const first = await run();
     const { turnId } = await first.client.agent.send({ text: '/tool fixture__hang', from: 'e2e' });
     // The server counted the call: it is in flight (and its intent is on disk, written before it was sent).
-    await poll(() => text(countFile), (count) => count === '1', 'the hang call to reach the server');
+    await poll(
+      () => text(countFile),
+      (count) => count === '1',
+      'the hang call to reach the server',
+    );
     const pids = text(pidFile).trim().split('\n').map(Number);
     const group = [...pids, ...pids.map(parentOf)];
     first.daemon.kill('SIGKILL');
     expect(await first.daemon.exited).toBe('SIGKILL');
     await first.client.close().catch(() => undefined);
     // No server process of the killed daemon is left.
-    await poll(() => group.filter(isAlive), (alive) => alive.length === 0, 'the killed daemon’s servers to be gone');
+    await poll(
+      () => group.filter(isAlive),
+      (alive) => alive.length === 0,
+      'the killed daemon’s servers to be gone',
+    );
 
     const second = await run();
     const interrupted = await second.daemon.waitFor((l) => l.msg === 'tool.interrupted', 20_000, 'tool.interrupted');
     expect(interrupted).toMatchObject({ name: 'mcp__fixture__hang' });
-    const events = async () => (await second.client.events.history({ types: TERMINAL, limit: 100 })) as unknown as Array<{ type: string; turnId: string; text?: string }>;
+    const events = async () =>
+      (await second.client.events.history({ types: TERMINAL, limit: 100 })) as unknown as Array<{
+        type: string;
+        turnId: string;
+        text?: string;
+      }>;
     const endings = await (async () => {
       const deadline = Date.now() + 15_000;
       for (;;) {
@@ -78,7 +99,13 @@ describe('an MCP tool call cut short by kill -9', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
-    expect(endings).toEqual([expect.objectContaining({ type: 'agent.reply', turnId, text: expect.stringMatching(/outcome is unknown\. It was not run again/) })]);
+    expect(endings).toEqual([
+      expect.objectContaining({
+        type: 'agent.reply',
+        turnId,
+        text: expect.stringMatching(/outcome is unknown\. It was not run again/),
+      }),
+    ]);
     const history = await second.client.events.history({ types: ['tool.called', 'tool.interrupted'], limit: 100 });
     expect(history.map((e) => e.type)).toEqual(['tool.called', 'tool.interrupted']);
     expect(text(countFile)).toBe('1');

@@ -65,7 +65,9 @@ async function kill(life: Life): Promise<void> {
 /** Resolves with `promise`, or rejects naming `what` after `ms`. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -89,21 +91,41 @@ async function untilNoTurnOpen(client: VigilClient): Promise<void> {
  * The promise of CONTRACT §7 over the whole data dir: every user message logged (which includes every turnId
  * `agent.send` returned) has exactly one terminal event and exactly one agent entry, and they agree.
  */
-async function expectEveryTurnEndedOnce(client: VigilClient, returned: ReadonlySet<string>, context: string): Promise<TerminalEvent[]> {
+async function expectEveryTurnEndedOnce(
+  client: VigilClient,
+  returned: ReadonlySet<string>,
+  context: string,
+): Promise<TerminalEvent[]> {
   const entries = await client.conversation.list({ limit: 1000 });
   const terminal = (await client.events.history({ types: TERMINAL, limit: 1000 })) as unknown as TerminalEvent[];
   const userTurns = entries.filter((e) => e.role === 'user').map((e) => e.turnId!);
   expect(new Set(userTurns).size, `${context}: one user entry per turn`).toBe(userTurns.length);
-  expect([...returned].filter((turnId) => !userTurns.includes(turnId)), `${context}: acknowledged turns missing from the log`).toEqual([]);
+  expect(
+    [...returned].filter((turnId) => !userTurns.includes(turnId)),
+    `${context}: acknowledged turns missing from the log`,
+  ).toEqual([]);
   const eventsOf = (turnId: string) => terminal.filter((e) => e.turnId === turnId);
   const agentEntriesOf = (turnId: string) => entries.filter((e) => e.role === 'agent' && e.turnId === turnId);
-  const counts = userTurns.map((turnId) => ({ turnId, events: eventsOf(turnId).length, agentEntries: agentEntriesOf(turnId).length }));
-  expect(counts.filter((c) => c.events !== 1 || c.agentEntries !== 1), `${context}: turns not ended exactly once`).toEqual([]);
+  const counts = userTurns.map((turnId) => ({
+    turnId,
+    events: eventsOf(turnId).length,
+    agentEntries: agentEntriesOf(turnId).length,
+  }));
+  expect(
+    counts.filter((c) => c.events !== 1 || c.agentEntries !== 1),
+    `${context}: turns not ended exactly once`,
+  ).toEqual([]);
   for (const turnId of userTurns) {
     const [event] = eventsOf(turnId);
     const [entry] = agentEntriesOf(turnId);
-    if (event!.type === 'agent.reply') expect({ turnId, text: entry!.text, unanswered: entry!.unanswered }).toEqual({ turnId, text: event!.text, unanswered: undefined });
-    else if (event!.type === 'agent.unanswered') expect({ turnId, code: entry!.unanswered?.code }).toEqual({ turnId, code: event!.code });
+    if (event!.type === 'agent.reply')
+      expect({ turnId, text: entry!.text, unanswered: entry!.unanswered }).toEqual({
+        turnId,
+        text: event!.text,
+        unanswered: undefined,
+      });
+    else if (event!.type === 'agent.unanswered')
+      expect({ turnId, code: entry!.unanswered?.code }).toEqual({ turnId, code: event!.code });
   }
   // No ending is ever written twice, for a user turn or any other.
   const endings = terminal.map((e) => e.turnId);
@@ -113,7 +135,10 @@ async function expectEveryTurnEndedOnce(client: VigilClient, returned: ReadonlyS
 }
 
 /** How one round chooses its kill moment; the counts come from the seed (the kill itself races a real process). */
-type Round = { mode: 'after-last-send'; count: number } | { mode: 'nth-send-answered'; count: number; nth: number } | { mode: 'nth-turn-ended'; count: number; nth: number };
+type Round =
+  | { mode: 'after-last-send'; count: number }
+  | { mode: 'nth-send-answered'; count: number; nth: number }
+  | { mode: 'nth-turn-ended'; count: number; nth: number };
 
 function drawRounds(rng: SeededRandom): Round[] {
   const count = () => rng.int(3, 7);
@@ -133,7 +158,8 @@ async function sendAndKill(life: Life, round: Round, label: string): Promise<str
   const returned: string[] = [];
   const text = (i: number) => `Status check ${label}.${i}, how are you?`;
   if (round.mode === 'after-last-send') {
-    for (let i = 0; i < round.count; i += 1) returned.push((await client.agent.send({ text: text(i), from: 'turn-crash' })).turnId);
+    for (let i = 0; i < round.count; i += 1)
+      returned.push((await client.agent.send({ text: text(i), from: 'turn-crash' })).turnId);
     await kill(life);
     return returned;
   }
@@ -142,7 +168,9 @@ async function sendAndKill(life: Life, round: Round, label: string): Promise<str
   let ended = 0;
   const feed =
     round.mode === 'nth-turn-ended'
-      ? client.subscribe(TERMINAL).subscribe({ next: () => (ended += 1) >= round.nth && fire(), error: () => undefined })
+      ? client
+          .subscribe(TERMINAL)
+          .subscribe({ next: () => (ended += 1) >= round.nth && fire(), error: () => undefined })
       : null;
   // Every send goes out at once over the one connection; the later ones may be cut off by the kill.
   const sends = Array.from({ length: round.count }, (_, i) =>
@@ -165,7 +193,9 @@ describe('vigil run, killed with SIGKILL while turns are pending', () => {
   it('ends every turn exactly once across three kills at seeded moments', async () => {
     const seed = seedFrom(process.env, 'VIGIL_CRASH_SEED');
     const rounds = drawRounds(seededRandom(seed));
-    console.info(`turn-crash: seed ${seed} (VIGIL_CRASH_SEED=${seed} draws the same rounds again): ${JSON.stringify(rounds)}`);
+    console.info(
+      `turn-crash: seed ${seed} (VIGIL_CRASH_SEED=${seed} draws the same rounds again): ${JSON.stringify(rounds)}`,
+    );
     const dataDir = join(root, 'rounds');
     const returned = new Set<string>();
     // When the daemon holding each acknowledged turn was killed.
@@ -180,7 +210,9 @@ describe('vigil run, killed with SIGKILL while turns are pending', () => {
       }
       life = await start(dataDir);
       // A restart wakes the heartbeat for the turns it replays; a new message on top is carried beside them.
-      returned.add((await life.client.agent.send({ text: `Back after round ${index + 1}?`, from: 'turn-crash' })).turnId);
+      returned.add(
+        (await life.client.agent.send({ text: `Back after round ${index + 1}?`, from: 'turn-crash' })).turnId,
+      );
       await untilNoTurnOpen(life.client);
       await expectEveryTurnEndedOnce(life.client, returned, label);
     }
@@ -201,7 +233,13 @@ describe('vigil run, killed with SIGKILL while turns are pending', () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const hanging = { ...ENV, VIGIL_BEAT_MS: '60000', VIGIL_THINKER: 'anthropic', ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` };
+    const hanging = {
+      ...ENV,
+      VIGIL_BEAT_MS: '60000',
+      VIGIL_THINKER: 'anthropic',
+      ANTHROPIC_API_KEY: 'sk-test',
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+    };
     try {
       const first = await start(dataDir, hanging);
       const { turnId } = await first.client.agent.send({ text: 'Are you there?', from: 'turn-crash' });

@@ -9,7 +9,12 @@ import { settle } from '../fixtures/runtime.fixture.js';
 function makeBus(onSubscriberError?: (err: unknown) => void) {
   const clock = createSimulatedClock(Date.parse('2026-05-01T12:00:00Z'));
   let beat = 7;
-  const bus = new EventBus({ clock, currentBeat: () => beat, seq: counterSeq(41), ...(onSubscriberError ? { onSubscriberError } : {}) });
+  const bus = new EventBus({
+    clock,
+    currentBeat: () => beat,
+    seq: counterSeq(41),
+    ...(onSubscriberError ? { onSubscriberError } : {}),
+  });
   return { bus, clock, setBeat: (b: number) => (beat = b) };
 }
 
@@ -40,7 +45,9 @@ describe('EventBus', () => {
     bus.emit('agent.reply', { turnId: 't1', text: 'Hello' });
     subscription.unsubscribe();
     expect(bus.hasLiveListeners()).toBe(false);
-    expect(live).toEqual([{ type: 'agent.reply_delta', at: '2026-05-01T12:00:00.000Z', beat: 7, turnId: 't1', text: 'Hel' }]);
+    expect(live).toEqual([
+      { type: 'agent.reply_delta', at: '2026-05-01T12:00:00.000Z', beat: 7, turnId: 't1', text: 'Hel' },
+    ]);
     // No seq was spent on it: the reply has the next one.
     expect(events.map((e) => [e.seq, e.type])).toEqual([[42, 'agent.reply']]);
   });
@@ -75,7 +82,9 @@ describe('EventBus', () => {
     expect(before).toEqual([42, 43]);
     expect(after).toEqual([42, 43]);
     // RxJS reports a throwing subscriber on its own timer; wait for that report, not for time.
-    await vi.waitFor(() => expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'subscriber bug' })));
+    await vi.waitFor(() =>
+      expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'subscriber bug' })),
+    );
   });
 });
 
@@ -92,13 +101,31 @@ describe('typeMatcher', () => {
 
   it('knows every contract event type', () => {
     for (const type of [
-      'heartbeat.beat', 'checkpoint.created', 'checkpoint.restored', 'checkpoint.failed', 'checkpoint.corrupt',
-      'agent.budget_updated', 'agent.sleeping', 'agent.waking', 'agent.budget_exceeded', 'agent.preempted',
-      'agent.ack', 'agent.reply', 'agent.debrief', 'think.completed', 'actor.crashed', 'actor.restarted',
+      'heartbeat.beat',
+      'checkpoint.created',
+      'checkpoint.restored',
+      'checkpoint.failed',
+      'checkpoint.corrupt',
+      'agent.budget_updated',
+      'agent.sleeping',
+      'agent.waking',
+      'agent.budget_exceeded',
+      'agent.preempted',
+      'agent.ack',
+      'agent.reply',
+      'agent.debrief',
+      'think.completed',
+      'actor.crashed',
+      'actor.restarted',
       // CONTRACT §8's tool events, and the approvals' extension.
-      'tool.called', 'tool.completed', 'tool.approval_requested', 'tool.interrupted', 'tool.approval_decided',
+      'tool.called',
+      'tool.completed',
+      'tool.approval_requested',
+      'tool.interrupted',
+      'tool.approval_decided',
       // CONTRACT §10, cache health.
-      'think.cache_prefix_short', 'think.cache_miss',
+      'think.cache_prefix_short',
+      'think.cache_miss',
     ]) {
       expect(ALL_EVENT_TYPES).toContain(type);
     }

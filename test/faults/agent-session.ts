@@ -52,7 +52,8 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     if (event.type === 'checkpoint.created') checkpoints.push({ id: event.checkpointId, beatCount: event.beatCount });
   });
   runtime.start();
-  for (const title of options.goals ?? []) runtime.addGoal({ title, priority: 7, dueAt: new Date(options.startMs - 60_000).toISOString() });
+  for (const title of options.goals ?? [])
+    runtime.addGoal({ title, priority: 7, dueAt: new Date(options.startMs - 60_000).toISOString() });
   if (options.message !== undefined) await runtime.send({ text: options.message });
   // One beat per simulated second; each waits for its heartbeat.beat, since a paid think waits on synced LevelDB writes.
   for (let beat = 0; beat < options.beats; beat += 1) {
@@ -69,5 +70,10 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
 
 /** The next `heartbeat.beat` (bounded, so a stuck heartbeat fails the test instead of hanging it). */
 function nextBeat(runtime: Runtime): Promise<unknown> {
-  return firstValueFrom(runtime.events$.pipe(filter((event) => event.type === 'heartbeat.beat'), timeout({ first: 10_000 })));
+  return firstValueFrom(
+    runtime.events$.pipe(
+      filter((event) => event.type === 'heartbeat.beat'),
+      timeout({ first: 10_000 }),
+    ),
+  );
 }

@@ -4,7 +4,15 @@
  * event (also logged), no money for the failed calls, and a heartbeat that goes on and answers once the API is back.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { apiError, message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi, type FakeResponse } from '../fixtures/fake-messages-api.js';
+import {
+  apiError,
+  message,
+  startFakeMessagesApi,
+  text,
+  toolUse,
+  type FakeMessagesApi,
+  type FakeResponse,
+} from '../fixtures/fake-messages-api.js';
 import { answeredCostUsd, startAnthropicRuntime, type AnthropicHarness } from './anthropic-harness.js';
 import { LEVELS } from './recording-logger.js';
 
@@ -86,7 +94,12 @@ describe('Anthropic faults: stalls and broken bodies', () => {
   it('retries a body cut off mid-response or a reset connection, and charges only the attempt that succeeded', async () => {
     h = await startAnthropicRuntime(api, { maxRetries: 2 });
     const { turnId } = await h.runtime.send({ text: 'hi' });
-    api.enqueue({ kind: 'truncate', text: VALID_BODY, sentBytes: 30 }, { kind: 'reset' }, reply(turnId), message([text('ok')]));
+    api.enqueue(
+      { kind: 'truncate', text: VALID_BODY, sentBytes: 30 },
+      { kind: 'reset' },
+      reply(turnId),
+      message([text('ok')]),
+    );
     await h.runFor(1000);
     expect(api.requests).toHaveLength(4);
     expect(h.ofType('think.failed')).toHaveLength(0);
@@ -100,7 +113,10 @@ describe('Anthropic faults: stalls and broken bodies', () => {
     for (let i = 0; i < 3; i += 1) api.enqueue({ kind: 'truncate', text: VALID_BODY, sentBytes: 30 });
     await h.runFor(1000);
     expect(api.requests).toHaveLength(3);
-    expect(theFailure(h)).toMatchObject({ code: 'THINK_FAILED', reason: expect.stringMatching(/could not reach the API/) });
+    expect(theFailure(h)).toMatchObject({
+      code: 'THINK_FAILED',
+      reason: expect.stringMatching(/could not reach the API/),
+    });
     expect(h.runtime.budgetStatus().spentTodayUsd).toBe(0);
     await expectRecovery(h, turnId);
   });
@@ -131,7 +147,11 @@ describe('Anthropic faults: a bad key (401)', () => {
     expect(api.requests).toHaveLength(3);
     expect(h.ofType('think.failed').every((e) => e.code === 'THINK_AUTH_FAILED')).toBe(true);
     expect(h.ofType('think.failed')).toHaveLength(api.requests.length);
-    expect(h.ofType('thinker.paused').map((e) => e.code)).toEqual(['THINK_AUTH_FAILED', 'THINK_AUTH_FAILED', 'THINK_AUTH_FAILED']);
+    expect(h.ofType('thinker.paused').map((e) => e.code)).toEqual([
+      'THINK_AUTH_FAILED',
+      'THINK_AUTH_FAILED',
+      'THINK_AUTH_FAILED',
+    ]);
     // A bad key is not the message's fault: its turn waits, neither answered nor ended.
     expect(h.ofType('agent.unanswered')).toHaveLength(0);
     expect(h.runtime.status().pendingMessages).toBe(1);
@@ -189,7 +209,10 @@ describe('Anthropic faults: a 429 storm', () => {
     h = await startAnthropicRuntime(api, { maxRetries: 2 });
     const { turnId } = await h.runtime.send({ text: 'hi' });
     api.enqueue(
-      message([toolUse('remember', { content: 'the user said hi', salience: 0.5 })], { input_tokens: 500, output_tokens: 50 }),
+      message([toolUse('remember', { content: 'the user said hi', salience: 0.5 })], {
+        input_tokens: 500,
+        output_tokens: 50,
+      }),
       apiError(429, 'rate_limit_error', FAST),
       apiError(429, 'rate_limit_error', FAST),
       apiError(429, 'rate_limit_error', FAST),

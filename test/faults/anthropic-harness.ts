@@ -16,7 +16,10 @@ const PRICE = resolvePrice(MODEL);
  * Priced per request, so it may differ from the ledger's once-per-think rounding by a micro-dollar per think.
  */
 export function answeredCostUsd(api: FakeMessagesApi): number {
-  return api.requests.reduce((sum, r) => sum + (r.usage === undefined ? 0 : costMicroUsd(tokenUsageOf(r.usage), PRICE)), 0) / 1_000_000;
+  return (
+    api.requests.reduce((sum, r) => sum + (r.usage === undefined ? 0 : costMicroUsd(tokenUsageOf(r.usage), PRICE)), 0) /
+    1_000_000
+  );
 }
 
 /** A runtime harness plus its thinker settings and every log record. */

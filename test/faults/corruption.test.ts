@@ -33,7 +33,8 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-const bodiesOf = (db: VigilDb) => db.sublevel<string, Uint8Array>(SUBLEVELS.checkpointBodies, { valueEncoding: 'view' });
+const bodiesOf = (db: VigilDb) =>
+  db.sublevel<string, Uint8Array>(SUBLEVELS.checkpointBodies, { valueEncoding: 'view' });
 const indexOf = (db: VigilDb) => db.sublevel<string, unknown>(SUBLEVELS.checkpointIndex, { valueEncoding: 'json' });
 const rawIndexOf = (db: VigilDb) => db.sublevel<string, string>(SUBLEVELS.checkpointIndex, { valueEncoding: 'utf8' });
 
@@ -89,7 +90,10 @@ const CHECKPOINT_DAMAGES: CheckpointDamage[] = [
     apply: async (db, ids) => {
       const id = ids.at(-1)!;
       const stored = await loadStored(db, id);
-      await bodiesOf(db).put(id, gzipSync(JSON.stringify({ ...stored, actors: { ...stored.actors, goals: 'all of them' } })));
+      await bodiesOf(db).put(
+        id,
+        gzipSync(JSON.stringify({ ...stored, actors: { ...stored.actors, goals: 'all of them' } })),
+      );
       return [id];
     },
   },
@@ -173,7 +177,13 @@ describe('a runtime booting from damaged checkpoints (createRuntime on on-disk L
   beforeAll(async () => {
     template = await tempDir('template');
     // 30 beats: a checkpoint every 5 plus the final one at stop; the due goal makes it think (and pay) every beat.
-    session = await runSession({ dataDir: template, startMs: START, beats: 30, goals: ['Chart the reef'], message: 'Remember the tide.' });
+    session = await runSession({
+      dataDir: template,
+      startMs: START,
+      beats: 30,
+      goals: ['Chart the reef'],
+      message: 'Remember the tide.',
+    });
     ids = session.checkpoints.map((c) => c.id);
     expect(ids.length).toBeGreaterThanOrEqual(5);
     expect(session.spentTodayUsd).toBeGreaterThan(0);
@@ -189,7 +199,9 @@ describe('a runtime booting from damaged checkpoints (createRuntime on on-disk L
     // The same simulated day as the session: the ledger's spend counts for "today".
     const clock = createSimulatedClock(START + 3_600_000);
     const runtime = await createRuntime({ db, clock, logger: log, config: SESSION_CONFIG });
-    const corruptEvents = (await runtime.history({ types: ['checkpoint.corrupt'] })) as Array<Extract<VigilEvent, { type: 'checkpoint.corrupt' }>>;
+    const corruptEvents = (await runtime.history({ types: ['checkpoint.corrupt'] })) as Array<
+      Extract<VigilEvent, { type: 'checkpoint.corrupt' }>
+    >;
     // Started at once: the simulated clock has not moved, so no beat runs before the assertions.
     runtime.start();
     const close = async (): Promise<void> => {
@@ -200,7 +212,10 @@ describe('a runtime booting from damaged checkpoints (createRuntime on on-disk L
   }
 
   /** Asks for a checkpoint and beats until it is stored: the store takes good checkpoints again. */
-  async function checkpointAfterBoot(runtime: Runtime, clock: ReturnType<typeof createSimulatedClock>): Promise<string> {
+  async function checkpointAfterBoot(
+    runtime: Runtime,
+    clock: ReturnType<typeof createSimulatedClock>,
+  ): Promise<string> {
     const created = runtime.createCheckpoint();
     clock.increment(1000);
     const { id } = await created;
@@ -211,7 +226,9 @@ describe('a runtime booting from damaged checkpoints (createRuntime on on-disk L
 
   for (const damage of CHECKPOINT_DAMAGES) {
     it(`skips ${damage.kind} with checkpoint.corrupt (evented and logged at warn) and restores the next valid one`, async () => {
-      const { runtime, clock, records, reported, corruptEvents, close } = await bootDamaged((db) => damage.apply(db, ids));
+      const { runtime, clock, records, reported, corruptEvents, close } = await bootDamaged((db) =>
+        damage.apply(db, ids),
+      );
       try {
         const expected = session.checkpoints[damage.restores(ids)!]!;
         expect(runtime.status()).toMatchObject({ restoredFrom: expected.id, beatCount: expected.beatCount });
@@ -220,7 +237,9 @@ describe('a runtime booting from damaged checkpoints (createRuntime on on-disk L
         expect(corruptEvents.map((e) => e.checkpointId)).toEqual(reported);
         for (const event of corruptEvents) expect(event.reason).toMatch(damage.reason);
         const warned = records.filter((r) => r.msg === 'checkpoint.corrupt');
-        expect(warned.map((r) => [r.level, r['type'], r['checkpointId']])).toEqual(reported.map((id) => [LEVELS.warn, 'checkpoint.corrupt', id]));
+        expect(warned.map((r) => [r.level, r['type'], r['checkpointId']])).toEqual(
+          reported.map((id) => [LEVELS.warn, 'checkpoint.corrupt', id]),
+        );
 
         // The listing still works around the damage, and the next checkpoint is newer than anything stored.
         const listed = (await runtime.listCheckpoints()).map((c) => c.id);
@@ -263,8 +282,19 @@ describe('vigil run on a damaged LevelDB directory', () => {
     // Two sessions: the second open turns the first session's log into a table file, and the second session's
     // writes stay in the new log. Losing that table loses the first session, never the newest checkpoint.
     const now = Date.now();
-    await runSession({ dataDir: template, startMs: now - 600_000, beats: 30, goals: ['Sweep the deck'], message: 'Hello, keeper.' });
-    const second = await runSession({ dataDir: template, startMs: now - 300_000, beats: 12, goals: ['Polish the brass'] });
+    await runSession({
+      dataDir: template,
+      startMs: now - 600_000,
+      beats: 30,
+      goals: ['Sweep the deck'],
+      message: 'Hello, keeper.',
+    });
+    const second = await runSession({
+      dataDir: template,
+      startMs: now - 300_000,
+      beats: 12,
+      goals: ['Polish the brass'],
+    });
     newest = second.checkpoints.at(-1)!;
     goalTitles = second.goalTitles;
   });
@@ -280,7 +310,10 @@ describe('vigil run on a damaged LevelDB directory', () => {
       await damage.apply(dataDir);
 
       const stderr: string[] = [];
-      const code = await runDaemon(['--data-dir', dataDir, '--port', '0'], { env: { VIGIL_LOG_LEVEL: 'silent' }, stderr: (l) => stderr.push(l) });
+      const code = await runDaemon(['--data-dir', dataDir, '--port', '0'], {
+        env: { VIGIL_LOG_LEVEL: 'silent' },
+        stderr: (l) => stderr.push(l),
+      });
       expect(code).toBe(1);
       expect(stderr.join('\n')).toContain(`data dir ${dataDir}`);
       expect(stderr.join('\n')).toContain(`vigil run --repair --data-dir ${dataDir}`);
@@ -315,7 +348,10 @@ describe('vigil run on a damaged LevelDB directory', () => {
     const held = await openVigilDb(dataDir);
     try {
       const stderr: string[] = [];
-      const code = await runDaemon(['--repair', '--data-dir', dataDir, '--port', '0'], { env: { VIGIL_LOG_LEVEL: 'silent' }, stderr: (l) => stderr.push(l) });
+      const code = await runDaemon(['--repair', '--data-dir', dataDir, '--port', '0'], {
+        env: { VIGIL_LOG_LEVEL: 'silent' },
+        stderr: (l) => stderr.push(l),
+      });
       expect(code).toBe(1);
       expect(stderr.join('\n')).toMatch(/in use by another Vigil daemon; stop it before repairing/);
       const store = new CheckpointStore(held, createSimulatedClock(Date.now()));

@@ -10,7 +10,9 @@ export function bootProblems(lines: readonly LogLine[], started: LogLine, expect
   if (bad.length > 0) problems.push(`the boot logged ${JSON.stringify(bad)}`);
   const beatCount = Number(started['beatCount']);
   if (!(beatCount >= expect.maxCheckpointBeat)) {
-    problems.push(`restored at beat ${beatCount}, below checkpoint beat ${expect.maxCheckpointBeat} stored before the kill`);
+    problems.push(
+      `restored at beat ${beatCount}, below checkpoint beat ${expect.maxCheckpointBeat} stored before the kill`,
+    );
   }
   const restoredFrom = started['restoredFrom'];
   const newest = expect.newestCheckpointId;
@@ -21,10 +23,16 @@ export function bootProblems(lines: readonly LogLine[], started: LogLine, expect
 }
 
 /** After the final clean stop: checkpoints all decode, bodies match the index, at most `maxCount`; money and messages kept. */
-export function finalDiskProblems(disk: DataDirReport, expect: Expectations, maxCount: number, now = Date.now()): string[] {
+export function finalDiskProblems(
+  disk: DataDirReport,
+  expect: Expectations,
+  maxCount: number,
+  now = Date.now(),
+): string[] {
   const problems: string[] = [];
   if (disk.undecodable.length > 0) problems.push(`undecodable checkpoints ${JSON.stringify(disk.undecodable)}`);
-  if (disk.indexIds.join() !== disk.bodyIds.join()) problems.push(`index ${disk.indexIds.join()} ≠ bodies ${disk.bodyIds.join()}`);
+  if (disk.indexIds.join() !== disk.bodyIds.join())
+    problems.push(`index ${disk.indexIds.join()} ≠ bodies ${disk.bodyIds.join()}`);
   if (disk.indexIds.length > maxCount) problems.push(`${disk.indexIds.length} checkpoints stored, max ${maxCount}`);
   const newest = disk.indexIds[0];
   if (newest === undefined || disk.beatCounts[newest]! < expect.maxCheckpointBeat) {
@@ -33,11 +41,14 @@ export function finalDiskProblems(disk: DataDirReport, expect: Expectations, max
   // Unless UTC midnight passed since the last boot's budget.status: the ledger's "today" is then a new day.
   const sameDay = expect.spentDay !== null && Date.parse(expect.spentDay) > now;
   if (sameDay && disk.spentTodayMicroUsd / 1_000_000 < expect.spentFloorUsd) {
-    problems.push(`the ledger holds $${disk.spentTodayMicroUsd / 1_000_000}, below $${expect.spentFloorUsd} seen earlier`);
+    problems.push(
+      `the ledger holds $${disk.spentTodayMicroUsd / 1_000_000}, below $${expect.spentFloorUsd} seen earlier`,
+    );
   }
   for (const turnId of expect.ackedMessages) {
     const turn = disk.messages.filter((m) => m.turnId === turnId);
-    if (!turn.some((m) => m.role === 'user')) problems.push(`message ${turnId}, acknowledged before a kill, is not in the log`);
+    if (!turn.some((m) => m.role === 'user'))
+      problems.push(`message ${turnId}, acknowledged before a kill, is not in the log`);
     else if (!turn.some((m) => m.role === 'assistant')) problems.push(`message ${turnId} was never answered`);
   }
   return problems;

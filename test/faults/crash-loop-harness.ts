@@ -92,7 +92,9 @@ class CrashLoop {
     const started = performance.now();
     const { kills, seed } = this.options;
     const every = this.options.progressEvery ?? 25;
-    this.options.progress?.(`crash loop: ${kills} kills, seed ${seed} (set VIGIL_CRASH_SEED=${seed} to draw the same kills again)`);
+    this.options.progress?.(
+      `crash loop: ${kills} kills, seed ${seed} (set VIGIL_CRASH_SEED=${seed} to draw the same kills again)`,
+    );
     try {
       for (this.cycle = 1; this.cycle <= kills; this.cycle += 1) {
         this.plan = this.deal();
@@ -139,12 +141,22 @@ class CrashLoop {
       await this.killMidBoot(daemon, closed);
       return;
     }
-    const started = await this.waitLine(daemon, (l) => l.msg === 'runtime started', this.bootTimeoutMs, '"runtime started"');
+    const started = await this.waitLine(
+      daemon,
+      (l) => l.msg === 'runtime started',
+      this.bootTimeoutMs,
+      '"runtime started"',
+    );
     this.checkBoot(daemon, started);
     if (this.plan.mode === 'during-boot') {
       daemon.kill('SIGKILL');
     } else {
-      const listening = await this.waitLine(daemon, (l) => l.msg === 'gateway listening', this.bootTimeoutMs, '"gateway listening"');
+      const listening = await this.waitLine(
+        daemon,
+        (l) => l.msg === 'gateway listening',
+        this.bootTimeoutMs,
+        '"gateway listening"',
+      );
       this.bootMs.push(performance.now() - startedAt);
       const client = await this.connect(String(listening['url']));
       try {
@@ -183,9 +195,19 @@ class CrashLoop {
   /** The last life: boot, check, then SIGTERM — exit 0 with a final checkpoint — and read the data dir. */
   private async finalLifetime(): Promise<number> {
     const daemon = this.spawn();
-    const started = await this.waitLine(daemon, (l) => l.msg === 'runtime started', this.bootTimeoutMs, '"runtime started"');
+    const started = await this.waitLine(
+      daemon,
+      (l) => l.msg === 'runtime started',
+      this.bootTimeoutMs,
+      '"runtime started"',
+    );
     this.checkBoot(daemon, started);
-    const listening = await this.waitLine(daemon, (l) => l.msg === 'gateway listening', this.bootTimeoutMs, '"gateway listening"');
+    const listening = await this.waitLine(
+      daemon,
+      (l) => l.msg === 'gateway listening',
+      this.bootTimeoutMs,
+      '"gateway listening"',
+    );
     const client = await this.connect(String(listening['url']));
     try {
       await this.checkAfterRestart(daemon, client);
@@ -224,10 +246,14 @@ class CrashLoop {
   private async checkAfterRestart(daemon: DaemonProcess, client: VigilClient): Promise<void> {
     const status = await client.heartbeat.status();
     if (status.beatCount < this.expect.maxCheckpointBeat) {
-      this.fail(daemon, `heartbeat.status says beat ${status.beatCount}, below checkpoint beat ${this.expect.maxCheckpointBeat}`);
+      this.fail(
+        daemon,
+        `heartbeat.status says beat ${status.beatCount}, below checkpoint beat ${this.expect.maxCheckpointBeat}`,
+      );
     }
     const list = await client.checkpoint.list({});
-    if (list.length > this.maxCount) this.fail(daemon, `${list.length} checkpoints listed, VIGIL_CHECKPOINT_MAX_COUNT is ${this.maxCount}`);
+    if (list.length > this.maxCount)
+      this.fail(daemon, `${list.length} checkpoints listed, VIGIL_CHECKPOINT_MAX_COUNT is ${this.maxCount}`);
     for (const meta of list) {
       // The client validates the answer against the checkpoint schema; a corrupt one is an RpcError -32005.
       const checkpoint = await client.checkpoint.get({ id: meta.id }).catch((err: unknown) => {
@@ -263,23 +289,26 @@ class CrashLoop {
     let lastCheckpointBeat = -1;
     const seqFloor = this.expect.maxSeq;
     let seqProblem: string | null = null;
-    const feed: Subscription = client.subscribe(['heartbeat.beat', 'think.completed', 'agent.budget_updated']).subscribe({
-      next: (event) => {
-        // Checked after the kill: throwing here would only reach rxjs's unhandled-error hook.
-        if (event.seq <= seqFloor) seqProblem ??= `event seq ${event.seq} (${event.type}) is not above ${seqFloor}, issued before the kill`;
-        this.expect.maxSeq = Math.max(this.expect.maxSeq, event.seq);
-        if (event.type === 'agent.budget_updated') lastSpent = event.spentTodayUsd;
-        const beatCount = event.type === 'heartbeat.beat' ? event.beatCount : event.beat;
-        if (trigger !== null && trigger(event.type, beatCount)) {
-          // Synchronously, in the same tick the event arrived: as close to the moment as a client can get.
-          daemon.kill('SIGKILL');
-          if (event.type === 'heartbeat.beat') lastCheckpointBeat = event.beatCount;
-          trigger = null;
-          fired();
-        }
-      },
-      error: () => undefined,
-    });
+    const feed: Subscription = client
+      .subscribe(['heartbeat.beat', 'think.completed', 'agent.budget_updated'])
+      .subscribe({
+        next: (event) => {
+          // Checked after the kill: throwing here would only reach rxjs's unhandled-error hook.
+          if (event.seq <= seqFloor)
+            seqProblem ??= `event seq ${event.seq} (${event.type}) is not above ${seqFloor}, issued before the kill`;
+          this.expect.maxSeq = Math.max(this.expect.maxSeq, event.seq);
+          if (event.type === 'agent.budget_updated') lastSpent = event.spentTodayUsd;
+          const beatCount = event.type === 'heartbeat.beat' ? event.beatCount : event.beat;
+          if (trigger !== null && trigger(event.type, beatCount)) {
+            // Synchronously, in the same tick the event arrived: as close to the moment as a client can get.
+            daemon.kill('SIGKILL');
+            if (event.type === 'heartbeat.beat') lastCheckpointBeat = event.beatCount;
+            trigger = null;
+            fired();
+          }
+        },
+        error: () => undefined,
+      });
     try {
       await this.checkAfterRestart(daemon, client);
       const title = `Crash loop chore ${this.cycle}`;
@@ -292,7 +321,12 @@ class CrashLoop {
       switch (mode) {
         case 'after-checkpoint': {
           const before = new Set(daemon.lines.filter(isCreated));
-          await this.waitLine(daemon, (l) => isCreated(l) && !before.has(l) && (seen += 1) >= nth, this.triggerTimeoutMs, 'a checkpoint');
+          await this.waitLine(
+            daemon,
+            (l) => isCreated(l) && !before.has(l) && (seen += 1) >= nth,
+            this.triggerTimeoutMs,
+            'a checkpoint',
+          );
           daemon.kill('SIGKILL');
           break;
         }
@@ -307,7 +341,10 @@ class CrashLoop {
           break;
         case 'after-message': {
           // Answered once the message is logged (synced): it must be replayed and answered after the restart.
-          const { turnId } = await client.agent.send({ text: `Please note chore ${this.cycle} is urgent.`, from: 'crash-loop' });
+          const { turnId } = await client.agent.send({
+            text: `Please note chore ${this.cycle} is urgent.`,
+            from: 'crash-loop',
+          });
           daemon.kill('SIGKILL');
           this.expect.ackedMessages.push(turnId);
           break;
@@ -319,11 +356,16 @@ class CrashLoop {
       const exit = await daemon.exited;
       if (exit !== 'SIGKILL') this.fail(daemon, `the daemon exited with ${String(exit)} before the kill`);
       if (seqProblem !== null) this.fail(daemon, seqProblem);
-      await new Promise<void>((resolve) => (daemon.proc.stdout!.readableEnded ? resolve() : daemon.proc.stdout!.once('end', () => resolve())));
+      await new Promise<void>((resolve) =>
+        daemon.proc.stdout!.readableEnded ? resolve() : daemon.proc.stdout!.once('end', () => resolve()),
+      );
       // The goal counts as committed once a checkpoint taken after it was reported stored.
       const committed = daemon.lines.some((l) => isCreated(l) && Number(l['beatCount']) > addedAtBeat);
       if (committed) this.expect.unverifiedGoals.set(goal.id, title);
-      if (mode === 'mid-save' && !daemon.lines.some((l) => isCreated(l) && Number(l['beatCount']) === lastCheckpointBeat)) {
+      if (
+        mode === 'mid-save' &&
+        !daemon.lines.some((l) => isCreated(l) && Number(l['beatCount']) === lastCheckpointBeat)
+      ) {
         this.savesCutShort += 1;
       }
       if (lastSpent !== null && this.expect.spentDay !== null) {
@@ -355,11 +397,17 @@ class CrashLoop {
       this.checkpointsCreated += 1;
       this.expect.maxCheckpointBeat = Math.max(this.expect.maxCheckpointBeat, Number(line['beatCount']));
       const id = String(line['checkpointId']);
-      if (this.expect.newestCheckpointId === null || id > this.expect.newestCheckpointId) this.expect.newestCheckpointId = id;
+      if (this.expect.newestCheckpointId === null || id > this.expect.newestCheckpointId)
+        this.expect.newestCheckpointId = id;
     }
   }
 
-  private async waitLine(daemon: DaemonProcess, predicate: (line: LogLine) => boolean, timeoutMs: number, what: string): Promise<LogLine> {
+  private async waitLine(
+    daemon: DaemonProcess,
+    predicate: (line: LogLine) => boolean,
+    timeoutMs: number,
+    what: string,
+  ): Promise<LogLine> {
     try {
       return await daemon.waitFor(predicate, timeoutMs, what);
     } catch (err) {
@@ -373,7 +421,11 @@ class CrashLoop {
       timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
     });
     try {
-      await Promise.race([promise, timeout, daemon.exited.then((code) => Promise.reject(new Error(`daemon exited (${String(code)}) before ${what}`)))]);
+      await Promise.race([
+        promise,
+        timeout,
+        daemon.exited.then((code) => Promise.reject(new Error(`daemon exited (${String(code)}) before ${what}`))),
+      ]);
     } catch (err) {
       this.fail(daemon, describeError(err));
     } finally {
@@ -382,7 +434,13 @@ class CrashLoop {
   }
 
   private fail(daemon: DaemonProcess | undefined, what: string): never {
-    const tail = daemon === undefined ? '' : `\nlast log lines: ${daemon.lines.slice(-8).map((l) => JSON.stringify(l)).join('\n')}\nstderr: ${daemon.stderr()}`;
+    const tail =
+      daemon === undefined
+        ? ''
+        : `\nlast log lines: ${daemon.lines
+            .slice(-8)
+            .map((l) => JSON.stringify(l))
+            .join('\n')}\nstderr: ${daemon.stderr()}`;
     throw new CrashLoopViolation(
       `crash loop seed ${this.options.seed}, kill ${this.cycle} (${this.plan.mode} #${this.plan.nth}): ${what}${tail}`,
     );

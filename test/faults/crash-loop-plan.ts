@@ -18,7 +18,9 @@ export function createKillDealer(rng: SeededRandom, checkpointInterval: number):
   let deck: KillMode[] = [];
   return () => {
     if (deck.length === 0) {
-      deck = (Object.entries(KILL_MODE_DECK) as Array<[KillMode, number]>).flatMap(([mode, n]) => Array<KillMode>(n).fill(mode));
+      deck = (Object.entries(KILL_MODE_DECK) as Array<[KillMode, number]>).flatMap(([mode, n]) =>
+        Array<KillMode>(n).fill(mode),
+      );
       // Fisher–Yates with the seeded generator.
       for (let i = deck.length - 1; i > 0; i -= 1) {
         const j = rng.int(0, i);
@@ -27,7 +29,12 @@ export function createKillDealer(rng: SeededRandom, checkpointInterval: number):
     }
     const mode = deck.pop()!;
     // The how-manyth trigger kills; for during-boot, 1 is the "runtime started" line and 2 a random moment.
-    const nth = mode === 'random-beat' ? rng.int(1, 3 * checkpointInterval) : mode === 'mid-think' ? rng.int(1, 3) : rng.int(1, 2);
+    const nth =
+      mode === 'random-beat'
+        ? rng.int(1, 3 * checkpointInterval)
+        : mode === 'mid-think'
+          ? rng.int(1, 3)
+          : rng.int(1, 2);
     return { mode, nth };
   };
 }

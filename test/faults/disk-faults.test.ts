@@ -21,7 +21,9 @@ afterEach(async () => {
 async function startOnDisk(d: ScratchDisk): Promise<{ h: RuntimeHarness; thinker: ScriptedThinker }> {
   const db = new Level(`${d.dir}/db`) as unknown as VigilDb;
   await db.open();
-  const thinker = new ScriptedThinker((input) => (input.focusGoalId ? [{ type: 'goal_progress', goalId: input.focusGoalId, delta: 0.001 }] : []));
+  const thinker = new ScriptedThinker((input) =>
+    input.focusGoalId ? [{ type: 'goal_progress', goalId: input.focusGoalId, delta: 0.001 }] : [],
+  );
   thinker.costMicroUsd = 10_000;
   const harness = await startRuntime({ db, thinker, config: { checkpointIntervalBeats: 2, dailyBudgetUsd: 100 } });
   harness.runtime.addGoal({ title: 'Never done', dueAt: '2020-01-01T00:00:00.000Z' });
@@ -54,7 +56,10 @@ describe('disk faults', () => {
     const created = count(h, 'checkpoint.created');
     await beatUntil(
       h,
-      () => count(h!, 'budget.ledger_recovered') === 1 && thinker.calls.length > callsWhileFull && count(h!, 'checkpoint.created') > created,
+      () =>
+        count(h!, 'budget.ledger_recovered') === 1 &&
+        thinker.calls.length > callsWhileFull &&
+        count(h!, 'checkpoint.created') > created,
     );
     // Stopped, nothing is in flight: what the budget counts is exactly what the ledger holds.
     await h.runtime.stop();
@@ -67,7 +72,9 @@ describe('disk faults', () => {
   it('a read-only store fails the same way and recovers when writable again', async () => {
     const db = new MemoryLevel() as unknown as VigilDb;
     const readOnly = failWritesAtStoreBoundary(db, 'EROFS: read-only file system');
-    const thinker = new ScriptedThinker((input) => (input.focusGoalId ? [{ type: 'goal_progress', goalId: input.focusGoalId, delta: 0.001 }] : []));
+    const thinker = new ScriptedThinker((input) =>
+      input.focusGoalId ? [{ type: 'goal_progress', goalId: input.focusGoalId, delta: 0.001 }] : [],
+    );
     thinker.costMicroUsd = 10_000;
     h = await startRuntime({ db, thinker, config: { checkpointIntervalBeats: 2, dailyBudgetUsd: 100 } });
     h.runtime.addGoal({ title: 'Never done', dueAt: '2020-01-01T00:00:00.000Z' });

@@ -70,14 +70,21 @@ function secretCheckpoint(id: string, at: number): CognitiveCheckpoint {
     actors: {
       ...base.actors,
       goals: { goals: [{ ...base.actors.goals.goals[0]!, title: MARKERS[0]! }] },
-      workingMemory: { ...base.actors.workingMemory, items: [{ ...base.actors.workingMemory.items[0]!, content: MARKERS[1]! }] },
+      workingMemory: {
+        ...base.actors.workingMemory,
+        items: [{ ...base.actors.workingMemory.items[0]!, content: MARKERS[1]! }],
+      },
     },
     conversation: { ...base.conversation, pending: [{ ...base.conversation.pending[0]!, text: MARKERS[2]! }] },
   });
 }
 
 /** A store on `db` with `key` (none: unencrypted), and `save(n, maxCount)` adding checkpoints a second apart. */
-async function storeOn(db: VigilDb, key: string | undefined, clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z'))) {
+async function storeOn(
+  db: VigilDb,
+  key: string | undefined,
+  clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z')),
+) {
   const store = new CheckpointStore(db, clock, { key });
   await store.open();
   const save = async (n: number, maxCount = 10): Promise<CognitiveCheckpoint[]> => {
@@ -101,13 +108,22 @@ async function boot(store: CheckpointStore) {
   logWarningEvents(bus, log);
   const events: VigilEvent[] = [];
   bus.events$.subscribe((event) => events.push(event));
-  const restored = await new CheckpointManager(store, bus, { enabled: true, intervalBeats: 5, maxCount: 10 }).loadNewestValid();
-  const corrupt = events.filter((e): e is Extract<VigilEvent, { type: 'checkpoint.corrupt' }> => e.type === 'checkpoint.corrupt');
+  const restored = await new CheckpointManager(store, bus, {
+    enabled: true,
+    intervalBeats: 5,
+    maxCount: 10,
+  }).loadNewestValid();
+  const corrupt = events.filter(
+    (e): e is Extract<VigilEvent, { type: 'checkpoint.corrupt' }> => e.type === 'checkpoint.corrupt',
+  );
   return { restored, corrupt, records };
 }
 
 async function caught(promise: Promise<unknown>): Promise<VigilError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!isVigilError(err)) throw new Error(`expected a VigilError, got ${String(err)}`);
   return err;
 }
@@ -145,8 +161,13 @@ describe('encryption at rest: the checkpoint store', () => {
 
     const wrong = await caught((await storeOn(db, KEY_B)).store.load(saved[2]!.id));
     expect(wrong.code).toBe('CHECKPOINT_KEY_INVALID');
-    expect(wrong.message).toMatch(new RegExp(`sealed with another key \\(key id ${KEY_ID_A}\\) than VIGIL_CHECKPOINT_KEY \\(key id ${KEY_ID_B}\\)`));
-    expect(wrong.toJsonRpc()).toMatchObject({ code: -32005, data: { vigilCode: 'CHECKPOINT_KEY_INVALID', variable: 'VIGIL_CHECKPOINT_KEY' } });
+    expect(wrong.message).toMatch(
+      new RegExp(`sealed with another key \\(key id ${KEY_ID_A}\\) than VIGIL_CHECKPOINT_KEY \\(key id ${KEY_ID_B}\\)`),
+    );
+    expect(wrong.toJsonRpc()).toMatchObject({
+      code: -32005,
+      data: { vigilCode: 'CHECKPOINT_KEY_INVALID', variable: 'VIGIL_CHECKPOINT_KEY' },
+    });
     const missing = await caught((await storeOn(db, undefined)).store.load(saved[2]!.id));
     expect(missing.code).toBe('CHECKPOINT_KEY_INVALID');
     expect(missing.message).toMatch(/is encrypted .* but VIGIL_CHECKPOINT_KEY is not set/);
@@ -175,7 +196,12 @@ describe('encryption at rest: the checkpoint store', () => {
     // The other keys' own checkpoints were pruned as usual: B's are unreadable to the plain store, so they stay;
     // the plain store's are prunable by anyone and kept to its newest two.
     expect(ids.filter((id) => bSaved.some((cp) => cp.id === id))).toHaveLength(2);
-    expect(ids.filter((id) => plainSaved.some((cp) => cp.id === id))).toEqual(plainSaved.slice(-2).map((cp) => cp.id).reverse());
+    expect(ids.filter((id) => plainSaved.some((cp) => cp.id === id))).toEqual(
+      plainSaved
+        .slice(-2)
+        .map((cp) => cp.id)
+        .reverse(),
+    );
     // With the right key again, the newest readable checkpoint is the plain store's (plain bodies are always read)…
     const { restored, corrupt } = await boot(a.store);
     expect(restored).toEqual(plainSaved[4]);
@@ -217,7 +243,11 @@ describe('encryption at rest: the checkpoint store', () => {
     await bodies.put(first!.id, firstBytes.slice(0, firstBytes.length - 5));
     ({ restored, corrupt } = await boot(store));
     expect(restored).toBeNull();
-    expect(corrupt.map((e) => e.reason)).toEqual([expect.stringMatching(/failed authentication/), expect.stringMatching(/failed authentication/), expect.stringMatching(/failed authentication/)]);
+    expect(corrupt.map((e) => e.reason)).toEqual([
+      expect.stringMatching(/failed authentication/),
+      expect.stringMatching(/failed authentication/),
+      expect.stringMatching(/failed authentication/),
+    ]);
   });
 });
 
@@ -230,7 +260,12 @@ describe('encryption at rest: export and import', () => {
     const conversation = new ConversationLog(db);
     await conversation.open();
     for (let i = 0; i < messages; i += 1) {
-      await conversation.append({ turnId: `t-${i}`, role: 'user', text: `message ${i} of ${key ?? 'plain'}`, at: clock.now() });
+      await conversation.append({
+        turnId: `t-${i}`,
+        role: 'user',
+        text: `message ${i} of ${key ?? 'plain'}`,
+        at: clock.now(),
+      });
     }
     return { store, conversation, clock, log: silentLogger };
   }
@@ -242,7 +277,11 @@ describe('encryption at rest: export and import', () => {
     // Through JSON, as the file on disk: the checkpoint travels decrypted, so any key (or none) can take it in.
     const document = CheckpointExportSchema.parse(JSON.parse(JSON.stringify(await exportCheckpoint(source, cp.id))));
     expect(document.checkpoint).toEqual(cp);
-    expect(document.messages.map((m) => m.text)).toEqual(['message 0 of ' + KEY_A, 'message 1 of ' + KEY_A, 'message 2 of ' + KEY_A]);
+    expect(document.messages.map((m) => m.text)).toEqual([
+      'message 0 of ' + KEY_A,
+      'message 1 of ' + KEY_A,
+      'message 2 of ' + KEY_A,
+    ]);
 
     const otherDb = new MemoryLevel() as unknown as VigilDb;
     const other = await stores(otherDb, KEY_B, 2);
@@ -254,7 +293,9 @@ describe('encryption at rest: export and import', () => {
     expect({ ...loadedB, id: cp.id, conversation: { ...loadedB.conversation, watermark: 3 } }).toEqual(cp);
     expect(loadedB.conversation.watermark).toBe(5);
     // Sealed for B alone: A's key cannot open what the import wrote.
-    expect((await caught(new CheckpointStore(otherDb, other.clock, { key: KEY_A }).load(intoB.id))).code).toBe('CHECKPOINT_KEY_INVALID');
+    expect((await caught(new CheckpointStore(otherDb, other.clock, { key: KEY_A }).load(intoB.id))).code).toBe(
+      'CHECKPOINT_KEY_INVALID',
+    );
 
     const plain = await stores(new MemoryLevel(), undefined, 0);
     const intoPlain = await importCheckpoint(plain, document);
@@ -276,9 +317,14 @@ describe('encryption at rest: configuration', () => {
     const dataDir = join(await tempDir(), 'never-created');
     const lines: string[] = [];
     const secret = 'my-secret-passphrase';
-    const code = await runDaemon([], { env: { VIGIL_CHECKPOINT_KEY: secret, VIGIL_DATA_DIR: dataDir }, stderr: (line) => lines.push(line) });
+    const code = await runDaemon([], {
+      env: { VIGIL_CHECKPOINT_KEY: secret, VIGIL_DATA_DIR: dataDir },
+      stderr: (line) => lines.push(line),
+    });
     expect(code).toBe(2);
-    expect(lines.join('\n')).toMatch(/VIGIL_CHECKPOINT_KEY="<hidden, 20 characters>" is invalid: expected 32 random bytes as 64 hex characters or as base64/);
+    expect(lines.join('\n')).toMatch(
+      /VIGIL_CHECKPOINT_KEY="<hidden, 20 characters>" is invalid: expected 32 random bytes as 64 hex characters or as base64/,
+    );
     expect(lines.join('\n')).not.toContain(secret);
     await expect(readdir(dataDir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
@@ -290,7 +336,8 @@ async function runFor(h: RuntimeHarness, ms: number): Promise<void> {
     await h.advance(100, 100);
     const deadline = Date.now() + 10_000;
     while (h.runtime.status().phase !== 'sleep') {
-      if (Date.now() > deadline) throw new Error(`the beat was still in ${h.runtime.status().phase} after 10 s of real time`);
+      if (Date.now() > deadline)
+        throw new Error(`the beat was still in ${h.runtime.status().phase} after 10 s of real time`);
       await new Promise((resolve) => setTimeout(resolve, 2));
       await h.settle();
     }
@@ -362,7 +409,11 @@ describe('encryption at rest: a runtime with VIGIL_CHECKPOINT_KEY', () => {
     for (const key of [KEY_B, undefined]) {
       const err = await caught(startRuntime({ db, clock: first.clock, config: { checkpointKey: key } }));
       expect(err.code).toBe('STORE_KEY_INVALID');
-      expect(err.message).toMatch(key === undefined ? /is sealed \(key id [0-9a-f]{8}\) but VIGIL_CHECKPOINT_KEY is not set/ : /sealed with another key .* than VIGIL_CHECKPOINT_KEY/);
+      expect(err.message).toMatch(
+        key === undefined
+          ? /is sealed \(key id [0-9a-f]{8}\) but VIGIL_CHECKPOINT_KEY is not set/
+          : /sealed with another key .* than VIGIL_CHECKPOINT_KEY/,
+      );
     }
     // Not a cold start that goes on to checkpoint over the agent: the store is as the first run left it.
     expect(await db.iterator({ valueEncoding: 'view' }).all()).toEqual(before);
@@ -379,8 +430,15 @@ describe('encryption at rest: a runtime with VIGIL_CHECKPOINT_KEY', () => {
     await sealStore(db, KEY_A, { closeInner: false });
     await db.close();
     const lines: string[] = [];
-    const code = await runDaemon([], { env: { VIGIL_CHECKPOINT_KEY: KEY_B, VIGIL_DATA_DIR: dataDir, VIGIL_LOG_LEVEL: 'silent' }, stderr: (line) => lines.push(line) });
+    const code = await runDaemon([], {
+      env: { VIGIL_CHECKPOINT_KEY: KEY_B, VIGIL_DATA_DIR: dataDir, VIGIL_LOG_LEVEL: 'silent' },
+      stderr: (line) => lines.push(line),
+    });
     expect(code).toBe(2);
-    expect(lines.join('\n')).toMatch(new RegExp(`is sealed with another key \\(key id ${KEY_ID_A}\\) than VIGIL_CHECKPOINT_KEY \\(key id ${KEY_ID_B}\\)`));
+    expect(lines.join('\n')).toMatch(
+      new RegExp(
+        `is sealed with another key \\(key id ${KEY_ID_A}\\) than VIGIL_CHECKPOINT_KEY \\(key id ${KEY_ID_B}\\)`,
+      ),
+    );
   });
 });

@@ -16,7 +16,8 @@ export async function levelDbFiles(dataDir: string): Promise<string[]> {
 
 async function oneFile(dataDir: string, test: (name: string) => boolean, what: string): Promise<string> {
   const found = (await levelDbFiles(dataDir)).filter(test);
-  if (found.length === 0) throw new Error(`the data dir ${dataDir} has no ${what}: ${(await levelDbFiles(dataDir)).join(', ')}`);
+  if (found.length === 0)
+    throw new Error(`the data dir ${dataDir} has no ${what}: ${(await levelDbFiles(dataDir)).join(', ')}`);
   return join(vigilDbLocation(dataDir), found[0]!);
 }
 

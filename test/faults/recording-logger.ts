@@ -13,11 +13,14 @@ export function recordingLogger(): { log: VigilLogger; records: LogRecord[]; tex
   const lines: string[] = [];
   const records: LogRecord[] = [];
   // pino calls write() synchronously with one JSON line per record.
-  const log = pino({ level: 'debug' }, {
-    write(line: string) {
-      lines.push(line);
-      records.push(JSON.parse(line) as LogRecord);
+  const log = pino(
+    { level: 'debug' },
+    {
+      write(line: string) {
+        lines.push(line);
+        records.push(JSON.parse(line) as LogRecord);
+      },
     },
-  });
+  );
   return { log, records, text: () => lines.join('') };
 }

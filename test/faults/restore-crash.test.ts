@@ -34,7 +34,10 @@ function crashAtWrite(db: VigilDb): { arm(k: number): void; readonly crashed: bo
         writes += 1;
         if (writes >= armedAt) crashed = true;
       }
-      if (crashed) return Promise.reject(Object.assign(new Error('the process died before this write'), { code: 'LEVEL_IO_ERROR' }));
+      if (crashed)
+        return Promise.reject(
+          Object.assign(new Error('the process died before this write'), { code: 'LEVEL_IO_ERROR' }),
+        );
       return original(...args);
     };
   }
@@ -50,7 +53,8 @@ function crashAtWrite(db: VigilDb): { arm(k: number): void; readonly crashed: bo
 function refusableThinker(): { thinker: ScriptedThinker; refuse: (on: boolean) => void } {
   let refusing = false;
   const thinker = new ScriptedThinker((input: ThinkInput): ThinkAction[] => {
-    if (refusing && input.pendingMessages.length > 0) throw new VigilError('THINK_AUTH_FAILED', 'the key was refused (scripted)');
+    if (refusing && input.pendingMessages.length > 0)
+      throw new VigilError('THINK_AUTH_FAILED', 'the key was refused (scripted)');
     return input.pendingMessages.map((m) => ({ type: 'reply', turnId: m.turnId, text: `re: ${m.text}` }));
   });
   return { thinker, refuse: (on) => (refusing = on) };
@@ -82,7 +86,8 @@ async function restoreCrashingAtWrite(k: number) {
   const crash = crashAtWrite(db);
   const first = refusableThinker();
   const h = await startRuntime({ db, clock, thinker: first.thinker, config: { ...CONFIG, dataDir: dir } });
-  const endedIn = (life: RuntimeHarness, turnId: string) => life.events.some((e) => terminalTypes.includes(e.type) && 'turnId' in e && e.turnId === turnId);
+  const endedIn = (life: RuntimeHarness, turnId: string) =>
+    life.events.some((e) => terminalTypes.includes(e.type) && 'turnId' in e && e.turnId === turnId);
 
   const one = await h.runtime.send({ text: 'one' });
   await until(h, () => endedIn(h, one.turnId));
@@ -125,17 +130,28 @@ async function restoreCrashingAtWrite(k: number) {
   const again = await startRuntime({ db: db2, clock, thinker: second.thinker, config: { ...CONFIG, dataDir: dir } });
   try {
     const turns = [one, three, four, five].map((t) => t.turnId);
-    const endings = async () => (await again.runtime.history({ types: terminalTypes, limit: 1000 })) as Array<{ turnId: string; type: string; code?: string }>;
+    const endings = async () =>
+      (await again.runtime.history({ types: terminalTypes, limit: 1000 })) as Array<{
+        turnId: string;
+        type: string;
+        code?: string;
+      }>;
     // Right after the boot: a turn that has its ending on disk is not open again.
     for (const ending of await endings()) expect(again.runtime.isTurnOpen(ending.turnId)).toBe(false);
     await until(again, () => again.runtime.status().pendingMessages === 0);
     await again.advance(5000, 1000);
     const ended = await endings();
-    for (const turnId of turns) expect(ended.filter((e) => e.turnId === turnId), `turn ${turnId} after a crash at write ${k}`).toHaveLength(1);
+    for (const turnId of turns)
+      expect(
+        ended.filter((e) => e.turnId === turnId),
+        `turn ${turnId} after a crash at write ${k}`,
+      ).toHaveLength(1);
     const restored = again.runtime.status().restoredFrom !== newestBefore;
     // All or nothing: restored, the open turn was cancelled; not restored, it was answered after the restart.
     const fiveEnding = ended.find((e) => e.turnId === five.turnId)!;
-    expect(fiveEnding).toMatchObject(restored ? { type: 'agent.unanswered', code: 'TURN_CANCELLED' } : { type: 'agent.reply' });
+    expect(fiveEnding).toMatchObject(
+      restored ? { type: 'agent.unanswered', code: 'TURN_CANCELLED' } : { type: 'agent.reply' },
+    );
     const archived = await (await again.conversation()).listArchives();
     expect(archived.length).toBe(restored ? 1 : 0);
     return { restoredWithoutCrash, restored };
@@ -199,7 +215,13 @@ describe('a restore cut by a crash', () => {
       expect(h.runtime.listGoals().map((g) => g.title)).toEqual(['added after the checkpoint']);
       expect(h.runtime.status().beatCount).toBeGreaterThanOrEqual(beatCount);
       expect(h.runtime.isTurnOpen(three.turnId)).toBe(true);
-      expect((await h.runtime.listConversation()).map((e) => e.text)).toEqual(['one', 're: one', 'two', 're: two', 'three']);
+      expect((await h.runtime.listConversation()).map((e) => e.text)).toEqual([
+        'one',
+        're: one',
+        'two',
+        're: two',
+        'three',
+      ]);
       expect(await h.runtime.listCheckpoints()).toHaveLength(1);
       expect(await (await h.conversation()).listArchives()).toEqual([]);
       expect(h.ofType('agent.unanswered')).toEqual([]);
@@ -215,7 +237,9 @@ describe('a restore cut by a crash', () => {
       // The endings written in the restore's batch went out before its checkpoint.created, all in seq order.
       const seqs = h.events.map((e) => e.seq);
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-      const order = h.events.map((e) => e.type).filter((t) => t === 'agent.unanswered' || t === 'checkpoint.created' || t === 'checkpoint.restored');
+      const order = h.events
+        .map((e) => e.type)
+        .filter((t) => t === 'agent.unanswered' || t === 'checkpoint.created' || t === 'checkpoint.restored');
       expect(order.slice(-3)).toEqual(['agent.unanswered', 'checkpoint.created', 'checkpoint.restored']);
     } finally {
       await h.runtime.stop();

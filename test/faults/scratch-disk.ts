@@ -23,7 +23,9 @@ export interface ScratchDisk {
 export function mountScratchDisk(sizeMb: number): ScratchDisk {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-disk-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m`, 'tmpfs', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m`, 'tmpfs', dir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     // execFileSync's error carries the child's stderr as a Buffer (no encoding was asked for).

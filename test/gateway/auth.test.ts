@@ -71,14 +71,17 @@ describe('createTokenCheck', () => {
   it('accepts only the exact token, whatever the length of the guess', () => {
     const check = createTokenCheck('s3cret-token');
     expect(check('s3cret-token')).toBe(true);
-    for (const guess of [undefined, '', 's3cret-toke', 's3cret-tokenX', 'S3cret-token', 'x'.repeat(10_000)]) expect(check(guess)).toBe(false);
+    for (const guess of [undefined, '', 's3cret-toke', 's3cret-tokenX', 'S3cret-token', 'x'.repeat(10_000)])
+      expect(check(guess)).toBe(false);
   });
 });
 
 describe('isLoopbackHost', () => {
   it('knows loopback hosts from the rest', () => {
-    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', 'LOCALHOST']) expect(isLoopbackHost(host)).toBe(true);
-    for (const host of ['0.0.0.0', '::', '192.168.1.10', '10.0.0.1', 'example.com', '128.0.0.1']) expect(isLoopbackHost(host)).toBe(false);
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', 'LOCALHOST'])
+      expect(isLoopbackHost(host)).toBe(true);
+    for (const host of ['0.0.0.0', '::', '192.168.1.10', '10.0.0.1', 'example.com', '128.0.0.1'])
+      expect(isLoopbackHost(host)).toBe(false);
   });
 });
 

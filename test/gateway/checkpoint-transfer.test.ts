@@ -34,10 +34,14 @@ describe('checkpoint export and import', () => {
     await a.h.advance(2000);
     const saved = await call(a.h, a.client, 'checkpoint.create');
     // The file goes through JSON on disk: what comes back must still validate.
-    const document = CheckpointExportSchema.parse(JSON.parse(JSON.stringify(await call(a.h, a.client, 'checkpoint.export', { id: saved.id }))));
+    const document = CheckpointExportSchema.parse(
+      JSON.parse(JSON.stringify(await call(a.h, a.client, 'checkpoint.export', { id: saved.id }))),
+    );
     const source = await a.h.runtime.getCheckpoint(saved.id);
     expect(document.checkpoint).toEqual(source);
-    expect(texts(document.messages)).toEqual(texts(await (await a.h.conversation()).readRange(0, source.conversation.watermark)));
+    expect(texts(document.messages)).toEqual(
+      texts(await (await a.h.conversation()).readRange(0, source.conversation.watermark)),
+    );
     expect(document.messages.some((m) => m.role === 'assistant')).toBe(true);
 
     // The other side already has a life of its own.
@@ -46,7 +50,11 @@ describe('checkpoint export and import', () => {
     await b.h.advance(2000);
     const before = await (await b.h.conversation()).readLast(100);
     const imported = await call(b.h, b.client, 'checkpoint.import', { document });
-    expect(imported).toMatchObject({ importedFrom: saved.id, beatCount: source.beatCount, messages: document.messages.length });
+    expect(imported).toMatchObject({
+      importedFrom: saved.id,
+      beatCount: source.beatCount,
+      messages: document.messages.length,
+    });
     const stored = await b.h.runtime.getCheckpoint(imported.id);
     expect(stored.conversation.watermark).toBe(imported.watermark);
     expect({ ...stored, id: source.id, conversation: { ...stored.conversation, watermark: 0 } }).toEqual({
@@ -80,7 +88,8 @@ describe('checkpoint export and import', () => {
     await call(h, client, 'agent.send', { text: 'm3' });
     await h.advance(2000);
     const third = await call(h, client, 'checkpoint.create');
-    const userTexts = async (id: string) => (await h.runtime.exportCheckpoint(id)).messages.filter((m) => m.role === 'user').map((m) => m.text);
+    const userTexts = async (id: string) =>
+      (await h.runtime.exportCheckpoint(id)).messages.filter((m) => m.role === 'user').map((m) => m.text);
     expect(await userTexts(first.id)).toEqual(['m1']);
     expect(await userTexts(second.id)).toEqual(['m1', 'm2']);
     expect(await userTexts(third.id)).toEqual(['m1', 'm3']);
@@ -104,7 +113,12 @@ describe('checkpoint export and import', () => {
     // The gateway's params schema already holds the export schema, so over the wire it is refused as bad params.
     expect(response.error).toMatchObject({
       code: -32602,
-      data: [expect.objectContaining({ path: ['document', 'messages', document.messages.length, 'seq'], vigilCode: 'RPC_INVALID_PARAMS' })],
+      data: [
+        expect.objectContaining({
+          path: ['document', 'messages', document.messages.length, 'seq'],
+          vigilCode: 'RPC_INVALID_PARAMS',
+        }),
+      ],
     });
   });
 });

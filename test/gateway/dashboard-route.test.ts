@@ -136,7 +136,9 @@ describe('the dashboard page and files', () => {
     const served = new Set(Object.keys(DASHBOARD_FILES));
     const page = readFileSync(DASHBOARD_FILES['/']!, 'utf8');
     const links = [...page.matchAll(/(?:href|src)="(\/[^"]*)"/g)].map((m) => m[1]!);
-    const mapped = Object.values(JSON.parse(/<script type="importmap">([\s\S]*?)<\/script>/.exec(page)![1]!).imports as Record<string, string>);
+    const mapped = Object.values(
+      JSON.parse(/<script type="importmap">([\s\S]*?)<\/script>/.exec(page)![1]!).imports as Record<string, string>,
+    );
     expect(links.length).toBeGreaterThan(3);
     for (const link of [...links, ...mapped]) expect(served, link).toContain(link);
     for (const path of served) {

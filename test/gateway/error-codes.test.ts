@@ -12,7 +12,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function start(gateway: Parameters<typeof startGatewayHarness>[0] = {}): Promise<{ harness: GatewayHarness; client: RawClient }> {
+async function start(
+  gateway: Parameters<typeof startGatewayHarness>[0] = {},
+): Promise<{ harness: GatewayHarness; client: RawClient }> {
   h = await startGatewayHarness(gateway);
   return { harness: h, client: await h.connect() };
 }
@@ -37,7 +39,12 @@ describe('gateway error codes', () => {
     expect(error).toEqual({
       code: -32001,
       message: expect.stringContaining(saved.id),
-      data: { id: saved.id, beatCount: saved.beatCount, createdAt: expect.any(String), vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED' },
+      data: {
+        id: saved.id,
+        beatCount: saved.beatCount,
+        createdAt: expect.any(String),
+        vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED',
+      },
     });
   });
 
@@ -59,7 +66,10 @@ describe('gateway error codes', () => {
       code: -32004,
       data: { id: 'ck-nope', vigilCode: 'CHECKPOINT_NOT_FOUND' },
     });
-    expect(await errorOf(client, 'goals.complete', { id: 'g-nope' })).toMatchObject({ code: -32004, data: { id: 'g-nope', vigilCode: 'GOAL_NOT_FOUND' } });
+    expect(await errorOf(client, 'goals.complete', { id: 'g-nope' })).toMatchObject({
+      code: -32004,
+      data: { id: 'g-nope', vigilCode: 'GOAL_NOT_FOUND' },
+    });
     expect(await errorOf(client, 'events.unsubscribe', { subscription: 'sub-nope' })).toMatchObject({
       code: -32004,
       data: { subscription: 'sub-nope', vigilCode: 'SUBSCRIPTION_NOT_FOUND' },
@@ -71,13 +81,21 @@ describe('gateway error codes', () => {
     const { id } = await checkpoint(harness, client);
     const bodies = harness.db.sublevel<string, Uint8Array>(SUBLEVELS.checkpointBodies, { valueEncoding: 'view' });
     await bodies.put(id, new TextEncoder().encode('not gzip'));
-    expect(await errorOf(client, 'checkpoint.get', { id })).toMatchObject({ code: -32005, data: { vigilCode: 'CHECKPOINT_CORRUPT' } });
+    expect(await errorOf(client, 'checkpoint.get', { id })).toMatchObject({
+      code: -32005,
+      data: { vigilCode: 'CHECKPOINT_CORRUPT' },
+    });
   });
 
   it('answers a second restore while one runs with -32009 and vigilCode CHECKPOINT_RESTORE_BUSY', async () => {
     const { harness, client } = await start();
     const { id } = await checkpoint(harness, client);
-    const batch = [1, 2].map((n) => ({ jsonrpc: '2.0', method: 'checkpoint.restore', params: { id, confirm: true }, id: n }));
+    const batch = [1, 2].map((n) => ({
+      jsonrpc: '2.0',
+      method: 'checkpoint.restore',
+      params: { id, confirm: true },
+      id: n,
+    }));
     const [first, second] = (await harness.until(client.exchange(batch))) as Frame[];
     expect(first).toMatchObject({ id: 1, result: { restored: id } });
     expect(second).toMatchObject({ id: 2, error: { code: -32009, data: { vigilCode: 'CHECKPOINT_RESTORE_BUSY' } } });
@@ -86,7 +104,10 @@ describe('gateway error codes', () => {
   it('answers a subscription past the limit with -32009 and vigilCode SUBSCRIPTION_LIMIT', async () => {
     const { client } = await start({ gateway: { maxSubscriptions: 1 } });
     await client.request('events.subscribe');
-    expect(await errorOf(client, 'events.subscribe')).toMatchObject({ code: -32009, data: { vigilCode: 'SUBSCRIPTION_LIMIT', limit: 1 } });
+    expect(await errorOf(client, 'events.subscribe')).toMatchObject({
+      code: -32009,
+      data: { vigilCode: 'SUBSCRIPTION_LIMIT', limit: 1 },
+    });
   });
 
   it('answers a request over the rate limit with -32029 and vigilCode RPC_RATE_LIMITED', async () => {
@@ -103,13 +124,20 @@ describe('gateway error codes', () => {
     vi.spyOn(harness.runtime, 'listGoals').mockImplementation(() => {
       throw new TypeError('secret detail of a bug');
     });
-    expect(await errorOf(client, 'goals.list')).toEqual({ code: -32603, message: 'Internal error', data: { vigilCode: 'INTERNAL' } });
+    expect(await errorOf(client, 'goals.list')).toEqual({
+      code: -32603,
+      message: 'Internal error',
+      data: { vigilCode: 'INTERNAL' },
+    });
   });
 
   it('answers a stopped runtime with -32603 and vigilCode RUNTIME_STOPPED', async () => {
     const { harness, client } = await start();
     await harness.runtime.stop();
-    expect(await errorOf(client, 'goals.add', { title: 'too late' })).toMatchObject({ code: -32603, data: { vigilCode: 'RUNTIME_STOPPED' } });
+    expect(await errorOf(client, 'goals.add', { title: 'too late' })).toMatchObject({
+      code: -32603,
+      data: { vigilCode: 'RUNTIME_STOPPED' },
+    });
   });
 
   it('sends the bare protocol faults exactly as the specification writes them, and vigilCode beside a detail', async () => {
@@ -118,8 +146,21 @@ describe('gateway error codes', () => {
     expect(await client.exchange('[]')).toMatchObject({ error: { code: -32600, message: 'Invalid Request' } });
     expect(await client.exchange('[]')).not.toHaveProperty('error.data');
     expect(await client.exchange('['.repeat(200))).toMatchObject({
-      error: { code: -32600, data: { reason: expect.stringContaining('nests deeper'), vigilCode: 'RPC_INVALID_REQUEST' } },
+      error: {
+        code: -32600,
+        data: { reason: expect.stringContaining('nests deeper'), vigilCode: 'RPC_INVALID_REQUEST' },
+      },
     });
+  });
+
+  it('answers a misspelt method with -32601 suggesting the catalogue names nearest it in data', async () => {
+    const { client } = await start();
+    expect(await errorOf(client, 'agent.sned', { text: 'hi' })).toEqual({
+      code: -32601,
+      message: 'Method not found',
+      data: { suggestions: ['agent.send'], vigilCode: 'RPC_METHOD_NOT_FOUND' },
+    });
+    expect(await errorOf(client, 'send')).toMatchObject({ data: { suggestions: ['agent.send'] } });
   });
 
   it('reaches the typed client as RpcError.vigilCode', async () => {

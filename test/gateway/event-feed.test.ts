@@ -14,7 +14,10 @@ const eventsOf = (client: RawClient, subscription?: unknown): VigilEvent[] =>
     .filter((p) => subscription === undefined || p['subscription'] === subscription)
     .map((p) => p['event'] as VigilEvent);
 
-async function subscribe(client: RawClient, params: Record<string, unknown> = {}): Promise<{ subscription: string; after: number }> {
+async function subscribe(
+  client: RawClient,
+  params: Record<string, unknown> = {},
+): Promise<{ subscription: string; after: number }> {
   const response = await client.request('events.subscribe', params);
   return response.result as { subscription: string; after: number };
 }
@@ -31,7 +34,9 @@ describe('event feed over WebSocket', () => {
     expect(responseIndex).toBeLessThan(firstEventIndex);
     const events = eventsOf(client, subscription);
     expect(events.every((e) => e.type.startsWith('heartbeat.'))).toBe(true);
-    expect(events.filter((e) => e.type === 'heartbeat.beat').map((e) => (e as { beatCount: number }).beatCount)).toEqual([1, 2, 3]);
+    expect(
+      events.filter((e) => e.type === 'heartbeat.beat').map((e) => (e as { beatCount: number }).beatCount),
+    ).toEqual([1, 2, 3]);
     expect(client.notifications('events.event')[0]).toEqual({ subscription, event: events[0] });
   });
 
@@ -66,7 +71,10 @@ describe('event feed over WebSocket', () => {
     const first = await h.connect();
     await subscribe(first, {});
     await h.advance(3000);
-    await first.waitFor(() => eventsOf(first).some((e) => e.type === 'heartbeat.beat' && (e as { beatCount: number }).beatCount === 3), 'beat 3');
+    await first.waitFor(
+      () => eventsOf(first).some((e) => e.type === 'heartbeat.beat' && (e as { beatCount: number }).beatCount === 3),
+      'beat 3',
+    );
     const seen = eventsOf(first);
     const lastSeq = seen.at(-1)!.seq;
     await first.close();
@@ -118,7 +126,12 @@ describe('event feed over WebSocket', () => {
     stalled.ws.resume();
     const notice = (await stalled.waitFor((f) => f.method === 'events.dropped', 'events.dropped')).params!;
     const got = eventsOf(stalled).map((e) => e.seq);
-    expect(notice).toEqual({ subscription: stalledSub, count: subStats.droppedTotal, firstSeq: got.at(-1)! + 1, lastSeq: healthySeqs.at(-1)! });
+    expect(notice).toEqual({
+      subscription: stalledSub,
+      count: subStats.droppedTotal,
+      firstSeq: got.at(-1)! + 1,
+      lastSeq: healthySeqs.at(-1)!,
+    });
     expect(got).toEqual(healthySeqs.slice(0, got.length));
     expect(got.length + (notice['count'] as number)).toBe(10_000);
     expect(stalled.notifications('events.dropped')).toHaveLength(1);

@@ -6,7 +6,15 @@ import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import type { LiveEvent } from '../../src/protocol/live-events.schema.js';
 
 const event = (seq: number, type = 'heartbeat.beat'): VigilEvent =>
-  ({ seq, type, at: '2026-01-01T00:00:00.000Z', beat: seq, beatCount: seq, intervalMs: 1000, phaseMs: { sense: 0, think: 0, integrate: 0 } }) as VigilEvent;
+  ({
+    seq,
+    type,
+    at: '2026-01-01T00:00:00.000Z',
+    beat: seq,
+    beatCount: seq,
+    intervalMs: 1000,
+    phaseMs: { sense: 0, think: 0, integrate: 0 },
+  }) as VigilEvent;
 
 /** A sink whose socket can be stalled: while stalled it reports a full buffer; `flush` drains it. */
 class FakeSink implements FeedSink {
@@ -30,7 +38,9 @@ class FakeSink implements FeedSink {
   }
 }
 
-function setup(options: { journal?: VigilEvent[]; after?: number; bufferSize?: number; maxDropped?: number; types?: string[] } = {}) {
+function setup(
+  options: { journal?: VigilEvent[]; after?: number; bufferSize?: number; maxDropped?: number; types?: string[] } = {},
+) {
   const live = new Subject<VigilEvent>();
   const liveOnly = new Subject<LiveEvent>();
   const journal = options.journal ?? [];
@@ -52,14 +62,19 @@ function setup(options: { journal?: VigilEvent[]; after?: number; bufferSize?: n
     highWaterBytes: 100,
     maxDropped: options.maxDropped ?? 1000,
     sink,
-    format: { event: (e) => `E${e.seq}`, dropped: (d) => `D${d.count}:${d.firstSeq}-${d.lastSeq}`, live: (e) => `L${e.type === 'agent.reply_delta' ? e.text : ''}` },
+    format: {
+      event: (e) => `E${e.seq}`,
+      dropped: (d) => `D${d.count}:${d.firstSeq}-${d.lastSeq}`,
+      live: (e) => `L${e.type === 'agent.reply_delta' ? e.text : ''}`,
+    },
   });
   const emit = (seq: number, type?: string) => {
     const e = event(seq, type);
     journal.push(e);
     live.next(e);
   };
-  const delta = (text: string) => liveOnly.next({ type: 'agent.reply_delta', at: '2026-01-01T00:00:00.000Z', beat: 1, turnId: 't-1', text });
+  const delta = (text: string) =>
+    liveOnly.next({ type: 'agent.reply_delta', at: '2026-01-01T00:00:00.000Z', beat: 1, turnId: 't-1', text });
   return { live, journal, queries, sink, subscriber, emit, delta, onQueryDo: (fn: () => void) => (onQuery = fn) };
 }
 

@@ -39,7 +39,9 @@ export class RawClient {
         }
       }
     });
-    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+    this.closed = new Promise((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
   }
 
   /** Sends raw text (or a value as JSON). */
@@ -105,7 +107,13 @@ export async function startGatewayHarness(
   options: { runtime?: Parameters<typeof startRuntime>[0]; gateway?: Partial<GatewayOptions> } = {},
 ): Promise<GatewayHarness> {
   const harness = await startRuntime(options.runtime);
-  const gateway = await startGateway({ host: '127.0.0.1', port: 0, runtime: harness.runtime, token: TEST_TOKEN, ...options.gateway });
+  const gateway = await startGateway({
+    host: '127.0.0.1',
+    port: 0,
+    runtime: harness.runtime,
+    token: TEST_TOKEN,
+    ...options.gateway,
+  });
   const rpcUrl = `${gateway.url.replace('http', 'ws')}/rpc`;
   const clients: RawClient[] = [];
   return {

@@ -19,7 +19,15 @@ vi.mock('node:crypto', async (importOriginal) => {
 const compare = vi.mocked(timingSafeEqual);
 
 // Guesses of every shape: right length, off by one, empty, very long, and near misses of the real token.
-const GUESSES = ['', 'x', TEST_TOKEN.slice(0, -1), `${TEST_TOKEN}x`, `${TEST_TOKEN.slice(0, -1)}X`, 'y'.repeat(TEST_TOKEN.length), 'z'.repeat(5000)];
+const GUESSES = [
+  '',
+  'x',
+  TEST_TOKEN.slice(0, -1),
+  `${TEST_TOKEN}x`,
+  `${TEST_TOKEN.slice(0, -1)}X`,
+  'y'.repeat(TEST_TOKEN.length),
+  'z'.repeat(5000),
+];
 
 let h: GatewayHarness;
 beforeAll(async () => {
@@ -109,7 +117,13 @@ describe('the gateway logging refusals', () => {
       // 61 refusals from one address in well under the 10 s interval: one line, for the first.
       const lines = records.filter((r) => r.msg === 'gateway authentication failed');
       expect(lines).toEqual([
-        expect.objectContaining({ level: LEVELS.warn, remoteAddress: expect.stringMatching(/127\.0\.0\.1$/), path: '/rpc', reason: 'missing', attempts: 1 }),
+        expect.objectContaining({
+          level: LEVELS.warn,
+          remoteAddress: expect.stringMatching(/127\.0\.0\.1$/),
+          path: '/rpc',
+          reason: 'missing',
+          attempts: 1,
+        }),
       ]);
       for (const secret of [TEST_TOKEN.slice(0, 8), ...guesses]) expect(text()).not.toContain(secret);
     } finally {
@@ -131,7 +145,14 @@ describe('createRequestAuth', () => {
     expect(check(fakeRequest('10.0.0.1'), url(`?token=${TEST_TOKEN.slice(0, -1)}`))).toBe(false);
     expect(check(fakeRequest('10.0.0.1', { authorization: `Bearer ${TEST_TOKEN}` }), url())).toBe(true);
     expect(records).toEqual([
-      expect.objectContaining({ level: LEVELS.warn, msg: 'gateway authentication failed', remoteAddress: '10.0.0.1', path: '/rpc', reason: 'missing', attempts: 1 }),
+      expect.objectContaining({
+        level: LEVELS.warn,
+        msg: 'gateway authentication failed',
+        remoteAddress: '10.0.0.1',
+        path: '/rpc',
+        reason: 'missing',
+        attempts: 1,
+      }),
       expect.objectContaining({ level: LEVELS.warn, remoteAddress: '10.0.0.1', reason: 'wrong', attempts: 1 }),
       expect.objectContaining({ level: LEVELS.warn, remoteAddress: '10.0.0.1', reason: 'wrong', attempts: 1 }),
     ]);
@@ -163,9 +184,16 @@ describe('createRequestAuth', () => {
     const { log, records } = recordingLogger();
     const check = createRequestAuth(TEST_TOKEN, log, { now: () => 0, maxAddresses: 2 });
     const url = new URL('http://localhost/rpc');
-    for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.1', '10.0.0.3', '10.0.0.1', '10.0.0.2']) check(fakeRequest(address), url);
+    for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.1', '10.0.0.3', '10.0.0.1', '10.0.0.2'])
+      check(fakeRequest(address), url);
     // 10.0.0.1 is throttled while remembered; each new address pushes out the first remembered (10.0.0.3 pushes
     // out 10.0.0.1, which coming back pushes out 10.0.0.2), and a forgotten address is logged anew.
-    expect(records.map((r) => r['remoteAddress'])).toEqual(['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.1', '10.0.0.2']);
+    expect(records.map((r) => r['remoteAddress'])).toEqual([
+      '10.0.0.1',
+      '10.0.0.2',
+      '10.0.0.3',
+      '10.0.0.1',
+      '10.0.0.2',
+    ]);
   });
 });

@@ -24,7 +24,9 @@ function busObservers(): number {
 
 /** Open TCP sockets on the gateway's server. */
 function serverSockets(): Promise<number> {
-  return new Promise((resolve, reject) => h.gateway.server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
+  return new Promise((resolve, reject) =>
+    h.gateway.server.getConnections((err, count) => (err ? reject(err) : resolve(count))),
+  );
 }
 
 /** Opens an authenticated raw `ws` (not tracked by the harness: these tests drop their own). */
@@ -72,12 +74,16 @@ describe('the gateway under hostile connections', () => {
       // Half hold a live subscription (one with a replay) when they go.
       await Promise.all(
         sockets.map((ws, i) =>
-          i % 2 === 0 ? call(ws, `s${start + i}`, 'events.subscribe', i % 4 === 0 ? { types: ['heartbeat.*'] } : { after: 0 }) : undefined,
+          i % 2 === 0
+            ? call(ws, `s${start + i}`, 'events.subscribe', i % 4 === 0 ? { types: ['heartbeat.*'] } : { after: 0 })
+            : undefined,
         ),
       );
       for (const [i, ws] of sockets.entries()) {
-        if (i % 3 === 0) ws.terminate(); // no close frame: the TCP connection just ends
-        else if (i % 3 === 1) ws.close(); // a clean close handshake
+        if (i % 3 === 0)
+          ws.terminate(); // no close frame: the TCP connection just ends
+        else if (i % 3 === 1)
+          ws.close(); // a clean close handshake
         else (ws as unknown as { _socket: { destroy(): void } })._socket.destroy(); // reset under the library's feet
       }
       await h.advance(100);
@@ -176,7 +182,10 @@ describe('the gateway under hostile connections', () => {
     expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length > 100_000)).toEqual([]);
     parse.mockRestore();
     // Nesting within the limit is parsed and answered as usual.
-    const shallow = await nested.request('goals.add', { title: 'x', priority: JSON.parse('['.repeat(100) + ']'.repeat(100)) });
+    const shallow = await nested.request('goals.add', {
+      title: 'x',
+      priority: JSON.parse('['.repeat(100) + ']'.repeat(100)),
+    });
     expect((shallow['error'] as { code: number }).code).toBe(-32602);
     expect(nested.ws.readyState).toBe(WebSocket.OPEN);
     expect((await bystander.request('heartbeat.status'))['result']).toMatchObject({ beatCount: expect.any(Number) });

@@ -28,7 +28,8 @@ async function flood(client: RawClient, count: number, prefix: string): Promise<
   return Promise.all(answers);
 }
 
-const limited = (frames: Frame[]) => frames.filter((f) => (f['error'] as { code?: number } | undefined)?.code === -32029);
+const limited = (frames: Frame[]) =>
+  frames.filter((f) => (f['error'] as { code?: number } | undefined)?.code === -32029);
 const served = (frames: Frame[]) => frames.filter((f) => 'result' in f);
 
 async function start(): Promise<{ harness: GatewayHarness; records: LogRecord[] }> {
@@ -67,7 +68,13 @@ describe('the gateway under a request flood', () => {
     // 550 refusals, one warn line (the flood is one stretch) naming the address and never a request.
     const lines = records.filter((r) => String(r.msg).includes('rate limit'));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: LEVELS.warn, remoteAddress: expect.stringMatching(/127\.0\.0\.1$/), refused: 1, limitPerSecond: perSecond, burst });
+    expect(lines[0]).toMatchObject({
+      level: LEVELS.warn,
+      remoteAddress: expect.stringMatching(/127\.0\.0\.1$/),
+      refused: 1,
+      limitPerSecond: perSecond,
+      burst,
+    });
     expect(harness.gateway.stats().connections[0]!.rateLimited).toBe(550);
   });
 
@@ -75,7 +82,8 @@ describe('the gateway under a request flood', () => {
     const { harness } = await start();
     const flooder = await harness.connect();
     // Notifications get no answer either way: a refused one must simply not run.
-    for (let i = 0; i < burst + 100; i += 1) flooder.send({ jsonrpc: '2.0', method: 'goals.add', params: { title: `g${i}` } });
+    for (let i = 0; i < burst + 100; i += 1)
+      flooder.send({ jsonrpc: '2.0', method: 'goals.add', params: { title: `g${i}` } });
     const batch = (await flooder.exchange(
       Array.from({ length: 10 }, (_, i) => ({ jsonrpc: '2.0', method: 'heartbeat.status', id: `batch${i}` })),
     )) as Frame[];

@@ -45,10 +45,15 @@ interface ChildReport {
 
 function runChild(): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', CHILD, gateway.url, TEST_TOKEN], { timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err !== null) reject(new Error(`${err.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as ChildReport);
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', CHILD, gateway.url, TEST_TOKEN],
+      { timeout: 60_000 },
+      (err, stdout, stderr) => {
+        if (err !== null) reject(new Error(`${err.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as ChildReport);
+      },
+    );
   });
 }
 

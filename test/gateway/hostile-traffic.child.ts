@@ -54,7 +54,11 @@ async function badTokens(): Promise<number> {
     const statuses = await Promise.all(
       Array.from({ length: 50 }, (_, i) => {
         const headers: Record<string, string> =
-          i % 3 === 0 ? {} : i % 3 === 1 ? { authorization: `Bearer ${token}x` } : { authorization: `Bearer ${'g'.repeat(i * 10)}` };
+          i % 3 === 0
+            ? {}
+            : i % 3 === 1
+              ? { authorization: `Bearer ${token}x` }
+              : { authorization: `Bearer ${'g'.repeat(i * 10)}` };
         return tryUpgrade(rpcUrl, headers);
       }),
     );
@@ -113,7 +117,9 @@ async function nested(): Promise<number[]> {
   for (let i = 0; i < 10; i += 1) {
     const depth = 400_000 + i;
     const answer = new Promise<number>((resolve) =>
-      ws.once('message', (data) => resolve((JSON.parse((data as Buffer).toString()) as { error: { code: number } }).error.code)),
+      ws.once('message', (data) =>
+        resolve((JSON.parse((data as Buffer).toString()) as { error: { code: number } }).error.code),
+      ),
     );
     ws.send(i % 2 === 0 ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(150_000) + '1' + '}'.repeat(150_000));
     codes.push(await answer);
@@ -125,5 +131,7 @@ async function nested(): Promise<number[]> {
 const started = Date.now();
 const rest = Promise.all([churn(), badTokens(), flood(), oversized(), nested()]);
 const [[dropped, refused, flooded, closeCodes, nestedCodes]] = await Promise.all([rest, deaf(rest)]);
-process.stdout.write(`${JSON.stringify({ dropped, refused, ...flooded, closeCodes, nestedCodes, ms: Date.now() - started })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ dropped, refused, ...flooded, closeCodes, nestedCodes, ms: Date.now() - started })}\n`,
+);
 process.exit(0);

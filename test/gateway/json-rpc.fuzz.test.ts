@@ -19,7 +19,13 @@ const HUGE = ['1e400', '-1e400', '123456789012345678901234567890', '1e-400', '90
 const wellFormed = fc
   .record({
     method: fc.oneof(fc.constantFrom(...METHODS), fc.string({ maxLength: 30 })),
-    params: fc.option(fc.oneof(fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 3 })), fc.array(fc.jsonValue({ maxDepth: 2 }))), { nil: undefined }),
+    params: fc.option(
+      fc.oneof(
+        fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 3 })),
+        fc.array(fc.jsonValue({ maxDepth: 2 })),
+      ),
+      { nil: undefined },
+    ),
   })
   .map(({ method, params }) => {
     nextId += 1;
@@ -36,21 +42,24 @@ const garbage = fc.oneof(
   fc.integer({ min: 1, max: 20_000 }).map((n) => '['.repeat(n)),
   fc.constantFrom(...HUGE).map((n) => `{"jsonrpc":"2.0","method":"heartbeat.status","id":${n}}`),
   fc.constantFrom(...HUGE).map((n) => `{"jsonrpc":"2.0","method":"checkpoint.list","params":{"limit":${n}},"id":"h"}`),
-  fc.record({
-    jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue({ maxDepth: 1 })),
-    method: fc.jsonValue({ maxDepth: 1 }),
-    params: fc.jsonValue({ maxDepth: 2 }),
-    id: fc.jsonValue({ maxDepth: 1 }),
-  }).map((value) => JSON.stringify(value)),
+  fc
+    .record({
+      jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue({ maxDepth: 1 })),
+      method: fc.jsonValue({ maxDepth: 1 }),
+      params: fc.jsonValue({ maxDepth: 2 }),
+      id: fc.jsonValue({ maxDepth: 1 }),
+    })
+    .map((value) => JSON.stringify(value)),
   fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 20 }).map((batch) => JSON.stringify(batch)),
 );
 
 const isResponse = (frame: Frame): boolean =>
   frame['jsonrpc'] === '2.0' &&
   'id' in frame &&
-  ('result' in frame) !== ('error' in frame) &&
+  'result' in frame !== 'error' in frame &&
   (!('error' in frame) || Number.isInteger((frame['error'] as { code: unknown }).code));
-const isNotification = (frame: Frame): boolean => frame['jsonrpc'] === '2.0' && typeof frame.method === 'string' && !('id' in frame);
+const isNotification = (frame: Frame): boolean =>
+  frame['jsonrpc'] === '2.0' && typeof frame.method === 'string' && !('id' in frame);
 
 describe('the gateway under random frames', () => {
   it('answers every well-formed request, stays open and keeps beating whatever else arrives', async () => {

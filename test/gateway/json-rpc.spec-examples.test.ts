@@ -21,7 +21,9 @@ async function expectNoResponse(frame: string): Promise<void> {
 
 describe('JSON-RPC 2.0 specification examples (§7)', () => {
   it('answers a call with named parameters with its result and id', async () => {
-    const response = await client.exchange('{"jsonrpc": "2.0", "method": "goals.add", "params": {"title": "Water the plants", "priority": 3}, "id": 3}');
+    const response = await client.exchange(
+      '{"jsonrpc": "2.0", "method": "goals.add", "params": {"title": "Water the plants", "priority": 3}, "id": 3}',
+    );
     const [goal] = h.runtime.listGoals();
     expect(response).toEqual({ jsonrpc: '2.0', result: goal, id: 3 });
     expect(goal).toMatchObject({ title: 'Water the plants', priority: 3 });
@@ -62,15 +64,25 @@ describe('JSON-RPC 2.0 specification examples (§7)', () => {
       {"jsonrpc": "2.0", "method": "heartbeat.status", "id": "1"},
       {"jsonrpc": "2.0", "method"
     ]`;
-    expect(await client.exchange(frame)).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
+    expect(await client.exchange(frame)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error' },
+      id: null,
+    });
   });
 
   it('answers an empty batch with one -32600, not an array', async () => {
-    expect(await client.exchange('[]')).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' }, id: null });
+    expect(await client.exchange('[]')).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request' },
+      id: null,
+    });
   });
 
   it('answers a batch of one invalid entry with an array of one -32600', async () => {
-    expect(await client.exchange('[1]')).toEqual([{ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' }, id: null }]);
+    expect(await client.exchange('[1]')).toEqual([
+      { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' }, id: null },
+    ]);
   });
 
   it('answers a batch of three invalid entries with three -32600', async () => {
@@ -109,11 +121,20 @@ describe('JSON-RPC 2.0 specification examples (§7)', () => {
 describe('JSON-RPC framing beyond the examples', () => {
   it('refuses positional params and misspelt names with -32602 carrying the zod issues in data, each with vigilCode', async () => {
     const positional = await client.request('goals.add', ['Water the plants']);
-    expect(positional.error).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: [], vigilCode: 'RPC_INVALID_PARAMS' })] });
+    expect(positional.error).toMatchObject({
+      code: -32602,
+      data: [expect.objectContaining({ path: [], vigilCode: 'RPC_INVALID_PARAMS' })],
+    });
     const misspelt = await client.request('checkpoint.restore', { id: 'ck-1', confirmed: true });
-    expect(misspelt.error).toMatchObject({ code: -32602, data: [expect.objectContaining({ code: 'unrecognized_keys', keys: ['confirmed'] })] });
+    expect(misspelt.error).toMatchObject({
+      code: -32602,
+      data: [expect.objectContaining({ code: 'unrecognized_keys', keys: ['confirmed'] })],
+    });
     const wrongType = await client.request('goals.add', { title: 42 });
-    expect(wrongType.error).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ['title'], code: 'invalid_type' })] });
+    expect(wrongType.error).toMatchObject({
+      code: -32602,
+      data: [expect.objectContaining({ path: ['title'], code: 'invalid_type' })],
+    });
   });
 
   it('accepts absent, empty-object and empty-array params for a method without params', async () => {
@@ -124,12 +145,20 @@ describe('JSON-RPC framing beyond the examples', () => {
 
   it('refuses a batch of more than 1000 entries with one -32600', async () => {
     const batch = Array.from({ length: 1001 }, (_, i) => ({ jsonrpc: '2.0', method: 'heartbeat.status', id: i }));
-    expect(await client.exchange(batch)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' }, id: null });
+    expect(await client.exchange(batch)).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request' },
+      id: null,
+    });
   });
 
   it('treats ids as opaque: strings, integers, fractions and null come back as sent; objects are invalid', async () => {
     for (const id of ['abc', 7, 1.5, null, -3]) {
-      expect(await client.exchange({ jsonrpc: '2.0', method: 'memory.list', id })).toEqual({ jsonrpc: '2.0', result: [], id });
+      expect(await client.exchange({ jsonrpc: '2.0', method: 'memory.list', id })).toEqual({
+        jsonrpc: '2.0',
+        result: [],
+        id,
+      });
     }
     expect(await client.exchange({ jsonrpc: '2.0', method: 'memory.list', id: { a: 1 } })).toEqual({
       jsonrpc: '2.0',
@@ -140,7 +169,9 @@ describe('JSON-RPC framing beyond the examples', () => {
 
   it('closes the connection with 1009 for a frame over 1 MiB and keeps serving others', async () => {
     const other = await h.connect();
-    client.send(JSON.stringify({ jsonrpc: '2.0', method: 'agent.send', params: { text: 'x'.repeat(1024 * 1024) }, id: 1 }));
+    client.send(
+      JSON.stringify({ jsonrpc: '2.0', method: 'agent.send', params: { text: 'x'.repeat(1024 * 1024) }, id: 1 }),
+    );
     expect((await client.closed).code).toBe(1009);
     expect((await other.request('heartbeat.status')).result).toBeDefined();
   });

@@ -48,14 +48,25 @@ describe('gateway methods', () => {
     expect(second.beatCount).toBeGreaterThan(first.beatCount);
     const list = await result('checkpoint.list');
     expect(list.slice(0, 2).map((c: { id: string }) => c.id)).toEqual([second.id, first.id]);
-    expect(list[0]).toEqual({ id: second.id, beatCount: second.beatCount, sizeBytes: second.sizeBytes, createdAt: expect.any(String), formatVersion: CHECKPOINT_FORMAT_VERSION });
+    expect(list[0]).toEqual({
+      id: second.id,
+      beatCount: second.beatCount,
+      sizeBytes: second.sizeBytes,
+      createdAt: expect.any(String),
+      formatVersion: CHECKPOINT_FORMAT_VERSION,
+    });
     expect(await result('checkpoint.list', { limit: 1 })).toHaveLength(1);
     expect(await error('checkpoint.list', { limit: 0 })).toMatchObject({ code: -32602 });
   });
 
   it('checkpoint.get: the decoded checkpoint; -32004 for an unknown id, -32005 for a corrupt one', async () => {
     const { id, beatCount } = await checkpoint();
-    expect(await result('checkpoint.get', { id })).toMatchObject({ id, beatCount, formatVersion: CHECKPOINT_FORMAT_VERSION, actors: expect.any(Object) });
+    expect(await result('checkpoint.get', { id })).toMatchObject({
+      id,
+      beatCount,
+      formatVersion: CHECKPOINT_FORMAT_VERSION,
+      actors: expect.any(Object),
+    });
     expect(await error('checkpoint.get', { id: 'ck-nope' })).toMatchObject({ code: -32004, data: { id: 'ck-nope' } });
     const bodies = h.db.sublevel<string, Uint8Array>(SUBLEVELS.checkpointBodies, { valueEncoding: 'view' });
     await bodies.put(id, new TextEncoder().encode('not gzip'));
@@ -71,7 +82,12 @@ describe('gateway methods', () => {
     expect(confirmation).toEqual({
       code: -32001,
       message: expect.stringContaining(saved.id),
-      data: { id: saved.id, beatCount: saved.beatCount, createdAt: new Date(stored.createdAt).toISOString(), vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED' },
+      data: {
+        id: saved.id,
+        beatCount: saved.beatCount,
+        createdAt: new Date(stored.createdAt).toISOString(),
+        vigilCode: 'CHECKPOINT_CONFIRMATION_REQUIRED',
+      },
     });
     const restored = await h.until(client.request('checkpoint.restore', { id: saved.id, confirm: true }));
     expect(restored.result).toEqual({ restored: saved.id, beatCount: saved.beatCount });
@@ -81,7 +97,12 @@ describe('gateway methods', () => {
 
   it('checkpoint.restore: -32009 for a second restore while one runs', async () => {
     const { id } = await checkpoint();
-    const batch = [1, 2].map((n) => ({ jsonrpc: '2.0', method: 'checkpoint.restore', params: { id, confirm: true }, id: n }));
+    const batch = [1, 2].map((n) => ({
+      jsonrpc: '2.0',
+      method: 'checkpoint.restore',
+      params: { id, confirm: true },
+      id: n,
+    }));
     const responses = (await h.until(client.exchange(batch))) as Array<Record<string, any>>;
     expect(responses[0]).toMatchObject({ id: 1, result: { restored: id } });
     expect(responses[1]).toMatchObject({ id: 2, error: { code: -32009 } });
@@ -95,7 +116,11 @@ describe('gateway methods', () => {
     expect(document).toMatchObject({ kind: 'vigil.checkpoint-export', version: 1, checkpoint: { id } });
     expect(document.messages.map((m: { text: string }) => m.text)).toContain('remember the blue door');
     const imported = await result('checkpoint.import', { document });
-    expect(imported).toMatchObject({ importedFrom: id, beatCount: document.checkpoint.beatCount, messages: document.messages.length });
+    expect(imported).toMatchObject({
+      importedFrom: id,
+      beatCount: document.checkpoint.beatCount,
+      messages: document.messages.length,
+    });
     expect(imported.id).not.toBe(id);
     expect(await error('checkpoint.export', { id: 'ck-nope' })).toMatchObject({ code: -32004 });
     expect(await error('checkpoint.import', { document: { ...document, version: 99 } })).toMatchObject({
@@ -107,18 +132,36 @@ describe('gateway methods', () => {
   it('budget.status, budget.topUp, budget.setCap: the budget and its changes; -32602 for bad amounts', async () => {
     const status = await result('budget.status');
     expect(BudgetStatusSchema.parse(status)).toEqual(status);
-    expect(status).toMatchObject({ dailyCapUsd: 5, spentTodayUsd: 0, state: 'ok', timezone: 'UTC', cacheReadShareToday: 0 });
+    expect(status).toMatchObject({
+      dailyCapUsd: 5,
+      spentTodayUsd: 0,
+      state: 'ok',
+      timezone: 'UTC',
+      cacheReadShareToday: 0,
+    });
     const toppedUp = await result('budget.topUp', { amountUsd: 2.5 });
     expect(toppedUp).toMatchObject({ dailyCapUsd: 5, topUpUsd: 2.5, remainingUsd: 7.5 });
     expect(await result('budget.setCap', { dailyCapUsd: 12 })).toMatchObject({ dailyCapUsd: 12, remainingUsd: 14.5 });
     expect(await result('budget.status')).toEqual(h.runtime.budgetStatus());
-    expect(await error('budget.topUp', { amountUsd: -1 })).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ['amountUsd'], vigilCode: 'RPC_INVALID_PARAMS' })] });
+    expect(await error('budget.topUp', { amountUsd: -1 })).toMatchObject({
+      code: -32602,
+      data: [expect.objectContaining({ path: ['amountUsd'], vigilCode: 'RPC_INVALID_PARAMS' })],
+    });
     expect(await error('budget.setCap', {})).toMatchObject({ code: -32602 });
   });
 
   it('goals.add, goals.list, goals.complete; -32004 for an unknown goal, -32602 for a bad one', async () => {
-    const goal = await result('goals.add', { title: 'Write the report', priority: 8, dueAt: '2026-03-02T00:00:00.000Z' });
-    expect(goal).toMatchObject({ title: 'Write the report', priority: 8, status: 'active', dueAt: '2026-03-02T00:00:00.000Z' });
+    const goal = await result('goals.add', {
+      title: 'Write the report',
+      priority: 8,
+      dueAt: '2026-03-02T00:00:00.000Z',
+    });
+    expect(goal).toMatchObject({
+      title: 'Write the report',
+      priority: 8,
+      status: 'active',
+      dueAt: '2026-03-02T00:00:00.000Z',
+    });
     expect(await result('goals.list')).toEqual([goal]);
     expect(await result('goals.complete', { id: goal.id })).toMatchObject({ id: goal.id, status: 'completed' });
     expect(await error('goals.complete', { id: 'g-nope' })).toMatchObject({ code: -32004, data: { id: 'g-nope' } });
@@ -131,7 +174,12 @@ describe('gateway methods', () => {
     await h.advance(2000);
     const memory = await result('memory.list');
     expect(memory.length).toBeGreaterThan(0);
-    expect(memory[0]).toEqual({ id: expect.any(String), content: expect.any(String), salience: expect.any(Number), createdAt: expect.any(String) });
+    expect(memory[0]).toEqual({
+      id: expect.any(String),
+      content: expect.any(String),
+      salience: expect.any(Number),
+      createdAt: expect.any(String),
+    });
     expect(await result('affect.get')).toEqual(h.runtime.getAffect());
     expect(await error('affect.get', { dimension: 'valence' })).toMatchObject({ code: -32602 });
   });
@@ -140,17 +188,25 @@ describe('gateway methods', () => {
     const { turnId } = await result('agent.send', { text: 'hello', from: 'tester' });
     await h.advance(2000);
     expect(h.ofType('agent.reply').map((e) => e.turnId)).toContain(turnId);
-    expect(await error('agent.send', { text: '' })).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ['text'], vigilCode: 'RPC_INVALID_PARAMS' })] });
+    expect(await error('agent.send', { text: '' })).toMatchObject({
+      code: -32602,
+      data: [expect.objectContaining({ path: ['text'], vigilCode: 'RPC_INVALID_PARAMS' })],
+    });
   });
 
   it('events.subscribe / unsubscribe: up to the connection limit (-32009 past it), -32004 for an unknown one', async () => {
     const first = await result('events.subscribe', { types: ['heartbeat.beat'] });
     expect(first).toEqual({ subscription: expect.any(String), after: expect.any(Number) });
     await result('events.subscribe');
-    expect(await error('events.subscribe')).toMatchObject({ code: -32009, data: { vigilCode: 'SUBSCRIPTION_LIMIT', limit: 2 } });
+    expect(await error('events.subscribe')).toMatchObject({
+      code: -32009,
+      data: { vigilCode: 'SUBSCRIPTION_LIMIT', limit: 2 },
+    });
     expect(await result('events.unsubscribe', { subscription: first.subscription })).toBe(true);
     expect(await error('events.unsubscribe', { subscription: first.subscription })).toMatchObject({ code: -32004 });
-    expect(await result('events.subscribe', { types: ['checkpoint.*'] })).toMatchObject({ subscription: expect.any(String) });
+    expect(await result('events.subscribe', { types: ['checkpoint.*'] })).toMatchObject({
+      subscription: expect.any(String),
+    });
     expect(await error('events.subscribe', { types: 'checkpoint.*' })).toMatchObject({ code: -32602 });
   });
 
@@ -167,7 +223,10 @@ describe('gateway methods', () => {
 
   it('rpc.discover: an OpenRPC document with every method, its params and result from the zod schemas', async () => {
     const doc = await result('rpc.discover');
-    expect(doc).toMatchObject({ openrpc: expect.stringMatching(/^1\./), info: { title: expect.any(String), version: expect.any(String) } });
+    expect(doc).toMatchObject({
+      openrpc: expect.stringMatching(/^1\./),
+      info: { title: expect.any(String), version: expect.any(String) },
+    });
     expect(doc.methods.map((m: { name: string }) => m.name).sort()).toEqual(Object.keys(RPC_METHODS).sort());
     const restore = doc.methods.find((m: { name: string }) => m.name === 'checkpoint.restore');
     expect(restore.params).toEqual([
@@ -175,8 +234,12 @@ describe('gateway methods', () => {
       { name: 'confirm', required: false, schema: { type: 'boolean' } },
     ]);
     const { $schema: _, ...statusSchema } = z.toJSONSchema(RPC_METHODS['heartbeat.status'].result, { io: 'output' });
-    expect(doc.methods.find((m: { name: string }) => m.name === 'heartbeat.status').result.schema).toEqual(statusSchema);
-    expect(restore.errors.map((e: { code: number }) => e.code)).toEqual(expect.arrayContaining([-32001, -32004, -32009]));
+    expect(doc.methods.find((m: { name: string }) => m.name === 'heartbeat.status').result.schema).toEqual(
+      statusSchema,
+    );
+    expect(restore.errors.map((e: { code: number }) => e.code)).toEqual(
+      expect.arrayContaining([-32001, -32004, -32009]),
+    );
   });
 
   it('answers -32603 (not a crash) once the runtime has stopped', async () => {

@@ -4,7 +4,11 @@
  * calls, connections and checkpoints happen.
  */
 import { get, type ClientRequest } from 'node:http';
-import parsePrometheusTextFormat, { type PromFamily, type PromHistogramSample, type PromSample } from 'parse-prometheus-text-format';
+import parsePrometheusTextFormat, {
+  type PromFamily,
+  type PromHistogramSample,
+  type PromSample,
+} from 'parse-prometheus-text-format';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countRequest } from '../../src/gateway/rpc-router.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
@@ -19,13 +23,13 @@ afterEach(async () => {
 /** Every metric issue 6 names, by its exported name. */
 const ISSUE_METRICS = {
   vigil_beats_total: 'COUNTER',
-  vigil_beat_duration_ms: 'HISTOGRAM',
-  vigil_beat_delay_ms: 'HISTOGRAM',
+  vigil_beat_duration_seconds: 'HISTOGRAM',
+  vigil_beat_delay_seconds: 'HISTOGRAM',
   vigil_think_calls_total: 'COUNTER',
   vigil_think_tokens_total: 'COUNTER',
   vigil_budget_spent_today_usd: 'GAUGE',
   vigil_budget_daily_cap_usd: 'GAUGE',
-  vigil_checkpoint_save_duration_ms: 'HISTOGRAM',
+  vigil_checkpoint_save_duration_seconds: 'HISTOGRAM',
   vigil_checkpoint_size_bytes: 'GAUGE',
   vigil_checkpoints_restored_total: 'COUNTER',
   vigil_checkpoints_corrupt_total: 'COUNTER',
@@ -33,7 +37,7 @@ const ISSUE_METRICS = {
   vigil_gateway_requests_total: 'COUNTER',
   vigil_events_dropped_total: 'COUNTER',
   // CONTRACT §10 (issue 14): today's share of prompt tokens read from the prompt cache.
-  vigil_cache_read_share_today: 'GAUGE',
+  vigil_cache_read_today_ratio: 'GAUGE',
   // Node's process metrics (prom-client's defaults, with the vigil_ prefix).
   vigil_process_cpu_user_seconds_total: 'COUNTER',
   vigil_process_resident_memory_bytes: 'GAUGE',
@@ -56,7 +60,9 @@ async function scrape(harness: GatewayHarness): Promise<Map<string, PromFamily>>
 function value(families: Map<string, PromFamily>, name: string, labels: Record<string, string> = {}): number {
   const family = families.get(name);
   if (family === undefined) throw new Error(`no metric ${name}`);
-  const sample = (family.metrics as PromSample[]).find((m) => JSON.stringify(m.labels ?? {}) === JSON.stringify(labels));
+  const sample = (family.metrics as PromSample[]).find(
+    (m) => JSON.stringify(m.labels ?? {}) === JSON.stringify(labels),
+  );
   return sample === undefined ? 0 : Number(sample.value);
 }
 
@@ -106,13 +112,15 @@ describe('GET /metrics', () => {
     await harness.advance(5000);
     const beaten = await scrape(harness);
     expect(value(beaten, 'vigil_beats_total') - value(before, 'vigil_beats_total')).toBe(5);
-    expect(observations(beaten, 'vigil_beat_duration_ms') - observations(before, 'vigil_beat_duration_ms')).toBe(5);
-    expect(observations(beaten, 'vigil_beat_delay_ms')).toBeGreaterThanOrEqual(4);
+    expect(
+      observations(beaten, 'vigil_beat_duration_seconds') - observations(before, 'vigil_beat_duration_seconds'),
+    ).toBe(5);
+    expect(observations(beaten, 'vigil_beat_delay_seconds')).toBeGreaterThanOrEqual(4);
     // The budget's gauges hold what budget.status says.
     const budget = harness.runtime.budgetStatus();
     expect(value(beaten, 'vigil_budget_daily_cap_usd')).toBe(budget.dailyCapUsd);
     expect(value(beaten, 'vigil_budget_spent_today_usd')).toBe(budget.spentTodayUsd);
-    expect(value(beaten, 'vigil_cache_read_share_today')).toBe(budget.cacheReadShareToday);
+    expect(value(beaten, 'vigil_cache_read_today_ratio')).toBe(budget.cacheReadShareToday);
 
     const client = await harness.connect();
     const sse = await openSse(`${harness.gateway.url}/events?types=checkpoint.*&token=${TEST_TOKEN}`);
@@ -129,7 +137,8 @@ describe('GET /metrics', () => {
     expect(restored.result).toMatchObject({ restored: id });
 
     const after = await scrape(harness);
-    const requests = (method: string, code: number): number => value(after, 'vigil_gateway_requests_total', { method, code: String(code) });
+    const requests = (method: string, code: number): number =>
+      value(after, 'vigil_gateway_requests_total', { method, code: String(code) });
     expect(requests('heartbeat.status', 0)).toBe(3);
     expect(requests('goals.add', -32602)).toBe(1);
     // An unknown name is counted under one label, so no client can grow the metric without bound.
@@ -140,11 +149,17 @@ describe('GET /metrics', () => {
     expect(requests('checkpoint.restore', -32001)).toBe(1);
     expect(requests('checkpoint.restore', 0)).toBe(1);
 
-    const createdTotal = value(after, 'vigil_checkpoints_created_total') - value(before, 'vigil_checkpoints_created_total');
+    const createdTotal =
+      value(after, 'vigil_checkpoints_created_total') - value(before, 'vigil_checkpoints_created_total');
     expect(createdTotal).toBeGreaterThanOrEqual(1);
-    expect(observations(after, 'vigil_checkpoint_save_duration_ms') - observations(before, 'vigil_checkpoint_save_duration_ms')).toBe(createdTotal);
+    expect(
+      observations(after, 'vigil_checkpoint_save_duration_seconds') -
+        observations(before, 'vigil_checkpoint_save_duration_seconds'),
+    ).toBe(createdTotal);
     expect(value(after, 'vigil_checkpoint_size_bytes')).toBeGreaterThan(0);
-    expect(value(after, 'vigil_checkpoints_restored_total') - value(before, 'vigil_checkpoints_restored_total')).toBe(1);
+    expect(value(after, 'vigil_checkpoints_restored_total') - value(before, 'vigil_checkpoints_restored_total')).toBe(
+      1,
+    );
 
     sse.close();
     await client.close();
@@ -159,22 +174,33 @@ describe('GET /metrics', () => {
     // Counted before sending: the message wakes the heartbeat, so its think may complete before the answer arrives.
     const thinks = harness.ofType('think.completed').length;
     await client.request('agent.send', { text: 'remember that the plants need water' });
-    for (let step = 0; step < 30 && harness.ofType('think.completed').length === thinks; step += 1) await harness.advance(1000);
+    for (let step = 0; step < 30 && harness.ofType('think.completed').length === thinks; step += 1)
+      await harness.advance(1000);
     const completed = harness.ofType('think.completed').slice(thinks);
     expect(completed.length).toBeGreaterThan(0);
     const after = await scrape(harness);
-    const thinkCalls = value(after, 'vigil_think_calls_total', { outcome: 'completed' }) - value(before, 'vigil_think_calls_total', { outcome: 'completed' });
+    const thinkCalls =
+      value(after, 'vigil_think_calls_total', { outcome: 'completed' }) -
+      value(before, 'vigil_think_calls_total', { outcome: 'completed' });
     expect(thinkCalls).toBe(completed.length);
     const inputTokens = completed.reduce((sum, event) => sum + event.inputTokens, 0);
-    expect(value(after, 'vigil_think_tokens_total', { kind: 'input' }) - value(before, 'vigil_think_tokens_total', { kind: 'input' })).toBe(inputTokens);
+    expect(
+      value(after, 'vigil_think_tokens_total', { kind: 'input' }) -
+        value(before, 'vigil_think_tokens_total', { kind: 'input' }),
+    ).toBe(inputTokens);
     for (const kind of ['input', 'output', 'cache_read', 'cache_write']) {
-      expect((after.get('vigil_think_tokens_total')!.metrics as PromSample[]).some((m) => m.labels?.['kind'] === kind), kind).toBe(true);
+      expect(
+        (after.get('vigil_think_tokens_total')!.metrics as PromSample[]).some((m) => m.labels?.['kind'] === kind),
+        kind,
+      ).toBe(true);
     }
     await client.close();
   });
 
   it('counts the events dropped for a stalled SSE subscriber, exactly as its own counters do', async () => {
-    h = await startGatewayHarness({ gateway: { subscriberBuffer: 10, highWaterBytes: 16 * 1024, maxDropped: 1_000_000 } });
+    h = await startGatewayHarness({
+      gateway: { subscriberBuffer: 10, highWaterBytes: 16 * 1024, maxDropped: 1_000_000 },
+    });
     const harness = h;
     // A reader that never reads: the kernel's buffers fill, then the gateway's, then events are dropped.
     let stalled: ClientRequest | undefined;
@@ -188,7 +214,8 @@ describe('GET /metrics', () => {
     const text = 'x'.repeat(4096);
     const stream = () => harness.gateway.stats().streams[0];
     for (let batch = 0; batch < 400 && (stream()?.droppedTotal ?? 0) === 0; batch += 1) {
-      for (let i = 0; i < 50; i += 1) harness.bus.emit('agent.message', { turnId: `t-${batch}-${i}`, text, from: 'load' });
+      for (let i = 0; i < 50; i += 1)
+        harness.bus.emit('agent.message', { turnId: `t-${batch}-${i}`, text, from: 'load' });
       await new Promise((resolve) => setImmediate(resolve));
     }
     const dropped = stream()!.droppedTotal;

@@ -32,14 +32,27 @@ function serverClosed(serverWs: WebSocket): Promise<void> {
   return new Promise((resolve) => serverWs.once('close', () => resolve()));
 }
 
-const request = (method: string, id: unknown, params?: unknown) => ({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }), id });
-const notification = (method: string, params?: unknown) => ({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
+const request = (method: string, id: unknown, params?: unknown) => ({
+  jsonrpc: '2.0',
+  method,
+  ...(params === undefined ? {} : { params }),
+  id,
+});
+const notification = (method: string, params?: unknown) => ({
+  jsonrpc: '2.0',
+  method,
+  ...(params === undefined ? {} : { params }),
+});
 
 describe('RpcConnection', () => {
   it('answers a single request with its result and id', async () => {
     const { h, client } = await start();
     await h.advance(2000);
-    expect(await client.exchange(request('heartbeat.status', 7))).toEqual({ jsonrpc: '2.0', result: h.runtime.status(), id: 7 });
+    expect(await client.exchange(request('heartbeat.status', 7))).toEqual({
+      jsonrpc: '2.0',
+      result: h.runtime.status(),
+      id: 7,
+    });
   });
 
   it('runs a notification and sends nothing back', async () => {
@@ -63,32 +76,54 @@ describe('RpcConnection', () => {
       { jsonrpc: '2.0', result: h.runtime.status(), id: 'a' },
       { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' }, id: null },
       { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 'b' },
-      { jsonrpc: '2.0', error: expect.objectContaining({ code: -32602, data: [expect.objectContaining({ vigilCode: 'RPC_INVALID_PARAMS' })] }), id: 'c' },
+      {
+        jsonrpc: '2.0',
+        error: expect.objectContaining({
+          code: -32602,
+          data: [expect.objectContaining({ vigilCode: 'RPC_INVALID_PARAMS' })],
+        }),
+        id: 'c',
+      },
       { jsonrpc: '2.0', result: [expect.objectContaining({ title: 'in a batch' })], id: 'd' },
     ]);
   });
 
   it('sends nothing for a batch of notifications only, and runs each of them', async () => {
     const { h, client } = await start();
-    await expectNoResponse(client, [notification('goals.add', { title: 'one' }), notification('goals.add', { title: 'two' })]);
+    await expectNoResponse(client, [
+      notification('goals.add', { title: 'one' }),
+      notification('goals.add', { title: 'two' }),
+    ]);
     expect(h.runtime.listGoals()).toHaveLength(2);
   });
 
   it('answers an empty batch with one -32600 object, not an array', async () => {
     const { client } = await start();
-    expect(await client.exchange('[]')).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' }, id: null });
+    expect(await client.exchange('[]')).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request' },
+      id: null,
+    });
   });
 
   it('answers invalid JSON with -32700 and keeps the connection open', async () => {
     const { client, serverWs } = await start();
-    expect(await client.exchange('{"jsonrpc": "2.0", "method": ')).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
+    expect(await client.exchange('{"jsonrpc": "2.0", "method": ')).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error' },
+      id: null,
+    });
     expect((await client.request('heartbeat.status'))['result']).toMatchObject({ beatCount: expect.any(Number) });
     expect(serverWs.readyState).toBe(serverWs.OPEN);
   });
 
   it('answers an unknown method with -32601 and its id', async () => {
     const { client } = await start();
-    expect(await client.exchange(request('foo.bar', 'x'))).toEqual({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 'x' });
+    expect(await client.exchange(request('foo.bar', 'x'))).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32601, message: 'Method not found' },
+      id: 'x',
+    });
   });
 
   it('answers invalid params with -32602 carrying the zod issues and vigilCode RPC_INVALID_PARAMS', async () => {
@@ -105,7 +140,11 @@ describe('RpcConnection', () => {
     const { client, serverWs } = await start();
     expect(await client.exchange('['.repeat(MAX_FRAME_DEPTH + 1))).toEqual({
       jsonrpc: '2.0',
-      error: { code: -32600, message: 'Invalid Request', data: { reason: `the frame nests deeper than ${MAX_FRAME_DEPTH} levels`, vigilCode: 'RPC_INVALID_REQUEST' } },
+      error: {
+        code: -32600,
+        message: 'Invalid Request',
+        data: { reason: `the frame nests deeper than ${MAX_FRAME_DEPTH} levels`, vigilCode: 'RPC_INVALID_REQUEST' },
+      },
       id: null,
     });
     expect(serverWs.readyState).toBe(serverWs.OPEN);
@@ -118,15 +157,30 @@ describe('RpcConnection', () => {
   });
 
   it('serves the burst, refuses the rest with -32029 (notifications unrun), and serves again as the clock refills the bucket', async () => {
-    const { h, client, connection, serverWs, records } = await start({ limits: { rateLimit: { perSecond: 10, burst: 20 } } });
-    const responses = (await client.exchange(Array.from({ length: 22 }, (_, i) => request('heartbeat.status', i)))) as Frame[];
+    const { h, client, connection, serverWs, records } = await start({
+      limits: { rateLimit: { perSecond: 10, burst: 20 } },
+    });
+    const responses = (await client.exchange(
+      Array.from({ length: 22 }, (_, i) => request('heartbeat.status', i)),
+    )) as Frame[];
     expect(responses.filter((r) => 'result' in r)).toHaveLength(20);
     expect(responses.slice(20).map((r) => r['error'])).toEqual([
-      { code: -32029, message: expect.stringMatching(/^Rate limited/), data: { vigilCode: 'RPC_RATE_LIMITED', limitPerSecond: 10, burst: 20, retryAfterMs: 100 } },
-      { code: -32029, message: expect.stringMatching(/^Rate limited/), data: { vigilCode: 'RPC_RATE_LIMITED', limitPerSecond: 10, burst: 20, retryAfterMs: 100 } },
+      {
+        code: -32029,
+        message: expect.stringMatching(/^Rate limited/),
+        data: { vigilCode: 'RPC_RATE_LIMITED', limitPerSecond: 10, burst: 20, retryAfterMs: 100 },
+      },
+      {
+        code: -32029,
+        message: expect.stringMatching(/^Rate limited/),
+        data: { vigilCode: 'RPC_RATE_LIMITED', limitPerSecond: 10, burst: 20, retryAfterMs: 100 },
+      },
     ]);
     // A refused notification is dropped, never run; the request beside it proves the frame was handled.
-    const refused = (await client.exchange([notification('goals.add', { title: 'refused' }), request('heartbeat.status', 'probe')])) as Frame[];
+    const refused = (await client.exchange([
+      notification('goals.add', { title: 'refused' }),
+      request('heartbeat.status', 'probe'),
+    ])) as Frame[];
     expect(refused).toEqual([{ jsonrpc: '2.0', error: expect.objectContaining({ code: -32029 }), id: 'probe' }]);
     // The bucket runs on the runtime's clock: 100 simulated ms is one token.
     await h.advance(100);
@@ -147,7 +201,8 @@ describe('RpcConnection', () => {
 
   it('logs a refusal again only once RATE_LIMIT_LOG_EVERY_MS of the clock has passed, with the count since', async () => {
     const { h, client, records } = await start({ limits: { rateLimit: { perSecond: 1, burst: 1 } } });
-    const flood = async (n: number) => client.exchange(Array.from({ length: n }, (_, i) => request('heartbeat.status', i)));
+    const flood = async (n: number) =>
+      client.exchange(Array.from({ length: n }, (_, i) => request('heartbeat.status', i)));
     await flood(3); // 1 served, 2 refused: the first refusal is logged
     h.clock.increment(RATE_LIMIT_LOG_EVERY_MS - 1_500);
     await flood(12); // the bucket refilled to its burst of 1: 1 served, 11 refused, none logged: the interval has not passed
@@ -191,7 +246,10 @@ describe('RpcConnection', () => {
     const { client } = await start({ limits: { maxSubscriptions: 2 } });
     await client.request('events.subscribe');
     await client.request('events.subscribe');
-    expect((await client.request('events.subscribe'))['error']).toMatchObject({ code: -32009, data: { vigilCode: 'SUBSCRIPTION_LIMIT', limit: 2 } });
+    expect((await client.request('events.subscribe'))['error']).toMatchObject({
+      code: -32009,
+      data: { vigilCode: 'SUBSCRIPTION_LIMIT', limit: 2 },
+    });
   });
 
   it('ends every subscription when the socket closes, leaving no observer on the bus', async () => {
@@ -225,7 +283,10 @@ describe('RpcConnection', () => {
       },
     });
     for (let i = 0; i < 10; i += 1) client.send(request('memory.list', i));
-    await turnsUntil(() => connection.stats().inFlight === 4 && serverWs.isPaused, 'four frames in flight and reading paused');
+    await turnsUntil(
+      () => connection.stats().inFlight === 4 && serverWs.isPaused,
+      'four frames in flight and reading paused',
+    );
     expect(started).toBe(4);
     expect(client.frames).toEqual([]);
 

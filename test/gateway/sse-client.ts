@@ -59,7 +59,10 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
         waitFor(test, what = 'SSE messages', timeoutMs = 10_000) {
           if (test(messages)) return Promise.resolve();
           return new Promise((done, fail) => {
-            const timer = setTimeout(() => fail(new Error(`timed out waiting for ${what}; got ${JSON.stringify(messages)}`)), timeoutMs);
+            const timer = setTimeout(
+              () => fail(new Error(`timed out waiting for ${what}; got ${JSON.stringify(messages)}`)),
+              timeoutMs,
+            );
             const check = (): void => {
               if (!test(messages)) return;
               clearTimeout(timer);

@@ -19,7 +19,8 @@ async function open(path: string, headers: Record<string, string> = {}): Promise
   return stream;
 }
 
-const parsed = (stream: SseStream): VigilEvent[] => stream.messages.filter((m) => m.event === undefined).map((m) => JSON.parse(m.data) as VigilEvent);
+const parsed = (stream: SseStream): VigilEvent[] =>
+  stream.messages.filter((m) => m.event === undefined).map((m) => JSON.parse(m.data) as VigilEvent);
 
 describe('GET /events (Server-Sent Events)', () => {
   it('streams checkpoint events with the token in the query, id: lines carrying the seq (what curl -N prints)', async () => {
@@ -49,7 +50,10 @@ describe('GET /events (Server-Sent Events)', () => {
   it('resumes with Last-Event-ID: a reconnecting client receives exactly the events it missed, then live ones', async () => {
     const first = await open(`/events?token=${TEST_TOKEN}`);
     await h.advance(3000);
-    await first.waitFor(() => parsed(first).some((e) => e.type === 'heartbeat.beat' && (e as { beatCount: number }).beatCount === 3), 'beat 3');
+    await first.waitFor(
+      () => parsed(first).some((e) => e.type === 'heartbeat.beat' && (e as { beatCount: number }).beatCount === 3),
+      'beat 3',
+    );
     const lastId = first.messages.at(-1)!.id!;
     first.close();
     await h.advance(3000);
@@ -75,7 +79,8 @@ describe('GET /events (Server-Sent Events)', () => {
     expect(h.gateway.stats().streams).toHaveLength(1);
     stream.close();
     // Event-loop turns, not time: the server sees the socket close within a few.
-    for (let turn = 0; turn < 1000 && h.gateway.stats().streams.length > 0; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 1000 && h.gateway.stats().streams.length > 0; turn += 1)
+      await new Promise((resolve) => setImmediate(resolve));
     expect(h.gateway.stats().streams).toHaveLength(0);
   });
 });

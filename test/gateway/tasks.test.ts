@@ -57,7 +57,14 @@ describe('tasks over the gateway', () => {
   it('lists a running task, cancels it over RPC and from the CLI, with typed errors for unknown and finished tasks', async () => {
     dir = mkdtempSync(join(tmpdir(), 'vigil-gateway-tasks-'));
     const countFile = join(dir, 'count');
-    h = await startGatewayHarness({ runtime: { config: { swarmConcurrency: 1, mcp: { mcpServers: { fixture: stdioFixture({ FIXTURE_COUNT_FILE: countFile }) } } } } });
+    h = await startGatewayHarness({
+      runtime: {
+        config: {
+          swarmConcurrency: 1,
+          mcp: { mcpServers: { fixture: stdioFixture({ FIXTURE_COUNT_FILE: countFile }) } },
+        },
+      },
+    });
     const harness = h;
     await until(harness, () => harness.events.some((e) => e.type === 'mcp.server_up'));
     await harness.runtime.send({ text: '/task tools=fixture__hang deadline=90\n/tool fixture__hang' });
@@ -72,7 +79,13 @@ describe('tasks over the gateway', () => {
       ['running', ['mcp__fixture__hang'], 90],
       ['queued', [], 600],
     ]);
-    expect(tasks[0]).toMatchObject({ prompt: '/tool fixture__hang', costUsd: 0, maxCostUsd: 0.5, deadlineAt: expect.any(String), startedAt: expect.any(String) });
+    expect(tasks[0]).toMatchObject({
+      prompt: '/tool fixture__hang',
+      costUsd: 0,
+      maxCostUsd: 0.5,
+      deadlineAt: expect.any(String),
+      startedAt: expect.any(String),
+    });
 
     // The typed client.
     const client = await connect({ url: harness.gateway.url, token: TEST_TOKEN, reconnect: false });
@@ -95,10 +108,16 @@ describe('tasks over the gateway', () => {
     expect(JSON.parse(cancelIo.out())).toMatchObject({ id: tasks[0]!.id, status: 'cancelled' });
 
     const again = await raw.request('tasks.cancel', { id: tasks[0]!.id });
-    expect(again.error).toMatchObject({ code: -32010, data: { vigilCode: 'TASK_FINISHED', id: tasks[0]!.id, status: 'cancelled' } });
+    expect(again.error).toMatchObject({
+      code: -32010,
+      data: { vigilCode: 'TASK_FINISHED', id: tasks[0]!.id, status: 'cancelled' },
+    });
     const unknownIo = cliIo(harness);
     expect(await harness.until(main(['tasks', 'cancel', 'task-nope'], unknownIo))).toBe(1);
-    expect(JSON.parse(unknownIo.err())).toMatchObject({ code: -32004, data: { vigilCode: 'TASK_NOT_FOUND', id: 'task-nope' } });
+    expect(JSON.parse(unknownIo.err())).toMatchObject({
+      code: -32004,
+      data: { vigilCode: 'TASK_NOT_FOUND', id: 'task-nope' },
+    });
     expect(await main(['tasks', 'cancel'], cliIo(harness))).toBe(2);
     expect(await main(['tasks', 'frob'], cliIo(harness))).toBe(2);
     expect((await raw.request('tasks.cancel', {})).error).toMatchObject({ code: -32602 });

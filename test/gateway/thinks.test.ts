@@ -13,7 +13,22 @@ afterEach(async () => {
 });
 
 /** The field names CONTRACT §10 gives a `thinks.list` entry. */
-const LIST_FIELDS = ['id', 'turnIds', 'reason', 'model', 'startedAt', 'durationMs', 'stopReason', 'calls', 'toolCalls', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'costUsd'];
+const LIST_FIELDS = [
+  'id',
+  'turnIds',
+  'reason',
+  'model',
+  'startedAt',
+  'durationMs',
+  'stopReason',
+  'calls',
+  'toolCalls',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'costUsd',
+];
 
 /** A gateway over a runtime whose thinker answers every message (100 tokens in, 20 out, $0.0015 a think). */
 async function started(): Promise<{ harness: GatewayHarness; client: RawClient }> {
@@ -50,8 +65,19 @@ describe('thinks.list and thinks.get over the gateway (CONTRACT §10)', () => {
     expect(listed.map((t) => t.turnIds)).toEqual([[second], [first]]);
     for (const entry of listed) {
       expect(Object.keys(entry).sort()).toEqual([...LIST_FIELDS].sort());
-      expect(entry).toMatchObject({ reason: 'user_message', model: 'scripted', stopReason: 'end_turn', inputTokens: 100, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.0015 });
-      expect(entry.calls).toEqual([expect.objectContaining({ inputTokens: 100, outputTokens: 20, costUsd: 0.0015, retries: 0 })]);
+      expect(entry).toMatchObject({
+        reason: 'user_message',
+        model: 'scripted',
+        stopReason: 'end_turn',
+        inputTokens: 100,
+        outputTokens: 20,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        costUsd: 0.0015,
+      });
+      expect(entry.calls).toEqual([
+        expect.objectContaining({ inputTokens: 100, outputTokens: 20, costUsd: 0.0015, retries: 0 }),
+      ]);
       expect(typeof entry.startedAt).toBe('number');
     }
     const got = (await client.request('thinks.get', { id: listed[0].id })).result as any;
@@ -64,7 +90,10 @@ describe('thinks.list and thinks.get over the gateway (CONTRACT §10)', () => {
   it('answers -32004 with data {id} for an unknown id, and -32602 for bad params', async () => {
     const { harness, client } = await started();
     h = harness;
-    expect((await client.request('thinks.get', { id: 'th-unknown' })).error).toMatchObject({ code: -32004, data: { id: 'th-unknown' } });
+    expect((await client.request('thinks.get', { id: 'th-unknown' })).error).toMatchObject({
+      code: -32004,
+      data: { id: 'th-unknown' },
+    });
     expect((await client.request('thinks.get', {})).error).toMatchObject({ code: -32602 });
     expect((await client.request('thinks.list', { limit: 0 })).error).toMatchObject({ code: -32602 });
     expect((await client.request('thinks.list', { newest: true })).error).toMatchObject({ code: -32602 });
@@ -73,7 +102,9 @@ describe('thinks.list and thinks.get over the gateway (CONTRACT §10)', () => {
   it('describes both methods in rpc.discover, THINK_NOT_FOUND among the errors of thinks.get', async () => {
     const { harness, client } = await started();
     h = harness;
-    const doc = (await client.request('rpc.discover')).result as { methods: Array<{ name: string; errors?: Array<{ code: number; message: string }> }> };
+    const doc = (await client.request('rpc.discover')).result as {
+      methods: Array<{ name: string; errors?: Array<{ code: number; message: string }> }>;
+    };
     const names = doc.methods.map((m) => m.name);
     expect(names).toEqual(expect.arrayContaining(['thinks.list', 'thinks.get']));
     expect(JSON.stringify(doc.methods.find((m) => m.name === 'thinks.get'))).toContain('THINK_NOT_FOUND');
@@ -90,7 +121,15 @@ describe('thinks.list and thinks.get over the gateway (CONTRACT §10)', () => {
     expect(more).toEqual([]);
     const [id, at, reason, model, , calls, tools, tokens, cache, cost, stop] = line!.split('\t');
     expect({ at, reason, model, calls, tools, tokens, cache, cost, stop }).toEqual({
-      at: '2026-03-01T10:00:00.000Z', reason: 'user_message', model: 'scripted', calls: '1 calls', tools: '0 tools', tokens: '100/20 tok', cache: 'cache 0%', cost: '$0.001500', stop: 'end_turn',
+      at: '2026-03-01T10:00:00.000Z',
+      reason: 'user_message',
+      model: 'scripted',
+      calls: '1 calls',
+      tools: '0 tools',
+      tokens: '100/20 tok',
+      cache: 'cache 0%',
+      cost: '$0.001500',
+      stop: 'end_turn',
     });
 
     out.stdout = '';

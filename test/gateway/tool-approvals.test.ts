@@ -40,7 +40,10 @@ async function cli(harness: GatewayHarness, argv: string[]): Promise<{ code: num
   return { code, stdout, stderr };
 }
 
-const requested = (events: readonly VigilEvent[]) => events.filter((e): e is Extract<VigilEvent, { type: 'tool.approval_requested' }> => e.type === 'tool.approval_requested');
+const requested = (events: readonly VigilEvent[]) =>
+  events.filter(
+    (e): e is Extract<VigilEvent, { type: 'tool.approval_requested' }> => e.type === 'tool.approval_requested',
+  );
 
 describe('tool approvals over the gateway and the CLI', () => {
   it('lists waiting calls, approves and denies them, and answers unknown, decided and malformed requests with their codes', async () => {
@@ -59,7 +62,13 @@ describe('tool approvals over the gateway and the CLI', () => {
     const [echo, add] = requested(harness.events);
     const pending = await client.request('tools.pending');
     expect(pending.result).toEqual([
-      { callId: echo!.callId, name: 'mcp__fixture__echo', args: { text: 'line one\nline two' }, turnId, requestedAt: expect.any(String) },
+      {
+        callId: echo!.callId,
+        name: 'mcp__fixture__echo',
+        args: { text: 'line one\nline two' },
+        turnId,
+        requestedAt: expect.any(String),
+      },
       expect.objectContaining({ callId: add!.callId, name: 'mcp__fixture__add', args: { a: 2, b: 3 } }),
     ]);
 
@@ -68,26 +77,49 @@ describe('tool approvals over the gateway and the CLI', () => {
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trim().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]!.split('\t')).toEqual([echo!.callId, 'mcp__fixture__echo', expect.stringMatching(/^\d{4}-\d\d-\d\dT/), turnId, '{"text":"line one\\nline two"}']);
+    expect(lines[0]!.split('\t')).toEqual([
+      echo!.callId,
+      'mcp__fixture__echo',
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      turnId,
+      '{"text":"line one\\nline two"}',
+    ]);
     expect(JSON.parse((await cli(harness, ['tools', 'pending', '--json'])).stdout)).toEqual(pending.result);
 
     const approved = await cli(harness, ['tools', 'approve', echo!.callId]);
     expect(approved.code).toBe(0);
-    expect(JSON.parse(approved.stdout)).toMatchObject({ callId: echo!.callId, name: 'mcp__fixture__echo', approved: true, decidedAt: expect.any(String) });
+    expect(JSON.parse(approved.stdout)).toMatchObject({
+      callId: echo!.callId,
+      name: 'mcp__fixture__echo',
+      approved: true,
+      decidedAt: expect.any(String),
+    });
     const denied = await cli(harness, ['tools', 'deny', add!.callId, '--reason', 'no arithmetic today']);
     expect(denied.code).toBe(0);
-    expect(JSON.parse(denied.stdout)).toMatchObject({ callId: add!.callId, approved: false, reason: 'no arithmetic today' });
+    expect(JSON.parse(denied.stdout)).toMatchObject({
+      callId: add!.callId,
+      approved: false,
+      reason: 'no arithmetic today',
+    });
     expect((await client.request('tools.pending')).result).toEqual([]);
     await until(harness, () => harness.events.filter((e) => e.type === 'agent.reply').length === 2);
 
     // Errors: -32010 for a decided call, -32004 for an unknown one, -32602 for bad params; the CLI exits 1 or 2.
     const again = await client.request('tools.approve', { callId: echo!.callId });
-    expect(again.error).toMatchObject({ code: -32010, data: { vigilCode: 'TOOL_CALL_NOT_PENDING', callId: echo!.callId, state: 'approved' } });
+    expect(again.error).toMatchObject({
+      code: -32010,
+      data: { vigilCode: 'TOOL_CALL_NOT_PENDING', callId: echo!.callId, state: 'approved' },
+    });
     const unknown = await client.request('tools.deny', { callId: 'call-nope' });
-    expect(unknown.error).toMatchObject({ code: -32004, data: { vigilCode: 'TOOL_CALL_NOT_FOUND', callId: 'call-nope' } });
+    expect(unknown.error).toMatchObject({
+      code: -32004,
+      data: { vigilCode: 'TOOL_CALL_NOT_FOUND', callId: 'call-nope' },
+    });
     expect((await client.request('tools.approve', {})).error).toMatchObject({ code: -32602 });
     expect((await client.request('tools.deny', { callId: 'x', reason: 7 })).error).toMatchObject({ code: -32602 });
-    expect((await client.request('tools.approve', { callId: 'x', reason: 'no' })).error).toMatchObject({ code: -32602 });
+    expect((await client.request('tools.approve', { callId: 'x', reason: 'no' })).error).toMatchObject({
+      code: -32602,
+    });
     const cliAgain = await cli(harness, ['tools', 'deny', add!.callId]);
     expect(cliAgain.code).toBe(1);
     expect(cliAgain.stderr).toContain('-32010');

@@ -22,10 +22,15 @@ afterEach(async () => {
 
 /** Resolves once every server in `servers` has emitted mcp.server_up (already or from now on). */
 function allUp(harness: GatewayHarness, servers: string[]): Promise<void> {
-  const up = (events: readonly VigilEvent[]) => servers.every((s) => events.some((e) => e.type === 'mcp.server_up' && e.server === s));
+  const up = (events: readonly VigilEvent[]) =>
+    servers.every((s) => events.some((e) => e.type === 'mcp.server_up' && e.server === s));
   if (up(harness.events)) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`servers not up: ${JSON.stringify(harness.events.filter((e) => e.type.startsWith('mcp.')))}`)), 15_000);
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`servers not up: ${JSON.stringify(harness.events.filter((e) => e.type.startsWith('mcp.')))}`)),
+      15_000,
+    );
     const subscription = harness.runtime.events$.subscribe(() => {
       if (!up(harness.events)) return;
       clearTimeout(timer);
@@ -44,7 +49,10 @@ describe('tools over the gateway', () => {
         config: {
           mcp: {
             mcpServers: {
-              local: stdioFixture({ FIXTURE_PID_FILE: pids }, { allowedTools: ['echo', 'crash'], requireApproval: ['crash'], idempotentTools: ['echo'] }),
+              local: stdioFixture(
+                { FIXTURE_PID_FILE: pids },
+                { allowedTools: ['echo', 'crash'], requireApproval: ['crash'], idempotentTools: ['echo'] },
+              ),
               web: { url: http.url, allowedTools: ['add'] },
             },
           },
@@ -55,12 +63,38 @@ describe('tools over the gateway', () => {
     const client = await h.connect();
     const listed = await client.request('tools.list');
     expect(listed.result).toEqual([
-      { name: 'mcp__local__crash', server: 'local', tool: 'crash', description: 'Exits the server process at once.', requireApproval: true, idempotent: false, available: true },
-      { name: 'mcp__local__echo', server: 'local', tool: 'echo', description: 'Echoes its text.', requireApproval: false, idempotent: true, available: true },
-      { name: 'mcp__web__add', server: 'web', tool: 'add', description: 'Adds two numbers.', requireApproval: false, idempotent: false, available: true },
+      {
+        name: 'mcp__local__crash',
+        server: 'local',
+        tool: 'crash',
+        description: 'Exits the server process at once.',
+        requireApproval: true,
+        idempotent: false,
+        available: true,
+      },
+      {
+        name: 'mcp__local__echo',
+        server: 'local',
+        tool: 'echo',
+        description: 'Echoes its text.',
+        requireApproval: false,
+        idempotent: true,
+        available: true,
+      },
+      {
+        name: 'mcp__web__add',
+        server: 'web',
+        tool: 'add',
+        description: 'Adds two numbers.',
+        requireApproval: false,
+        idempotent: false,
+        available: true,
+      },
     ]);
 
-    const metrics = await (await fetch(`${h.gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } })).text();
+    const metrics = await (
+      await fetch(`${h.gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } })
+    ).text();
     expect(metrics).toContain('vigil_mcp_server_up{server="local"} 1');
     expect(metrics).toContain('vigil_mcp_server_up{server="web"} 1');
     expect(metrics).toContain('vigil_mcp_connection_attempts_total{server="local",outcome="connected"} 1');

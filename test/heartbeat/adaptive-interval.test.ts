@@ -26,6 +26,8 @@ describe('adaptiveIntervalMs', () => {
 
   it('clamps to the configured minimum and maximum', () => {
     expect(adaptiveIntervalMs({ ...base, minMs: 400, lastUserActivityAt: base.now, arousal: 1 })).toBe(400);
-    expect(adaptiveIntervalMs({ ...base, maxMs: 5000, lastUserActivityAt: null, idleSince: 0, now: 24 * 3_600_000 })).toBe(5000);
+    expect(
+      adaptiveIntervalMs({ ...base, maxMs: 5000, lastUserActivityAt: null, idleSince: 0, now: 24 * 3_600_000 }),
+    ).toBe(5000);
   });
 });

@@ -16,7 +16,11 @@ const idle: PlanInputs = {
   autonomyAllowed: true,
 };
 const withGoal = (priority: number, dueAt?: number, id = 'g1') =>
-  goalsReducer(idle.goals, { type: 'goal.add', at: 0, goal: { id, title: id, priority, ...(dueAt === undefined ? {} : { dueAt }) } });
+  goalsReducer(idle.goals, {
+    type: 'goal.add',
+    at: 0,
+    goal: { id, title: id, priority, ...(dueAt === undefined ? {} : { dueAt }) },
+  });
 
 describe('planBeat', () => {
   it('plans nothing when there is no message, no result and no goal: an idle beat thinks not at all', () => {
@@ -24,18 +28,32 @@ describe('planBeat', () => {
   });
 
   it('answers a pending user message before anything else', () => {
-    const plan = planBeat({ ...idle, goals: withGoal(9, now - 1), pending: [{ turnId: 't1', text: 'hi', from: 'user', at: now }] });
+    const plan = planBeat({
+      ...idle,
+      goals: withGoal(9, now - 1),
+      pending: [{ turnId: 't1', text: 'hi', from: 'user', at: now }],
+    });
     expect(plan).toEqual({ reason: 'user_message', turnId: 't1', swarmTaskIds: [] });
   });
 
   it('digests finished swarm results before goal work', () => {
-    let swarms = swarmsReducer(idle.swarms, { type: 'swarm.spawn', at: 0, task: { id: 's1', turnId: 't', prompt: 'p' } });
+    let swarms = swarmsReducer(idle.swarms, {
+      type: 'swarm.spawn',
+      at: 0,
+      task: { id: 's1', turnId: 't', prompt: 'p' },
+    });
     swarms = swarmsReducer(swarms, { type: 'swarm.succeeded', at: 1, id: 's1', result: 'r' });
-    expect(planBeat({ ...idle, swarms, goals: withGoal(5, now - 1) })).toMatchObject({ reason: 'swarm_results', swarmTaskIds: ['s1'] });
+    expect(planBeat({ ...idle, swarms, goals: withGoal(5, now - 1) })).toMatchObject({
+      reason: 'swarm_results',
+      swarmTaskIds: ['s1'],
+    });
   });
 
   it('works on a due goal on every beat', () => {
-    expect(planBeat({ ...idle, goals: withGoal(1, now - 1), lastGoalWorkBeat: 9 })).toMatchObject({ reason: 'goal_work', focusGoalId: 'g1' });
+    expect(planBeat({ ...idle, goals: withGoal(1, now - 1), lastGoalWorkBeat: 9 })).toMatchObject({
+      reason: 'goal_work',
+      focusGoalId: 'g1',
+    });
   });
 
   it('runs an owed debrief before goal work, and neither while winding down', () => {
@@ -45,7 +63,7 @@ describe('planBeat', () => {
 
   it('paces work on a goal that is not due', () => {
     const goals = withGoal(5);
-    expect(planBeat({ ...goals && idle, goals, lastGoalWorkBeat: 8 })).toBeNull();
+    expect(planBeat({ ...(goals && idle), goals, lastGoalWorkBeat: 8 })).toBeNull();
     expect(planBeat({ ...idle, goals, lastGoalWorkBeat: 5 })).toMatchObject({ reason: 'goal_work', focusGoalId: 'g1' });
   });
 });

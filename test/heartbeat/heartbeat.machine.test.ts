@@ -41,12 +41,24 @@ describe('heartbeatMachine', () => {
     });
 
     it('goes sleep → sense → think → integrate → finish → sleep on a beat with work, then idles again', async () => {
-      h = await startHeartbeat({ thinker: new ScriptedThinker((input) => [{ type: 'goal_progress', goalId: input.focusGoalId!, delta: 0.25 }]) });
+      h = await startHeartbeat({
+        thinker: new ScriptedThinker((input) => [{ type: 'goal_progress', goalId: input.focusGoalId!, delta: 0.25 }]),
+      });
       const { clock } = h;
-      h.context().refs.goals.send({ type: 'goal.add', at: clock.now(), goal: { id: 'g-1', title: 'Index the archive', dueAt: clock.now() - 1 } });
+      h.context().refs.goals.send({
+        type: 'goal.add',
+        at: clock.now(),
+        goal: { id: 'g-1', title: 'Index the archive', dueAt: clock.now() - 1 },
+      });
       const from = h.path.length;
       await h.advance(1000);
-      expect(pathSince(h, from)).toEqual(['running.sense', 'running.think', 'running.integrate', 'running.finish', 'running.sleep']);
+      expect(pathSince(h, from)).toEqual([
+        'running.sense',
+        'running.think',
+        'running.integrate',
+        'running.finish',
+        'running.sleep',
+      ]);
       expect(h.thinker.calls).toMatchObject([{ reason: 'goal_work', focusGoalId: 'g-1' }]);
       expect(h.context().refs.goals.getSnapshot().context.goals[0]).toMatchObject({ id: 'g-1', progress: 0.25 });
       expect(h.ofType('think.completed')).toHaveLength(1);
@@ -82,7 +94,9 @@ describe('heartbeatMachine', () => {
       expect(pathSince(h, from).slice(0, 2)).toEqual(['running.sense', 'running.think']);
       await h.settle();
       expect(h.clock.now()).toBe(at);
-      expect(h.thinker.calls).toMatchObject([{ reason: 'user_message', turnId: 't-1', pendingMessages: [{ turnId: 't-1', text: 'hello' }] }]);
+      expect(h.thinker.calls).toMatchObject([
+        { reason: 'user_message', turnId: 't-1', pendingMessages: [{ turnId: 't-1', text: 'hello' }] },
+      ]);
       expect(h.ofType('agent.reply')).toMatchObject([{ turnId: 't-1', text: 're: hello' }]);
       expect(h.state()).toBe('running.sleep');
       expect(h.context().turns.pending).toEqual([]);
@@ -120,7 +134,11 @@ describe('heartbeatMachine', () => {
         seed: (seed) => ({ ...seed, turns: { ...seed.turns, pending: open } }),
         thinker: new ScriptedThinker(async (input) => {
           await gate.promise;
-          return input.pendingMessages.map((m) => ({ type: 'reply' as const, turnId: m.turnId, text: `re: ${m.text}` }));
+          return input.pendingMessages.map((m) => ({
+            type: 'reply' as const,
+            turnId: m.turnId,
+            text: `re: ${m.text}`,
+          }));
         }),
       });
       const conversation = h.deps.conversation;
@@ -157,7 +175,9 @@ describe('heartbeatMachine', () => {
       h = await spendPastTheHardStop();
       expect(h.state()).toBe('dormant.resting');
       expect(h.ofType('agent.budget_exceeded')).toMatchObject([{ spentTodayUsd: 1.2, dailyCapUsd: 1 }]);
-      expect(h.ofType('agent.sleeping')).toMatchObject([{ reason: 'budget_exceeded', wakeAt: '2026-03-02T00:00:00.000Z' }]);
+      expect(h.ofType('agent.sleeping')).toMatchObject([
+        { reason: 'budget_exceeded', wakeAt: '2026-03-02T00:00:00.000Z' },
+      ]);
       const calls = h.thinker.calls.length;
       userMessage(h, 't-2', 'are you there?');
       await h.advance(5000);
@@ -200,7 +220,9 @@ describe('heartbeatMachine', () => {
       before.send({ type: 'affect.appraise', at: h.clock.now(), delta: { valence: 0.6 }, intensity: 5 });
       await h.settle();
 
-      expect(h.ofType('actor.crashed')).toMatchObject([{ actor: 'affect', error: expect.stringMatching(/intensity/i) }]);
+      expect(h.ofType('actor.crashed')).toMatchObject([
+        { actor: 'affect', error: expect.stringMatching(/intensity/i) },
+      ]);
       expect(h.ofType('actor.restarted')).toMatchObject([{ actor: 'affect' }]);
       const types = h.events.map((e) => e.type);
       expect(types.indexOf('actor.crashed')).toBeLessThan(types.indexOf('actor.restarted'));
@@ -218,7 +240,12 @@ describe('heartbeatMachine', () => {
       await h.settle();
       expect(h.ofType('actor.restarted')).toMatchObject([{ actor: 'goals' }]);
       h.context().refs.goals.send({ type: 'goal.add', at: clock.now(), goal: { id: 'g-1', title: 'after the crash' } });
-      expect(h.context().refs.goals.getSnapshot().context.goals.map((g) => g.id)).toEqual(['g-1']);
+      expect(
+        h
+          .context()
+          .refs.goals.getSnapshot()
+          .context.goals.map((g) => g.id),
+      ).toEqual(['g-1']);
       await h.advance(3000);
       expect(h.ofType('heartbeat.beat').map((e) => e.beatCount)).toEqual([1, 2, 3]);
       expect(h.ofType('actor.crashed')).toHaveLength(1);
@@ -301,7 +328,9 @@ describe('heartbeatMachine', () => {
   describe('named actions and guards', () => {
     it('runs an action provided in place of a named one, with the params its transition gives', async () => {
       const checkpointed: unknown[] = [];
-      const machine = heartbeatMachine.provide({ actions: { checkpointAtBoundary: (_, params) => checkpointed.push(params) } });
+      const machine = heartbeatMachine.provide({
+        actions: { checkpointAtBoundary: (_, params) => checkpointed.push(params) },
+      });
       h = await startHeartbeat({ machine });
       h.actor.send({ type: 'CHECKPOINT_NOW' });
       await h.settle();

@@ -14,7 +14,9 @@ describe('heartbeat supervision', () => {
     // A thinker that hands the affect actor an out-of-range appraisal: its event schema rejects it and the actor fails.
     const thinker = new ScriptedThinker((input) =>
       input.pendingMessages.flatMap((m) => [
-        m.text === 'provoke' ? { type: 'feel' as const, delta: { valence: 0.5 }, intensity: 5 } : { type: 'feel' as const, delta: { valence: 0.5 }, intensity: 1 },
+        m.text === 'provoke'
+          ? { type: 'feel' as const, delta: { valence: 0.5 }, intensity: 5 }
+          : { type: 'feel' as const, delta: { valence: 0.5 }, intensity: 1 },
         { type: 'reply' as const, turnId: m.turnId, text: 'noted' },
       ]),
     );

@@ -15,7 +15,10 @@ describe('turn book and approvals', () => {
     const state = turns(['t-1', 't-2', 't-3']);
     expect(answerableTurns(state).map((t) => t.turnId)).toEqual(['t-1', 't-2', 't-3']);
     expect(answerableTurns(state, new Set(['t-2'])).map((t) => t.turnId)).toEqual(['t-1', 't-3']);
-    const tasked = { ...state, pending: state.pending.map((t) => (t.turnId === 't-3' ? { ...t, awaitingTask: true } : t)) };
+    const tasked = {
+      ...state,
+      pending: state.pending.map((t) => (t.turnId === 't-3' ? { ...t, awaitingTask: true } : t)),
+    };
     expect(answerableTurns(tasked, new Set(['t-1'])).map((t) => t.turnId)).toEqual(['t-2']);
   });
 

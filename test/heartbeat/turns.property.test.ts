@@ -105,7 +105,10 @@ class ModelThinker extends ScriptedThinker {
       case 'refuse':
         throw new VigilError('THINK_REJECTED', 'prompt is too long: 250000 tokens > 200000 maximum');
       case 'too_small':
-        throw new VigilError('CONTEXT_TOO_SMALL', 'The prompt cannot fit VIGIL_CONTEXT_TOKENS=4096. Raise VIGIL_CONTEXT_TOKENS.');
+        throw new VigilError(
+          'CONTEXT_TOO_SMALL',
+          'The prompt cannot fit VIGIL_CONTEXT_TOKENS=4096. Raise VIGIL_CONTEXT_TOKENS.',
+        );
       case 'fail':
         throw new VigilError('THINK_FAILED', 'overloaded_error (529)');
       case 'hang':
@@ -138,7 +141,10 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
     }),
   },
   // 6 s passes the stuck limit; 40 s passes the debrief threshold.
-  { weight: 3, arbitrary: fc.constantFrom(100, 1000, 3000, 6000, 40_000).map((ms) => ({ kind: 'advance' as const, ms })) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(100, 1000, 3000, 6000, 40_000).map((ms) => ({ kind: 'advance' as const, ms })),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'release' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'crash' as const }) },
 );
@@ -229,12 +235,16 @@ async function expectEveryTurnEndedOnce(run: Run): Promise<TerminalEvent[]> {
   expect(h.runtime.status().pendingMessages).toBe(0);
   const terminal = await terminalEvents(h);
   const endings = (turnId: string) => terminal.filter((e) => e.turnId === turnId).map((e) => e.type);
-  expect(sent.map((turnId) => ({ turnId, endings: endings(turnId) })).filter((t) => t.endings.length !== 1)).toEqual([]);
+  expect(sent.map((turnId) => ({ turnId, endings: endings(turnId) })).filter((t) => t.endings.length !== 1)).toEqual(
+    [],
+  );
 
   // Any other terminal event is a reply under an autonomous think's own turn: never an invented id, never an ending.
   const autonomous = new Set(model.record.filter((r) => r.reason !== 'user_message').map((r) => r.turnId));
   const sentIds = new Set(sent);
-  expect(terminal.filter((e) => !sentIds.has(e.turnId) && !(e.type === 'agent.reply' && autonomous.has(e.turnId)))).toEqual([]);
+  expect(
+    terminal.filter((e) => !sentIds.has(e.turnId) && !(e.type === 'agent.reply' && autonomous.has(e.turnId))),
+  ).toEqual([]);
 
   // An ending agrees with what the model did: NO_ANSWER and TURN_STUCK only after their tries, a refusal only if refused.
   for (const event of terminal) {
@@ -260,30 +270,26 @@ const NUM_RUNS = Number(process.env.VIGIL_PROPERTY_RUNS ?? 60);
 const SEED = Number(process.env.VIGIL_PROPERTY_SEED ?? 20_260_301);
 
 describe('turns (property)', () => {
-  it(
-    'ends every sent turn with exactly one terminal event, whatever the interleaving of messages, model behaviour and kill -9',
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(scenarioArb, async (scenario) => {
-          const run = await play(scenario);
-          try {
-            await drain(run);
-            const terminal = await expectEveryTurnEndedOnce(run);
-            // A kill -9 once everything has ended brings no turn back and says nothing more.
-            await crashAndRestart(run);
-            expect(run.h.runtime.status().pendingMessages).toBe(0);
-            await run.h.advance(6000, 500);
-            expect(await terminalEvents(run.h)).toHaveLength(terminal.length);
-          } finally {
-            run.model.releaseAll();
-            await run.h.stop();
-          }
-        }),
-        { numRuns: NUM_RUNS, seed: SEED },
-      );
-    },
-    120_000,
-  );
+  it('ends every sent turn with exactly one terminal event, whatever the interleaving of messages, model behaviour and kill -9', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async (scenario) => {
+        const run = await play(scenario);
+        try {
+          await drain(run);
+          const terminal = await expectEveryTurnEndedOnce(run);
+          // A kill -9 once everything has ended brings no turn back and says nothing more.
+          await crashAndRestart(run);
+          expect(run.h.runtime.status().pendingMessages).toBe(0);
+          await run.h.advance(6000, 500);
+          expect(await terminalEvents(run.h)).toHaveLength(terminal.length);
+        } finally {
+          run.model.releaseAll();
+          await run.h.stop();
+        }
+      }),
+      { numRuns: NUM_RUNS, seed: SEED },
+    );
+  }, 120_000);
 });
 
 /** The trickiest cases the property explores, pinned as examples. */
@@ -311,7 +317,9 @@ describe('turns across kill -9', () => {
     // Killed right after the reply, before any newer checkpoint: the newest one still holds the turn open.
     await h.crash();
     const [checkpoint] = await h.runtime.listCheckpoints();
-    expect((await h.runtime.getCheckpoint(checkpoint!.id)).conversation.pending).toMatchObject([{ turnId, attempts: 2 }]);
+    expect((await h.runtime.getCheckpoint(checkpoint!.id)).conversation.pending).toMatchObject([
+      { turnId, attempts: 2 },
+    ]);
 
     // Were the turn reopened, the model (answering nothing from now on) would end it a second time, as NO_ANSWER.
     h = await startRuntime({ thinker: model, config, db: h.db, clock: h.clock });
@@ -333,12 +341,19 @@ describe('turns across kill -9', () => {
     expect(h.ofType('think.failed').map((e) => e.code)).toEqual(['THINK_STUCK', 'THINK_STUCK']);
     await h.crash();
     h.clock.increment(RESTART_MS);
-    h = await startRuntime({ thinker: model, config: { ...CONFIG, checkpointIntervalBeats: 1 }, db: h.db, clock: h.clock });
+    h = await startRuntime({
+      thinker: model,
+      config: { ...CONFIG, checkpointIntervalBeats: 1 },
+      db: h.db,
+      clock: h.clock,
+    });
     await h.advance(10_000, 500);
 
     const terminal = await terminalEvents(h);
     for (const { turnId } of [first, second]) {
-      expect(terminal.filter((e) => e.turnId === turnId)).toMatchObject([{ type: 'agent.unanswered', code: 'TURN_STUCK' }]);
+      expect(terminal.filter((e) => e.turnId === turnId)).toMatchObject([
+        { type: 'agent.unanswered', code: 'TURN_STUCK' },
+      ]);
     }
     expect(h.runtime.status().pendingMessages).toBe(0);
   });
@@ -370,14 +385,19 @@ describe('turns across kill -9', () => {
     model.queue.push({ kind: 'refuse' });
     const config = { ...CONFIG, checkpointIntervalBeats: 1 };
     h = await startRuntime({ thinker: model, config });
-    const [refused, lost] = await Promise.all([h.runtime.send({ text: 'too long' }), h.runtime.send({ text: 'short' })]);
+    const [refused, lost] = await Promise.all([
+      h.runtime.send({ text: 'too long' }),
+      h.runtime.send({ text: 'short' }),
+    ]);
     await h.crash();
     h.clock.increment(RESTART_MS);
     h = await startRuntime({ thinker: model, config, db: h.db, clock: h.clock });
     await h.advance(5000);
 
     const terminal = await terminalEvents(h);
-    expect(terminal.filter((e) => e.turnId === refused.turnId)).toMatchObject([{ type: 'agent.unanswered', code: 'THINK_REJECTED' }]);
+    expect(terminal.filter((e) => e.turnId === refused.turnId)).toMatchObject([
+      { type: 'agent.unanswered', code: 'THINK_REJECTED' },
+    ]);
     expect(terminal.filter((e) => e.turnId === lost.turnId)).toMatchObject([{ type: 'agent.reply' }]);
   });
 });

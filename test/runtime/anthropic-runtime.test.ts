@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { apiError, message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../fixtures/fake-messages-api.js';
+import {
+  apiError,
+  message,
+  startFakeMessagesApi,
+  text,
+  toolUse,
+  type FakeMessagesApi,
+} from '../fixtures/fake-messages-api.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 
 let api: FakeMessagesApi;
@@ -43,7 +50,10 @@ describe('the runtime with the Anthropic thinker (real SDK, fake Messages API)',
     h = await startAnthropic();
     const first = await h.runtime.send({ text: 'hello' });
     api.enqueue(
-      message([toolUse('reply', { turnId: first.turnId, text: 'Hi there.' })], { input_tokens: 1000, output_tokens: 200 }),
+      message([toolUse('reply', { turnId: first.turnId, text: 'Hi there.' })], {
+        input_tokens: 1000,
+        output_tokens: 200,
+      }),
       message([text('done')], { input_tokens: 50, output_tokens: 10 }),
     );
     await h.advance(1000);
@@ -52,14 +62,22 @@ describe('the runtime with the Anthropic thinker (real SDK, fake Messages API)',
     const [completed] = h.ofType('think.completed');
     const prefix = completed!.cacheWriteTokens;
     expect(prefix).toBeGreaterThanOrEqual(1024);
-    expect(completed).toMatchObject({ model: 'claude-sonnet-5-5', inputTokens: 1050, outputTokens: 210, cacheReadTokens: prefix });
+    expect(completed).toMatchObject({
+      model: 'claude-sonnet-5-5',
+      inputTokens: 1050,
+      outputTokens: 210,
+      cacheReadTokens: prefix,
+    });
     // Sonnet 5.5: $2 in, $10 out, $2.50 cache write, $0.10 cache read per million tokens; both calls of the tool loop.
     const firstCost = (1000 * 2 + 200 * 10 + prefix * 2.5 + 50 * 2 + 10 * 10 + prefix * 0.1) / 1_000_000;
     expect(completed!.costUsd).toBeCloseTo(firstCost, 5); // rounded up to whole micro-dollars
     expect(h.ofType('agent.reply')).toMatchObject([{ turnId: first.turnId, text: 'Hi there.' }]);
 
     const second = await h.runtime.send({ text: 'and again' });
-    api.enqueue(message([toolUse('reply', { turnId: second.turnId, text: 'Again.' })], { input_tokens: 900, output_tokens: 100 }), message([text('ok')]));
+    api.enqueue(
+      message([toolUse('reply', { turnId: second.turnId, text: 'Again.' })], { input_tokens: 900, output_tokens: 100 }),
+      message([text('ok')]),
+    );
     await h.advance(1000);
     await waitForEvents('think.completed', 2);
     // The next think reads the whole prefix on both its calls; its first call writes the conversation so far (the
@@ -71,8 +89,12 @@ describe('the runtime with the Anthropic thinker (real SDK, fake Messages API)',
     expect(again).toMatchObject({ cacheReadTokens: 2 * prefix + conversation });
     expect(h.runtime.budgetStatus().spentTodayUsd).toBeCloseTo(completed!.costUsd + again.costUsd, 9);
     const status = h.runtime.budgetStatus();
-    const prompt = (e: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }) => e.inputTokens + e.cacheReadTokens + e.cacheWriteTokens;
-    expect(status.cacheReadShareToday).toBeCloseTo((3 * prefix + conversation) / (prompt(completed!) + prompt(again)), 4);
+    const prompt = (e: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }) =>
+      e.inputTokens + e.cacheReadTokens + e.cacheWriteTokens;
+    expect(status.cacheReadShareToday).toBeCloseTo(
+      (3 * prefix + conversation) / (prompt(completed!) + prompt(again)),
+      4,
+    );
     expect(h.ofType('think.cache_miss')).toEqual([]);
 
     const [a, , b] = api.requests;
@@ -110,7 +132,10 @@ describe('the runtime with the Anthropic thinker (real SDK, fake Messages API)',
     expect(h.ofType('think.completed')).toHaveLength(0);
 
     const beats = h.runtime.status().beatCount;
-    api.enqueue(message([toolUse('reply', { turnId, text: 'Back.' })], { input_tokens: 10, output_tokens: 5 }), message([text('ok')]));
+    api.enqueue(
+      message([toolUse('reply', { turnId, text: 'Back.' })], { input_tokens: 10, output_tokens: 5 }),
+      message([text('ok')]),
+    );
     await h.advance(1000);
     await waitForEvents('agent.reply', 1);
     expect(h.runtime.status().beatCount).toBeGreaterThan(beats);
@@ -119,7 +144,10 @@ describe('the runtime with the Anthropic thinker (real SDK, fake Messages API)',
   it('sends no request at all while asleep', async () => {
     h = await startAnthropic();
     const { turnId } = await h.runtime.send({ text: 'spend' });
-    api.enqueue(message([toolUse('reply', { turnId, text: 'Spent.' })], { output_tokens: 95_000 }), message([text('ok')]));
+    api.enqueue(
+      message([toolUse('reply', { turnId, text: 'Spent.' })], { output_tokens: 95_000 }),
+      message([text('ok')]),
+    );
     await h.advance(1000);
     await waitForEvents('agent.sleeping', 1);
     const requests = api.requests.length;

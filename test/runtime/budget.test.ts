@@ -17,7 +17,9 @@ describe('budget', () => {
     const h = await start({ thinker, config: CAP });
     await h.runtime.send({ text: 'hello' });
     await h.advance(1000);
-    expect(h.ofType('think.completed')).toMatchObject([{ model: 'scripted', inputTokens: 100, outputTokens: 20, costUsd: 0.12 }]);
+    expect(h.ofType('think.completed')).toMatchObject([
+      { model: 'scripted', inputTokens: 100, outputTokens: 20, costUsd: 0.12 },
+    ]);
     // One at start (where the money stands), one per think.
     expect(h.ofType('agent.budget_updated')).toMatchObject([
       { budgetPct: 0, spentTodayUsd: 0, dailyCapUsd: 1 },
@@ -28,7 +30,15 @@ describe('budget', () => {
     expect(order).toEqual(['agent.budget_updated', 'agent.budget_updated', 'agent.reply']);
     const ledger = new BudgetLedger(h.db);
     expect((await ledger.readDay('2026-03-01')).spentMicroUsd).toBe(120_000);
-    expect(h.runtime.budgetStatus()).toMatchObject({ dailyCapUsd: 1, spentTodayUsd: 0.12, remainingUsd: 0.88, pct: 12, state: 'ok', timezone: 'UTC', resetsAt: '2026-03-02T00:00:00.000Z' });
+    expect(h.runtime.budgetStatus()).toMatchObject({
+      dailyCapUsd: 1,
+      spentTodayUsd: 0.12,
+      remainingUsd: 0.88,
+      pct: 12,
+      state: 'ok',
+      timezone: 'UTC',
+      resetsAt: '2026-03-02T00:00:00.000Z',
+    });
   });
 
   it('at 90 % finishes the turn, then sleeps; nothing thinks while asleep', async () => {
@@ -42,7 +52,9 @@ describe('budget', () => {
     const types = h.events.map((e) => e.type);
     expect(types.indexOf('agent.sleeping')).toBeGreaterThan(types.lastIndexOf('agent.reply'));
     expect(h.ofType('agent.reply').at(-1)).toMatchObject({ turnId });
-    expect(h.ofType('agent.sleeping')).toMatchObject([{ reason: 'budget_wind_down', wakeAt: '2026-03-02T00:00:00.000Z' }]);
+    expect(h.ofType('agent.sleeping')).toMatchObject([
+      { reason: 'budget_wind_down', wakeAt: '2026-03-02T00:00:00.000Z' },
+    ]);
     expect(h.runtime.status()).toMatchObject({ state: 'dormant', phase: 'dormant' });
     expect(h.runtime.budgetStatus().state).toBe('sleeping');
 
@@ -92,7 +104,8 @@ describe('budget', () => {
     const thinkGate = deferred();
     const thinker = new ScriptedThinker(
       async (input) => {
-        if (input.pendingMessages.some((m) => m.text === 'spawn')) return [{ type: 'spawn_task', prompt: 'expensive research' }];
+        if (input.pendingMessages.some((m) => m.text === 'spawn'))
+          return [{ type: 'spawn_task', prompt: 'expensive research' }];
         await thinkGate.promise;
         return input.pendingMessages.map((m) => ({ type: 'reply' as const, turnId: m.turnId, text: 'never applied' }));
       },
@@ -132,7 +145,11 @@ describe('budget', () => {
     expect(h.ofType('agent.waking')).toHaveLength(0);
     await h.advance(1, 1);
     expect(h.ofType('agent.waking')).toMatchObject([{ reason: 'daily_reset', at: '2026-03-28T23:00:00.000Z' }]);
-    expect(h.runtime.budgetStatus()).toMatchObject({ spentTodayUsd: 0, state: 'ok', resetsAt: '2026-03-29T22:00:00.000Z' });
+    expect(h.runtime.budgetStatus()).toMatchObject({
+      spentTodayUsd: 0,
+      state: 'ok',
+      resetsAt: '2026-03-29T22:00:00.000Z',
+    });
 
     // March 29 has 23 hours in Berlin: the next midnight is 22:00 UTC.
     await h.runtime.send({ text: 'spend again' });

@@ -36,10 +36,12 @@ async function boot(model: string, identity?: string) {
 }
 
 describe('cache health at boot', () => {
-  it('warns in the log naming both numbers, and emits think.cache_prefix_short, for a prefix under the model\'s minimum', async () => {
+  it("warns in the log naming both numbers, and emits think.cache_prefix_short, for a prefix under the model's minimum", async () => {
     const { events, records } = await boot('claude-haiku-4-5');
     const short = events.filter((e) => e.type === 'think.cache_prefix_short');
-    expect(short).toMatchObject([{ model: 'claude-haiku-4-5', prefix: 'think', minimumTokens: 4096, source: 'estimate' }]);
+    expect(short).toMatchObject([
+      { model: 'claude-haiku-4-5', prefix: 'think', minimumTokens: 4096, source: 'estimate' },
+    ]);
     const { prefixTokens } = short[0] as Extract<VigilEvent, { type: 'think.cache_prefix_short' }>;
     expect(prefixTokens).toBeGreaterThan(1000);
     expect(prefixTokens).toBeLessThan(4096);
@@ -47,7 +49,7 @@ describe('cache health at boot', () => {
     expect(warning).toMatchObject({ level: LEVELS.warn, prefixTokens, minimumTokens: 4096, model: 'claude-haiku-4-5' });
   });
 
-  it('says nothing for a prefix above the model\'s minimum', async () => {
+  it("says nothing for a prefix above the model's minimum", async () => {
     const { events, records } = await boot('claude-sonnet-4-5');
     expect(events.filter((e) => e.type === 'think.cache_prefix_short')).toEqual([]);
     expect(records.filter((r) => r.level >= LEVELS.warn)).toEqual([]);
@@ -55,12 +57,16 @@ describe('cache health at boot', () => {
 });
 
 describe('the cache share', () => {
-  it('reads each think\'s prefix and the conversation so far from the cache, as the truthful fake counts it, and reports the share', async () => {
+  it("reads each think's prefix and the conversation so far from the cache, as the truthful fake counts it, and reports the share", async () => {
     const { harness } = await boot('claude-sonnet-4-5');
     const thinks = 12;
     for (let i = 1; i <= thinks; i += 1) {
-      await harness.runtime.send({ text: `Question ${i}: ${'what about the garden, the roof and the boiler? '.repeat(4)}` });
-      api.enqueue(message([text(`Answer ${i}: ${'the garden is fine, the roof holds, the boiler was serviced. '.repeat(4)}`)]));
+      await harness.runtime.send({
+        text: `Question ${i}: ${'what about the garden, the roof and the boiler? '.repeat(4)}`,
+      });
+      api.enqueue(
+        message([text(`Answer ${i}: ${'the garden is fine, the roof holds, the boiler was serviced. '.repeat(4)}`)]),
+      );
       await harness.advance(1000);
       await vi.waitFor(
         async () => {
@@ -81,15 +87,17 @@ describe('the cache share', () => {
       expect(think.cacheWriteTokens).toBeLessThan(think.cacheReadTokens / 5);
     }
     const steady = completed.slice(2);
-    const steadyShare = steady.reduce((sum, e) => sum + e.cacheReadTokens, 0) / steady.reduce((sum, e) => sum + prompt(e), 0);
+    const steadyShare =
+      steady.reduce((sum, e) => sum + e.cacheReadTokens, 0) / steady.reduce((sum, e) => sum + prompt(e), 0);
     expect(steadyShare).toBeGreaterThanOrEqual(0.85);
     expect(harness.ofType('think.cache_miss')).toEqual([]);
 
     // The day's share, the first write included, in budget.status and /metrics.
-    const share = completed.reduce((sum, e) => sum + e.cacheReadTokens, 0) / completed.reduce((sum, e) => sum + prompt(e), 0);
+    const share =
+      completed.reduce((sum, e) => sum + e.cacheReadTokens, 0) / completed.reduce((sum, e) => sum + prompt(e), 0);
     const reported = harness.runtime.budgetStatus().cacheReadShareToday;
     expect(reported).toBeCloseTo(share, 4);
     expect(reported).toBeGreaterThan(0.75);
-    expect(await harness.metrics.text()).toContain(`vigil_cache_read_share_today ${reported}`);
+    expect(await harness.metrics.text()).toContain(`vigil_cache_read_today_ratio ${reported}`);
   });
 });

@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { message, pendingTurnIds, startFakeMessagesApi, toolUse, type FakeMessagesApi, type FakeResponse } from '../fixtures/fake-messages-api.js';
+import {
+  message,
+  pendingTurnIds,
+  startFakeMessagesApi,
+  toolUse,
+  type FakeMessagesApi,
+  type FakeResponse,
+} from '../fixtures/fake-messages-api.js';
 import { MODEL, startAnthropicRuntime, type AnthropicHarness } from '../faults/anthropic-harness.js';
 import { LEVELS } from '../faults/recording-logger.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
@@ -58,9 +65,20 @@ describe('token calibration in the runtime with the Anthropic thinker', () => {
   });
 
   it('ends each turn a too-small bound refuses as CONTEXT_TOO_SMALL, before any API call, and tries the next message afresh', async () => {
-    const thinker = new AnthropicThinker({ apiKey: 'sk-test', baseURL: api.url, model: MODEL, price: resolvePrice(MODEL), maxToolIterations: 4, maxRetries: 0 });
+    const thinker = new AnthropicThinker({
+      apiKey: 'sk-test',
+      baseURL: api.url,
+      model: MODEL,
+      price: resolvePrice(MODEL),
+      maxToolIterations: 4,
+      maxRetries: 0,
+    });
     // An identity of some 5,000 estimated tokens: the fixed prefix alone is over the smallest bound allowed.
-    const runtime = await startRuntime({ thinker, identity: `You are Vigil. ${'Mind the tides. '.repeat(1000)}`, config: { contextTokens: 4096 } });
+    const runtime = await startRuntime({
+      thinker,
+      identity: `You are Vigil. ${'Mind the tides. '.repeat(1000)}`,
+      config: { contextTokens: 4096 },
+    });
     h = runtime;
     const first = await runtime.runtime.send({ text: 'hello' });
     await runtime.advance(1000);
@@ -69,10 +87,19 @@ describe('token calibration in the runtime with the Anthropic thinker', () => {
 
     expect(api.requests).toHaveLength(0);
     const refused = { code: 'CONTEXT_TOO_SMALL', reason: expect.stringContaining('VIGIL_CONTEXT_TOKENS=4096') };
-    expect(runtime.ofType('agent.unanswered')).toMatchObject([{ turnId: first.turnId, ...refused }, { turnId: second.turnId, ...refused }]);
-    expect(runtime.ofType('think.failed')).toMatchObject([{ code: 'CONTEXT_TOO_SMALL' }, { code: 'CONTEXT_TOO_SMALL' }]);
+    expect(runtime.ofType('agent.unanswered')).toMatchObject([
+      { turnId: first.turnId, ...refused },
+      { turnId: second.turnId, ...refused },
+    ]);
+    expect(runtime.ofType('think.failed')).toMatchObject([
+      { code: 'CONTEXT_TOO_SMALL' },
+      { code: 'CONTEXT_TOO_SMALL' },
+    ]);
     expect(runtime.runtime.status().consecutiveFailures).toBe(0);
     const conversation = await runtime.runtime.listConversation();
-    expect(conversation.filter((e) => e.role === 'agent').map((e) => e.unanswered?.code)).toEqual(['CONTEXT_TOO_SMALL', 'CONTEXT_TOO_SMALL']);
+    expect(conversation.filter((e) => e.role === 'agent').map((e) => e.unanswered?.code)).toEqual([
+      'CONTEXT_TOO_SMALL',
+      'CONTEXT_TOO_SMALL',
+    ]);
   });
 });

@@ -8,7 +8,15 @@ import { SUMMARY_INSTRUCTIONS } from '../../src/subsystems/thinking/anthropic-su
 import { estimateTokens } from '../../src/subsystems/thinking/token-estimate.js';
 import type { ConversationSummaryKeeper } from '../../src/subsystems/summary/conversation-summary.js';
 import { BudgetLedger } from '../../src/subsystems/budget/budget-ledger.js';
-import { firstUserText, pendingTurnIds, startFakeMessagesApi, toolUse, type FakeBlock, type FakeMessagesApi, type RecordedRequest } from '../fixtures/fake-messages-api.js';
+import {
+  firstUserText,
+  pendingTurnIds,
+  startFakeMessagesApi,
+  toolUse,
+  type FakeBlock,
+  type FakeMessagesApi,
+  type RecordedRequest,
+} from '../fixtures/fake-messages-api.js';
 import { answerLikeAModel, filler, isSummaryRequest } from '../fixtures/summarising-model.js';
 import { startAnthropicRuntime, type AnthropicHarness } from '../faults/anthropic-harness.js';
 
@@ -30,11 +38,13 @@ afterEach(async () => {
   await api.close();
 });
 
-const systemText = (request: RecordedRequest): string => (request.body?.system ?? []).map((b: { text: string }) => b.text).join('\n');
+const systemText = (request: RecordedRequest): string =>
+  (request.body?.system ?? []).map((b: { text: string }) => b.text).join('\n');
 
 /** Every request answered from what it is sent (`answerLikeAModel`), a think's answer with `extraBlocks` added. */
 function answerEveryRequest(fake: FakeMessagesApi): void {
-  for (let i = 0; i < 1000; i++) fake.enqueue({ kind: 'respond', respond: (request) => answerLikeAModel(request, () => extraBlocks()) });
+  for (let i = 0; i < 1000; i++)
+    fake.enqueue({ kind: 'respond', respond: (request) => answerLikeAModel(request, () => extraBlocks()) });
 }
 
 /** The runtime's summary keeper (test access to wait for its background update). */
@@ -76,7 +86,10 @@ describe('the conversation in every prompt', () => {
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     const blocks = late.body.messages[0].content as Array<{ text: string; cache_control?: unknown }>;
     expect(blocks).toHaveLength(seqs.length + 1);
-    expect(blocks.map((b) => b.cache_control ?? null)).toEqual([...seqs.map((_, i) => (i === seqs.length - 1 ? { type: 'ephemeral' } : null)), null]);
+    expect(blocks.map((b) => b.cache_control ?? null)).toEqual([
+      ...seqs.map((_, i) => (i === seqs.length - 1 ? { type: 'ephemeral' } : null)),
+      null,
+    ]);
     expect(recent).toContain('Note 40 is about the weather');
   }, 120_000);
 
@@ -104,7 +117,9 @@ describe('the conversation in every prompt', () => {
     for (let n = 1; n <= 12; n++) await exchange(h, filler(n));
     const summaries = api.requests.filter(isSummaryRequest);
     expect(summaries.length).toBeGreaterThan(0);
-    const ledger = h.db.sublevel<string, { kind: string; costMicroUsd: number }>('budget-ledger', { valueEncoding: 'json' });
+    const ledger = h.db.sublevel<string, { kind: string; costMicroUsd: number }>('budget-ledger', {
+      valueEncoding: 'json',
+    });
     const charges = (await ledger.values({ gte: 'charge:', lt: 'charge;' }).all()).map((c) => c.kind);
     expect(charges.filter((kind) => kind === 'summary')).toHaveLength(summaries.length);
     expect(charges.filter((kind) => kind === 'think').length).toBeGreaterThanOrEqual(12);
@@ -154,4 +169,3 @@ describe('the conversation in every prompt', () => {
     expect(review).toMatch(/tool remember \{"content":"Ada wants the outline first","salience":0.6\} → ok/);
   }, 60_000);
 });
-

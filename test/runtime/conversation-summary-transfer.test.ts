@@ -20,7 +20,10 @@ async function talk(h: RuntimeHarness, count: number, label: string): Promise<vo
     const { turnId } = await h.runtime.send({ text: `${label} ${i}: ${'the tide came in and went out. '.repeat(40)}` });
     await vi.waitFor(async () => {
       await h.advance(100);
-      expect(h.ofType('agent.reply').some((e) => e.turnId === turnId) || h.ofType('agent.unanswered').some((e) => e.turnId === turnId)).toBe(true);
+      expect(
+        h.ofType('agent.reply').some((e) => e.turnId === turnId) ||
+          h.ofType('agent.unanswered').some((e) => e.turnId === turnId),
+      ).toBe(true);
     });
     await keeperOf(h).idle();
   }
@@ -47,14 +50,20 @@ describe('the conversation summary in checkpoints', () => {
     expect(keeperOf(h).watermark()).toBeGreaterThan(seen!.throughSeq);
     await h.runtime.restoreCheckpoint(saved.id, { confirm: true });
     expect(keeperOf(h).summary()).toEqual(seen);
-    expect(keeperOf(h).recent(1000).some((m) => m.text.startsWith('Later'))).toBe(false);
+    expect(
+      keeperOf(h)
+        .recent(1000)
+        .some((m) => m.text.startsWith('Later')),
+    ).toBe(false);
   });
 
   it('carries the summary in an export, and an import gives it to the agent only when its checkpoint is restored', async () => {
     const a = await start({ config: CONFIG });
     await talk(a, 20, 'Exported');
     const saved = await checkpointOf(a);
-    const document = CheckpointExportSchema.parse(JSON.parse(JSON.stringify(await a.runtime.exportCheckpoint(saved.id))));
+    const document = CheckpointExportSchema.parse(
+      JSON.parse(JSON.stringify(await a.runtime.exportCheckpoint(saved.id))),
+    );
     expect(document.summary?.text).toBe(keeperOf(a).summary()!.text);
 
     const b = await start({ config: CONFIG });
@@ -70,7 +79,10 @@ describe('the conversation summary in checkpoints', () => {
     expect(keeperOf(b).summary()?.text).toBe(document.summary!.text);
     expect(keeperOf(b).watermark()).toBe(stored.conversation.summaryThroughSeq);
     // The same entries follow the summary on both sides.
-    const tail = (h: RuntimeHarness) => keeperOf(h).recent(1000).map((m) => m.text);
+    const tail = (h: RuntimeHarness) =>
+      keeperOf(h)
+        .recent(1000)
+        .map((m) => m.text);
     await a.runtime.restoreCheckpoint(saved.id, { confirm: true });
     expect(tail(b)).toEqual(tail(a));
   });

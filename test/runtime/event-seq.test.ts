@@ -24,7 +24,12 @@ const clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z'));
 
 /** Starts a runtime on `db` (its own bus unless `bus` is given), beats three times, and returns it with the seqs it emitted. */
 async function life(db: VigilDb, dataDir: string, bus?: EventBus): Promise<{ runtime: Runtime; seqs: number[] }> {
-  const runtime = await createRuntime({ config: { ...TEST_CONFIG, dataDir }, clock, db, ...(bus === undefined ? {} : { bus }) });
+  const runtime = await createRuntime({
+    config: { ...TEST_CONFIG, dataDir },
+    clock,
+    db,
+    ...(bus === undefined ? {} : { bus }),
+  });
   const seqs: number[] = [];
   runtime.events$.subscribe((event) => seqs.push(event.seq));
   runtime.start();

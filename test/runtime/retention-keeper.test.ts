@@ -16,7 +16,12 @@ import { startRuntime } from '../fixtures/runtime.fixture.js';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2027-06-15T12:00:00Z');
-const POLICY: RetentionPolicy = { conversationMaxMessages: 100, ledgerChargeDays: 30, toolCallRetentionDays: 30, timezone: 'America/New_York' };
+const POLICY: RetentionPolicy = {
+  conversationMaxMessages: 100,
+  ledgerChargeDays: 30,
+  toolCallRetentionDays: 30,
+  timezone: 'America/New_York',
+};
 const USAGE = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
 /** Every store on one memory-level database, a keeper over them at simulated time NOW. */
@@ -30,11 +35,23 @@ async function stores(policy: RetentionPolicy = POLICY) {
   const ledger = new BudgetLedger(db);
   const swarmResults = new SwarmResultLog(db);
   const toolCalls = await ToolCallLog.open(db);
-  const keeper = new RetentionKeeper({ db, checkpoints, conversation, ledger, swarmResults, toolCalls }, policy, clock, silentLogger);
+  const keeper = new RetentionKeeper(
+    { db, checkpoints, conversation, ledger, swarmResults, toolCalls },
+    policy,
+    clock,
+    silentLogger,
+  );
   /** Stores a checkpoint taken at `at` whose conversation watermark is `watermark`. */
   const checkpointAt = async (at: number, watermark: number) => {
     const base = makeCheckpoint();
-    await checkpoints.save(makeCheckpoint({ id: checkpoints.newId(), createdAt: at, conversation: { ...base.conversation, watermark, pending: [] } }), 10);
+    await checkpoints.save(
+      makeCheckpoint({
+        id: checkpoints.newId(),
+        createdAt: at,
+        conversation: { ...base.conversation, watermark, pending: [] },
+      }),
+      10,
+    );
   };
   return { db, clock, checkpoints, conversation, ledger, swarmResults, toolCalls, keeper, checkpointAt };
 }
@@ -43,15 +60,33 @@ describe('RetentionKeeper', () => {
   it('keeps 30 days of budget charges and 400 days of daily totals, in VIGIL_TIMEZONE days; today is never touched', async () => {
     const s = await stores();
     // Days 0 (today, New York) … 45 back, one charge each, and one day total from 401 days back.
-    const dayKey = (daysBack: number) => new Intl.DateTimeFormat('en-CA', { timeZone: POLICY.timezone }).format(NOW - daysBack * DAY);
+    const dayKey = (daysBack: number) =>
+      new Intl.DateTimeFormat('en-CA', { timeZone: POLICY.timezone }).format(NOW - daysBack * DAY);
     for (let back = 0; back <= 45; back += 1) {
-      await s.ledger.charge({ at: NOW - back * DAY, dayKey: dayKey(back), kind: 'think', model: 'm', costMicroUsd: 1000 + back, usage: USAGE });
+      await s.ledger.charge({
+        at: NOW - back * DAY,
+        dayKey: dayKey(back),
+        kind: 'think',
+        model: 'm',
+        costMicroUsd: 1000 + back,
+        usage: USAGE,
+      });
     }
-    await s.ledger.charge({ at: NOW - 401 * DAY, dayKey: dayKey(401), kind: 'think', model: 'm', costMicroUsd: 7, usage: USAGE });
+    await s.ledger.charge({
+      at: NOW - 401 * DAY,
+      dayKey: dayKey(401),
+      kind: 'think',
+      model: 'm',
+      costMicroUsd: 7,
+      usage: USAGE,
+    });
     const report = await s.keeper.runOnce();
     // Charges of the 15 days from 31 to 45 back, and the 401-days-back charge and total.
     expect(report).toMatchObject({ ledger: 15 + 2, compacted: false });
-    const charges = await s.db.sublevel<string, unknown>('budget-ledger', { valueEncoding: 'json' }).keys({ gte: 'charge:', lt: 'charge;' }).all();
+    const charges = await s.db
+      .sublevel<string, unknown>('budget-ledger', { valueEncoding: 'json' })
+      .keys({ gte: 'charge:', lt: 'charge;' })
+      .all();
     expect(charges).toHaveLength(31);
     expect(charges[0]).toMatch(new RegExp(`^charge:${dayKey(30)}:`));
     expect(await s.ledger.readDay(dayKey(0))).toMatchObject({ spentMicroUsd: 1000, charges: 1 });
@@ -71,7 +106,12 @@ describe('RetentionKeeper', () => {
       idempotent: false,
     });
     const result = { ok: true, durationMs: 1, resultBytes: 2, text: 'ok' };
-    for (const [id, back, ended] of [['old-done', 40, 'result'], ['old-reported', 35, 'reported'], ['old-unknown', 60, 'unknown'], ['new-done', 2, 'result']] as const) {
+    for (const [id, back, ended] of [
+      ['old-done', 40, 'result'],
+      ['old-reported', 35, 'reported'],
+      ['old-unknown', 60, 'unknown'],
+      ['new-done', 2, 'result'],
+    ] as const) {
       const record = call(id, back);
       await s.toolCalls.intent(record, []);
       if (ended === 'result') await s.toolCalls.result(record, result, []);
@@ -86,15 +126,24 @@ describe('RetentionKeeper', () => {
   it('forgets swarm results finished an hour before the oldest stored checkpoint, and keeps those a restore may need', async () => {
     const s = await stores();
     await s.checkpointAt(NOW - 3 * 3_600_000, 0);
-    const finished = { 'long-ago': NOW - 5 * 3_600_000, 'just-before-the-checkpoint': NOW - 3.5 * 3_600_000, recent: NOW - 60_000 };
-    for (const [taskId, finishedAt] of Object.entries(finished)) await s.swarmResults.record({ taskId, status: 'done', text: 'r', finishedAt });
+    const finished = {
+      'long-ago': NOW - 5 * 3_600_000,
+      'just-before-the-checkpoint': NOW - 3.5 * 3_600_000,
+      recent: NOW - 60_000,
+    };
+    for (const [taskId, finishedAt] of Object.entries(finished))
+      await s.swarmResults.record({ taskId, status: 'done', text: 'r', finishedAt });
     expect((await s.keeper.runOnce())?.swarmResults).toBe(1);
-    expect((await s.swarmResults.find(Object.keys(finished))).map((r) => r.taskId).sort()).toEqual(['just-before-the-checkpoint', 'recent']);
+    expect((await s.swarmResults.find(Object.keys(finished))).map((r) => r.taskId).sort()).toEqual([
+      'just-before-the-checkpoint',
+      'recent',
+    ]);
   });
 
   it('keeps the newest VIGIL_CONVERSATION_MAX_MESSAGES messages, never one a stored checkpoint would replay, and none without a checkpoint', async () => {
     const s = await stores();
-    for (let i = 1; i <= 300; i += 1) await s.conversation.append({ turnId: `t-${i}`, role: 'user', text: `message ${i}`, at: NOW });
+    for (let i = 1; i <= 300; i += 1)
+      await s.conversation.append({ turnId: `t-${i}`, role: 'user', text: `message ${i}`, at: NOW });
     // No checkpoint: a boot would replay the whole log.
     expect((await s.keeper.runOnce())?.conversation).toBe(0);
     // The oldest checkpoint replays after seq 150: nothing at or above 151 may go, though only 100 are to be kept.
@@ -116,9 +165,11 @@ describe('RetentionKeeper', () => {
 
   it('prunes a restore archive once its newest message falls below the cut', async () => {
     const s = await stores({ ...POLICY, conversationMaxMessages: 100 });
-    for (let i = 1; i <= 150; i += 1) await s.conversation.append({ turnId: `t-${i}`, role: 'user', text: `message ${i}`, at: NOW });
+    for (let i = 1; i <= 150; i += 1)
+      await s.conversation.append({ turnId: `t-${i}`, role: 'user', text: `message ${i}`, at: NOW });
     await s.conversation.archiveAfter(120, 'restore-a');
-    for (let i = 1; i <= 200; i += 1) await s.conversation.append({ turnId: `u-${i}`, role: 'user', text: `again ${i}`, at: NOW });
+    for (let i = 1; i <= 200; i += 1)
+      await s.conversation.append({ turnId: `u-${i}`, role: 'user', text: `again ${i}`, at: NOW });
     await s.checkpointAt(NOW - DAY, 350);
     // Live: 1..120 and 151..350 (320 entries); keep 100 → cut at 250; the archive (121..150) lies below it.
     expect((await s.keeper.runOnce())?.conversation).toBe(220 + 30);
@@ -143,8 +194,20 @@ describe('RetentionKeeper in a runtime', () => {
     const ledger = new BudgetLedger(db);
     const h = await startRuntime({ db });
     const oldDay = new Date(h.clock.now() - 40 * DAY).toISOString().slice(0, 10);
-    const oldCharge = () => ledger.charge({ at: h.clock.now() - 40 * DAY, dayKey: oldDay, kind: 'think', model: 'm', costMicroUsd: 5, usage: USAGE });
-    const chargesOf = (day: string) => db.sublevel<string, unknown>('budget-ledger', { valueEncoding: 'json' }).keys({ gte: `charge:${day}`, lt: `charge:${day};` }).all();
+    const oldCharge = () =>
+      ledger.charge({
+        at: h.clock.now() - 40 * DAY,
+        dayKey: oldDay,
+        kind: 'think',
+        model: 'm',
+        costMicroUsd: 5,
+        usage: USAGE,
+      });
+    const chargesOf = (day: string) =>
+      db
+        .sublevel<string, unknown>('budget-ledger', { valueEncoding: 'json' })
+        .keys({ gte: `charge:${day}`, lt: `charge:${day};` })
+        .all();
     await oldCharge();
     await h.advance(1000);
     await until(async () => (await chargesOf(oldDay)).length === 0, h.settle);

@@ -50,7 +50,13 @@ describe('Runtime', () => {
   it('adds, lists and completes goals; an unknown id is GOAL_NOT_FOUND', async () => {
     const h = await start({ thinker: new ScriptedThinker() });
     const goal = h.runtime.addGoal({ title: 'Write the report', priority: 8, dueAt: '2026-03-02T00:00:00.000Z' });
-    expect(goal).toMatchObject({ title: 'Write the report', priority: 8, progress: 0, status: 'active', dueAt: '2026-03-02T00:00:00.000Z' });
+    expect(goal).toMatchObject({
+      title: 'Write the report',
+      priority: 8,
+      progress: 0,
+      status: 'active',
+      dueAt: '2026-03-02T00:00:00.000Z',
+    });
     expect(h.runtime.listGoals()).toEqual([goal]);
     expect(h.runtime.completeGoal(goal.id)).toMatchObject({ status: 'completed', progress: 1 });
     await expectCode(() => h.runtime.completeGoal('g-nope'), 'GOAL_NOT_FOUND');
@@ -74,7 +80,15 @@ describe('Runtime', () => {
     const result = await created;
     expect(result).toMatchObject({ beatCount: h.runtime.status().beatCount, sizeBytes: expect.any(Number) });
     const list = await h.runtime.listCheckpoints();
-    expect(list).toEqual([{ id: result.id, createdAt: expect.any(String), beatCount: result.beatCount, sizeBytes: result.sizeBytes, formatVersion: 2 }]);
+    expect(list).toEqual([
+      {
+        id: result.id,
+        createdAt: expect.any(String),
+        beatCount: result.beatCount,
+        sizeBytes: result.sizeBytes,
+        formatVersion: 2,
+      },
+    ]);
     expect(h.ofType('checkpoint.created')).toMatchObject([{ checkpointId: result.id }]);
     expect((await h.runtime.getCheckpoint(result.id)).beatCount).toBe(result.beatCount);
   });
@@ -98,7 +112,11 @@ describe('Runtime', () => {
     await h.advance(3000);
 
     const err = await expectCode(h.runtime.restoreCheckpoint(first!.id), 'CHECKPOINT_CONFIRMATION_REQUIRED');
-    expect((err as { data: unknown }).data).toEqual({ id: first!.id, beatCount: first!.beatCount, createdAt: first!.createdAt });
+    expect((err as { data: unknown }).data).toEqual({
+      id: first!.id,
+      beatCount: first!.beatCount,
+      createdAt: first!.createdAt,
+    });
     await expectCode(h.runtime.restoreCheckpoint('ck-missing', { confirm: true }), 'CHECKPOINT_NOT_FOUND');
 
     const restoring = h.runtime.restoreCheckpoint(first!.id, { confirm: true });
@@ -106,12 +124,18 @@ describe('Runtime', () => {
     expect(await restoring).toEqual({ restored: first!.id, beatCount: first!.beatCount });
     expect(h.runtime.listGoals().map((g) => g.id)).toEqual([kept.id]);
     expect(h.runtime.status()).toMatchObject({ beatCount: first!.beatCount, restoredFrom: first!.id });
-    expect(h.ofType('checkpoint.restored').at(-1)).toMatchObject({ checkpointId: first!.id, beatsRecovered: first!.beatCount });
+    expect(h.ofType('checkpoint.restored').at(-1)).toMatchObject({
+      checkpointId: first!.id,
+      beatsRecovered: first!.beatCount,
+    });
     // The message and its reply, logged after the checkpoint, are archived with the restore, not deleted.
     const conversation = await h.conversation();
     const [archive] = await conversation.listArchives();
     expect(archive).toMatchObject({ count: 2 });
-    expect((await conversation.readArchive(archive!.archiveId)).map((m) => m.text)).toEqual(['after the checkpoint', 're: after the checkpoint']);
+    expect((await conversation.readArchive(archive!.archiveId)).map((m) => m.text)).toEqual([
+      'after the checkpoint',
+      're: after the checkpoint',
+    ]);
     expect(conversation.watermark()).toBe(0);
     await h.advance(1000);
     expect(h.runtime.status().beatCount).toBe(first!.beatCount + 1);
@@ -135,7 +159,12 @@ describe('Runtime', () => {
     h.runtime.addGoal({ title: 'Survive restarts', priority: 9 });
     await h.runtime.send({ text: 'remember the launch code is blue. Great work!' });
     await h.advance(4000);
-    const before = { beat: h.runtime.status().beatCount, goals: h.runtime.listGoals(), memory: h.runtime.listMemory(), affect: h.runtime.getAffect() };
+    const before = {
+      beat: h.runtime.status().beatCount,
+      goals: h.runtime.listGoals(),
+      memory: h.runtime.listMemory(),
+      affect: h.runtime.getAffect(),
+    };
     await h.runtime.stop();
 
     const again = await start({ db: h.db, clock: h.clock, thinker });
@@ -155,7 +184,9 @@ describe('Runtime', () => {
     await h.settle();
     await saved;
     // Simulate a crash right after the message was logged: the heartbeat never saw it.
-    await (await h.conversation()).append({ turnId: 't-lost', role: 'user', text: 'are you there?', from: 'user', at: h.clock.now() });
+    await (
+      await h.conversation()
+    ).append({ turnId: 't-lost', role: 'user', text: 'are you there?', from: 'user', at: h.clock.now() });
     const again = await start({ db: h.db, clock: h.clock, thinker });
     // Thought about at once on boot, not a beat later: no simulated time passes.
     expect(again.ofType('agent.reply')).toMatchObject([{ turnId: 't-lost', text: 're: are you there?' }]);

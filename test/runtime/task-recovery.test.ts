@@ -15,11 +15,30 @@ function seed(pendingTurns: string[] = []): HeartbeatSeed {
     beatMs: 1000,
     wmCapacity: 7,
     swarmConcurrency: 3,
-    budget: { timezone: 'UTC', capMicroUsd: 5_000_000, today: { dayKey: '2026-03-01', spentMicroUsd: 0, topUpMicroUsd: 0, charges: 0, inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, wakeSignal: null },
+    budget: {
+      timezone: 'UTC',
+      capMicroUsd: 5_000_000,
+      today: {
+        dayKey: '2026-03-01',
+        spentMicroUsd: 0,
+        topUpMicroUsd: 0,
+        charges: 0,
+        inputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      },
+      wakeSignal: null,
+    },
     turn: null,
     messages: [],
   });
-  return { ...base, turns: { ...base.turns, pending: pendingTurns.map((turnId) => ({ turnId, text: 'hi', from: 'user', at: NOW - 1000 })) } };
+  return {
+    ...base,
+    turns: {
+      ...base.turns,
+      pending: pendingTurns.map((turnId) => ({ turnId, text: 'hi', from: 'user', at: NOW - 1000 })),
+    },
+  };
 }
 
 const record = (id: string, turnId: string, startedAt?: number): SwarmTaskRecord => ({
@@ -46,9 +65,20 @@ const call = (callId: string, taskId: string, idempotent: boolean, done = false)
 
 describe('recoverTasks', () => {
   it('brings back a task the checkpoint never saw: queued if it never started, its turn waiting for it', () => {
-    const out = recoverTasks({ seed: seed(['t-1']), taskLog: [record('task-a', 't-1')], results: [], toolCalls: [], now: NOW });
+    const out = recoverTasks({
+      seed: seed(['t-1']),
+      taskLog: [record('task-a', 't-1')],
+      results: [],
+      toolCalls: [],
+      now: NOW,
+    });
     expect(out.interrupted).toEqual([]);
-    expect(findTask(out.seed.actors.swarms, 'task-a')).toMatchObject({ status: 'queued', tools: ['mcp__s__write'], deadlineMs: 60_000, maxCostMicroUsd: 100_000 });
+    expect(findTask(out.seed.actors.swarms, 'task-a')).toMatchObject({
+      status: 'queued',
+      tools: ['mcp__s__write'],
+      deadlineMs: 60_000,
+      maxCostMicroUsd: 100_000,
+    });
     expect(out.seed.turns.pending).toEqual([expect.objectContaining({ turnId: 't-1', awaitingTask: true })]);
   });
 
@@ -63,7 +93,13 @@ describe('recoverTasks', () => {
     });
     expect(out.interrupted).toEqual([
       { taskId: 'task-a', turnId: 't-1', outcome: 'requeued', callIds: ['c-1'] },
-      { taskId: 'task-b', turnId: 't-1', outcome: 'failed', callIds: ['c-2', 'c-3'], text: interruptedText('task-b', calls.slice(1)) },
+      {
+        taskId: 'task-b',
+        turnId: 't-1',
+        outcome: 'failed',
+        callIds: ['c-2', 'c-3'],
+        text: interruptedText('task-b', calls.slice(1)),
+      },
     ]);
     expect(interruptedText('task-b', calls.slice(1))).toBe(
       'Task task-b was interrupted by a restart or a stop after tool calls whose outcome is unknown to it: mcp__s__read (c-2: completed), mcp__s__write (c-3: outcome unknown). ' +
@@ -90,9 +126,19 @@ describe('recoverTasks', () => {
 
   it('re-queues a task the checkpoint saw running (requeue_running) and leaves the checkpoint’s finished tasks alone', () => {
     const base = seed();
-    let swarms = swarmsReducer(base.actors.swarms, { type: 'swarm.spawn', at: NOW - 9000, task: { id: 'task-r', turnId: 't-9', prompt: 'run' } });
+    let swarms = swarmsReducer(base.actors.swarms, {
+      type: 'swarm.spawn',
+      at: NOW - 9000,
+      task: { id: 'task-r', turnId: 't-9', prompt: 'run' },
+    });
     swarms = swarmsReducer(swarms, { type: 'swarm.started', at: NOW - 8000, id: 'task-r' });
-    const out = recoverTasks({ seed: { ...base, actors: { ...base.actors, swarms } }, taskLog: [], results: [], toolCalls: [], now: NOW });
+    const out = recoverTasks({
+      seed: { ...base, actors: { ...base.actors, swarms } },
+      taskLog: [],
+      results: [],
+      toolCalls: [],
+      now: NOW,
+    });
     expect(findTask(out.seed.actors.swarms, 'task-r')).toMatchObject({ status: 'queued' });
     expect(findTask(out.seed.actors.swarms, 'task-r')).not.toHaveProperty('startedAt');
   });

@@ -11,7 +11,14 @@ import { createSimulatedClock } from '../../src/shared/clock.js';
 import { BudgetLedger } from '../../src/subsystems/budget/budget-ledger.js';
 import type { VigilDb } from '../../src/subsystems/store/vigil-db.js';
 import { costMicroUsd, resolvePrice } from '../../src/subsystems/thinking/pricing.js';
-import { message, startFakeMessagesApi, text, tokenUsageOf, toolUse, type FakeMessagesApi } from '../fixtures/fake-messages-api.js';
+import {
+  message,
+  startFakeMessagesApi,
+  text,
+  tokenUsageOf,
+  toolUse,
+  type FakeMessagesApi,
+} from '../fixtures/fake-messages-api.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import { stdioFixture } from '../subsystems/tools/mcp-hub.fixture.js';
 
@@ -48,7 +55,10 @@ function setup() {
   return { config, countFile };
 }
 
-async function start(config: Record<string, unknown>, extra: { db?: VigilDb; bus?: EventBus; clock?: ReturnType<typeof createSimulatedClock> } = {}) {
+async function start(
+  config: Record<string, unknown>,
+  extra: { db?: VigilDb; bus?: EventBus; clock?: ReturnType<typeof createSimulatedClock> } = {},
+) {
   const h = await startRuntime({ config, ...extra });
   cleanups.push(() => (h.runtime as unknown as { core: { parts: { close(): Promise<void> } } }).core.parts.close());
   cleanups.push(() => h.runtime.stop());
@@ -76,7 +86,15 @@ const reportedMicroUsd = (index: number) => costMicroUsd(tokenUsageOf(api.reques
 const thinkMicroUsd = (...indexes: number[]) => {
   const usages = indexes.map((i) => tokenUsageOf(api.requests[i]!.usage!));
   const sum = (field: keyof (typeof usages)[number]) => usages.reduce((total, u) => total + u[field], 0);
-  return costMicroUsd({ inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens'), cacheReadTokens: sum('cacheReadTokens'), cacheWriteTokens: sum('cacheWriteTokens') }, PRICE);
+  return costMicroUsd(
+    {
+      inputTokens: sum('inputTokens'),
+      outputTokens: sum('outputTokens'),
+      cacheReadTokens: sum('cacheReadTokens'),
+      cacheWriteTokens: sum('cacheWriteTokens'),
+    },
+    PRICE,
+  );
 };
 const usd = (microUsd: number) => `$${(microUsd / 1_000_000).toFixed(4)}`;
 
@@ -88,7 +106,10 @@ describe('a task with the Anthropic thinker', () => {
     const { turnId } = await h.runtime.send({ text: 'Count twice with a sub-agent.' });
     api.enqueue(
       // The think hands the work to a task with one tool and a cap of $0.005; then ends without answering.
-      message([toolUse('spawn_task', { prompt: 'Tally a, then b.', tools: ['mcp__fixture__tally'], maxCostUsd: 0.005 })], { input_tokens: 100 }),
+      message(
+        [toolUse('spawn_task', { prompt: 'Tally a, then b.', tools: ['mcp__fixture__tally'], maxCostUsd: 0.005 })],
+        { input_tokens: 100 },
+      ),
       message([]),
       // The task: the first call (about $0.0046) asks for a tally; the second, over the cap in all, hangs.
       message([toolUse('mcp__fixture__tally', { text: 'a' })], TASK_CALL),
@@ -105,8 +126,17 @@ describe('a task with the Anthropic thinker', () => {
     const firstCall = reportedMicroUsd(2);
     expect(firstCall).toBeGreaterThanOrEqual(4000);
     expect(firstCall).toBeLessThan(5000);
-    expect(h.runtime.listTasks()).toEqual([expect.objectContaining({ status: 'running', costUsd: firstCall / 1_000_000, maxCostUsd: 0.005, tools: ['mcp__fixture__tally'] })]);
-    expect(h.ofType('tool.called')).toEqual([expect.objectContaining({ turnId, taskId: h.runtime.listTasks()[0]!.id })]);
+    expect(h.runtime.listTasks()).toEqual([
+      expect.objectContaining({
+        status: 'running',
+        costUsd: firstCall / 1_000_000,
+        maxCostUsd: 0.005,
+        tools: ['mcp__fixture__tally'],
+      }),
+    ]);
+    expect(h.ofType('tool.called')).toEqual([
+      expect.objectContaining({ turnId, taskId: h.runtime.listTasks()[0]!.id }),
+    ]);
     expect(h.runtime.budgetStatus().spentTodayUsd).toBeCloseTo(whileRunning.spentMicroUsd / 1_000_000, 9);
   });
 
@@ -116,7 +146,10 @@ describe('a task with the Anthropic thinker', () => {
     await until(h, () => h.ofType('mcp.server_up').length === 1);
     const { turnId } = await h.runtime.send({ text: 'Count twice with a sub-agent.' });
     api.enqueue(
-      message([toolUse('spawn_task', { prompt: 'Tally a, then b.', tools: ['mcp__fixture__tally'], maxCostUsd: 0.005 })], { input_tokens: 100 }),
+      message(
+        [toolUse('spawn_task', { prompt: 'Tally a, then b.', tools: ['mcp__fixture__tally'], maxCostUsd: 0.005 })],
+        { input_tokens: 100 },
+      ),
       message([]),
       message([toolUse('mcp__fixture__tally', { text: 'a' })], TASK_CALL),
       message([text('Tallied a; now b.'), toolUse('mcp__fixture__tally', { text: 'b' })], TASK_CALL),
@@ -131,7 +164,9 @@ describe('a task with the Anthropic thinker', () => {
       message([]),
     );
     await until(h, () => h.ofType('agent.reply').length === 1);
-    expect(h.ofType('agent.reply')).toEqual([expect.objectContaining({ turnId, text: 'The sub-agent ran out of money after tallying a.' })]);
+    expect(h.ofType('agent.reply')).toEqual([
+      expect.objectContaining({ turnId, text: 'The sub-agent ran out of money after tallying a.' }),
+    ]);
     expect(calls(countFile)).toBe(1);
     const [task] = h.runtime.listTasks();
     // The first task call stays under the $0.005 cap; the second reaches it.
@@ -148,7 +183,9 @@ describe('a task with the Anthropic thinker', () => {
     const day = await new BudgetLedger(h.db).readDay(dayKeyIn('UTC', h.clock.now()));
     expect(day.charges).toBe(4);
     expect(h.runtime.budgetStatus().spentTodayUsd).toBeCloseTo(day.spentMicroUsd / 1_000_000, 9);
-    expect(day.spentMicroUsd).toBe(thinkMicroUsd(0, 1) + reportedMicroUsd(2) + reportedMicroUsd(3) + thinkMicroUsd(4, 5));
+    expect(day.spentMicroUsd).toBe(
+      thinkMicroUsd(0, 1) + reportedMicroUsd(2) + reportedMicroUsd(3) + thinkMicroUsd(4, 5),
+    );
   });
 
   it('keeps the spend of a task cut by a crash, and reports the task failed after its tool call', async () => {
@@ -180,9 +217,15 @@ describe('a task with the Anthropic thinker', () => {
     api.enqueue(message([toolUse('reply', { turnId, text: 'The sub-agent was cut off.' })]), message([]));
     const next = await start(config, { db, bus, clock });
     expect(next.runtime.budgetStatus().spentTodayUsd).toBeCloseTo(spent, 9);
-    expect(events.filter((e) => e.type === 'swarm.task_interrupted')).toEqual([expect.objectContaining({ taskId, outcome: 'failed' })]);
+    expect(events.filter((e) => e.type === 'swarm.task_interrupted')).toEqual([
+      expect.objectContaining({ taskId, outcome: 'failed' }),
+    ]);
     await until(next, () => events.some((e) => e.type === 'agent.reply'));
     expect(calls(countFile)).toBe(1);
-    expect(next.runtime.listTasks()[0]).toMatchObject({ id: taskId, status: 'failed', error: expect.stringContaining('mcp__fixture__tally') });
+    expect(next.runtime.listTasks()[0]).toMatchObject({
+      id: taskId,
+      status: 'failed',
+      error: expect.stringContaining('mcp__fixture__tally'),
+    });
   });
 });

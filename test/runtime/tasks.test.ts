@@ -56,7 +56,9 @@ describe('sub-agent tasks that act', () => {
   it('runs its /tool lines through the durable caller under its task id, and reports the results to the waiting turn', async () => {
     const countFile = join(tempDir(), 'count');
     const h = await started(mcpConfig(countFile));
-    const { turnId } = await h.runtime.send({ text: '/task tools=fixture__tally,fixture__echo\nCount once.\n/tool fixture__tally {"text": "hello task"}\n/tool fixture__add {"a": 1, "b": 2}' });
+    const { turnId } = await h.runtime.send({
+      text: '/task tools=fixture__tally,fixture__echo\nCount once.\n/tool fixture__tally {"text": "hello task"}\n/tool fixture__add {"a": 1, "b": 2}',
+    });
     await until(h, () => endings(h.events, turnId).length === 1);
     const [spawned] = h.ofType('swarm.task_spawned');
     const taskId = spawned!.taskId;
@@ -88,7 +90,11 @@ describe('sub-agent tasks that act', () => {
     const h = await started(mcpConfig(join(tempDir(), 'count')));
     const { turnId } = await h.runtime.send({ text: '/task tools=fixture__nope\n/tool fixture__nope' });
     await until(h, () => endings(h.events, turnId).length === 1);
-    expect(endings(h.events, turnId)[0]).toMatchObject({ text: expect.stringMatching(/^Tools mcp__fixture__nope cannot be given to a task; use some of: .*mcp__fixture__echo/) });
+    expect(endings(h.events, turnId)[0]).toMatchObject({
+      text: expect.stringMatching(
+        /^Tools mcp__fixture__nope cannot be given to a task; use some of: .*mcp__fixture__echo/,
+      ),
+    });
     expect(h.ofType('swarm.task_spawned')).toEqual([]);
   });
 
@@ -98,7 +104,11 @@ describe('sub-agent tasks that act', () => {
     const { turnId } = await h.runtime.send({ text: '/task tools=fixture__hang deadline=5\n/tool fixture__hang' });
     await until(h, () => h.ofType('tool.called').length === 1 && calls(countFile) === 1);
     const [task] = h.runtime.listTasks();
-    expect(task).toMatchObject({ status: 'running', deadlineSeconds: 5, deadlineAt: new Date(Date.parse(task!.startedAt!) + 5000).toISOString() });
+    expect(task).toMatchObject({
+      status: 'running',
+      deadlineSeconds: 5,
+      deadlineAt: new Date(Date.parse(task!.startedAt!) + 5000).toISOString(),
+    });
     // A millisecond short of the deadline nothing happens.
     const left = Date.parse(task!.deadlineAt!) - h.clock.now();
     await h.advance(left - 1, left - 1);
@@ -107,9 +117,15 @@ describe('sub-agent tasks that act', () => {
     await untilReal(h, () => h.ofType('swarm.task_finished').length === 1);
     expect(h.ofType('swarm.task_finished')).toEqual([expect.objectContaining({ taskId: task!.id, status: 'failed' })]);
     expect(h.ofType('tool.completed')).toEqual([expect.objectContaining({ name: 'mcp__fixture__hang', ok: false })]);
-    expect(h.runtime.listTasks()[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('passed its deadline of 5 s') });
+    expect(h.runtime.listTasks()[0]).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('passed its deadline of 5 s'),
+    });
     await until(h, () => endings(h.events, turnId).length === 1);
-    expect(endings(h.events, turnId)[0]).toMatchObject({ type: 'agent.reply', text: expect.stringContaining('passed its deadline') });
+    expect(endings(h.events, turnId)[0]).toMatchObject({
+      type: 'agent.reply',
+      text: expect.stringContaining('passed its deadline'),
+    });
     const [outcome] = await new SwarmResultLog(h.db).find([task!.id]);
     expect(outcome).toMatchObject({ status: 'failed' });
   });
@@ -125,7 +141,11 @@ describe('sub-agent tasks that act', () => {
     expect([running!.status, queued!.status]).toEqual(['running', 'queued']);
 
     const dropped = await h.runtime.cancelTask(queued!.id);
-    expect(dropped).toMatchObject({ id: queued!.id, status: 'cancelled', error: 'Cancelled by an operator (tasks.cancel).' });
+    expect(dropped).toMatchObject({
+      id: queued!.id,
+      status: 'cancelled',
+      error: 'Cancelled by an operator (tasks.cancel).',
+    });
     const aborted = await h.runtime.cancelTask(running!.id);
     expect(aborted).toMatchObject({ id: running!.id, status: 'cancelled' });
     expect(h.ofType('swarm.task_finished')).toEqual([
@@ -141,11 +161,16 @@ describe('sub-agent tasks that act', () => {
 
     await until(h, () => endings(h.events, first.turnId).length === 1 && endings(h.events, second.turnId).length === 1);
     for (const turnId of [first.turnId, second.turnId]) {
-      expect(endings(h.events, turnId)).toEqual([expect.objectContaining({ type: 'agent.reply', text: expect.stringContaining('was cancelled') })]);
+      expect(endings(h.events, turnId)).toEqual([
+        expect.objectContaining({ type: 'agent.reply', text: expect.stringContaining('was cancelled') }),
+      ]);
     }
     // The queued task never ran: its tool was never called.
     expect(h.ofType('tool.called')).toHaveLength(1);
-    await expect(h.runtime.cancelTask(running!.id)).rejects.toMatchObject({ code: 'TASK_FINISHED', data: { id: running!.id, status: 'cancelled' } });
+    await expect(h.runtime.cancelTask(running!.id)).rejects.toMatchObject({
+      code: 'TASK_FINISHED',
+      data: { id: running!.id, status: 'cancelled' },
+    });
     await expect(h.runtime.cancelTask('task-nope')).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
   });
 });
@@ -163,9 +188,17 @@ describe('a task the heartbeat stops and re-queues (the hard stop)', () => {
     expect(h.runtime.budgetStatus().state).toBe('exceeded');
     await h.runtime.topUp({ amountUsd: 5 });
     await until(h, () => h.ofType('swarm.task_interrupted').length === 1 && endings(h.events, turnId).length === 1);
-    expect(h.ofType('swarm.task_interrupted')).toEqual([expect.objectContaining({ taskId: task!.id, turnId, outcome: 'failed' })]);
-    expect(h.runtime.listTasks()[0]).toMatchObject({ id: task!.id, status: 'failed', error: expect.stringContaining('after tool calls whose outcome is unknown to it: mcp__fixture__hang') });
-    expect(endings(h.events, turnId)).toEqual([expect.objectContaining({ type: 'agent.reply', text: expect.stringContaining('mcp__fixture__hang') })]);
+    expect(h.ofType('swarm.task_interrupted')).toEqual([
+      expect.objectContaining({ taskId: task!.id, turnId, outcome: 'failed' }),
+    ]);
+    expect(h.runtime.listTasks()[0]).toMatchObject({
+      id: task!.id,
+      status: 'failed',
+      error: expect.stringContaining('after tool calls whose outcome is unknown to it: mcp__fixture__hang'),
+    });
+    expect(endings(h.events, turnId)).toEqual([
+      expect.objectContaining({ type: 'agent.reply', text: expect.stringContaining('mcp__fixture__hang') }),
+    ]);
     expect(calls(countFile)).toBe(1);
     expect(h.ofType('tool.called')).toHaveLength(1);
   });
@@ -195,14 +228,29 @@ describe('sub-agent tasks across a crash', () => {
     const callId = h.ofType('tool.called')[0]!.callId;
 
     const { next, events, db } = await crashAndRestart(h, config);
-    expect(events.filter((e) => e.type === 'swarm.task_interrupted')).toEqual([expect.objectContaining({ taskId, turnId, outcome: 'failed', callIds: [callId] })]);
+    expect(events.filter((e) => e.type === 'swarm.task_interrupted')).toEqual([
+      expect.objectContaining({ taskId, turnId, outcome: 'failed', callIds: [callId] }),
+    ]);
     expect(events.filter((e) => e.type === 'tool.interrupted')).toEqual([expect.objectContaining({ callId })]);
     expect(next.runtime.listTasks()).toEqual([
-      expect.objectContaining({ id: taskId, status: 'failed', error: expect.stringContaining(`interrupted by a restart or a stop after tool calls whose outcome is unknown to it: mcp__fixture__hang (${callId}: outcome unknown)`) }),
+      expect.objectContaining({
+        id: taskId,
+        status: 'failed',
+        error: expect.stringContaining(
+          `interrupted by a restart or a stop after tool calls whose outcome is unknown to it: mcp__fixture__hang (${callId}: outcome unknown)`,
+        ),
+      }),
     ]);
-    await until(next, () => events.some((e) => (e.type === 'agent.reply' || e.type === 'agent.unanswered') && e.turnId === turnId));
+    await until(next, () =>
+      events.some((e) => (e.type === 'agent.reply' || e.type === 'agent.unanswered') && e.turnId === turnId),
+    );
     await next.advance(5000);
-    expect(endings(events, turnId)).toEqual([expect.objectContaining({ type: 'agent.reply', text: expect.stringContaining('interrupted by a restart or a stop after tool calls') })]);
+    expect(endings(events, turnId)).toEqual([
+      expect.objectContaining({
+        type: 'agent.reply',
+        text: expect.stringContaining('interrupted by a restart or a stop after tool calls'),
+      }),
+    ]);
     expect(calls(countFile)).toBe(1);
     expect(events.filter((e) => e.type === 'tool.called')).toEqual([]);
     expect(await new SwarmResultLog(db).find([taskId])).toEqual([expect.objectContaining({ status: 'failed' })]);
@@ -229,12 +277,24 @@ describe('sub-agent tasks across a crash', () => {
     // The successor has no MCP servers, so the re-run's call fails at once, deterministically (a started server
     // would race the first beat).
     const { next, events } = await crashAndRestart(h, {});
-    expect(events.filter((e) => e.type === 'swarm.task_interrupted')).toEqual([expect.objectContaining({ taskId, turnId, outcome: 'requeued' })]);
+    expect(events.filter((e) => e.type === 'swarm.task_interrupted')).toEqual([
+      expect.objectContaining({ taskId, turnId, outcome: 'requeued' }),
+    ]);
     await until(next, () => endings(events, turnId).length === 1);
-    expect(events.filter((e) => e.type === 'tool.called')).toEqual([expect.objectContaining({ taskId, turnId, name: 'mcp__fixture__hang' })]);
-    expect(next.runtime.listTasks()).toEqual([expect.objectContaining({ id: taskId, status: 'done', result: expect.stringContaining('mcp__fixture__hang failed') })]);
+    expect(events.filter((e) => e.type === 'tool.called')).toEqual([
+      expect.objectContaining({ taskId, turnId, name: 'mcp__fixture__hang' }),
+    ]);
+    expect(next.runtime.listTasks()).toEqual([
+      expect.objectContaining({
+        id: taskId,
+        status: 'done',
+        result: expect.stringContaining('mcp__fixture__hang failed'),
+      }),
+    ]);
     // Its turn waited for the task and got its result, rather than being thought about anew.
     expect(events.filter((e) => e.type === 'swarm.task_spawned')).toEqual([]);
-    expect(endings(events, turnId)).toEqual([expect.objectContaining({ type: 'agent.reply', text: expect.stringContaining('mcp__fixture__hang failed') })]);
+    expect(endings(events, turnId)).toEqual([
+      expect.objectContaining({ type: 'agent.reply', text: expect.stringContaining('mcp__fixture__hang failed') }),
+    ]);
   });
 });

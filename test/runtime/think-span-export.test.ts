@@ -44,7 +44,16 @@ class TracingThinker implements Thinker {
       costMicroUsd: 200,
       trace: {
         calls: [call(t, 'tool_use'), call(t + 150, 'end_turn')],
-        toolCalls: [{ callId: 'toolu_1', name: 'mcp__notes__search', startedAt: t + 110, durationMs: 30, ok: true, resultBytes: 64 }],
+        toolCalls: [
+          {
+            callId: 'toolu_1',
+            name: 'mcp__notes__search',
+            startedAt: t + 110,
+            durationMs: 30,
+            ok: true,
+            resultBytes: 64,
+          },
+        ],
         sections: [],
         stopReason: 'end_turn',
       },
@@ -110,7 +119,10 @@ describe('the runtime with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const c = await collector();
     const thinker = new TracingThinker();
     thinker.fail = true;
-    const h = await start({ thinker, config: { otlpEndpoint: c.url, otlpProtocol: 'http/json', otelBspScheduleDelayMs: 600_000 } });
+    const h = await start({
+      thinker,
+      config: { otlpEndpoint: c.url, otlpProtocol: 'http/json', otelBspScheduleDelayMs: 600_000 },
+    });
     await h.runtime.send({ text: 'a very long prompt' });
     await answered(h, 1);
     await h.stop();

@@ -1,7 +1,14 @@
 /** Think traces with the real Anthropic SDK against the fake Messages API: totals are the sums of the calls, text only with content on. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ThinkTraceSchema, type ThinkTraceSummary } from '../../src/protocol/think-trace.schema.js';
-import { apiError, message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../fixtures/fake-messages-api.js';
+import {
+  apiError,
+  message,
+  startFakeMessagesApi,
+  text,
+  toolUse,
+  type FakeMessagesApi,
+} from '../fixtures/fake-messages-api.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import { startAnthropicRuntime } from '../faults/anthropic-harness.js';
 
@@ -18,7 +25,16 @@ afterEach(async () => {
 
 /** The runtime as `vigil run --thinker anthropic` builds it (config path), pointed at the fake API. */
 function startAnthropic(config: Record<string, unknown> = {}): Promise<RuntimeHarness> {
-  return startRuntime({ config: { thinker: 'anthropic', anthropicApiKey: 'sk-test', anthropicBaseUrl: api.url, model: 'claude-sonnet-5-5', dailyBudgetUsd: 1, ...config } });
+  return startRuntime({
+    config: {
+      thinker: 'anthropic',
+      anthropicApiKey: 'sk-test',
+      anthropicBaseUrl: api.url,
+      model: 'claude-sonnet-5-5',
+      dailyBudgetUsd: 1,
+      ...config,
+    },
+  });
 }
 
 /** Waits on real I/O until `count` thinks are traced. */
@@ -34,12 +50,16 @@ async function traced(harness: RuntimeHarness, count: number): Promise<void> {
 
 /** Every total of a summary against the sum of its calls. */
 function expectTotalsAreSums(think: ThinkTraceSummary): void {
-  const sum = (pick: (c: ThinkTraceSummary['calls'][number]) => number) => think.calls.reduce((total, call) => total + pick(call), 0);
+  const sum = (pick: (c: ThinkTraceSummary['calls'][number]) => number) =>
+    think.calls.reduce((total, call) => total + pick(call), 0);
   expect(think.inputTokens).toBe(sum((c) => c.inputTokens));
   expect(think.outputTokens).toBe(sum((c) => c.outputTokens));
   expect(think.cacheReadTokens).toBe(sum((c) => c.cacheReadTokens));
   expect(think.cacheWriteTokens).toBe(sum((c) => c.cacheWriteTokens));
-  expect(think.costUsd).toBeCloseTo(sum((c) => c.costUsd), 12);
+  expect(think.costUsd).toBeCloseTo(
+    sum((c) => c.costUsd),
+    12,
+  );
 }
 
 describe('think traces with the Anthropic thinker (real SDK, fake Messages API)', () => {
@@ -54,8 +74,16 @@ describe('think traces with the Anthropic thinker (real SDK, fake Messages API)'
     await h.advance(1000);
     await traced(h, 1);
     const [think] = await h.runtime.listThinks();
-    expect(think).toMatchObject({ turnIds: [turnId], reason: 'user_message', model: 'claude-sonnet-5-5', stopReason: 'end_turn' });
-    expect(think!.calls.map((c) => [c.retries, c.stopReason])).toEqual([[1, 'tool_use'], [0, 'end_turn']]);
+    expect(think).toMatchObject({
+      turnIds: [turnId],
+      reason: 'user_message',
+      model: 'claude-sonnet-5-5',
+      stopReason: 'end_turn',
+    });
+    expect(think!.calls.map((c) => [c.retries, c.stopReason])).toEqual([
+      [1, 'tool_use'],
+      [0, 'end_turn'],
+    ]);
     expect(think!.toolCalls).toMatchObject([{ name: 'reply', ok: true }]);
     // Calls are timed on the runtime's clock (simulated here), like the think itself.
     for (const call of think!.calls) expect(call.startedAt - think!.startedAt).toBeGreaterThanOrEqual(0);
@@ -77,7 +105,12 @@ describe('think traces with the Anthropic thinker (real SDK, fake Messages API)'
     expect(ThinkTraceSchema.parse(full)).toEqual(full);
     expect({ ...full, sections: undefined }).toEqual({ ...think, sections: undefined });
     expect(full.sections.length).toBeGreaterThan(5);
-    for (const section of full.sections) expect(section).toEqual({ name: section.name, tokens: expect.any(Number), ...(section.cached === undefined ? {} : { cached: true }) });
+    for (const section of full.sections)
+      expect(section).toEqual({
+        name: section.name,
+        tokens: expect.any(Number),
+        ...(section.cached === undefined ? {} : { cached: true }),
+      });
     expect(full).not.toHaveProperty('content');
     expect(JSON.stringify(full)).not.toContain('marmalade');
   });
@@ -85,7 +118,10 @@ describe('think traces with the Anthropic thinker (real SDK, fake Messages API)'
   it('keeps the prompt and answer text with VIGIL_TRACE_CONTENT=true', async () => {
     h = await startAnthropicRuntime(api, { config: { traceContent: true } });
     const { turnId } = await h.runtime.send({ text: 'Tell me the secret word: marmalade.' });
-    api.enqueue(message([toolUse('reply', { turnId, text: 'The word is marmalade.' })], { input_tokens: 100, output_tokens: 20 }), message([text('done')], { input_tokens: 10, output_tokens: 2 }));
+    api.enqueue(
+      message([toolUse('reply', { turnId, text: 'The word is marmalade.' })], { input_tokens: 100, output_tokens: 20 }),
+      message([text('done')], { input_tokens: 10, output_tokens: 2 }),
+    );
     await h.advance(1000);
     await traced(h, 1);
     const [think] = await h.runtime.listThinks();

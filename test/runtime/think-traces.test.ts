@@ -27,11 +27,20 @@ describe('think traces (offline thinker)', () => {
     const [summary, ...rest] = await h.runtime.listThinks();
     expect(rest).toEqual([]);
     expect(ThinkTraceSummarySchema.strict().parse(summary)).toEqual(summary);
-    expect(summary).toMatchObject({ turnIds: [turnId], reason: 'user_message', model: 'offline', stopReason: 'end_turn', calls: [], costUsd: 0 });
+    expect(summary).toMatchObject({
+      turnIds: [turnId],
+      reason: 'user_message',
+      model: 'offline',
+      stopReason: 'end_turn',
+      calls: [],
+      costUsd: 0,
+    });
     expect(summary!.startedAt).toBe(Date.parse('2026-03-01T10:00:00Z'));
     const trace = await h.runtime.getThink(summary!.id);
     expect(ThinkTraceSchema.parse(trace)).toEqual(trace);
-    expect(trace.sections.map((s) => s.name)).toEqual(expect.arrayContaining(['heartbeat', 'pending_messages', 'working_memory', 'goals']));
+    expect(trace.sections.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['heartbeat', 'pending_messages', 'working_memory', 'goals']),
+    );
     for (const section of trace.sections) {
       expect(section.tokens).toBeGreaterThan(0);
       expect(section).not.toHaveProperty('text');
@@ -42,7 +51,7 @@ describe('think traces (offline thinker)', () => {
     expect(h.ofType('think.traced')).toMatchObject([{ thinkId: summary!.id, costUsd: 0 }]);
   });
 
-  it('keeps the sections\' text and the transcript with traceContent (VIGIL_TRACE_CONTENT=true)', async () => {
+  it("keeps the sections' text and the transcript with traceContent (VIGIL_TRACE_CONTENT=true)", async () => {
     h = await startRuntime({ thinker: new OfflineThinker(), config: { traceContent: true } });
     await ask(h, 'My name is Ada.');
     const [summary] = await h.runtime.listThinks();
@@ -50,13 +59,19 @@ describe('think traces (offline thinker)', () => {
     const trace = await h.runtime.getThink(summary!.id);
     const pending = trace.sections.find((s) => s.name === 'pending_messages');
     expect(pending?.text).toContain('My name is Ada.');
-    expect(trace.content?.messages[0]).toMatchObject({ role: 'user', text: expect.stringContaining('My name is Ada.') });
+    expect(trace.content?.messages[0]).toMatchObject({
+      role: 'user',
+      text: expect.stringContaining('My name is Ada.'),
+    });
     expect(trace.content?.messages[1]?.role).toBe('assistant');
   });
 
   it('answers THINK_NOT_FOUND for an id it does not keep', async () => {
     h = await startRuntime({ thinker: new OfflineThinker() });
-    await expect(h.runtime.getThink('th-nope')).rejects.toMatchObject({ code: 'THINK_NOT_FOUND', data: { id: 'th-nope' } });
+    await expect(h.runtime.getThink('th-nope')).rejects.toMatchObject({
+      code: 'THINK_NOT_FOUND',
+      data: { id: 'th-nope' },
+    });
     await expect(h.runtime.getThink('th-nope')).rejects.toBeInstanceOf(VigilError);
   });
 
@@ -110,19 +125,30 @@ describe('think traces (offline thinker)', () => {
 describe('think traces (scripted thinker)', () => {
   it('traces a failed think with its error, and a thinker without its own trace as one call carrying its usage and cost', async () => {
     const thinker = new ScriptedThinker((input) => {
-      if (input.pendingMessages.some((m) => m.text === 'fail')) throw new VigilError('THINK_FAILED', 'the scripted think failed');
+      if (input.pendingMessages.some((m) => m.text === 'fail'))
+        throw new VigilError('THINK_FAILED', 'the scripted think failed');
       return input.pendingMessages.map((m) => ({ type: 'reply' as const, turnId: m.turnId, text: 'ok' }));
     });
     thinker.costMicroUsd = 2500;
     h = await startRuntime({ thinker });
     await ask(h, 'fine');
     const [ok] = await h.runtime.listThinks();
-    expect(ok).toMatchObject({ model: 'scripted', stopReason: 'end_turn', inputTokens: 100, outputTokens: 20, costUsd: 0.0025 });
+    expect(ok).toMatchObject({
+      model: 'scripted',
+      stopReason: 'end_turn',
+      inputTokens: 100,
+      outputTokens: 20,
+      costUsd: 0.0025,
+    });
     expect(ok!.calls).toHaveLength(1);
     expect(ok).not.toHaveProperty('error');
 
     await ask(h, 'fail');
     const [failed] = await h.runtime.listThinks({ limit: 1 });
-    expect(failed).toMatchObject({ stopReason: 'error', error: { code: 'THINK_FAILED', message: expect.stringContaining('scripted think failed') }, calls: [] });
+    expect(failed).toMatchObject({
+      stopReason: 'error',
+      error: { code: 'THINK_FAILED', message: expect.stringContaining('scripted think failed') },
+      calls: [],
+    });
   });
 });

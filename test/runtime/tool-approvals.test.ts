@@ -26,7 +26,9 @@ async function untilThought(h: AnthropicHarness, done: () => boolean): Promise<v
 }
 
 const mcpConfig = (countFile: string) => ({
-  mcp: { mcpServers: { fixture: stdioFixture({ FIXTURE_COUNT_FILE: countFile }, { requireApproval: ['tally', 'hang'] }) } },
+  mcp: {
+    mcpServers: { fixture: stdioFixture({ FIXTURE_COUNT_FILE: countFile }, { requireApproval: ['tally', 'hang'] }) },
+  },
 });
 
 const endingsOf = (events: readonly VigilEvent[], turnId: string) =>
@@ -49,7 +51,13 @@ describe('tool-call approvals in a runtime (offline thinker, stdio fixture)', ()
     expect(requested).toMatchObject({ name: 'mcp__fixture__tally', args: { text: 'deploy now' }, turnId });
     const { callId } = requested!;
     expect(h.runtime.pendingToolCalls()).toEqual([
-      { callId, name: 'mcp__fixture__tally', args: { text: 'deploy now' }, turnId, requestedAt: new Date(requested!.at).toISOString() },
+      {
+        callId,
+        name: 'mcp__fixture__tally',
+        args: { text: 'deploy now' },
+        turnId,
+        requestedAt: new Date(requested!.at).toISOString(),
+      },
     ]);
 
     // Waiting: beats go on, another message is answered, the waiting turn is neither answered nor counted as missed.
@@ -68,20 +76,39 @@ describe('tool-call approvals in a runtime (offline thinker, stdio fixture)', ()
     expect(decision).not.toHaveProperty('reason');
     await until(h, () => endingsOf(h.events, turnId).length === 1);
     expect(endingsOf(h.events, turnId)).toEqual([
-      expect.objectContaining({ type: 'agent.reply', text: expect.stringMatching(/^Tool call call-\S+ \(mcp__fixture__tally with arguments \{"text":"deploy now"\}\) was approved by the operator and returned:\ndeploy now$/) }),
+      expect.objectContaining({
+        type: 'agent.reply',
+        text: expect.stringMatching(
+          /^Tool call call-\S+ \(mcp__fixture__tally with arguments \{"text":"deploy now"\}\) was approved by the operator and returned:\ndeploy now$/,
+        ),
+      }),
     ]);
     expect(calls(countFile)).toBe(1);
-    expect(h.ofType('tool.approval_decided')).toEqual([expect.objectContaining({ callId, name: 'mcp__fixture__tally', approved: true })]);
+    expect(h.ofType('tool.approval_decided')).toEqual([
+      expect.objectContaining({ callId, name: 'mcp__fixture__tally', approved: true }),
+    ]);
     expect(h.ofType('tool.called')).toEqual([expect.objectContaining({ callId, turnId, name: 'mcp__fixture__tally' })]);
     expect(h.ofType('tool.completed')).toEqual([expect.objectContaining({ callId, ok: true })]);
     // In order: requested, decided, called, completed, then the reply.
-    const order = h.events.filter((e) => e.type.startsWith('tool.') || (e.type === 'agent.reply' && e.turnId === turnId)).map((e) => e.type);
-    expect(order).toEqual(['tool.approval_requested', 'tool.approval_decided', 'tool.called', 'tool.completed', 'agent.reply']);
+    const order = h.events
+      .filter((e) => e.type.startsWith('tool.') || (e.type === 'agent.reply' && e.turnId === turnId))
+      .map((e) => e.type);
+    expect(order).toEqual([
+      'tool.approval_requested',
+      'tool.approval_decided',
+      'tool.called',
+      'tool.completed',
+      'agent.reply',
+    ]);
     expect(h.runtime.pendingToolCalls()).toEqual([]);
     await h.advance(5000, 1000);
     expect(endingsOf(h.events, turnId)).toHaveLength(1);
     const [record] = await (await ToolCallLog.open(h.db)).all();
-    expect(record).toMatchObject({ callId, approval: { state: 'approved', delivered: true }, result: { ok: true, text: 'deploy now' } });
+    expect(record).toMatchObject({
+      callId,
+      approval: { state: 'approved', delivered: true },
+      result: { ok: true, text: 'deploy now' },
+    });
   });
 
   it('denied, the call never runs and the turn is told it was denied and why', async () => {
@@ -94,9 +121,16 @@ describe('tool-call approvals in a runtime (offline thinker, stdio fixture)', ()
     expect(decision).toMatchObject({ callId, approved: false, reason: 'not on a Friday' });
     await until(h, () => endingsOf(h.events, turnId).length === 1);
     expect(endingsOf(h.events, turnId)).toEqual([
-      expect.objectContaining({ type: 'agent.reply', text: expect.stringMatching(/was denied by the operator \(the reason given: not on a Friday\)\. It was not run\.$/) }),
+      expect.objectContaining({
+        type: 'agent.reply',
+        text: expect.stringMatching(
+          /was denied by the operator \(the reason given: not on a Friday\)\. It was not run\.$/,
+        ),
+      }),
     ]);
-    expect(h.ofType('tool.approval_decided')).toEqual([expect.objectContaining({ callId, approved: false, reason: 'not on a Friday' })]);
+    expect(h.ofType('tool.approval_decided')).toEqual([
+      expect.objectContaining({ callId, approved: false, reason: 'not on a Friday' }),
+    ]);
     expect(h.ofType('tool.called')).toEqual([]);
     expect(calls(countFile)).toBe(0);
     const metrics = await h.metrics.text();
@@ -108,9 +142,14 @@ describe('tool-call approvals in a runtime (offline thinker, stdio fixture)', ()
     const countFile = join(tempDir(), 'count');
     const h = await offlineRuntime(countFile);
     const code = async (promise: Promise<unknown>) => {
-      const err = await promise.then(() => undefined, (e: unknown) => e);
+      const err = await promise.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isVigilError(err)).toBe(true);
-      return (err as { code: string; toJsonRpc(): { code: number } }).toJsonRpc().code === -32004 ? `${(err as { code: string }).code}/-32004` : `${(err as { code: string }).code}/${(err as { toJsonRpc(): { code: number } }).toJsonRpc().code}`;
+      return (err as { code: string; toJsonRpc(): { code: number } }).toJsonRpc().code === -32004
+        ? `${(err as { code: string }).code}/-32004`
+        : `${(err as { code: string }).code}/${(err as { toJsonRpc(): { code: number } }).toJsonRpc().code}`;
     };
     expect(await code(h.runtime.approveToolCall('call-nope'))).toBe('TOOL_CALL_NOT_FOUND/-32004');
     expect(await code(h.runtime.denyToolCall({ callId: 'call-nope' }))).toBe('TOOL_CALL_NOT_FOUND/-32004');
@@ -124,7 +163,9 @@ describe('tool-call approvals in a runtime (offline thinker, stdio fixture)', ()
 
     await h.runtime.send({ text: '/tool fixture__echo {"text": "free"}' });
     await until(h, () => h.ofType('tool.completed').length === 1);
-    expect(await code(h.runtime.approveToolCall(h.ofType('tool.called')[0]!.callId))).toBe('TOOL_CALL_NOT_PENDING/-32010');
+    expect(await code(h.runtime.approveToolCall(h.ofType('tool.called')[0]!.callId))).toBe(
+      'TOOL_CALL_NOT_PENDING/-32010',
+    );
   });
 
   it('does not ask an operator about a call whose arguments do not fit: the model hears at once', async () => {
@@ -132,7 +173,10 @@ describe('tool-call approvals in a runtime (offline thinker, stdio fixture)', ()
     const h = await offlineRuntime(countFile);
     const { turnId } = await h.runtime.send({ text: '/tool fixture__tally {"text": 7}' });
     await until(h, () => endingsOf(h.events, turnId).length === 1);
-    expect(endingsOf(h.events, turnId)[0]).toMatchObject({ type: 'agent.reply', text: expect.stringMatching(/^mcp__fixture__tally failed:\n.*input schema/s) });
+    expect(endingsOf(h.events, turnId)[0]).toMatchObject({
+      type: 'agent.reply',
+      text: expect.stringMatching(/^mcp__fixture__tally failed:\n.*input schema/s),
+    });
     expect(h.ofType('tool.approval_requested')).toEqual([]);
     expect(h.runtime.pendingToolCalls()).toEqual([]);
   });
@@ -154,14 +198,19 @@ describe('tool-call approvals in a runtime (offline thinker, stdio fixture)', ()
     const next = await startRuntime({ db: h.db, clock, bus, config: mcpConfig(countFile) });
     cleanups.push(() => next.runtime.stop());
     await until(next, () => events.some((e) => e.type === 'mcp.server_up'));
-    expect(next.runtime.pendingToolCalls()).toEqual([expect.objectContaining({ callId, turnId, name: 'mcp__fixture__tally' })]);
+    expect(next.runtime.pendingToolCalls()).toEqual([
+      expect.objectContaining({ callId, turnId, name: 'mcp__fixture__tally' }),
+    ]);
     await next.advance(5000, 1000);
     expect(endingsOf(events, turnId)).toEqual([]);
     expect(events.filter((e) => e.type === 'tool.interrupted' || e.type === 'tool.approval_requested')).toEqual([]);
 
     await next.runtime.approveToolCall(callId);
     await until(next, () => endingsOf(events, turnId).length === 1);
-    expect(endingsOf(events, turnId)[0]).toMatchObject({ type: 'agent.reply', text: expect.stringMatching(/approved by the operator and returned:\nafter the crash$/) });
+    expect(endingsOf(events, turnId)[0]).toMatchObject({
+      type: 'agent.reply',
+      text: expect.stringMatching(/approved by the operator and returned:\nafter the crash$/),
+    });
     expect(calls(countFile)).toBe(1);
   });
 
@@ -184,7 +233,10 @@ describe('tool-call approvals in a runtime (offline thinker, stdio fixture)', ()
     cleanups.push(() => next.runtime.stop());
     expect(events.filter((e) => e.type === 'tool.interrupted')).toEqual([expect.objectContaining({ callId })]);
     await until(next, () => endingsOf(events, turnId).length === 1);
-    expect(endingsOf(events, turnId)[0]).toMatchObject({ type: 'agent.reply', text: expect.stringMatching(/approved by the operator, but a restart interrupted it: its outcome is unknown/) });
+    expect(endingsOf(events, turnId)[0]).toMatchObject({
+      type: 'agent.reply',
+      text: expect.stringMatching(/approved by the operator, but a restart interrupted it: its outcome is unknown/),
+    });
     await next.advance(3000, 1000);
     expect(calls(countFile)).toBe(1);
     expect(endingsOf(events, turnId)).toHaveLength(1);
@@ -212,7 +264,13 @@ describe('tool-call approvals with the Anthropic thinker (fake Messages API)', (
     await h.runFor(3000);
     const tools = (api.requests[0]!.body.tools as Array<{ name: string }>).map((t) => t.name);
     expect(tools).toContain('mcp__fixture__tally');
-    const [result] = (api.requests[1]!.body.messages.at(-1).content as Array<{ type: string; content: Array<{ text: string }>; is_error?: boolean }>).filter((b) => b.type === 'tool_result');
+    const [result] = (
+      api.requests[1]!.body.messages.at(-1).content as Array<{
+        type: string;
+        content: Array<{ text: string }>;
+        is_error?: boolean;
+      }>
+    ).filter((b) => b.type === 'tool_result');
     expect(result!.is_error).toBeUndefined();
     expect(result!.content[0]!.text).toMatch(/needs an operator's approval and was not run/);
     // The model's closing text did not end the turn: it waits for the decision, and no think runs meanwhile.
@@ -220,13 +278,20 @@ describe('tool-call approvals with the Anthropic thinker (fake Messages API)', (
     expect(api.requests).toHaveLength(2);
 
     const { callId } = h.ofType('tool.approval_requested')[0]!;
-    api.enqueue(message([toolUse('reply', { turnId, text: 'The operator said no: not during the freeze.' })]), message([text('')]));
+    api.enqueue(
+      message([toolUse('reply', { turnId, text: 'The operator said no: not during the freeze.' })]),
+      message([text('')]),
+    );
     await h.runtime.denyToolCall({ callId, reason: 'release freeze until Monday' });
     await untilThought(h, () => endingsOf(h.events, turnId).length === 1);
     const state = JSON.stringify(api.requests[2]!.body.messages[0].content);
     expect(state).toContain(`- turn ${turnId} from`);
-    expect(state).toMatch(/was denied by the operator \(the reason given: release freeze until Monday\)\. It was not run\./);
-    expect(endingsOf(h.events, turnId)).toEqual([expect.objectContaining({ type: 'agent.reply', text: 'The operator said no: not during the freeze.' })]);
+    expect(state).toMatch(
+      /was denied by the operator \(the reason given: release freeze until Monday\)\. It was not run\./,
+    );
+    expect(endingsOf(h.events, turnId)).toEqual([
+      expect.objectContaining({ type: 'agent.reply', text: 'The operator said no: not during the freeze.' }),
+    ]);
     expect(calls(countFile)).toBe(0);
   });
 });

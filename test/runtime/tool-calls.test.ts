@@ -20,7 +20,9 @@ async function snapshot(db: VigilDb): Promise<VigilDb> {
   return copy;
 }
 
-const mcpConfig = (countFile: string) => ({ mcp: { mcpServers: { fixture: stdioFixture({ FIXTURE_COUNT_FILE: countFile }) } } });
+const mcpConfig = (countFile: string) => ({
+  mcp: { mcpServers: { fixture: stdioFixture({ FIXTURE_COUNT_FILE: countFile }) } },
+});
 
 describe('MCP tools in a runtime', () => {
   it('answers `/tool NAME {json}` with the tool’s result through the durable path (offline thinker)', async () => {
@@ -41,7 +43,10 @@ describe('MCP tools in a runtime', () => {
 
     const { turnId: bad } = await h.runtime.send({ text: '/tool fixture__tally {"text": 7}' });
     await until(h, () => h.ofType('agent.reply').length === 2);
-    expect(h.ofType('agent.reply')[1]).toMatchObject({ turnId: bad, text: expect.stringMatching(/^mcp__fixture__tally failed:\n.*input schema/s) });
+    expect(h.ofType('agent.reply')[1]).toMatchObject({
+      turnId: bad,
+      text: expect.stringMatching(/^mcp__fixture__tally failed:\n.*input schema/s),
+    });
     expect(calls(countFile)).toBe(1);
     const metrics = await h.metrics.text();
     expect(metrics).toContain('vigil_tool_calls_total{tool="mcp__fixture__tally",outcome="ok"} 1');
@@ -73,10 +78,18 @@ describe('MCP tools in a runtime', () => {
     };
     const { next, events } = await restart();
     const callId = h.ofType('tool.called')[0]!.callId;
-    expect(events.filter((e) => e.type === 'tool.interrupted')).toEqual([expect.objectContaining({ callId, name: 'mcp__fixture__hang' })]);
+    expect(events.filter((e) => e.type === 'tool.interrupted')).toEqual([
+      expect.objectContaining({ callId, name: 'mcp__fixture__hang' }),
+    ]);
     await until(next, () => events.some((e) => e.type === 'agent.reply' || e.type === 'agent.unanswered'));
     const endings = events.filter((e) => e.type === 'agent.reply' || e.type === 'agent.unanswered');
-    expect(endings).toEqual([expect.objectContaining({ type: 'agent.reply', turnId, text: expect.stringMatching(/interrupted by a restart: its outcome is unknown\. It was not run again/) })]);
+    expect(endings).toEqual([
+      expect.objectContaining({
+        type: 'agent.reply',
+        turnId,
+        text: expect.stringMatching(/interrupted by a restart: its outcome is unknown\. It was not run again/),
+      }),
+    ]);
     await next.advance(5000);
     expect(calls(countFile)).toBe(1);
     expect(events.filter((e) => e.type === 'tool.called')).toEqual([]);

@@ -26,7 +26,8 @@ afterEach(async () => {
 /** A think's first call answering every turn its prompt lists, each by its own id; the second call ends the loop. */
 const replyToEach: FakeResponse = {
   kind: 'respond',
-  respond: (request) => message(pendingTurnIds(request).map((turnId) => toolUse('reply', { turnId, text: `answer to ${turnId}` }))),
+  respond: (request) =>
+    message(pendingTurnIds(request).map((turnId) => toolUse('reply', { turnId, text: `answer to ${turnId}` }))),
 };
 const endTurn = (): FakeResponse => message([]);
 
@@ -55,7 +56,12 @@ describe('turns with the Anthropic thinker', () => {
       [first.turnId, `answer to ${first.turnId}`],
       [second.turnId, `answer to ${second.turnId}`],
     ]);
-    expect(terminals(h)).toEqual(new Map([[first.turnId, ['agent.reply']], [second.turnId, ['agent.reply']]]));
+    expect(terminals(h)).toEqual(
+      new Map([
+        [first.turnId, ['agent.reply']],
+        [second.turnId, ['agent.reply']],
+      ]),
+    );
     expect(h.runtime.status().pendingMessages).toBe(0);
   });
 
@@ -105,7 +111,9 @@ describe('turns with the Anthropic thinker', () => {
       await h.runFor(10_000);
 
       expect(api.requests).toHaveLength(1);
-      expect(h.ofType('agent.unanswered')).toMatchObject([{ turnId, code: 'THINK_REJECTED', reason: expect.stringContaining(detail) }]);
+      expect(h.ofType('agent.unanswered')).toMatchObject([
+        { turnId, code: 'THINK_REJECTED', reason: expect.stringContaining(detail) },
+      ]);
       expect(h.ofType('think.failed')).toMatchObject([{ code: 'THINK_REJECTED' }]);
       expect(h.ofType('agent.reply')).toHaveLength(0);
       expect(h.runtime.status().beatCount).toBeGreaterThanOrEqual(beatsBefore + 9);
@@ -137,7 +145,9 @@ describe('turns with the Anthropic thinker', () => {
     const goal = h.runtime.addGoal({ title: 'Sort the archive', dueAt: new Date(h.clock.now() - 1000).toISOString() });
     await h.runFor(1500);
 
-    expect(h.ofType('agent.work_dropped')).toMatchObject([{ work: 'goal_work', goalId: goal.id, code: 'THINK_REJECTED' }]);
+    expect(h.ofType('agent.work_dropped')).toMatchObject([
+      { work: 'goal_work', goalId: goal.id, code: 'THINK_REJECTED' },
+    ]);
     expect(h.runtime.listGoals()).toMatchObject([{ id: goal.id, status: 'active' }]);
   });
 });

@@ -90,7 +90,10 @@ describe('turns', () => {
     const thinker = new ScriptedThinker((input) => {
       if (input.reason === 'user_message') {
         answered = input.pendingMessages[0]!.turnId;
-        return [...answerAll(input), { type: 'goal_add', title: 'Follow up', dueAt: Date.parse('2026-01-01T00:00:00Z') }];
+        return [
+          ...answerAll(input),
+          { type: 'goal_add', title: 'Follow up', dueAt: Date.parse('2026-01-01T00:00:00Z') },
+        ];
       }
       return [{ type: 'reply', turnId: answered, text: 'one more thing' }];
     });
@@ -104,7 +107,11 @@ describe('turns', () => {
 
   it('ends the turns of a think the local bound refused as CONTEXT_TOO_SMALL, and answers the next message', async () => {
     const thinker = new ScriptedThinker((input, call) => {
-      if (call === 1) throw new VigilError('CONTEXT_TOO_SMALL', 'The prompt cannot fit VIGIL_CONTEXT_TOKENS=4096. Raise VIGIL_CONTEXT_TOKENS.');
+      if (call === 1)
+        throw new VigilError(
+          'CONTEXT_TOO_SMALL',
+          'The prompt cannot fit VIGIL_CONTEXT_TOKENS=4096. Raise VIGIL_CONTEXT_TOKENS.',
+        );
       return answerAll(input);
     });
     h = await startRuntime({ thinker });
@@ -113,7 +120,9 @@ describe('turns', () => {
     const next = await h.runtime.send({ text: 'a short one' });
     await h.advance(1000);
 
-    expect(h.ofType('agent.unanswered')).toMatchObject([{ turnId: refused.turnId, code: 'CONTEXT_TOO_SMALL', reason: expect.stringContaining('VIGIL_CONTEXT_TOKENS') }]);
+    expect(h.ofType('agent.unanswered')).toMatchObject([
+      { turnId: refused.turnId, code: 'CONTEXT_TOO_SMALL', reason: expect.stringContaining('VIGIL_CONTEXT_TOKENS') },
+    ]);
     expect(h.ofType('think.failed')).toMatchObject([{ code: 'CONTEXT_TOO_SMALL' }]);
     expect(h.ofType('agent.reply')).toMatchObject([{ turnId: next.turnId, text: 're: a short one' }]);
     expect(thinker.calls.map((c) => c.pendingMessages.map((m) => m.turnId))).toEqual([[refused.turnId], [next.turnId]]);

@@ -68,7 +68,8 @@ export class SimActions {
   afterBoot(incarnation: Incarnation): void {
     for (const chain of this.run.clients.chains) {
       const last = chain.sessions[chain.sessions.length - 1];
-      if (last?.endedBy === 'crash' && (this.run.phase === 'drain' || this.rng.chance(0.7))) this.run.clients.resume(chain, incarnation, this.run.world.now());
+      if (last?.endedBy === 'crash' && (this.run.phase === 'drain' || this.rng.chance(0.7)))
+        this.run.clients.resume(chain, incarnation, this.run.world.now());
     }
   }
 
@@ -84,7 +85,9 @@ export class SimActions {
     for (const call of pending) this.decide(runtime, incarnation, call.callId, this.rng.chance(0.7));
     const status = runtime.status();
     if (status.state === 'dormant') this.fire(incarnation, 'drain topUp', () => runtime.topUp({ amountUsd: 5 }));
-    const sendsInFlight = this.run.history.sends.some((s) => s.incarnation === incarnation.number && s.turnId === null && s.error === null);
+    const sendsInFlight = this.run.history.sends.some(
+      (s) => s.incarnation === incarnation.number && s.turnId === null && s.error === null,
+    );
     this.run.drainState = `${status.pendingMessages} pending messages, ${pending.length} calls awaiting approval, sends in flight: ${sendsInFlight}, phase ${status.phase}, ${status.state}`;
     return status.pendingMessages === 0 && pending.length === 0 && !sendsInFlight;
   }
@@ -97,7 +100,12 @@ export class SimActions {
     if (seen === this.sampledAt) return;
     this.sampledAt = seen;
     const status = incarnation.runtime.budgetStatus();
-    this.run.history.budget.push({ at: this.run.world.now(), incarnation: incarnation.number, resetsAt: status.resetsAt, spentTodayUsd: status.spentTodayUsd });
+    this.run.history.budget.push({
+      at: this.run.world.now(),
+      incarnation: incarnation.number,
+      resetsAt: status.resetsAt,
+      spentTodayUsd: status.spentTodayUsd,
+    });
   }
 
   private weights(): Record<ActionKind, number> {
@@ -160,7 +168,10 @@ export class SimActions {
         run.crashNow('crash at a quiet moment');
         return;
       case 'armCrash':
-        incarnation.db.arm({ atOp: incarnation.db.opCount + rng.int(1, 400), when: rng.chance(0.5) ? 'before' : 'after' });
+        incarnation.db.arm({
+          atOp: incarnation.db.opCount + rng.int(1, 400),
+          when: rng.chance(0.5) ? 'before' : 'after',
+        });
         this.record(incarnation, 'armCrash', 'armed');
         return;
       case 'mcpDrop':
@@ -178,7 +189,13 @@ export class SimActions {
     const { rng, run } = this;
     const long = rng.chance(0.08);
     const text = long ? words(rng, rng.int(300, 900)) : words(rng, rng.int(2, 60));
-    const record = { at: run.world.now(), incarnation: incarnation.number, chars: text.length, turnId: null as string | null, error: null as string | null };
+    const record = {
+      at: run.world.now(),
+      incarnation: incarnation.number,
+      chars: text.length,
+      turnId: null as string | null,
+      error: null as string | null,
+    };
     run.history.sends.push(record);
     incarnation.runtime.send({ text }).then(
       (result) => (record.turnId = result.turnId),
@@ -188,7 +205,10 @@ export class SimActions {
 
   private decide(runtime: Runtime, incarnation: Incarnation, callId: string, approve: boolean): void {
     if (approve) this.fire(incarnation, `approve ${callId}`, () => runtime.approveToolCall(callId));
-    else this.fire(incarnation, `deny ${callId}`, () => runtime.denyToolCall({ callId, reason: 'the simulated operator said no' }));
+    else
+      this.fire(incarnation, `deny ${callId}`, () =>
+        runtime.denyToolCall({ callId, reason: 'the simulated operator said no' }),
+      );
   }
 
   /** Starts `work` without waiting; its outcome is recorded when (if ever) it settles. */

@@ -6,7 +6,8 @@
  */
 import type { SimHistory } from './sim-history.js';
 
-const RANDOM_IDS = /\b(?:[a-z]+-)?[0-9a-z]{11}-[0-9a-z]{4}-[0-9a-f]{4}\b|\bcall-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
+const RANDOM_IDS =
+  /\b(?:[a-z]+-)?[0-9a-z]{11}-[0-9a-z]{4}-[0-9a-f]{4}\b|\bcall-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
 const MEASURED = new Set(['durationMs', 'phaseMs', 'sizeBytes']);
 
 /** The history's canonical text. */

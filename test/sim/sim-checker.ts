@@ -31,7 +31,8 @@ function capped(violations: Violation[]): Violation[] {
     if (count <= LISTED_PER_INVARIANT) out.push(violation);
   }
   for (const [invariant, count] of listed) {
-    if (count > LISTED_PER_INVARIANT) out.push({ invariant, detail: `… and ${count - LISTED_PER_INVARIANT} more like these` });
+    if (count > LISTED_PER_INVARIANT)
+      out.push({ invariant, detail: `… and ${count - LISTED_PER_INVARIANT} more like these` });
   }
   return out;
 }
@@ -53,7 +54,8 @@ function everyViolation(history: SimHistory): Violation[] {
 function allEvents(history: SimHistory): Map<number, VigilEvent> {
   const bySeq = new Map<number, VigilEvent>();
   for (const event of history.journal) bySeq.set(event.seq, event);
-  for (const incarnation of history.incarnations) for (const event of incarnation.published) if (!bySeq.has(event.seq)) bySeq.set(event.seq, event);
+  for (const incarnation of history.incarnations)
+    for (const event of incarnation.published) if (!bySeq.has(event.seq)) bySeq.set(event.seq, event);
   return new Map([...bySeq].sort(([a], [b]) => a - b));
 }
 
@@ -76,13 +78,19 @@ export function checkTurns(history: SimHistory, all: Map<number, VigilEvent>): V
     const events = said.get(turnId) ?? [];
     const terminals = events.filter((e) => TERMINAL.has(e.type));
     if (terminals.length !== 1) {
-      const what = terminals.length === 0 ? 'no terminal event' : `${terminals.length} terminal events (${terminals.map((e) => `${e.type} seq ${e.seq}`).join(', ')})`;
+      const what =
+        terminals.length === 0
+          ? 'no terminal event'
+          : `${terminals.length} terminal events (${terminals.map((e) => `${e.type} seq ${e.seq}`).join(', ')})`;
       violations.push({ invariant: 'every turn ends exactly once', detail: `turn ${turnId} has ${what}` });
       continue;
     }
     const end = terminals[0]!;
     for (const later of events.filter((e) => e.seq > end.seq)) {
-      violations.push({ invariant: 'nothing is said for a turn after its end', detail: `turn ${turnId} ended at seq ${end.seq} (${end.type}), then ${later.type} seq ${later.seq}` });
+      violations.push({
+        invariant: 'nothing is said for a turn after its end',
+        detail: `turn ${turnId} ended at seq ${end.seq} (${end.type}), then ${later.type} seq ${later.seq}`,
+      });
     }
   }
   return violations;
@@ -102,9 +110,17 @@ export function checkStreams(history: SimHistory, all: Map<number, VigilEvent>):
     for (const [index, session] of chain.sessions.entries()) {
       const name = `client ${chain.id} subscription ${index + 1} (incarnation ${session.incarnation}, ${describeStart(session)}, types ${JSON.stringify(session.types ?? 'all')})`;
       for (const event of session.events) {
-        if (event.seq <= last) violations.push({ invariant: 'a client sees each event once, in seq order', detail: `${name} received seq ${event.seq} (${event.type}) after seq ${last}` });
+        if (event.seq <= last)
+          violations.push({
+            invariant: 'a client sees each event once, in seq order',
+            detail: `${name} received seq ${event.seq} (${event.type}) after seq ${last}`,
+          });
         last = Math.max(last, event.seq);
-        if (!matches(session.types, event.type)) violations.push({ invariant: 'a client sees only the types it asked for', detail: `${name} received ${event.type} seq ${event.seq}` });
+        if (!matches(session.types, event.type))
+          violations.push({
+            invariant: 'a client sees only the types it asked for',
+            detail: `${name} received ${event.type} seq ${event.seq}`,
+          });
       }
       const received = new Set(session.events.map((e) => e.seq));
       const newest = session.events[session.events.length - 1]?.seq ?? 0;
@@ -129,14 +145,21 @@ function publishedLate(history: SimHistory, session: SimSession, seq: number): s
   if (at === -1) return '';
   const received = new Set(session.events.map((e) => e.seq));
   const overtaken = published.slice(0, at).find((e) => e.seq > seq && received.has(e.seq));
-  return overtaken === undefined ? '' : `: it was published after seq ${overtaken.seq} (${overtaken.type}), which the client had already received`;
+  return overtaken === undefined
+    ? ''
+    : `: it was published after seq ${overtaken.seq} (${overtaken.type}), which the client had already received`;
 }
 
 function describeStart(session: SimSession): string {
   return session.after === undefined ? `live after ${session.liveAfter}` : `after ${session.after}`;
 }
 
-function expected(session: SimSession, history: SimHistory, all: Map<number, VigilEvent>, journaled: Set<number>): VigilEvent[] {
+function expected(
+  session: SimSession,
+  history: SimHistory,
+  all: Map<number, VigilEvent>,
+  journaled: Set<number>,
+): VigilEvent[] {
   const incarnation = history.incarnations[session.incarnation - 1]!;
   const start = session.after ?? session.liveAfter;
   const horizon = session.horizon ?? start;
@@ -169,34 +192,62 @@ function matches(types: readonly string[] | undefined, type: string): boolean {
 export function checkTools(history: SimHistory, all: Map<number, VigilEvent>): Violation[] {
   const violations: Violation[] = [];
   const runs = new Map<string, number>();
-  for (const effect of history.effects) if (effect.tool !== 'lookup') runs.set(effect.key, (runs.get(effect.key) ?? 0) + 1);
-  for (const [key, count] of runs) if (count > 1) violations.push({ invariant: 'a non-idempotent tool runs at most once', detail: `call key ${key} ran ${count} times` });
+  for (const effect of history.effects)
+    if (effect.tool !== 'lookup') runs.set(effect.key, (runs.get(effect.key) ?? 0) + 1);
+  for (const [key, count] of runs)
+    if (count > 1)
+      violations.push({
+        invariant: 'a non-idempotent tool runs at most once',
+        detail: `call key ${key} ran ${count} times`,
+      });
   const keyOf = new Map<string, string>();
   for (const event of all.values()) {
-    if (event.type === 'tool.approval_requested') keyOf.set(event.callId, String((event.args as { key?: unknown } | null)?.key));
+    if (event.type === 'tool.approval_requested')
+      keyOf.set(event.callId, String((event.args as { key?: unknown } | null)?.key));
   }
   const ran = new Set(history.effects.map((e) => e.key));
   for (const event of all.values()) {
     if (event.type !== 'tool.approval_decided' || event.approved) continue;
     const key = keyOf.get(event.callId);
-    if (key !== undefined && ran.has(key)) violations.push({ invariant: 'a denied call never runs', detail: `call ${event.callId} (key ${key}) was denied and ran` });
+    if (key !== undefined && ran.has(key))
+      violations.push({
+        invariant: 'a denied call never runs',
+        detail: `call ${event.callId} (key ${key}) was denied and ran`,
+      });
   }
   const interrupted = new Map<string, number>();
-  for (const event of all.values()) if (event.type === 'tool.interrupted') interrupted.set(event.callId, (interrupted.get(event.callId) ?? 0) + 1);
-  for (const [callId, count] of interrupted) if (count > 1) violations.push({ invariant: 'a cut call is reported interrupted once', detail: `call ${callId} was reported interrupted ${count} times` });
+  for (const event of all.values())
+    if (event.type === 'tool.interrupted') interrupted.set(event.callId, (interrupted.get(event.callId) ?? 0) + 1);
+  for (const [callId, count] of interrupted)
+    if (count > 1)
+      violations.push({
+        invariant: 'a cut call is reported interrupted once',
+        detail: `call ${callId} was reported interrupted ${count} times`,
+      });
   const journal = history.journal;
-  const completed = new Set(journal.filter((e) => e.type === 'tool.completed').map((e) => (e as { callId: string }).callId));
+  const completed = new Set(
+    journal.filter((e) => e.type === 'tool.completed').map((e) => (e as { callId: string }).callId),
+  );
   const completedLost = new Set(
-    [...all.values()].filter((e) => e.type === 'tool.completed' && history.failedJournalSeqs.has(e.seq)).map((e) => (e as { callId: string }).callId),
+    [...all.values()]
+      .filter((e) => e.type === 'tool.completed' && history.failedJournalSeqs.has(e.seq))
+      .map((e) => (e as { callId: string }).callId),
   );
   for (const event of journal) {
     if (event.type !== 'tool.called') continue;
     const done = completed.has(event.callId);
     const cut = interrupted.has(event.callId);
     // A result whose write failed is unknown to the log: reporting it interrupted after the next boot is the safe side.
-    if (done && cut && !completedLost.has(event.callId)) violations.push({ invariant: 'a cut call is reported interrupted once', detail: `call ${event.callId} completed and was also reported interrupted` });
+    if (done && cut && !completedLost.has(event.callId))
+      violations.push({
+        invariant: 'a cut call is reported interrupted once',
+        detail: `call ${event.callId} completed and was also reported interrupted`,
+      });
     if (!done && !cut && !completedLost.has(event.callId)) {
-      violations.push({ invariant: 'a cut call is reported interrupted once', detail: `call ${event.callId} (${event.name}) started (seq ${event.seq}) and neither completed nor was reported interrupted` });
+      violations.push({
+        invariant: 'a cut call is reported interrupted once',
+        detail: `call ${event.callId} (${event.name}) started (seq ${event.seq}) and neither completed nor was reported interrupted`,
+      });
     }
   }
   return violations;
@@ -209,7 +260,10 @@ export function checkMoney(history: SimHistory): Violation[] {
   for (const sample of history.budget) {
     if (previous !== undefined) {
       if (sample.resetsAt < previous.resetsAt) {
-        violations.push({ invariant: 'the budget day only moves forward', detail: `at ${iso(sample.at)} the day ending ${sample.resetsAt} follows the one ending ${previous.resetsAt}` });
+        violations.push({
+          invariant: 'the budget day only moves forward',
+          detail: `at ${iso(sample.at)} the day ending ${sample.resetsAt} follows the one ending ${previous.resetsAt}`,
+        });
       } else if (sample.resetsAt === previous.resetsAt && sample.spentTodayUsd < previous.spentTodayUsd) {
         violations.push({
           invariant: 'money spent today never goes down',
@@ -230,14 +284,26 @@ export function checkSeqs(history: SimHistory): Violation[] {
     const floor = Math.max(before, incarnation.journalSeqAtBoot);
     const seen = new Set<number>();
     for (const event of incarnation.published) {
-      if (seen.has(event.seq)) violations.push({ invariant: 'seq only grows', detail: `incarnation ${incarnation.number} published seq ${event.seq} twice` });
+      if (seen.has(event.seq))
+        violations.push({
+          invariant: 'seq only grows',
+          detail: `incarnation ${incarnation.number} published seq ${event.seq} twice`,
+        });
       seen.add(event.seq);
-      if (event.seq <= floor) violations.push({ invariant: 'seq only grows', detail: `incarnation ${incarnation.number} published seq ${event.seq} (${event.type}), not above ${floor} from before it` });
+      if (event.seq <= floor)
+        violations.push({
+          invariant: 'seq only grows',
+          detail: `incarnation ${incarnation.number} published seq ${event.seq} (${event.type}), not above ${floor} from before it`,
+        });
     }
     for (const seq of seen) before = Math.max(before, seq);
   }
   for (let i = 1; i < history.journal.length; i += 1) {
-    if (history.journal[i]!.seq <= history.journal[i - 1]!.seq) violations.push({ invariant: 'seq only grows', detail: `the journal holds seq ${history.journal[i]!.seq} after ${history.journal[i - 1]!.seq}` });
+    if (history.journal[i]!.seq <= history.journal[i - 1]!.seq)
+      violations.push({
+        invariant: 'seq only grows',
+        detail: `the journal holds seq ${history.journal[i]!.seq} after ${history.journal[i - 1]!.seq}`,
+      });
   }
   return violations;
 }
@@ -251,7 +317,10 @@ export function checkPrompts(history: SimHistory, all: Map<number, VigilEvent>):
   const bound = history.scenario.config.contextTokens ?? 16_000;
   for (const request of history.requests) {
     if (request.plainTokens > bound) {
-      violations.push({ invariant: 'no request exceeds VIGIL_CONTEXT_TOKENS', detail: `request ${request.index} (${request.kind}) is ${request.plainTokens} tokens by the plain estimate, over ${bound}` });
+      violations.push({
+        invariant: 'no request exceeds VIGIL_CONTEXT_TOKENS',
+        detail: `request ${request.index} (${request.kind}) is ${request.plainTokens} tokens by the plain estimate, over ${bound}`,
+      });
     }
   }
   const fixed = Math.max(0, ...history.requests.map((r) => r.fixedTokens));
@@ -259,8 +328,16 @@ export function checkPrompts(history: SimHistory, all: Map<number, VigilEvent>):
   if (fixed + 2_000 > bound) return violations;
   for (const event of all.values()) {
     // Refused by Vigil itself (the API's refusals name their HTTP status instead).
-    if (event.type !== 'think.failed' || event.code !== 'THINK_REJECTED' || !event.reason.includes('VIGIL_CONTEXT_TOKENS=')) continue;
-    violations.push({ invariant: 'no think is refused while its plain estimate fits', detail: `seq ${event.seq} at ${event.at}: ${event.reason} (fixed part ${fixed} tokens)` });
+    if (
+      event.type !== 'think.failed' ||
+      event.code !== 'THINK_REJECTED' ||
+      !event.reason.includes('VIGIL_CONTEXT_TOKENS=')
+    )
+      continue;
+    violations.push({
+      invariant: 'no think is refused while its plain estimate fits',
+      detail: `seq ${event.seq} at ${event.at}: ${event.reason} (fixed part ${fixed} tokens)`,
+    });
   }
   return violations;
 }
@@ -270,10 +347,20 @@ export function checkDrained(history: SimHistory): Violation[] {
   const violations: Violation[] = [];
   if (history.steps >= MAX_STEPS) {
     const minutes = (history.simulatedMs / 60_000).toFixed(1);
-    return [{ invariant: 'the runtime rests between beats', detail: `${history.steps} steps in ${minutes} simulated min: it busy-loops (${history.drainState})` }];
+    return [
+      {
+        invariant: 'the runtime rests between beats',
+        detail: `${history.steps} steps in ${minutes} simulated min: it busy-loops (${history.drainState})`,
+      },
+    ];
   }
-  if (!history.drained) violations.push({ invariant: 'every turn can end', detail: `after ${history.scenario.drainMs / 60_000} min without faults, work was still pending (${history.drainState})` });
-  if (!history.stoppedCleanly) violations.push({ invariant: 'the runtime stops cleanly', detail: 'the final stop did not complete' });
+  if (!history.drained)
+    violations.push({
+      invariant: 'every turn can end',
+      detail: `after ${history.scenario.drainMs / 60_000} min without faults, work was still pending (${history.drainState})`,
+    });
+  if (!history.stoppedCleanly)
+    violations.push({ invariant: 'the runtime stops cleanly', detail: 'the final stop did not complete' });
   return violations;
 }
 

@@ -5,7 +5,7 @@
  *   npm run sim -- --seed 1234           that seed only, with every violation in full
  *   npm run sim -- --seed 1234 --seeds 50   seeds 1234 to 1283
  *   npm run sim -- --seed 1234 --trace   that seed, then its whole history: events, actions, faults, the log
- *   npm run sim -- --year [--days N]     a simulated year (or N days) of one agent (README, "Tests")
+ *   npm run sim -- --year [--days N]     a simulated year (or N days) of one agent (docs/testing.md)
  *
  * Exits 1 when a seed breaks an invariant; each failing seed prints the command that replays it.
  */
@@ -22,7 +22,10 @@ const value = (name: string): number | undefined => {
 if (args.includes('--year')) {
   const { runYear } = await import('./sim-year.js');
   const days = value('--days');
-  const ok = await runYear({ ...(days === undefined ? {} : { days }), log: (line: string) => process.stdout.write(`${line}\n`) });
+  const ok = await runYear({
+    ...(days === undefined ? {} : { days }),
+    log: (line: string) => process.stdout.write(`${line}\n`),
+  });
   process.exit(ok ? 0 : 1);
 }
 
@@ -36,14 +39,20 @@ for (let seed = first; seed < first + count; seed += 1) {
   const violations = checkHistory(history);
   if (count === 1 && args.includes('--trace')) process.stdout.write(`${traceLines(history).join('\n')}\n`);
   if (violations.length === 0) {
-    if (count === 1) process.stdout.write(`seed ${seed}: ok (${history.steps} steps, ${history.incarnations.length} incarnations)\n`);
+    if (count === 1)
+      process.stdout.write(`seed ${seed}: ok (${history.steps} steps, ${history.incarnations.length} incarnations)\n`);
     continue;
   }
   failing.push(seed);
   const kinds = [...new Set(violations.map((v) => v.invariant))].join('; ');
-  process.stdout.write(`seed ${seed}: ${violations.length} violations (${kinds}) — replay: npm run sim -- --seed ${seed}\n`);
-  for (const violation of count === 1 ? violations : violations.slice(0, 3)) process.stdout.write(`  ${violation.invariant}: ${violation.detail}\n`);
+  process.stdout.write(
+    `seed ${seed}: ${violations.length} violations (${kinds}) — replay: npm run sim -- --seed ${seed}\n`,
+  );
+  for (const violation of count === 1 ? violations : violations.slice(0, 3))
+    process.stdout.write(`  ${violation.invariant}: ${violation.detail}\n`);
 }
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
-process.stdout.write(`${count} seeds in ${seconds} s: ${failing.length} failing${failing.length > 0 ? ` (${failing.join(', ')})` : ''}\n`);
+process.stdout.write(
+  `${count} seeds in ${seconds} s: ${failing.length} failing${failing.length > 0 ? ` (${failing.join(', ')})` : ''}\n`,
+);
 process.exit(failing.length > 0 ? 1 : 0);

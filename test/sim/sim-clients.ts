@@ -85,7 +85,8 @@ export class SimClients {
 
   /** Every client connected to incarnation `incarnation` loses its connection. */
   disconnectAll(incarnation: number, why: SessionEnd): void {
-    for (const [id, open] of [...this.open]) if (open.source.number === incarnation) this.disconnect(this.chains[id - 1]!, why);
+    for (const [id, open] of [...this.open])
+      if (open.source.number === incarnation) this.disconnect(this.chains[id - 1]!, why);
   }
 
   /** True while client `chain` is connected. */

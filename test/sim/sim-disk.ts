@@ -48,7 +48,8 @@ export class SimDisk {
   private idleWaiters: (() => void)[] = [];
 
   constructor(store?: BackingStore) {
-    this.storeValue = store ?? (new MemoryLevel<Uint8Array, Uint8Array>({ storeEncoding: 'view' }) as unknown as BackingStore);
+    this.storeValue =
+      store ?? (new MemoryLevel<Uint8Array, Uint8Array>({ storeEncoding: 'view' }) as unknown as BackingStore);
   }
 
   /** The store the views write to. */
@@ -92,7 +93,13 @@ export class SimDisk {
 
   /** The newest journaled seq on disk, or 0. */
   async lastJournalSeq(): Promise<number> {
-    const range = { gt: encoder.encode(JOURNAL_PREFIX), lt: encoder.encode('!event-journal"'), reverse: true, limit: 1, ...VIEW };
+    const range = {
+      gt: encoder.encode(JOURNAL_PREFIX),
+      lt: encoder.encode('!event-journal"'),
+      reverse: true,
+      limit: 1,
+      ...VIEW,
+    };
     for await (const key of this.store.keys(range)) return Number(decoder.decode(key).slice(JOURNAL_PREFIX.length));
     return 0;
   }
@@ -102,7 +109,8 @@ export class SimDisk {
     this.failedWrites += 1;
     for (const op of ops) {
       const key = decoder.decode(op.key);
-      if (op.type === 'put' && key.startsWith(JOURNAL_PREFIX)) this.failedJournalSeqs.add(Number(key.slice(JOURNAL_PREFIX.length)));
+      if (op.type === 'put' && key.startsWith(JOURNAL_PREFIX))
+        this.failedJournalSeqs.add(Number(key.slice(JOURNAL_PREFIX.length)));
     }
   }
 }
@@ -130,7 +138,10 @@ export class SimLevel extends AbstractLevel<Uint8Array, string, string> {
     private readonly disk: SimDisk,
     private readonly sim: SimLevelHooks,
   ) {
-    super({ encodings: { view: true }, permanence: true, createIfMissing: false, errorIfExists: false }, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    super(
+      { encodings: { view: true }, permanence: true, createIfMissing: false, errorIfExists: false },
+      { keyEncoding: 'utf8', valueEncoding: 'utf8' },
+    );
   }
 
   /** As the runtime's database type. */
@@ -236,12 +247,18 @@ export class SimLevel extends AbstractLevel<Uint8Array, string, string> {
   }
 
   async _batch(operations: Op[], options: { sync?: boolean }): Promise<void> {
-    const ops = operations.map((op) => (op.type === 'put' ? { type: 'put' as const, key: op.key, value: op.value! } : { type: 'del' as const, key: op.key }));
+    const ops = operations.map((op) =>
+      op.type === 'put'
+        ? { type: 'put' as const, key: op.key, value: op.value! }
+        : { type: 'del' as const, key: op.key },
+    );
     return this.batchOf(`batch (${describeKeys(ops)})`, ops, options.sync === true);
   }
 
   async _clear(options: Record<string, unknown>): Promise<void> {
-    return this.write('clear', [], false, () => this.disk.track(() => this.disk.store.clear({ ...pickRange(options), ...VIEW })));
+    return this.write('clear', [], false, () =>
+      this.disk.track(() => this.disk.store.clear({ ...pickRange(options), ...VIEW })),
+    );
   }
 
   async _get(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -255,13 +272,16 @@ export class SimLevel extends AbstractLevel<Uint8Array, string, string> {
   /** LevelDB's compaction, when the store under it has one (the retention keeper gives space back with it). */
   async compactRange(start: unknown, end: unknown, options: unknown): Promise<void> {
     const store = this.disk.store;
-    if (store.compactRange !== undefined && !this.isCut) await this.disk.track(() => store.compactRange!(start, end, options));
+    if (store.compactRange !== undefined && !this.isCut)
+      await this.disk.track(() => store.compactRange!(start, end, options));
   }
 
   private batchOf(what: string, ops: Op[], synced: boolean): Promise<void> {
     const batch = ops as AbstractBatchOperation<BackingStore, Uint8Array, Uint8Array>[];
     // `sync` reaches an on-disk store as it is (its fsync is part of what the simulated year measures).
-    return this.write(what, ops, synced, () => this.disk.track(() => this.disk.store.batch(batch, { ...VIEW, sync: synced } as never)));
+    return this.write(what, ops, synced, () =>
+      this.disk.track(() => this.disk.store.batch(batch, { ...VIEW, sync: synced } as never)),
+    );
   }
 
   _iterator(options: Record<string, unknown>): SimIterator {
@@ -298,7 +318,7 @@ class SimIterator extends AbstractIterator<SimLevel, Uint8Array, Uint8Array> {
   async _all(): Promise<[Uint8Array, Uint8Array][]> {
     const all: [Uint8Array, Uint8Array][] = [];
     // In pages: an on-disk store sizes its buffer by what it is asked for.
-    for (let left = this.limit - this.count; left > 0; ) {
+    for (let left = this.limit - this.count; left > 0;) {
       const page = await this.step(() => this.inner.nextv(Math.min(left, 1_000)));
       all.push(...page);
       left -= page.length;
@@ -314,7 +334,8 @@ class SimIterator extends AbstractIterator<SimLevel, Uint8Array, Uint8Array> {
 
 function pickRange(options: Record<string, unknown>): Record<string, unknown> {
   const range: Record<string, unknown> = {};
-  for (const key of ['gt', 'gte', 'lt', 'lte', 'reverse', 'limit'] as const) if (options[key] !== undefined) range[key] = options[key];
+  for (const key of ['gt', 'gte', 'lt', 'lte', 'reverse', 'limit'] as const)
+    if (options[key] !== undefined) range[key] = options[key];
   return range;
 }
 

@@ -24,7 +24,10 @@ import type { SimMcpServer } from './sim-mcp-server.js';
 import type { SimModel } from './sim-model.js';
 
 /** Checkpoint compression on the calling thread: zlib's thread pool would finish at a moment no seed decides. */
-export const SYNC_ZIP: CheckpointZip = { gzip: async (data) => gzipSync(data), gunzip: async (data) => gunzipSync(data) };
+export const SYNC_ZIP: CheckpointZip = {
+  gzip: async (data) => gzipSync(data),
+  gunzip: async (data) => gunzipSync(data),
+};
 
 /** What an incarnation is built from: the world it lives in. */
 export interface IncarnationDeps {
@@ -78,7 +81,14 @@ export class Incarnation implements FeedSource {
     });
     this.bus = new EventBus({ clock: this.clock, currentBeat: () => 0 });
     this.maxSeq = journalSeqAtBoot;
-    this.record = { number, bootedAt: world.now(), journalSeqAtBoot, published: this.published, death: null, booted: false };
+    this.record = {
+      number,
+      bootedAt: world.now(),
+      journalSeqAtBoot,
+      published: this.published,
+      death: null,
+      booted: false,
+    };
     const record = deps.recordEvents !== false;
     this.tap = this.bus.events$.subscribe((event) => {
       if (record) this.published.push(event);
@@ -193,7 +203,13 @@ export class Incarnation implements FeedSource {
       price: resolvePrice(model),
       maxToolIterations: this.deps.config.maxToolIterations ?? 4,
       // The SDK's retries sleep in real time: the heartbeat retries on the next beat instead, in simulated time.
-      client: new Anthropic({ apiKey: 'sk-sim', baseURL: 'http://sim.invalid', maxRetries: 0, timeout: 3_600_000, fetch: this.deps.model.fetchFor(this.number) }),
+      client: new Anthropic({
+        apiKey: 'sk-sim',
+        baseURL: 'http://sim.invalid',
+        maxRetries: 0,
+        timeout: 3_600_000,
+        fetch: this.deps.model.fetchFor(this.number),
+      }),
       now: () => this.clock.now(),
     });
   }

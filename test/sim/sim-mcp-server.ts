@@ -49,7 +49,8 @@ export class SimMcpServer {
   /** Keys run more than once by a tool that is not idempotent. */
   duplicates(): string[] {
     const seen = new Map<string, number>();
-    for (const effect of this.effects) if (NON_IDEMPOTENT.has(effect.tool)) seen.set(effect.key, (seen.get(effect.key) ?? 0) + 1);
+    for (const effect of this.effects)
+      if (NON_IDEMPOTENT.has(effect.tool)) seen.set(effect.key, (seen.get(effect.key) ?? 0) + 1);
     return [...seen].filter(([, n]) => n > 1).map(([key]) => key);
   }
 
@@ -87,7 +88,11 @@ export class SimMcpServer {
   private serve(incarnation: number): McpServer {
     const server = new McpServer({ name: 'sim', version: '1.0.0' });
     const input = { key: z.string(), text: z.string().optional() };
-    const tool = (name: string, description: string, run: (key: string, signal: AbortSignal) => Promise<ReturnType<typeof text> & { isError?: boolean }>) =>
+    const tool = (
+      name: string,
+      description: string,
+      run: (key: string, signal: AbortSignal) => Promise<ReturnType<typeof text> & { isError?: boolean }>,
+    ) =>
       server.registerTool(name, { description, inputSchema: input }, async ({ key }, extra) => {
         if (this.keepEffects) this.effects.push({ key, tool: name, incarnation, at: this.world.now() });
         return run(key, extra.signal);
@@ -107,7 +112,9 @@ export class SimMcpServer {
     tool('flaky', 'Fails often (not idempotent).', async (key, signal) => {
       await this.wait(this.rng.int(20, 1_000), signal);
       if (!this.calm && this.rng.chance(0.1)) throw new Error(`flaky failed hard on ${key}`);
-      return !this.calm && this.rng.chance(0.3) ? { ...text(`flaky error on ${key}`), isError: true } : text(`flaky ok ${key}`);
+      return !this.calm && this.rng.chance(0.3)
+        ? { ...text(`flaky error on ${key}`), isError: true }
+        : text(`flaky ok ${key}`);
     });
     tool('slow', 'Takes long, sometimes forever (not idempotent).', async (key, signal) => {
       await this.wait(!this.calm && this.rng.chance(0.15) ? 'forever' : this.rng.int(2_000, 60_000), signal);

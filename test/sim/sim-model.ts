@@ -95,11 +95,11 @@ export class SimModel {
 
   /** The `fetch` of incarnation `incarnation`. */
   fetchFor(incarnation: number): typeof fetch {
-    return (async (_input: unknown, init?: RequestInit) => {
+    return async (_input: unknown, init?: RequestInit) => {
       const raw = typeof init?.body === 'string' ? init.body : '';
       const answer = this.answer(raw, incarnation);
       return this.deliver(answer, incarnation, init?.signal ?? undefined);
-    }) as typeof fetch;
+    };
   }
 
   /** Incarnation `incarnation` died: its requests in flight fail as a dropped connection would. */
@@ -173,17 +173,35 @@ export class SimModel {
     return answer;
   }
 
-  private decide(body: RequestBody, kind: SimModelRequest['kind'], loopCall: number, state: string, turns: string[], raw: string): Answer {
+  private decide(
+    body: RequestBody,
+    kind: SimModelRequest['kind'],
+    loopCall: number,
+    state: string,
+    turns: string[],
+    raw: string,
+  ): Answer {
     const { rng, faults } = this;
     const latency = rng.chance(faults.stall) ? rng.int(5_000, 150_000) : rng.int(200, 3_000);
     if (rng.chance(faults.hang)) return { status: 200, body: null, delayMs: 'hang', outcome: 'hang' };
     if (rng.chance(faults.refuse)) {
-      return { ...apiError(400, 'invalid_request_error', 'prompt is too long: 212345 tokens > 200000 maximum'), delayMs: latency, outcome: 'refused 400' };
+      return {
+        ...apiError(400, 'invalid_request_error', 'prompt is too long: 212345 tokens > 200000 maximum'),
+        delayMs: latency,
+        outcome: 'refused 400',
+      };
     }
-    if (rng.chance(faults.overload)) return { ...apiError(529, 'overloaded_error', 'Overloaded'), delayMs: latency, outcome: 'overloaded 529' };
-    if (rng.chance(faults.serverError)) return { ...apiError(500, 'api_error', 'Internal server error'), delayMs: latency, outcome: 'error 500' };
+    if (rng.chance(faults.overload))
+      return { ...apiError(529, 'overloaded_error', 'Overloaded'), delayMs: latency, outcome: 'overloaded 529' };
+    if (rng.chance(faults.serverError))
+      return { ...apiError(500, 'api_error', 'Internal server error'), delayMs: latency, outcome: 'error 500' };
     const odd = rng.chance(faults.oddUsage);
-    const content = kind === 'summary' ? this.summaryContent() : kind === 'task' ? [text(`Task done: ${words(rng, 12)}`)] : this.thinkContent(body, loopCall, state, turns);
+    const content =
+      kind === 'summary'
+        ? this.summaryContent()
+        : kind === 'task'
+          ? [text(`Task done: ${words(rng, 12)}`)]
+          : this.thinkContent(body, loopCall, state, turns);
     const usage = {
       // Below the plain estimate (3 bytes a token), as English text is: the calibration factor stays 1.
       input_tokens: odd ? 1_000_000 : Math.ceil(Buffer.byteLength(raw, 'utf8') / 4),
@@ -215,8 +233,11 @@ export class SimModel {
     const { rng } = this;
     const ids = new ToolUseIds(this.count);
     const ordinary = this.options.profile === 'ordinary';
-    const mcpTools = (body.tools ?? []).map((t) => t.name).filter((name) => (ordinary ? ORDINARY_TOOLS.has(name) : name.startsWith('mcp__')));
-    const replies = () => turns.map((turnId) => ids.use('reply', { turnId, text: `Answer to ${turnId}: ${words(rng, rng.int(3, 40))}` }));
+    const mcpTools = (body.tools ?? [])
+      .map((t) => t.name)
+      .filter((name) => (ordinary ? ORDINARY_TOOLS.has(name) : name.startsWith('mcp__')));
+    const replies = () =>
+      turns.map((turnId) => ids.use('reply', { turnId, text: `Answer to ${turnId}: ${words(rng, rng.int(3, 40))}` }));
     if (ordinary) return this.ordinaryContent(ids, loopCall, turns, mcpTools, replies);
     if (loopCall > 0) {
       if (loopCall < 3 && rng.chance(0.2) && mcpTools.length > 0) return [this.mcpCall(ids, mcpTools)];
@@ -224,19 +245,33 @@ export class SimModel {
     }
     if (turns.length === 0) {
       const plan = rng.weighted({ idle: 50, remember: 20, tool: 12, goal: 10, task: 3, feel: 5 });
-      if (plan === 'remember') return [ids.use('remember', { content: `Fact ${words(rng, 6)}`, salience: rng.next(), keep: rng.chance(0.5) })];
+      if (plan === 'remember')
+        return [ids.use('remember', { content: `Fact ${words(rng, 6)}`, salience: rng.next(), keep: rng.chance(0.5) })];
       if (plan === 'tool' && mcpTools.length > 0) return [this.mcpCall(ids, mcpTools)];
       if (plan === 'goal') return [this.goalStep(ids, state)];
-      if (plan === 'task') return [ids.use('spawn_task', { prompt: `Look into ${words(rng, 5)}`, deadlineSeconds: rng.int(30, 600) })];
+      if (plan === 'task')
+        return [ids.use('spawn_task', { prompt: `Look into ${words(rng, 5)}`, deadlineSeconds: rng.int(30, 600) })];
       if (plan === 'feel') return [ids.use('feel', { valence: rng.next() * 2 - 1, arousal: rng.next() - 0.5 })];
       return [];
     }
-    const plan = rng.weighted({ reply: 50, toolsFirst: 25, rememberAndReply: 8, goalAndReply: 5, recallFirst: 4, text: 5, silent: 3 });
+    const plan = rng.weighted({
+      reply: 50,
+      toolsFirst: 25,
+      rememberAndReply: 8,
+      goalAndReply: 5,
+      recallFirst: 4,
+      text: 5,
+      silent: 3,
+    });
     if (plan === 'toolsFirst' && mcpTools.length > 0) {
       return Array.from({ length: rng.int(1, 2) }, () => this.mcpCall(ids, mcpTools));
     }
     if (plan === 'recallFirst') return [ids.use('recall', { query: words(rng, 2) })];
-    if (plan === 'rememberAndReply') return [ids.use('remember', { content: `The user said ${words(rng, 8)}`, salience: rng.next(), keep: true }), ...replies()];
+    if (plan === 'rememberAndReply')
+      return [
+        ids.use('remember', { content: `The user said ${words(rng, 8)}`, salience: rng.next(), keep: true }),
+        ...replies(),
+      ];
     if (plan === 'goalAndReply') return [this.goalStep(ids, state), ...replies()];
     if (plan === 'text') return [text(`Here is my answer: ${words(rng, rng.int(3, 30))}`)];
     if (plan === 'silent') return [];
@@ -244,11 +279,22 @@ export class SimModel {
   }
 
   /** An ordinary agent: answers each message, one in five after a tool call, and keeps one fact in ten. */
-  private ordinaryContent(ids: ToolUseIds, loopCall: number, turns: string[], mcpTools: string[], replies: () => Block[]): Block[] {
+  private ordinaryContent(
+    ids: ToolUseIds,
+    loopCall: number,
+    turns: string[],
+    mcpTools: string[],
+    replies: () => Block[],
+  ): Block[] {
     const { rng } = this;
-    if (turns.length === 0) return rng.chance(0.1) ? [ids.use('remember', { content: `Noted: ${words(rng, 8)}`, salience: 0.6, keep: true })] : [];
+    if (turns.length === 0)
+      return rng.chance(0.1)
+        ? [ids.use('remember', { content: `Noted: ${words(rng, 8)}`, salience: 0.6, keep: true })]
+        : [];
     if (loopCall === 0 && mcpTools.length > 0 && rng.chance(0.2)) return [this.mcpCall(ids, mcpTools)];
-    const keep = rng.chance(0.1) ? [ids.use('remember', { content: `The user said ${words(rng, 8)}`, salience: 0.7, keep: true })] : [];
+    const keep = rng.chance(0.1)
+      ? [ids.use('remember', { content: `The user said ${words(rng, 8)}`, salience: 0.7, keep: true })]
+      : [];
     return [...keep, ...replies()];
   }
 
@@ -265,7 +311,9 @@ export class SimModel {
     const goalIds = [...state.matchAll(/^- \[([^\]]+)\]/gm)].map((m) => m[1]!);
     if (goalIds.length > 0 && rng.chance(0.7)) {
       const goalId = rng.pick(goalIds);
-      return rng.chance(0.2) ? ids.use('goal_complete', { goalId }) : ids.use('goal_progress', { goalId, delta: Math.round(rng.next() * 40) / 100 });
+      return rng.chance(0.2)
+        ? ids.use('goal_complete', { goalId })
+        : ids.use('goal_progress', { goalId, delta: Math.round(rng.next() * 40) / 100 });
     }
     return ids.use('goal_add', { title: `Goal ${words(rng, 3)}`, priority: rng.int(1, 10) });
   }
@@ -296,7 +344,11 @@ function text(value: string): Block {
   return { type: 'text', text: value };
 }
 
-function apiError(status: number, type: string, message: string): { status: number; body: unknown; headers: Record<string, string> } {
+function apiError(
+  status: number,
+  type: string,
+  message: string,
+): { status: number; body: unknown; headers: Record<string, string> } {
   return { status, body: { type: 'error', error: { type, message } }, headers: { 'x-should-retry': 'false' } };
 }
 
@@ -306,7 +358,28 @@ function firstUserText(body: RequestBody): string {
   return (first ?? []).map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join('');
 }
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'pel', 'dru', 'sin', 'or', 'bex', 'qua', 'lim', 'nor', 'fe', 'zu', 'gar', 'hol', 'ix', 'wen'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'tas',
+  'vo',
+  'pel',
+  'dru',
+  'sin',
+  'or',
+  'bex',
+  'qua',
+  'lim',
+  'nor',
+  'fe',
+  'zu',
+  'gar',
+  'hol',
+  'ix',
+  'wen',
+];
 
 /** `count` made-up words of two or three syllables (some 8,400 of them, so a search index has a vocabulary to grow). */
 export function words(rng: SimRandom, count: number): string {

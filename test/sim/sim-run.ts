@@ -51,7 +51,10 @@ export class SimRun {
   readonly mcp: SimMcpServer;
   readonly clients = new SimClients();
   readonly incarnations: Incarnation[] = [];
-  readonly history: Omit<SimHistory, 'journal' | 'loggedTurnIds' | 'drained' | 'drainState' | 'stoppedCleanly' | 'simulatedMs' | 'steps'>;
+  readonly history: Omit<
+    SimHistory,
+    'journal' | 'loggedTurnIds' | 'drained' | 'drainState' | 'stoppedCleanly' | 'simulatedMs' | 'steps'
+  >;
   current: Incarnation | null = null;
   crashes = 0;
   /** Writes fail (with the scenario's probability) until then. */
@@ -69,7 +72,10 @@ export class SimRun {
     this.rng = simRandom(seed);
     this.scenario = { ...drawScenario(seed, this.rng.fork('scenario')), ...options.scenario };
     this.world = new SimWorldClock(this.scenario.startAt);
-    this.model = new SimModel(this.world, this.rng.fork('model'), { faults: this.scenario.model, timeoutMs: this.scenario.config.anthropicTimeoutMs ?? 120_000 });
+    this.model = new SimModel(this.world, this.rng.fork('model'), {
+      faults: this.scenario.model,
+      timeoutMs: this.scenario.config.anthropicTimeoutMs ?? 120_000,
+    });
     this.mcp = new SimMcpServer(this.world, this.rng.fork('mcp'));
     this.diskRng = this.rng.fork('disk');
     const log: string[] = [];
@@ -85,7 +91,10 @@ export class SimRun {
       budget: [],
       log,
     };
-    this.logger = pino({ level: 'warn', timestamp: false }, { write: (line: string) => log.push(`${new Date(this.world.now()).toISOString()} ${line.trim()}`) });
+    this.logger = pino(
+      { level: 'warn', timestamp: false },
+      { write: (line: string) => log.push(`${new Date(this.world.now()).toISOString()} ${line.trim()}`) },
+    );
     this.actions = new SimActions(this, this.rng.fork('actions'));
   }
 
@@ -104,7 +113,10 @@ export class SimRun {
       await this.step(this.phase === 'active' ? Math.min(this.actions.nextAt, activeEnd) : world.now() + 1_000);
     }
     const drained = quietSince !== null;
-    const stoppedCleanly = this.current?.alive === true && this.steps < MAX_STEPS ? await this.current.stop(() => this.step(world.now() + 1_000)) : false;
+    const stoppedCleanly =
+      this.current?.alive === true && this.steps < MAX_STEPS
+        ? await this.current.stop(() => this.step(world.now() + 1_000))
+        : false;
     if (this.current !== null) this.clients.disconnectAll(this.current.number, 'end');
     return {
       ...this.history,
@@ -123,7 +135,8 @@ export class SimRun {
     this.steps += 1;
     const next = Math.min(this.world.nextDueAt(), until, this.restartAt ?? Number.POSITIVE_INFINITY);
     this.world.advanceTo(next);
-    if (this.phase === 'active' && next === this.actions.nextAt && this.world.now() >= this.actions.nextAt) this.actions.act();
+    if (this.phase === 'active' && next === this.actions.nextAt && this.world.now() >= this.actions.nextAt)
+      this.actions.act();
     await settle(() => this.disk.busy());
     if (this.current?.dead === true) await this.buryCurrent();
     if (this.restartAt !== null && this.world.now() >= this.restartAt) await this.restart();
@@ -153,7 +166,9 @@ export class SimRun {
 
   /** Whether a write fails now. */
   failWrite(): boolean {
-    return this.phase === 'active' && this.world.now() < this.faultUntil && this.diskRng.chance(this.scenario.writeFailP);
+    return (
+      this.phase === 'active' && this.world.now() < this.faultUntil && this.diskRng.chance(this.scenario.writeFailP)
+    );
   }
 
   private startDrain(): void {

@@ -11,15 +11,19 @@ const iso = (at: number): string => new Date(at).toISOString();
 export function traceLines(history: SimHistory, width = 200): string[] {
   const lines: string[] = [];
   for (const incarnation of history.incarnations) {
-    const death = incarnation.death === null ? 'lived to the end' : `died ${iso(incarnation.death.at)} (${incarnation.death.how})`;
-    lines.push(`== incarnation ${incarnation.number}: booted ${iso(incarnation.bootedAt)}${incarnation.booted ? '' : ' (never finished booting)'}, journal at seq ${incarnation.journalSeqAtBoot}, ${death}`);
+    const death =
+      incarnation.death === null ? 'lived to the end' : `died ${iso(incarnation.death.at)} (${incarnation.death.how})`;
+    lines.push(
+      `== incarnation ${incarnation.number}: booted ${iso(incarnation.bootedAt)}${incarnation.booted ? '' : ' (never finished booting)'}, journal at seq ${incarnation.journalSeqAtBoot}, ${death}`,
+    );
     for (const event of incarnation.published) {
       const { seq, type, at, beat, ...payload } = event as { seq: number; type: string; at: string; beat: number };
       lines.push(`${seq} ${at} beat ${beat} ${type} ${JSON.stringify(payload).slice(0, width)}`);
     }
   }
   lines.push('== actions');
-  for (const action of history.actions) lines.push(`${iso(action.at)} incarnation ${action.incarnation} ${action.action}: ${action.outcome}`);
+  for (const action of history.actions)
+    lines.push(`${iso(action.at)} incarnation ${action.incarnation} ${action.action}: ${action.outcome}`);
   lines.push('== log (warn and above)');
   lines.push(...history.log.map((line) => line.slice(0, width * 2)));
   return lines;

@@ -10,6 +10,7 @@ import { Level } from 'level';
 import { pino } from 'pino';
 import type { VigilConfig } from '../../src/config.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
+import { SUBLEVELS } from '../../src/subsystems/store/vigil-db.js';
 import { SimWorldClock } from './sim-clock.js';
 import { SimDisk, type BackingStore } from './sim-disk.js';
 import { Incarnation } from './sim-incarnation.js';
@@ -152,6 +153,24 @@ export class YearWorld {
     this.runtime.send({ text }).catch(() => undefined);
   }
 
+  /** The long-term memories stored now, read through the open store (their text, in seq order). */
+  async longTermMemories(): Promise<string[]> {
+    const encoder = new TextEncoder();
+    const decoder = new TextDecoder();
+    const contents: string[] = [];
+    const range = {
+      gte: encoder.encode(`!${SUBLEVELS.longTermMemory}!`),
+      lt: encoder.encode(`!${SUBLEVELS.longTermMemory}"`),
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    } as const;
+    for await (const value of this.disk.store.values(range)) {
+      const record = JSON.parse(decoder.decode(value)) as { content?: unknown };
+      if (typeof record.content === 'string') contents.push(record.content);
+    }
+    return contents;
+  }
+
   /** The data dir's size in bytes. */
   sizeBytes(): number {
     return dirBytes(this.dir);
@@ -159,7 +178,10 @@ export class YearWorld {
 }
 
 function openStore(dir: string): BackingStore {
-  return new Level<Uint8Array, Uint8Array>(join(dir, 'db'), { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BackingStore;
+  return new Level<Uint8Array, Uint8Array>(join(dir, 'db'), {
+    keyEncoding: 'view',
+    valueEncoding: 'view',
+  }) as unknown as BackingStore;
 }
 
 /** Live keys and their bytes (key and value) per sublevel of the data dir `dir` (not open elsewhere). */

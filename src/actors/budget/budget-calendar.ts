@@ -44,7 +44,8 @@ let lastDayEnd: { timeZone: string; dayKey: string; end: number } | undefined;
 
 /** The first instant after local date `dayKey` in `timeZone` (memoised: asked on every beat, it changes once a day). */
 export function dayEndIn(timeZone: string, dayKey: string): number {
-  if (lastDayEnd !== undefined && lastDayEnd.timeZone === timeZone && lastDayEnd.dayKey === dayKey) return lastDayEnd.end;
+  if (lastDayEnd !== undefined && lastDayEnd.timeZone === timeZone && lastDayEnd.dayKey === dayKey)
+    return lastDayEnd.end;
   let before = Date.parse(`${dayKey}T00:00:00Z`) - EARLIEST_OFFSET_MS;
   let after = before + SEARCH_SPAN_MS;
   while (after - before > 1) {

@@ -40,7 +40,10 @@ export function spendLevel(state: BudgetState, limits: BudgetLimits): 'ok' | 'wi
 }
 
 /** The `budget.status` state (CONTRACT §4). */
-export function budgetStatusState(state: BudgetState, limits: BudgetLimits): 'ok' | 'winding_down' | 'sleeping' | 'exceeded' {
+export function budgetStatusState(
+  state: BudgetState,
+  limits: BudgetLimits,
+): 'ok' | 'winding_down' | 'sleeping' | 'exceeded' {
   if (state.exceeded) return 'exceeded';
   if (state.sleeping) return 'sleeping';
   return spendLevel(state, limits);
@@ -60,7 +63,15 @@ function rollDay(state: BudgetState, at: number): BudgetState {
   const dayKey = dayKeyIn(state.timezone, at);
   // Only forward: a clock stepping back never hands yesterday's money back.
   if (dayKey <= state.dayKey) return state;
-  return { ...state, dayKey, topUpMicroUsd: 0, spentTodayMicroUsd: 0, exceeded: false, windDownNotified: false, updatedAt: at };
+  return {
+    ...state,
+    dayKey,
+    topUpMicroUsd: 0,
+    spentTodayMicroUsd: 0,
+    exceeded: false,
+    windDownNotified: false,
+    updatedAt: at,
+  };
 }
 
 /** The budget reducer: pure and total. */
@@ -94,7 +105,12 @@ export function budgetReducer(state: BudgetState, event: BudgetEvent): BudgetSta
     case 'budget.wind_down_notified':
       return state.windDownNotified ? state : { ...state, windDownNotified: true };
     case 'budget.sleep':
-      return { ...state, sleeping: true, exceeded: state.exceeded || event.exceeded, updatedAt: Math.max(state.updatedAt, event.at) };
+      return {
+        ...state,
+        sleeping: true,
+        exceeded: state.exceeded || event.exceeded,
+        updatedAt: Math.max(state.updatedAt, event.at),
+      };
     case 'budget.wake':
       // A new allowance begins: the session's cost and the wrap-up notice start over.
       return {

@@ -63,7 +63,12 @@ export function goalsReducer(state: GoalsState, event: GoalsEvent): GoalsState {
         return { ...goal, progress, status: progress >= 1 ? 'completed' : 'active', updatedAt: event.at };
       });
     case 'goal.complete':
-      return updateActive(state, event.id, (goal) => ({ ...goal, progress: 1, status: 'completed', updatedAt: event.at }));
+      return updateActive(state, event.id, (goal) => ({
+        ...goal,
+        progress: 1,
+        status: 'completed',
+        updatedAt: event.at,
+      }));
     case 'goal.abandon':
       return updateActive(state, event.id, (goal) => ({ ...goal, status: 'abandoned', updatedAt: event.at }));
   }

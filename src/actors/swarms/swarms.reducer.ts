@@ -13,7 +13,8 @@ export function initialSwarmsState(concurrency = DEFAULT_SWARM_CONCURRENCY): Swa
 }
 
 /** True for a task that has a result or an error. */
-export const isFinishedTask = (task: SwarmTask): boolean => task.status === 'done' || task.status === 'failed' || task.status === 'cancelled';
+export const isFinishedTask = (task: SwarmTask): boolean =>
+  task.status === 'done' || task.status === 'failed' || task.status === 'cancelled';
 
 /** Drops the oldest consumed finished tasks (by when they finished) past `MAX_CONSUMED_TASKS`, keeping creation order. */
 export function pruneConsumedTasks(state: SwarmsState): SwarmsState {

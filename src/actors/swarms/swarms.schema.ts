@@ -57,7 +57,12 @@ export const SwarmsEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('swarm.succeeded'), at: z.number(), id: z.string(), result: z.string() }),
   z.object({ type: z.literal('swarm.failed'), at: z.number(), id: z.string(), error: z.string() }),
   /** One of the task's model calls cost this much (already in the ledger). */
-  z.object({ type: z.literal('swarm.charged'), at: z.number(), id: z.string(), costMicroUsd: z.number().int().nonnegative() }),
+  z.object({
+    type: z.literal('swarm.charged'),
+    at: z.number(),
+    id: z.string(),
+    costMicroUsd: z.number().int().nonnegative(),
+  }),
   /** An operator cancelled a queued or running task. */
   z.object({ type: z.literal('swarm.cancelled'), at: z.number(), id: z.string(), reason: z.string() }),
   /** The sense phase has taken these results in. */

@@ -83,7 +83,12 @@ export function admit(state: WorkingMemoryState, offer: MemoryOffer, at: number)
 }
 
 /** Refreshes item `id` at `at` (after decay) by `boost`, capped at 1; an unknown id changes nothing. */
-export function attend(state: WorkingMemoryState, id: string, at: number, boost = DEFAULT_ATTENTION_BOOST): WorkingMemoryState {
+export function attend(
+  state: WorkingMemoryState,
+  id: string,
+  at: number,
+  boost = DEFAULT_ATTENTION_BOOST,
+): WorkingMemoryState {
   if (!state.items.some((item) => item.id === id)) return state;
   const decayed = decayWorkingMemory(state, at);
   const items = decayed.items.map((item) =>

@@ -31,7 +31,12 @@ export const WorkingMemoryEventSchema = z.discriminatedUnion('type', [
     item: z.object({ id: z.string().min(1), content: z.string(), salience: z.number().min(0).max(1) }),
   }),
   /** Attention refreshes an item's salience by `boost` (default 0.2). */
-  z.object({ type: z.literal('memory.attend'), at: z.number(), id: z.string(), boost: z.number().min(0).max(1).optional() }),
+  z.object({
+    type: z.literal('memory.attend'),
+    at: z.number(),
+    id: z.string(),
+    boost: z.number().min(0).max(1).optional(),
+  }),
   /** Decay every item's salience by the time elapsed since `updatedAt` (about 0.02 a minute). */
   z.object({ type: z.literal('memory.decay'), at: z.number() }),
   z.object({ type: z.literal('memory.remove'), at: z.number(), id: z.string() }),

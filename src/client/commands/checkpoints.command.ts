@@ -29,18 +29,27 @@ export function checkpointsCommand(argv: string[], io: CliIo): Promise<number> {
       const args = parseClientArgs(argv, { yes: { type: 'boolean' }, limit: { type: 'string' } });
       const [sub, ...rest] = args.positionals;
       if (sub === undefined || ARITY[sub] === undefined) {
-        throw new UsageError(sub === undefined ? 'checkpoints needs a subcommand.' : `unknown checkpoints subcommand "${sub}".`);
+        throw new UsageError(
+          sub === undefined ? 'checkpoints needs a subcommand.' : `unknown checkpoints subcommand "${sub}".`,
+        );
       }
-      if (rest.length !== ARITY[sub]) throw new UsageError(`checkpoints ${sub} takes ${ARITY[sub]} argument(s), got ${rest.length}.`);
+      if (rest.length !== ARITY[sub])
+        throw new UsageError(`checkpoints ${sub} takes ${ARITY[sub]} argument(s), got ${rest.length}.`);
       const limit = args.flags['limit'];
-      if (limit !== undefined && !/^[1-9]\d*$/.test(String(limit))) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(limit)}.`);
+      if (limit !== undefined && !/^[1-9]\d*$/.test(String(limit)))
+        throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(limit)}.`);
       return args;
     },
     async (client, args) => {
       const [sub, first, second] = args.positionals as [string, string, string];
       switch (sub) {
         case 'list':
-          printJson(io, await client.checkpoint.list(args.flags['limit'] === undefined ? {} : { limit: Number(args.flags['limit']) }));
+          printJson(
+            io,
+            await client.checkpoint.list(
+              args.flags['limit'] === undefined ? {} : { limit: Number(args.flags['limit']) },
+            ),
+          );
           return 0;
         case 'create':
           printJson(io, await client.checkpoint.create());
@@ -66,7 +75,9 @@ async function restore(client: VigilClient, io: CliIo, id: string, args: ClientA
     return 0;
   } catch (err) {
     if (err instanceof RpcError && err.code === -32001) {
-      io.stderr(`${JSON.stringify(err.toJSON())}\nvigil: restoring replaces the running agent; run again with --yes to confirm.\n`);
+      io.stderr(
+        `${JSON.stringify(err.toJSON())}\nvigil: restoring replaces the running agent; run again with --yes to confirm.\n`,
+      );
       return 1;
     }
     throw err;
@@ -77,7 +88,13 @@ async function exportTo(client: VigilClient, io: CliIo, id: string, file: string
   const exported = await client.checkpoint.export({ id });
   const text = `${JSON.stringify(exported, null, 2)}\n`;
   await io.writeFile(file, text);
-  printJson(io, { exported: id, file, beatCount: exported.checkpoint.beatCount, messages: exported.messages.length, bytes: Buffer.byteLength(text) });
+  printJson(io, {
+    exported: id,
+    file,
+    beatCount: exported.checkpoint.beatCount,
+    messages: exported.messages.length,
+    bytes: Buffer.byteLength(text),
+  });
   return 0;
 }
 
@@ -96,14 +113,17 @@ async function readDocument(io: CliIo, file: string): Promise<unknown> {
     throw new UsageError(`${file} is not JSON (${(err as Error).message}).`);
   }
   const parsed = CheckpointExportSchema.safeParse(raw);
-  if (!parsed.success) throw new UsageError(`${file} is not a Vigil checkpoint export: ${summariseIssues(parsed.error)}.`);
+  if (!parsed.success)
+    throw new UsageError(`${file} is not a Vigil checkpoint export: ${summariseIssues(parsed.error)}.`);
   return raw;
 }
 
 async function importFrom(client: VigilClient, io: CliIo, document: unknown): Promise<number> {
   const bytes = Buffer.byteLength(JSON.stringify(document));
   if (bytes > MAX_FRAME_BYTES - 1024) {
-    io.stderr(`vigil: the export is ${bytes} bytes; one gateway frame holds at most ${MAX_FRAME_BYTES} (CONTRACT §4), so it cannot be imported over the gateway.\n`);
+    io.stderr(
+      `vigil: the export is ${bytes} bytes; one gateway frame holds at most ${MAX_FRAME_BYTES} (CONTRACT §4), so it cannot be imported over the gateway.\n`,
+    );
     return 1;
   }
   const imported = await client.checkpoint.import({ document: document as never });

@@ -1,4 +1,4 @@
-/** What the client commands read and write: the environment, stdout, stderr, files, and the user's interrupt. */
+/** What the client commands read and write: the environment, stdout, stderr, files, the user's interrupt, and timers. */
 import { readFile, writeFile } from 'node:fs/promises';
 
 /** The command line's world, injectable so tests run commands in-process. */
@@ -11,7 +11,23 @@ export interface CliIo {
   writeFile(path: string, text: string): Promise<void>;
   /** Resolves when the user interrupts (SIGINT/SIGTERM); listens only once asked. */
   interrupted(): Promise<void>;
+  /** Stdout is a terminal (the daemon then logs human lines instead of JSON); unset: not one. */
+  stdoutIsTerminal?: boolean;
+  /** The timers a command's own time limit runs on (`vigil send --timeout`); unset: Node's. Tests pass a simulated clock. */
+  timers?: CliTimers;
 }
+
+/** Starting and cancelling a timer (a `Clock`'s two timer methods, without loading the clock module). */
+export interface CliTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Node's timers. */
+export const nodeTimers: CliTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 /** The real process. */
 export function processIo(): CliIo {
@@ -26,6 +42,8 @@ export function processIo(): CliIo {
         process.once('SIGINT', () => resolve());
         process.once('SIGTERM', () => resolve());
       }),
+    stdoutIsTerminal: process.stdout.isTTY === true,
+    timers: nodeTimers,
   };
 }
 

@@ -18,7 +18,11 @@ export function conversationCommand(argv: string[], io: CliIo): Promise<number> 
     io,
     CONVERSATION_USAGE,
     () => {
-      const args = parseClientArgs(argv, { limit: { type: 'string' }, before: { type: 'string' }, json: { type: 'boolean' } });
+      const args = parseClientArgs(argv, {
+        limit: { type: 'string' },
+        before: { type: 'string' },
+        json: { type: 'boolean' },
+      });
       if (args.positionals.length > 0) throw new UsageError(`unexpected arguments: ${args.positionals.join(' ')}`);
       const limit = args.flags['limit'];
       if (limit !== undefined && (!/^[1-9]\d*$/.test(String(limit)) || Number(limit) > MAX_LIMIT)) {
@@ -37,7 +41,8 @@ export function conversationCommand(argv: string[], io: CliIo): Promise<number> 
       if (args.flags['json'] === true) printJson(io, entries);
       else for (const entry of entries) io.stdout(`${formatEntry(entry)}\n`);
       // A full page may have older entries behind it: say how to page back (stderr, so stdout stays the entries).
-      if (entries.length === limit) io.stderr(`vigil: older entries may follow: vigil conversation --before ${entries[0]!.seq}\n`);
+      if (entries.length === limit)
+        io.stderr(`vigil: older entries may follow: vigil conversation --before ${entries[0]!.seq}\n`);
       if (entries.length === 0) io.stderr('vigil: no entries.\n');
       return 0;
     },

@@ -4,7 +4,8 @@ import { parseClientArgs } from './client-options.js';
 import { runClientCommand } from './run-client-command.js';
 
 /** The usage line. */
-export const EVENTS_USAGE = 'usage: vigil events [--types T1,T2] [--after SEQ] [--url URL] [--token TOKEN] [--data-dir D]';
+export const EVENTS_USAGE =
+  'usage: vigil events [--types T1,T2] [--after SEQ] [--url URL] [--token TOKEN] [--data-dir D]';
 
 /** Runs `vigil events`; reconnects (resuming after the last seq printed) until the user interrupts. */
 export function eventsCommand(argv: string[], io: CliIo): Promise<number> {
@@ -15,12 +16,19 @@ export function eventsCommand(argv: string[], io: CliIo): Promise<number> {
       const args = parseClientArgs(argv, { types: { type: 'string' }, after: { type: 'string' } });
       if (args.positionals.length > 0) throw new UsageError(`unexpected arguments: ${args.positionals.join(' ')}`);
       const after = args.flags['after'];
-      if (after !== undefined && !/^\d+$/.test(String(after))) throw new UsageError(`--after must be an event seq, not ${JSON.stringify(after)}.`);
+      if (after !== undefined && !/^\d+$/.test(String(after)))
+        throw new UsageError(`--after must be an event seq, not ${JSON.stringify(after)}.`);
       return args;
     },
     (client, args) => {
       const typesFlag = args.flags['types'];
-      const types = typeof typesFlag === 'string' ? typesFlag.split(',').map((t) => t.trim()).filter((t) => t !== '') : undefined;
+      const types =
+        typeof typesFlag === 'string'
+          ? typesFlag
+              .split(',')
+              .map((t) => t.trim())
+              .filter((t) => t !== '')
+          : undefined;
       const after = args.flags['after'] === undefined ? {} : { after: Number(args.flags['after']) };
       return new Promise<number>((resolve) => {
         const subscription = client.subscribe(types, after).subscribe({
@@ -31,7 +39,11 @@ export function eventsCommand(argv: string[], io: CliIo): Promise<number> {
           },
           complete: () => resolve(0),
         });
-        client.dropped$.subscribe((notice) => io.stderr(`vigil: ${notice.count} events dropped (seq ${notice.firstSeq}-${notice.lastSeq}): this terminal fell behind\n`));
+        client.dropped$.subscribe((notice) =>
+          io.stderr(
+            `vigil: ${notice.count} events dropped (seq ${notice.firstSeq}-${notice.lastSeq}): this terminal fell behind\n`,
+          ),
+        );
         // interrupted() only ever resolves (on Ctrl-C); the feed's own end resolves the command otherwise.
         void io.interrupted().then(() => {
           subscription.unsubscribe();

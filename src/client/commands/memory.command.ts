@@ -9,7 +9,9 @@ import { printJson, runClientCommand } from './run-client-command.js';
 export const MEMORY_USAGE =
   'usage: vigil memory search QUERY [--limit N] [--json] | memory forget ID  [--url URL] [--token TOKEN] [--data-dir D]';
 
-type MemoryRequest = { sub: 'search'; query: string; limit: number | undefined; args: ClientArgs } | { sub: 'forget'; id: string; args: ClientArgs };
+type MemoryRequest =
+  | { sub: 'search'; query: string; limit: number | undefined; args: ClientArgs }
+  | { sub: 'forget'; id: string; args: ClientArgs };
 
 /** Runs `vigil memory …`. */
 export function memoryCommand(argv: string[], io: CliIo): Promise<number> {
@@ -25,7 +27,10 @@ export function memoryCommand(argv: string[], io: CliIo): Promise<number> {
         io.stdout(`forgot ${result.forgotten}\n`);
         return 0;
       }
-      const hits = await client.memory.search({ query: request.query, ...(request.limit === undefined ? {} : { limit: request.limit }) });
+      const hits = await client.memory.search({
+        query: request.query,
+        ...(request.limit === undefined ? {} : { limit: request.limit }),
+      });
       if (request.args.flags['json'] === true) printJson(io, hits);
       else for (const hit of hits) io.stdout(`${formatHit(hit)}\n`);
       if (hits.length === 0) io.stderr(`vigil: no long-term memory matches ${JSON.stringify(request.query)}.\n`);
@@ -45,17 +50,22 @@ export function parseMemoryArgs(argv: string[]): MemoryRequest {
     if (typeof raw === 'string') {
       limit = Number(raw);
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_MEMORY_SEARCH_LIMIT) {
-        throw new UsageError(`--limit ${JSON.stringify(raw)} is invalid: expected a whole number from 1 to ${MAX_MEMORY_SEARCH_LIMIT}.`);
+        throw new UsageError(
+          `--limit ${JSON.stringify(raw)} is invalid: expected a whole number from 1 to ${MAX_MEMORY_SEARCH_LIMIT}.`,
+        );
       }
     }
     return { sub, query: rest.join(' '), limit, args };
   }
   if (sub === 'forget') {
     if (rest.length !== 1) throw new UsageError('memory forget needs exactly one ID.');
-    if (args.flags['limit'] !== undefined || args.flags['json'] !== undefined) throw new UsageError('memory forget takes no --limit or --json.');
+    if (args.flags['limit'] !== undefined || args.flags['json'] !== undefined)
+      throw new UsageError('memory forget takes no --limit or --json.');
     return { sub, id: rest[0]!, args };
   }
-  throw new UsageError(sub === undefined ? 'memory needs a subcommand (search or forget).' : `unknown memory subcommand "${sub}".`);
+  throw new UsageError(
+    sub === undefined ? 'memory needs a subcommand (search or forget).' : `unknown memory subcommand "${sub}".`,
+  );
 }
 
 /** One hit as one line: `ID  SCORE  SOURCE  CREATED  CONTENT` (control characters of the content shown as spaces). */

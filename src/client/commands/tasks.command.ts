@@ -5,7 +5,8 @@ import { parseClientArgs } from './client-options.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 
 /** The usage line. */
-export const TASKS_USAGE = 'usage: vigil tasks list [--json] | vigil tasks cancel ID [--json]   [--url URL] [--token TOKEN] [--data-dir D]';
+export const TASKS_USAGE =
+  'usage: vigil tasks list [--json] | vigil tasks cancel ID [--json]   [--url URL] [--token TOKEN] [--data-dir D]';
 
 /** Runs `vigil tasks …`. */
 export function tasksCommand(argv: string[], io: CliIo): Promise<number> {
@@ -17,7 +18,10 @@ export function tasksCommand(argv: string[], io: CliIo): Promise<number> {
       const [sub, ...rest] = args.positionals;
       if (sub === 'list' && rest.length === 0) return args;
       if (sub === 'cancel' && rest.length === 1) return args;
-      if (sub === 'cancel') throw new UsageError(rest.length === 0 ? 'tasks cancel needs a task id.' : `unexpected arguments: ${rest.slice(1).join(' ')}`);
+      if (sub === 'cancel')
+        throw new UsageError(
+          rest.length === 0 ? 'tasks cancel needs a task id.' : `unexpected arguments: ${rest.slice(1).join(' ')}`,
+        );
       if (sub === 'list') throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
       throw new UsageError(sub === undefined ? 'tasks needs a subcommand.' : `unknown tasks subcommand "${sub}".`);
     },

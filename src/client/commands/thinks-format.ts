@@ -1,8 +1,15 @@
 /** The think traces as terminal text for `vigil thinks`: one line per think, and one think in full. Pure. */
-import type { ModelCallTrace, ThinkTrace, ThinkTraceSummary, ToolCallTrace } from '../../protocol/think-trace.schema.js';
+import type {
+  ModelCallTrace,
+  ThinkTrace,
+  ThinkTraceSummary,
+  ToolCallTrace,
+} from '../../protocol/think-trace.schema.js';
 
 /** The share of the prompt's tokens read from the cache (0 to 1); null when the think sent no prompt. */
-export function cacheRatio(think: Pick<ThinkTraceSummary, 'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'>): number | null {
+export function cacheRatio(
+  think: Pick<ThinkTraceSummary, 'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'>,
+): number | null {
   const prompt = think.inputTokens + think.cacheReadTokens + think.cacheWriteTokens;
   return prompt === 0 ? null : think.cacheReadTokens / prompt;
 }
@@ -33,7 +40,8 @@ export function formatThinkLine(think: ThinkTraceSummary): string {
 }
 
 function callLine(call: ModelCallTrace, index: number): string {
-  const outcome = call.error === undefined ? (call.stopReason ?? '-') : `error ${call.error.type}: ${call.error.message}`;
+  const outcome =
+    call.error === undefined ? (call.stopReason ?? '-') : `error ${call.error.type}: ${call.error.message}`;
   const tokens = `in ${call.inputTokens} out ${call.outputTokens} cache read ${call.cacheReadTokens} write ${call.cacheWriteTokens}`;
   return `  #${index + 1} ${iso(call.startedAt)} ${ms(call.durationMs)} ${tokens} ${usd(call.costUsd)} retries ${call.retries} ${clean(outcome)}`;
 }

@@ -17,23 +17,32 @@ export function thinksCommand(argv: string[], io: CliIo): Promise<number> {
     io,
     THINKS_USAGE,
     () => {
-      const args = parseClientArgs(argv, { limit: { type: 'string' }, before: { type: 'string' }, json: { type: 'boolean' } });
+      const args = parseClientArgs(argv, {
+        limit: { type: 'string' },
+        before: { type: 'string' },
+        json: { type: 'boolean' },
+      });
       const [sub, ...rest] = args.positionals;
       if (sub === 'list') {
         if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
         const limit = args.flags['limit'];
         if (limit !== undefined && (!/^[1-9]\d*$/.test(String(limit)) || Number(limit) > MAX_THINKS_PAGE)) {
-          throw new UsageError(`--limit must be an integer from 1 to ${MAX_THINKS_PAGE}, not ${JSON.stringify(limit)}.`);
+          throw new UsageError(
+            `--limit must be an integer from 1 to ${MAX_THINKS_PAGE}, not ${JSON.stringify(limit)}.`,
+          );
         }
         if (args.flags['before'] === '') throw new UsageError('--before needs a think id.');
         return args;
       }
       if (sub === 'show') {
         if (rest.length !== 1 || rest[0] === '') throw new UsageError('thinks show needs exactly one think id.');
-        if (args.flags['limit'] !== undefined || args.flags['before'] !== undefined) throw new UsageError('--limit and --before go with thinks list.');
+        if (args.flags['limit'] !== undefined || args.flags['before'] !== undefined)
+          throw new UsageError('--limit and --before go with thinks list.');
         return args;
       }
-      throw new UsageError(sub === undefined ? 'thinks needs a subcommand (list or show).' : `unknown thinks subcommand "${sub}".`);
+      throw new UsageError(
+        sub === undefined ? 'thinks needs a subcommand (list or show).' : `unknown thinks subcommand "${sub}".`,
+      );
     },
     async (client, args) => {
       const json = args.flags['json'] === true;
@@ -50,7 +59,8 @@ export function thinksCommand(argv: string[], io: CliIo): Promise<number> {
       if (json) printJson(io, thinks);
       else for (const think of thinks) io.stdout(`${formatThinkLine(think)}\n`);
       // A full page may have older thinks behind it: say how to page back (stderr, so stdout stays the thinks).
-      if (thinks.length === limit) io.stderr(`vigil: older thinks may follow: vigil thinks list --before ${thinks.at(-1)!.id}\n`);
+      if (thinks.length === limit)
+        io.stderr(`vigil: older thinks may follow: vigil thinks list --before ${thinks.at(-1)!.id}\n`);
       if (thinks.length === 0) io.stderr('vigil: no thinks traced yet.\n');
       return 0;
     },

@@ -26,9 +26,14 @@ export function toolsCommand(argv: string[], io: CliIo): Promise<number> {
         throw new UsageError(sub === undefined ? 'tools needs a subcommand.' : `unknown tools subcommand "${sub}".`);
       }
       if (rest.length !== ARITY[sub]) {
-        throw new UsageError(rest.length > ARITY[sub] ? `unexpected arguments: ${rest.slice(ARITY[sub]).join(' ')}` : `tools ${sub} needs a call id (see vigil tools pending).`);
+        throw new UsageError(
+          rest.length > ARITY[sub]
+            ? `unexpected arguments: ${rest.slice(ARITY[sub]).join(' ')}`
+            : `tools ${sub} needs a call id (see vigil tools pending).`,
+        );
       }
-      if (args.flags['reason'] !== undefined && sub !== 'deny') throw new UsageError('--reason goes with tools deny only.');
+      if (args.flags['reason'] !== undefined && sub !== 'deny')
+        throw new UsageError('--reason goes with tools deny only.');
       return args;
     },
     async (client, args) => {
@@ -68,12 +73,20 @@ const oneLine = (text: string) => text.replace(/\p{Cc}/gu, ' ');
 /** One tool as one line: `NAME  up|down  [approval]  DESCRIPTION` (the description's first line, escaped of controls). */
 export function formatTool(tool: ToolView): string {
   const state = tool.available ? 'up' : 'down';
-  const flags = [tool.requireApproval ? 'approval' : '', tool.idempotent ? 'idempotent' : ''].filter((f) => f !== '').join(',');
+  const flags = [tool.requireApproval ? 'approval' : '', tool.idempotent ? 'idempotent' : '']
+    .filter((f) => f !== '')
+    .join(',');
   const description = oneLine(tool.description.split('\n')[0] ?? '');
   return [tool.name, state, flags === '' ? '-' : flags, description].join('\t');
 }
 
 /** One waiting call as one line: `CALL_ID  NAME  REQUESTED_AT  TURN_ID|-  ARGS_JSON`. */
 export function formatPending(call: PendingToolCall): string {
-  return [call.callId, call.name, call.requestedAt, call.turnId ?? '-', oneLine(JSON.stringify(call.args ?? null))].join('\t');
+  return [
+    call.callId,
+    call.name,
+    call.requestedAt,
+    call.turnId ?? '-',
+    oneLine(JSON.stringify(call.args ?? null)),
+  ].join('\t');
 }

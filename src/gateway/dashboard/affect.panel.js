@@ -32,7 +32,14 @@ export function createAffectPanel(client) {
   const { times, series } = loadSamples();
   let sampled = 0;
   const values = DIMENSIONS.map((d) =>
-    h('span', { class: 'affect-value' }, h('i', { class: 'swatch', dataset: { dim: d.key } }), d.label, ' ', h('b', null, '—')),
+    h(
+      'span',
+      { class: 'affect-value' },
+      h('i', { class: 'swatch', dataset: { dim: d.key } }),
+      d.label,
+      ' ',
+      h('b', null, '—'),
+    ),
   );
   legend.replaceChildren(...values);
   values.forEach((v, i) => {
@@ -40,7 +47,12 @@ export function createAffectPanel(client) {
     swatch.style.background = DIMENSIONS[i]?.color ?? '';
   });
 
-  const axis = { stroke: '#8593a3', grid: { stroke: '#1f2731', width: 1 }, ticks: { stroke: '#1f2731', width: 1 }, font: '11px system-ui, sans-serif' };
+  const axis = {
+    stroke: '#8593a3',
+    grid: { stroke: '#1f2731', width: 1 },
+    ticks: { stroke: '#1f2731', width: 1 },
+    font: '11px system-ui, sans-serif',
+  };
   const chart = new uPlot(
     {
       width: Math.max(host.clientWidth, 200),
@@ -60,15 +72,25 @@ export function createAffectPanel(client) {
       },
       axes: [
         { ...axis, space: 70, values: (_u, splits) => splits.map((s) => formatTime(s * 1000)) },
-        { ...axis, size: 34, splits: () => [-1, -0.5, 0, 0.5, 1], values: (_u, splits) => splits.map((v) => v.toFixed(1)) },
+        {
+          ...axis,
+          size: 34,
+          splits: () => [-1, -0.5, 0, 0.5, 1],
+          values: (_u, splits) => splits.map((v) => v.toFixed(1)),
+        },
       ],
-      series: [{}, ...DIMENSIONS.map((d) => ({ label: d.label, stroke: d.color, width: 1.75, points: { show: false } }))],
+      series: [
+        {},
+        ...DIMENSIONS.map((d) => ({ label: d.label, stroke: d.color, width: 1.75, points: { show: false } })),
+      ],
     },
     [times, ...series],
     host,
   );
   window.addEventListener('pagehide', () => saveSamples(times, series));
-  new ResizeObserver(() => chart.setSize({ width: Math.max(host.clientWidth, 200), height: Math.max(host.clientHeight, 100) })).observe(host);
+  new ResizeObserver(() =>
+    chart.setSize({ width: Math.max(host.clientWidth, 200), height: Math.max(host.clientHeight, 100) }),
+  ).observe(host);
 
   return {
     async refresh() {
@@ -103,7 +125,13 @@ function loadSamples() {
     /** @type {unknown} */
     const parsed = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null');
     const saved = /** @type {{ times?: number[], series?: number[][] } | null} */ (parsed);
-    if (saved === null || !Array.isArray(saved.times) || !Array.isArray(saved.series) || saved.series.length !== DIMENSIONS.length) return empty;
+    if (
+      saved === null ||
+      !Array.isArray(saved.times) ||
+      !Array.isArray(saved.series) ||
+      saved.series.length !== DIMENSIONS.length
+    )
+      return empty;
     const from = saved.times.findIndex((t) => t >= Date.now() / 1000 - WINDOW_S);
     if (from < 0) return empty;
     return { times: saved.times.slice(from), series: saved.series.map((s) => s.slice(from)) };

@@ -1,6 +1,15 @@
 // @ts-check
 /** The budget panel: a gauge of today's spend against the cap, the reset time, and a top-up form. */
-import { byId, describeFailure, formatClock, formatDateTime, formatRelative, formatUsd, throttle, toast } from './dom-helpers.js';
+import {
+  byId,
+  describeFailure,
+  formatClock,
+  formatDateTime,
+  formatRelative,
+  formatUsd,
+  throttle,
+  toast,
+} from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Shared} Shared */
@@ -39,7 +48,10 @@ export function createBudgetPanel(client, shared) {
     el.arc.dataset['state'] = budget.state;
     el.pct.textContent = `${budget.pct.toFixed(budget.pct < 10 ? 1 : 0)}%`;
     el.spent.textContent = formatUsd(budget.spentTodayUsd);
-    el.cap.textContent = budget.topUpUsd > 0 ? `${formatUsd(budget.dailyCapUsd)} + ${formatUsd(budget.topUpUsd)}` : formatUsd(budget.dailyCapUsd);
+    el.cap.textContent =
+      budget.topUpUsd > 0
+        ? `${formatUsd(budget.dailyCapUsd)} + ${formatUsd(budget.topUpUsd)}`
+        : formatUsd(budget.dailyCapUsd);
     el.remaining.textContent = formatUsd(budget.remainingUsd);
     el.reset.textContent = `${formatRelative(budget.resetsAt)} (${formatClock(budget.resetsAt)})`;
     el.reset.title = `${formatDateTime(budget.resetsAt)} — midnight in ${budget.timezone}`;

@@ -1,6 +1,16 @@
 // @ts-check
 /** The checkpoints panel: the newest checkpoints with create, and restore behind the gateway's own -32001 confirmation. */
-import { byId, describeFailure, formatBytes, formatDateTime, formatWhen, h, runDetached, throttle, toast } from './dom-helpers.js';
+import {
+  byId,
+  describeFailure,
+  formatBytes,
+  formatDateTime,
+  formatWhen,
+  h,
+  runDetached,
+  throttle,
+  toast,
+} from './dom-helpers.js';
 import { RpcError } from './vigil-client.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
@@ -27,17 +37,39 @@ export function createCheckpointsPanel(client, onRestored) {
     h(
       'tr',
       { dataset: { id: checkpoint.id }, class: checkpoint.id === fresh ? 'fresh' : null },
-      h('td', null, h('time', { datetime: checkpoint.createdAt, title: formatDateTime(checkpoint.createdAt) }, formatWhen(checkpoint.createdAt))),
+      h(
+        'td',
+        null,
+        h(
+          'time',
+          { datetime: checkpoint.createdAt, title: formatDateTime(checkpoint.createdAt) },
+          formatWhen(checkpoint.createdAt),
+        ),
+      ),
       h('td', { class: 'num' }, checkpoint.beatCount.toLocaleString()),
       h('td', { class: 'num' }, formatBytes(checkpoint.sizeBytes)),
       h('td', { class: 'mono id', title: `${checkpoint.id} (format ${checkpoint.formatVersion})` }, checkpoint.id),
-      h('td', { class: 'actions' }, h('button', { type: 'button', class: 'btn btn-small', onclick: () => runDetached(restore(checkpoint.id), 'restoring a checkpoint') }, 'Restore')),
+      h(
+        'td',
+        { class: 'actions' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'btn btn-small',
+            onclick: () => runDetached(restore(checkpoint.id), 'restoring a checkpoint'),
+          },
+          'Restore',
+        ),
+      ),
     );
 
   const refresh = async () => {
     const checkpoints = await client.checkpoint.list({ limit: 25 });
     body.replaceChildren(
-      ...(checkpoints.length === 0 ? [h('tr', null, h('td', { colspan: 5, class: 'empty' }, 'No checkpoints yet.'))] : checkpoints.map(row)),
+      ...(checkpoints.length === 0
+        ? [h('tr', null, h('td', { colspan: 5, class: 'empty' }, 'No checkpoints yet.'))]
+        : checkpoints.map(row)),
     );
   };
   const soon = throttle(refresh, 500);
@@ -81,7 +113,9 @@ export function createCheckpointsPanel(client, onRestored) {
       dialog.returnValue = '';
       dialog.showModal();
       /** @type {string} */
-      const answer = await new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue), { once: true }));
+      const answer = await new Promise((resolve) =>
+        dialog.addEventListener('close', () => resolve(dialog.returnValue), { once: true }),
+      );
       if (answer !== 'confirm') return;
       try {
         restored(await client.checkpoint.restore({ id: data.id, confirm: true }));

@@ -72,7 +72,13 @@ export function createConversationPanel(client) {
         'div',
         { class: 'chat-meta' },
         h('span', null, bubble.who),
-        bubble.code === undefined ? null : h('span', { class: 'chat-code', title: 'this turn ended without an answer' }, `unanswered · ${bubble.code}`),
+        bubble.code === undefined
+          ? null
+          : h(
+              'span',
+              { class: 'chat-code', title: 'this turn ended without an answer' },
+              `unanswered · ${bubble.code}`,
+            ),
         h('time', { datetime: bubble.at }, formatTime(bubble.at)),
       ),
       h('div', { class: 'chat-text' }, bubble.text),
@@ -84,12 +90,24 @@ export function createConversationPanel(client) {
     const nearBottom = fromBottom - list.clientHeight < 40;
     const bubbles = [...logged, ...live];
     const ended = new Set(bubbles.filter((b) => b.kind !== 'message').map((b) => b.turnId));
-    const waiting = bubbles.filter((b) => b.kind === 'message' && b.turnId !== undefined && !ended.has(b.turnId)).length;
+    const waiting = bubbles.filter(
+      (b) => b.kind === 'message' && b.turnId !== undefined && !ended.has(b.turnId),
+    ).length;
     const unanswered = bubbles.filter((b) => b.kind === 'unanswered').length;
     /** @type {HTMLElement[]} */
     const rows = [];
     if (olderExist && logged.length > 0) {
-      rows.push(h('li', { class: 'chat-more' }, h('button', { type: 'button', class: 'btn btn-small', onclick: () => void loadEarlier() }, 'Earlier messages')));
+      rows.push(
+        h(
+          'li',
+          { class: 'chat-more' },
+          h(
+            'button',
+            { type: 'button', class: 'btn btn-small', onclick: () => void loadEarlier() },
+            'Earlier messages',
+          ),
+        ),
+      );
     }
     for (const bubble of bubbles) {
       rows.push(bubbleEl(bubble));
@@ -97,9 +115,14 @@ export function createConversationPanel(client) {
       if (ack !== undefined) rows.push(bubbleEl(ack));
     }
     if (bubbles.length === 0) rows.push(h('li', { class: 'empty' }, 'No messages yet. Say hello below.'));
-    if (waiting > 0) rows.push(h('li', { class: 'chat chat-typing', 'aria-label': 'the agent is answering' }, h('span'), h('span'), h('span')));
+    if (waiting > 0)
+      rows.push(
+        h('li', { class: 'chat chat-typing', 'aria-label': 'the agent is answering' }, h('span'), h('span'), h('span')),
+      );
     list.replaceChildren(...rows);
-    summary.textContent = [waiting > 0 ? `${waiting} waiting` : '', unanswered > 0 ? `${unanswered} unanswered` : ''].filter(Boolean).join(' · ');
+    summary.textContent = [waiting > 0 ? `${waiting} waiting` : '', unanswered > 0 ? `${unanswered} unanswered` : '']
+      .filter(Boolean)
+      .join(' · ');
     if (how.keepOffsetFromBottom) list.scrollTop = list.scrollHeight - fromBottom;
     else if (nearBottom) list.scrollTop = list.scrollHeight;
   };
@@ -175,19 +198,50 @@ export function createConversationPanel(client) {
       switch (event.type) {
         case 'agent.ack':
           // Shown beside its message, so even one from the journal's replay lands in the right place (or nowhere).
-          acks.set(event.turnId, { key: `ack:${event.turnId}`, kind: 'ack', turnId: event.turnId, who: 'agent', text: event.text, at });
+          acks.set(event.turnId, {
+            key: `ack:${event.turnId}`,
+            kind: 'ack',
+            turnId: event.turnId,
+            who: 'agent',
+            text: event.text,
+            at,
+          });
           render();
           break;
         // The journal's replay may hold turns a restore moved out of the log: the log alone says what was said.
         case 'agent.message':
-          if (!replayed) addLive({ key: `user:${event.turnId}`, kind: 'message', turnId: event.turnId, who: event.from, text: event.text, at });
+          if (!replayed)
+            addLive({
+              key: `user:${event.turnId}`,
+              kind: 'message',
+              turnId: event.turnId,
+              who: event.from,
+              text: event.text,
+              at,
+            });
           break;
         case 'agent.reply':
-          if (!replayed) addLive({ key: `agent:${event.turnId}`, kind: 'reply', turnId: event.turnId, who: 'agent', text: event.text, at });
+          if (!replayed)
+            addLive({
+              key: `agent:${event.turnId}`,
+              kind: 'reply',
+              turnId: event.turnId,
+              who: 'agent',
+              text: event.text,
+              at,
+            });
           break;
         case 'agent.unanswered':
           if (!replayed) {
-            addLive({ key: `agent:${event.turnId}`, kind: 'unanswered', turnId: event.turnId, who: 'agent', text: event.reason, at, code: event.code });
+            addLive({
+              key: `agent:${event.turnId}`,
+              kind: 'unanswered',
+              turnId: event.turnId,
+              who: 'agent',
+              text: event.reason,
+              at,
+              code: event.code,
+            });
           }
           break;
         case 'checkpoint.restored':

@@ -25,7 +25,16 @@ import { connect } from './vigil-client.js';
 /** @typedef {{ refresh: () => Promise<void>, onEvent?: (event: VigilEvent, replayed: boolean) => void }} Panel */
 
 // How often each panel is polled (ms), on top of the refreshes events trigger. Modest: the gateway rate-limits clients.
-const POLL = { heartbeat: 1000, affect: 1000, budget: 5000, goals: 5000, memory: 5000, checkpoints: 15_000, thinks: 15_000, tasks: 5000 };
+const POLL = {
+  heartbeat: 1000,
+  affect: 1000,
+  budget: 5000,
+  goals: 5000,
+  memory: 5000,
+  checkpoints: 15_000,
+  thinks: 15_000,
+  tasks: 5000,
+};
 // A page waits less than a program for an answer, and retries a lost connection at least every five seconds.
 const CONNECTION = { requestTimeoutMs: 15_000, reconnect: { initialDelayMs: 100, maxDelayMs: 5000 } };
 
@@ -60,7 +69,9 @@ function showConnection(state) {
 async function start() {
   const token = takeSessionToken();
   if (token === null) {
-    askForToken('Open this page with ?token=… once, or paste the gateway token (VIGIL_TOKEN, or the file "token" in the data dir).');
+    askForToken(
+      'Open this page with ?token=… once, or paste the gateway token (VIGIL_TOKEN, or the file "token" in the data dir).',
+    );
     return;
   }
   /** @type {Client} */
@@ -85,7 +96,9 @@ async function start() {
     goals: createGoalsPanel(client),
     memory: createMemoryPanel(client),
     longTermMemory: createLongTermMemoryPanel(client),
-    checkpoints: createCheckpointsPanel(client, () => runDetached(refreshAll(), 'reloading the panels after a restore')),
+    checkpoints: createCheckpointsPanel(client, () =>
+      runDetached(refreshAll(), 'reloading the panels after a restore'),
+    ),
     conversation: createConversationPanel(client),
     tools: createToolsPanel(client),
     tasks: createTasksPanel(client),

@@ -20,9 +20,11 @@ export function h(tag, attrs, ...children) {
       for (const [name, data] of Object.entries(value)) {
         if (data !== undefined && data !== null) el.dataset[name] = String(data);
       }
-    } else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
+    } else if (key.startsWith('on') && typeof value === 'function')
+      el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
     // An object or a function anywhere else is a mistake: never written as "[object Object]" or as source text.
-    else if (typeof value !== 'object' && typeof value !== 'function') el.setAttribute(key, value === true ? '' : String(value));
+    else if (typeof value !== 'object' && typeof value !== 'function')
+      el.setAttribute(key, value === true ? '' : String(value));
   }
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
@@ -78,10 +80,27 @@ export function typeMatcher(patterns) {
 }
 
 // A 24-hour clock: compact, and unambiguous on an operator's screen.
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
-const shortFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+const timeFormat = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
+const shortFormat = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, {
-  year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
 });
 
 /** @param {string | number | Date} at @returns {string} Local wall-clock time, seconds included. */

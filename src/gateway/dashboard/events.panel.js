@@ -39,10 +39,18 @@ export function createEventsPanel() {
   };
   chips.replaceChildren(
     ...CHIPS.map((pattern) =>
-      h('button', { type: 'button', class: 'chip', onclick: () => {
-        filter.value = filter.value.trim() === pattern ? '' : pattern;
-        readFilter();
-      } }, pattern),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'chip',
+          onclick: () => {
+            filter.value = filter.value.trim() === pattern ? '' : pattern;
+            readFilter();
+          },
+        },
+        pattern,
+      ),
     ),
   );
   filter.addEventListener('input', readFilter);
@@ -75,7 +83,13 @@ export function createEventsPanel() {
       const item = takeBeat ? beats[j--] : buffer[i--];
       if (item === undefined) continue;
       if ('notice' in item) {
-        rows.push(h('li', { class: 'dropped' }, `${item.notice.count} events skipped while this page fell behind (seq ${item.notice.firstSeq}–${item.notice.lastSeq})`));
+        rows.push(
+          h(
+            'li',
+            { class: 'dropped' },
+            `${item.notice.count} events skipped while this page fell behind (seq ${item.notice.firstSeq}–${item.notice.lastSeq})`,
+          ),
+        );
       } else if (matches(item.type)) {
         rows.push(row(item));
       }

@@ -33,7 +33,11 @@ export function createGoalsPanel(client) {
         h('span', { class: 'goal-title', title: goal.title }, goal.title),
         done
           ? h('span', { class: 'pill pill-soft', dataset: { state: goal.status } }, goal.status)
-          : h('button', { type: 'button', class: 'btn btn-small', title: 'mark completed', onclick: () => complete(goal) }, '✓'),
+          : h(
+              'button',
+              { type: 'button', class: 'btn btn-small', title: 'mark completed', onclick: () => complete(goal) },
+              '✓',
+            ),
       ),
       h(
         'div',
@@ -49,7 +53,9 @@ export function createGoalsPanel(client) {
     const goals = await client.goals.list();
     const active = goals.filter((g) => g.status === 'active').length;
     count.textContent = `${active} active · ${goals.length} in all`;
-    list.replaceChildren(...(goals.length === 0 ? [h('li', { class: 'empty' }, 'No goals yet: add one above.')] : goals.map(row)));
+    list.replaceChildren(
+      ...(goals.length === 0 ? [h('li', { class: 'empty' }, 'No goals yet: add one above.')] : goals.map(row)),
+    );
   };
   const soon = throttle(refresh, 500);
 

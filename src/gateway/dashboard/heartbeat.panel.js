@@ -1,5 +1,6 @@
 // @ts-check
 /** The heartbeat panel and the top bar: beat count (live from `heartbeat.beat`), phase, interval, awake/dormant with wake time. */
+import { beatsPerMinute, forgetOldBeats } from './beat-rate.js';
 import { byId, formatDuration, formatRelative, formatTime, runDetached } from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
@@ -7,8 +8,6 @@ import { byId, formatDuration, formatRelative, formatTime, runDetached } from '.
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
 /** @typedef {import('./vigil-client.js').VigilEvent} VigilEvent */
 /** @typedef {import('./vigil-client.js').RpcResult<'heartbeat.status'>} HeartbeatStatus */
-
-const RATE_WINDOW_MS = 10_000;
 
 /**
  * @param {Client} client
@@ -40,16 +39,19 @@ export function createHeartbeatPanel(client, shared) {
   let phaseMs = null;
   /** @type {string | null} */
   let wakeAt = null;
-  /** Arrival times of recent beats, for the rate. @type {number[]} */
-  const arrivals = [];
+  /** The agent's times (ms) of the beats in the rate's window, oldest first. @type {number[]} */
+  const beatTimes = [];
+  // The agent's clock less this page's monotonic one, from the newest beat: replayed beats carry their own old times.
+  let agentClockOffset = Number.NEGATIVE_INFINITY;
   let frame = 0;
 
   const render = () => {
     frame = 0;
     el.beat.textContent = beatCount < 0 ? '—' : beatCount.toLocaleString();
-    const now = performance.now();
-    while (arrivals.length > 0 && arrivals[0] !== undefined && arrivals[0] < now - RATE_WINDOW_MS) arrivals.shift();
-    el.rate.textContent = arrivals.length < 2 ? '—' : Math.round((arrivals.length / RATE_WINDOW_MS) * 60_000).toLocaleString();
+    const agentNow = performance.now() + agentClockOffset;
+    forgetOldBeats(beatTimes, agentNow);
+    const rate = beatsPerMinute(beatTimes, agentNow);
+    el.rate.textContent = rate === null ? '—' : Math.round(rate).toLocaleString();
     el.interval.textContent = intervalMs < 0 ? '—' : `${Math.round(intervalMs).toLocaleString()} ms`;
     if (phaseMs !== null) {
       const { sense, think, integrate } = phaseMs;
@@ -72,7 +74,12 @@ export function createHeartbeatPanel(client, shared) {
     el.pending.textContent = String(status.pendingMessages);
     // Dormant: the agent.sleeping event names the wake time; without one, the budget's daily reset is it.
     const wake = status.state === 'dormant' ? (wakeAt ?? shared.budget?.resetsAt ?? null) : null;
-    el.wake.textContent = status.state === 'awake' ? 'awake now' : wake === null ? 'on top-up' : `${formatTime(wake)} (${formatRelative(wake)})`;
+    el.wake.textContent =
+      status.state === 'awake'
+        ? 'awake now'
+        : wake === null
+          ? 'on top-up'
+          : `${formatTime(wake)} (${formatRelative(wake)})`;
     el.thinker.textContent = `thinker: ${status.thinker}`;
     el.version.textContent = `v${status.version}`;
     el.uptime.textContent = `up ${formatDuration(Date.now() - Date.parse(status.startedAt))}`;
@@ -95,7 +102,11 @@ export function createHeartbeatPanel(client, shared) {
           beatCount = event.beatCount;
           intervalMs = event.intervalMs;
           phaseMs = event.phaseMs;
-          arrivals.push(performance.now());
+          {
+            const at = Date.parse(event.at);
+            beatTimes.push(at);
+            agentClockOffset = Math.max(agentClockOffset, at - performance.now());
+          }
           schedule();
           break;
         case 'heartbeat.started':

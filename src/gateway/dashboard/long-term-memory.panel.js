@@ -74,7 +74,8 @@ export function createLongTermMemoryPanel(client) {
   return {
     refresh: () => search(shown),
     onEvent(event) {
-      if (event.type === 'checkpoint.restored' && shown !== '') runDetached(search(shown), 'searching again after a restore');
+      if (event.type === 'checkpoint.restored' && shown !== '')
+        runDetached(search(shown), 'searching again after a restore');
     },
   };
 }

@@ -39,8 +39,23 @@ export function createThinksPanel(client) {
   const row = (think) =>
     h(
       'tr',
-      { dataset: { id: think.id, failed: think.error === undefined ? null : 'true' }, tabindex: 0, title: `Open think ${think.id}`, onclick: () => runDetached(open(think.id), 'opening a think'), onkeydown: /** @param {KeyboardEvent} e */ (e) => e.key === 'Enter' && runDetached(open(think.id), 'opening a think') },
-      h('td', null, h('time', { datetime: new Date(think.startedAt).toISOString(), title: formatDateTime(think.startedAt) }, formatWhen(think.startedAt))),
+      {
+        dataset: { id: think.id, failed: think.error === undefined ? null : 'true' },
+        tabindex: 0,
+        title: `Open think ${think.id}`,
+        onclick: () => runDetached(open(think.id), 'opening a think'),
+        onkeydown: /** @param {KeyboardEvent} e */ (e) =>
+          e.key === 'Enter' && runDetached(open(think.id), 'opening a think'),
+      },
+      h(
+        'td',
+        null,
+        h(
+          'time',
+          { datetime: new Date(think.startedAt).toISOString(), title: formatDateTime(think.startedAt) },
+          formatWhen(think.startedAt),
+        ),
+      ),
       h('td', null, think.reason),
       h('td', { class: 'mono' }, think.model),
       h('td', { class: 'num' }, String(think.calls.length)),
@@ -48,14 +63,22 @@ export function createThinksPanel(client) {
       h('td', { class: 'num', dataset: { field: 'cache' } }, cacheRatioText(think)),
       h('td', { class: 'num', dataset: { field: 'cost' } }, costText(think.costUsd)),
       h('td', { class: 'num' }, msText(think.durationMs)),
-      h('td', { class: think.error === undefined ? null : 'bad' }, think.error === undefined ? think.stopReason : think.error.code),
+      h(
+        'td',
+        { class: think.error === undefined ? null : 'bad' },
+        think.error === undefined ? think.stopReason : think.error.code,
+      ),
     );
 
   const refresh = async () => {
     const thinks = await client.thinks.list({ limit: SHOWN });
     const total = thinks.reduce((sum, t) => sum + t.costUsd, 0);
     count.textContent = thinks.length === 0 ? '' : `last ${thinks.length} · ${costText(total)}`;
-    body.replaceChildren(...(thinks.length === 0 ? [h('tr', null, h('td', { colspan: 9, class: 'empty' }, 'No thinks yet.'))] : thinks.map(row)));
+    body.replaceChildren(
+      ...(thinks.length === 0
+        ? [h('tr', null, h('td', { colspan: 9, class: 'empty' }, 'No thinks yet.'))]
+        : thinks.map(row)),
+    );
   };
   const soon = throttle(refresh, 500);
 
@@ -77,8 +100,16 @@ export function createThinksPanel(client) {
         ['Model', think.model],
         ['Started', formatDateTime(think.startedAt)],
         ['Duration', msText(think.durationMs)],
-        ['Stop', think.error === undefined ? think.stopReason : `${think.stopReason} (${think.error.code}: ${think.error.message})`],
-        ['Tokens', `in ${tokensText(think.inputTokens)} · out ${tokensText(think.outputTokens)} · cache read ${tokensText(think.cacheReadTokens)} · write ${tokensText(think.cacheWriteTokens)}`],
+        [
+          'Stop',
+          think.error === undefined
+            ? think.stopReason
+            : `${think.stopReason} (${think.error.code}: ${think.error.message})`,
+        ],
+        [
+          'Tokens',
+          `in ${tokensText(think.inputTokens)} · out ${tokensText(think.outputTokens)} · cache read ${tokensText(think.cacheReadTokens)} · write ${tokensText(think.cacheWriteTokens)}`,
+        ],
         ['Cache ratio', cacheRatioText(think)],
         ['Cost', costText(think.costUsd)],
       ].map(([term, value]) => h('div', null, h('dt', null, term), h('dd', null, value))),
@@ -96,15 +127,30 @@ export function createThinksPanel(client) {
               h('td', { class: 'num' }, tokensText(call.cacheReadTokens)),
               h('td', { class: 'num' }, tokensText(call.cacheWriteTokens)),
               h('td', { class: 'num' }, costText(call.costUsd)),
-              h('td', { class: 'num' }, `${msText(call.durationMs)}${call.retries > 0 ? ` · ${call.retries} retr.` : ''}`),
-              h('td', { class: call.error === undefined ? null : 'bad', title: call.error?.message ?? null }, call.error === undefined ? (call.stopReason ?? '—') : call.error.type),
+              h(
+                'td',
+                { class: 'num' },
+                `${msText(call.durationMs)}${call.retries > 0 ? ` · ${call.retries} retr.` : ''}`,
+              ),
+              h(
+                'td',
+                { class: call.error === undefined ? null : 'bad', title: call.error?.message ?? null },
+                call.error === undefined ? (call.stopReason ?? '—') : call.error.type,
+              ),
             ),
           )),
     );
     byId('think-tools').replaceChildren(
       ...(think.toolCalls.length === 0
         ? [h('li', { class: 'empty' }, 'No tool calls.')]
-        : think.toolCalls.map((call) => h('li', { class: call.ok ? null : 'bad' }, h('span', { class: 'mono' }, call.name), ` ${call.ok ? 'ok' : 'failed'} · ${msText(call.durationMs)} · ${call.resultBytes} B`))),
+        : think.toolCalls.map((call) =>
+            h(
+              'li',
+              { class: call.ok ? null : 'bad' },
+              h('span', { class: 'mono' }, call.name),
+              ` ${call.ok ? 'ok' : 'failed'} · ${msText(call.durationMs)} · ${call.resultBytes} B`,
+            ),
+          )),
     );
     const sectionTotal = think.sections.reduce((sum, s) => sum + s.tokens, 0);
     byId('think-sections').replaceChildren(
@@ -117,10 +163,17 @@ export function createThinksPanel(client) {
             return h(
               'li',
               { dataset: { section: section.name } },
-              h('span', { class: 'section-name' }, section.name, section.cached === true ? h('small', { class: 'muted' }, ' cached') : null),
+              h(
+                'span',
+                { class: 'section-name' },
+                section.name,
+                section.cached === true ? h('small', { class: 'muted' }, ' cached') : null,
+              ),
               h('span', { class: 'bar', title: `${section.tokens} of ${sectionTotal} tokens` }, fill),
               h('span', { class: 'num' }, tokensText(section.tokens)),
-              section.text === undefined ? null : h('details', null, h('summary', null, 'text'), h('pre', null, section.text)),
+              section.text === undefined
+                ? null
+                : h('details', null, h('summary', null, 'text'), h('pre', null, section.text)),
             );
           })),
     );

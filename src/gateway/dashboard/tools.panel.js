@@ -8,7 +8,14 @@ import { byId, describeFailure, formatRelative, h, throttle, toast } from './dom
 /** @typedef {import('./vigil-client.js').RpcResult<'tools.list'>[number]} ToolView */
 
 // Events after which the lists may have changed.
-const TOOL_EVENTS = new Set(['tool.approval_requested', 'tool.approval_decided', 'mcp.server_up', 'mcp.server_down', 'mcp.tools_changed', 'checkpoint.restored']);
+const TOOL_EVENTS = new Set([
+  'tool.approval_requested',
+  'tool.approval_decided',
+  'mcp.server_up',
+  'mcp.server_down',
+  'mcp.tools_changed',
+  'checkpoint.restored',
+]);
 
 /**
  * @param {Client} client
@@ -23,12 +30,19 @@ export function createToolsPanel(client) {
 
   /** @param {PendingCall} call */
   const pendingRow = (call) => {
-    const reason = h('input', { class: 'tool-reason', placeholder: 'reason (optional, for deny)', maxlength: 2000, 'aria-label': `reason for denying ${call.callId}` });
+    const reason = h('input', {
+      class: 'tool-reason',
+      placeholder: 'reason (optional, for deny)',
+      maxlength: 2000,
+      'aria-label': `reason for denying ${call.callId}`,
+    });
     /** @param {boolean} approve */
     const decide = (approve) => {
       for (const button of row.querySelectorAll('button')) button.disabled = true;
       const text = reason.value.trim();
-      const decision = approve ? client.tools.approve({ callId: call.callId }) : client.tools.deny({ callId: call.callId, ...(text === '' ? {} : { reason: text }) });
+      const decision = approve
+        ? client.tools.approve({ callId: call.callId })
+        : client.tools.deny({ callId: call.callId, ...(text === '' ? {} : { reason: text }) });
       decision
         .then((done) => {
           toast(`${done.approved ? 'Approved' : 'Denied'} ${done.name}`, 'ok');
@@ -54,8 +68,16 @@ export function createToolsPanel(client) {
         'div',
         { class: 'tool-call-actions' },
         reason,
-        h('button', { type: 'button', class: 'btn btn-small btn-primary tool-approve', onclick: () => decide(true) }, 'Approve'),
-        h('button', { type: 'button', class: 'btn btn-small btn-danger tool-deny', onclick: () => decide(false) }, 'Deny'),
+        h(
+          'button',
+          { type: 'button', class: 'btn btn-small btn-primary tool-approve', onclick: () => decide(true) },
+          'Approve',
+        ),
+        h(
+          'button',
+          { type: 'button', class: 'btn btn-small btn-danger tool-deny', onclick: () => decide(false) },
+          'Deny',
+        ),
       ),
     );
     return row;
@@ -88,7 +110,11 @@ export function createToolsPanel(client) {
       pendingList.append(row);
     }
     if (pending.length === 0) pendingList.append(h('li', { class: 'empty' }, 'No call waits for approval.'));
-    toolList.replaceChildren(...(tools.length === 0 ? [h('li', { class: 'empty' }, 'No MCP tools (see VIGIL_MCP_CONFIG).')] : tools.map(toolRow)));
+    toolList.replaceChildren(
+      ...(tools.length === 0
+        ? [h('li', { class: 'empty' }, 'No MCP tools (see VIGIL_MCP_CONFIG).')]
+        : tools.map(toolRow)),
+    );
   };
   const soon = throttle(refresh, 300);
 

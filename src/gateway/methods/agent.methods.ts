@@ -1,7 +1,8 @@
 /** The agent's mind and mouth: `goals.*`, `memory.list`, `affect.get`, `agent.send`, `conversation.list`. */
 import type { RpcHandlers } from '../rpc-router.js';
 
-type AgentMethod = 'goals.list' | 'goals.add' | 'goals.complete' | 'memory.list' | 'affect.get' | 'agent.send' | 'conversation.list';
+type AgentMethod =
+  'goals.list' | 'goals.add' | 'goals.complete' | 'memory.list' | 'affect.get' | 'agent.send' | 'conversation.list';
 
 /** The agent method group. */
 export const agentMethods: RpcHandlers<AgentMethod> = {

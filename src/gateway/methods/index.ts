@@ -10,6 +10,7 @@ import { toolsMethods } from './tools.methods.js';
 import { thinksMethods } from './thinks.methods.js';
 import { tasksMethods } from './tasks.methods.js';
 import { memoryMethods } from './memory.methods.js';
+import { schedulesMethods } from './schedules.methods.js';
 
 /** The handler of every method. */
 export const ALL_METHODS: RpcHandlers = {
@@ -22,5 +23,6 @@ export const ALL_METHODS: RpcHandlers = {
   ...thinksMethods,
   ...tasksMethods,
   ...memoryMethods,
+  ...schedulesMethods,
   ...discoverMethods,
 };

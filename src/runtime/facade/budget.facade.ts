@@ -31,7 +31,9 @@ export class BudgetFacade {
       resetsAt: iso(resetsAt(budget)),
       topUpUsd: budget.topUpMicroUsd / 1_000_000,
       sessionCostUsd: budget.sessionCostMicroUsd / 1_000_000,
-      cacheReadShareToday: cacheReadShare(this.core.parts.ledger.knownDay(dayKeyIn(budget.timezone, this.core.parts.clock.now()))),
+      cacheReadShareToday: cacheReadShare(
+        this.core.parts.ledger.knownDay(dayKeyIn(budget.timezone, this.core.parts.clock.now())),
+      ),
     };
   }
 
@@ -66,7 +68,10 @@ export class BudgetFacade {
 
   /** The budget's timezone and the configured cap, for reading the ledger's basis. */
   settings(): { timezone: string; configuredCapMicroUsd: number } {
-    return { timezone: this.ref().getSnapshot().context.timezone, configuredCapMicroUsd: this.core.parts.configuredCapMicroUsd };
+    return {
+      timezone: this.ref().getSnapshot().context.timezone,
+      configuredCapMicroUsd: this.core.parts.configuredCapMicroUsd,
+    };
   }
 
   private ref() {

@@ -6,7 +6,10 @@ import { exportCheckpoint, importCheckpoint, type TransferStores } from '../chec
 import { iso, type RuntimeCore } from '../runtime-core.js';
 
 /** `checkpoint.list`: newest first, from the index only. */
-export async function listCheckpoints(core: RuntimeCore, options: { limit?: number } = {}): Promise<CheckpointSummary[]> {
+export async function listCheckpoints(
+  core: RuntimeCore,
+  options: { limit?: number } = {},
+): Promise<CheckpointSummary[]> {
   const metas = await core.parts.store.list(options.limit === undefined ? {} : { limit: options.limit });
   return metas.map((meta) => ({ ...meta, createdAt: iso(meta.createdAt) }));
 }

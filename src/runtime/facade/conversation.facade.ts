@@ -2,7 +2,11 @@
 import { resetsAt } from '../../actors/budget/budget.reducer.js';
 import { VigilError } from '../../errors.js';
 import type { SendParams, SendResult } from '../../protocol/agent.schema.js';
-import type { ConversationEntry, ConversationListParams, ConversationMessage } from '../../protocol/conversation.schema.js';
+import type {
+  ConversationEntry,
+  ConversationListParams,
+  ConversationMessage,
+} from '../../protocol/conversation.schema.js';
 import { iso, type RuntimeCore } from '../runtime-core.js';
 
 /** The short acknowledgement a preempting message gets at once (seed 002's "one moment"). */
@@ -23,7 +27,11 @@ export async function sendMessage(core: RuntimeCore, params: SendParams): Promis
   const { conversation, clock, ids, bus, deps } = core.parts;
   const strategy = deps.options.busyStrategy;
   const before = core.actor.getSnapshot();
-  if (strategy === 'reject' && before.matches({ running: 'think' }) && before.context.beat.plan?.reason === 'user_message') {
+  if (
+    strategy === 'reject' &&
+    before.matches({ running: 'think' }) &&
+    before.context.beat.plan?.reason === 'user_message'
+  ) {
     throw new VigilError('AGENT_BUSY', 'The agent is answering another message; send again when it has replied.', {
       data: { strategy: 'reject' },
     });
@@ -49,7 +57,10 @@ export async function sendMessage(core: RuntimeCore, params: SendParams): Promis
       // A think already running for other work (the message could not start its own): it yields to this message.
       const autonomous = now.context.beat.plan?.reason !== 'user_message';
       if (autonomous || strategy === 'interrupt') {
-        core.actor.send({ type: 'PREEMPT', reason: autonomous ? `user message ${turnId}` : `another user message ${turnId}` });
+        core.actor.send({
+          type: 'PREEMPT',
+          reason: autonomous ? `user message ${turnId}` : `another user message ${turnId}`,
+        });
         bus.emit('agent.ack', { turnId, text: ACK_TEXT });
       }
     }
@@ -58,7 +69,10 @@ export async function sendMessage(core: RuntimeCore, params: SendParams): Promis
 }
 
 /** `conversation.list`: the newest `limit` entries before `before` (a seq), newest last. */
-export async function listConversation(core: RuntimeCore, params: ConversationListParams = {}): Promise<ConversationEntry[]> {
+export async function listConversation(
+  core: RuntimeCore,
+  params: ConversationListParams = {},
+): Promise<ConversationEntry[]> {
   const messages = await core.parts.conversation.readBefore(params.before, params.limit ?? 50);
   return messages.map(conversationEntry);
 }

@@ -34,7 +34,8 @@ export class GoalsFacade {
       },
     });
     const goal = findGoal(refs.goals.getSnapshot().context, id);
-    if (goal === undefined) throw new VigilError('INTERNAL', `Goal ${id} was not added (the goals actor is restarting).`);
+    if (goal === undefined)
+      throw new VigilError('INTERNAL', `Goal ${id} was not added (the goals actor is restarting).`);
     bus.emit('goal.added', { goalId: id, title: goal.title, priority: goal.priority });
     return goalView(goal);
   }

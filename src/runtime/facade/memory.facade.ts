@@ -30,7 +30,9 @@ export async function forgetMemory(core: RuntimeCore, id: string): Promise<Memor
   const { refs } = core.context();
   const fact = normaliseMemoryText(forgotten.content);
   const at = core.parts.clock.now();
-  const held = refs.workingMemory.getSnapshot().context.items.filter((item) => normaliseMemoryText(item.content) === fact);
+  const held = refs.workingMemory
+    .getSnapshot()
+    .context.items.filter((item) => normaliseMemoryText(item.content) === fact);
   // Noted first: a think settling meanwhile must not take the dropped item for one that left and keep it again.
   core.parts.memory.noteForgottenItems(held.map((item) => item.id));
   for (const item of held) refs.workingMemory.send({ type: 'memory.remove', at, id: item.id });

@@ -30,13 +30,20 @@ export class RestoreFacade {
     core.assertRunning();
     if (options.confirm !== true) {
       const checkpoint = await core.parts.store.load(id);
-      throw new VigilError('CHECKPOINT_CONFIRMATION_REQUIRED', `Restoring checkpoint ${id} replaces the running state; call again with confirm: true.`, {
-        data: { id, beatCount: checkpoint.beatCount, createdAt: iso(checkpoint.createdAt) },
-      });
+      throw new VigilError(
+        'CHECKPOINT_CONFIRMATION_REQUIRED',
+        `Restoring checkpoint ${id} replaces the running state; call again with confirm: true.`,
+        {
+          data: { id, beatCount: checkpoint.beatCount, createdAt: iso(checkpoint.createdAt) },
+        },
+      );
     }
     // Checked and set before any await, so two concurrent restores can never both pass.
     if (this.restoring) {
-      throw new VigilError('CHECKPOINT_RESTORE_BUSY', `A restore is already running; checkpoint ${id} was not restored.`);
+      throw new VigilError(
+        'CHECKPOINT_RESTORE_BUSY',
+        `A restore is already running; checkpoint ${id} was not restored.`,
+      );
     }
     this.restoring = true;
     try {
@@ -64,7 +71,9 @@ export class RestoreFacade {
     const { conversation, swarmResults, clock, bus, checkpoints, ledger, deps, summary } = core.parts;
     const { watermark, summaryThroughSeq } = checkpoint.conversation;
     const later = await conversation.readAfter(watermark);
-    const archivedEndings = await conversation.endedInArchives(new Set(checkpoint.conversation.pending.map((open) => open.turnId)));
+    const archivedEndings = await conversation.endedInArchives(
+      new Set(checkpoint.conversation.pending.map((open) => open.turnId)),
+    );
     const plan = planRestore(checkpoint, later, core.context().turns.pending, archivedEndings);
     const now = clock.now();
     const reason = `The agent was restored to checkpoint ${checkpoint.id}, taken before this message; send it again if it still matters.`;
@@ -72,7 +81,9 @@ export class RestoreFacade {
     const archive = await conversation.prepareArchive(watermark, `restore-${checkpoint.id}-${now}`, endings.messages);
     // The summary goes back with the log: none of what is archived may stay folded into it.
     const rollBack = await summary.prepareRollBack(Math.min(summaryThroughSeq ?? watermark, watermark), checkpoint.id);
-    const inFlight = checkpoint.actors.swarms.tasks.filter((t) => t.status === 'queued' || t.status === 'running').map((t) => t.id);
+    const inFlight = checkpoint.actors.swarms.tasks
+      .filter((t) => t.status === 'queued' || t.status === 'running')
+      .map((t) => t.id);
     const finishedTasks = await swarmResults.find(inFlight);
     const budget = await readBudgetBasis(ledger, this.budget.settings(), now);
     const base = { ...checkpoint, conversation: { ...checkpoint.conversation, pending: plan.reopened } };
@@ -106,7 +117,10 @@ export class RestoreFacade {
     });
     // Long-term memory is not rolled back: memories made after the checkpoint are kept, as later messages are.
     const laterMemories = await core.parts.memory.countAfter(checkpoint.longTermMemory?.watermark ?? 0);
-    core.parts.log.info({ checkpointId: checkpoint.id, laterMemories }, 'restored; long-term memories made after the checkpoint are kept');
+    core.parts.log.info(
+      { checkpointId: checkpoint.id, laterMemories },
+      'restored; long-term memories made after the checkpoint are kept',
+    );
     return { restored: checkpoint.id, beatCount: checkpoint.beatCount };
   }
 }

@@ -12,7 +12,10 @@ export class TasksFacade {
 
   /** `tasks.list`: every task the swarms actor holds, oldest first. */
   list(): TaskView[] {
-    return this.core.context().refs.swarms.getSnapshot().context.tasks.map((task) => this.view(task));
+    return this.core
+      .context()
+      .refs.swarms.getSnapshot()
+      .context.tasks.map((task) => this.view(task));
   }
 
   /**
@@ -35,7 +38,8 @@ export class TasksFacade {
 
   private find(id: string): SwarmTask {
     const task = findTask(this.core.context().refs.swarms.getSnapshot().context, id);
-    if (task === undefined) throw new VigilError('TASK_NOT_FOUND', `No task with id ${JSON.stringify(id)}.`, { data: { id } });
+    if (task === undefined)
+      throw new VigilError('TASK_NOT_FOUND', `No task with id ${JSON.stringify(id)}.`, { data: { id } });
     return task;
   }
 
@@ -61,7 +65,11 @@ export class TasksFacade {
 }
 
 function finished(task: Pick<SwarmTask, 'id' | 'status'>): VigilError {
-  return new VigilError('TASK_FINISHED', `Task ${task.id} already finished (${task.status}): there is nothing to cancel.`, {
-    data: { id: task.id, status: task.status },
-  });
+  return new VigilError(
+    'TASK_FINISHED',
+    `Task ${task.id} already finished (${task.status}): there is nothing to cancel.`,
+    {
+      data: { id: task.id, status: task.status },
+    },
+  );
 }

@@ -35,7 +35,11 @@ export async function approveToolCall(core: RuntimeCore, callId: string): Promis
   core.assertRunning();
   const { decision, ran } = await core.parts.toolCalls.approve(callId);
   // Not waited for: the operator's answer is the decision; the call runs on and wakes the turn when its result is stored.
-  runDetached(ran.then(() => wake(core)), core.parts.log, 'waking the heartbeat after an approved tool call');
+  runDetached(
+    ran.then(() => wake(core)),
+    core.parts.log,
+    'waking the heartbeat after an approved tool call',
+  );
   return view(decision);
 }
 

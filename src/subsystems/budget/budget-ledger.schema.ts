@@ -36,4 +36,3 @@ export type LedgerCap = z.infer<typeof LedgerCapSchema>;
 /** A pending wake (a top-up while asleep), kept until the agent has woken. */
 export const WakeSignalSchema = z.object({ requestedAt: z.number(), reason: z.enum(['top_up', 'manual']) });
 export type WakeSignal = z.infer<typeof WakeSignalSchema>;
-

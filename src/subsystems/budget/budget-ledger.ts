@@ -87,7 +87,9 @@ export class BudgetLedger {
       try {
         await writeSyncBatch(this.db, [{ type: 'del', sublevel: this.ledger, key: WAKE_KEY }]);
       } catch (err) {
-        throw new VigilError('BUDGET_LEDGER_UNAVAILABLE', `Could not clear the wake signal: ${describeError(err)}`, { cause: err });
+        throw new VigilError('BUDGET_LEDGER_UNAVAILABLE', `Could not clear the wake signal: ${describeError(err)}`, {
+          cause: err,
+        });
       }
     });
   }
@@ -126,7 +128,6 @@ export class BudgetLedger {
     return parsed.success ? parsed.data : null;
   }
 
-
   /**
    * Retention: drops the per-think charges of days before `chargesFromDay` (each day's total keeps their sum) and the
    * day totals before `totalsFromDay`; returns how many records went. Callers pass days before today: today's total,
@@ -137,7 +138,11 @@ export class BudgetLedger {
       const charges = await this.ledger.keys({ gte: 'charge:', lt: `charge:${chargesFromDay}` }).all();
       const days = await this.ledger.keys({ gte: 'day:', lt: `day:${totalsFromDay}` }).all();
       const stale = [...charges, ...days];
-      if (stale.length > 0) await writeSyncBatch(this.db, stale.map((key) => ({ type: 'del' as const, sublevel: this.ledger, key })));
+      if (stale.length > 0)
+        await writeSyncBatch(
+          this.db,
+          stale.map((key) => ({ type: 'del' as const, sublevel: this.ledger, key })),
+        );
       return stale.length;
     });
   }
@@ -157,7 +162,11 @@ export class BudgetLedger {
         puts.map(({ key, value }) => ({ type: 'put' as const, sublevel: this.ledger, key, value })),
       );
     } catch (err) {
-      throw new VigilError('BUDGET_LEDGER_UNAVAILABLE', `Could not ${what} in the budget ledger: ${describeError(err)}`, { cause: err });
+      throw new VigilError(
+        'BUDGET_LEDGER_UNAVAILABLE',
+        `Could not ${what} in the budget ledger: ${describeError(err)}`,
+        { cause: err },
+      );
     }
   }
 

@@ -51,7 +51,10 @@ export function isCheckpointKeyText(text: string): boolean {
 
 /** True when `bytes` start with the sealed header's magic (whatever its version or key). */
 export function isSealed(bytes: Uint8Array): boolean {
-  return bytes.length >= SEALED_MAGIC.length && Buffer.from(bytes.buffer, bytes.byteOffset, SEALED_MAGIC.length).equals(SEALED_MAGIC);
+  return (
+    bytes.length >= SEALED_MAGIC.length &&
+    Buffer.from(bytes.buffer, bytes.byteOffset, SEALED_MAGIC.length).equals(SEALED_MAGIC)
+  );
 }
 
 /** The key id and version a sealed body's header names (undefined fields when the body is too short to say). */
@@ -81,9 +84,13 @@ export class CheckpointCipher {
     if (bytes === null || bytes.length !== 32) {
       // The value itself is a secret: say how long it was, never what it was.
       const length = typeof key === 'string' ? `${key.trim().length} characters` : `${key.length} bytes`;
-      throw new VigilError('CONFIG_INVALID', `${CHECKPOINT_KEY_VARIABLE} (${length}) is invalid: ${CHECKPOINT_KEY_ALLOWED}.`, {
-        data: { variable: CHECKPOINT_KEY_VARIABLE, value: `<hidden, ${length}>`, allowed: CHECKPOINT_KEY_ALLOWED },
-      });
+      throw new VigilError(
+        'CONFIG_INVALID',
+        `${CHECKPOINT_KEY_VARIABLE} (${length}) is invalid: ${CHECKPOINT_KEY_ALLOWED}.`,
+        {
+          data: { variable: CHECKPOINT_KEY_VARIABLE, value: `<hidden, ${length}>`, allowed: CHECKPOINT_KEY_ALLOWED },
+        },
+      );
     }
     this.key = bytes;
     this.keyIdBytes = keyIdOf(bytes);
@@ -114,9 +121,14 @@ export class CheckpointCipher {
     assertOpenable(bytes, label, this.keyId);
     const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (b.length < SEAL_OVERHEAD_BYTES) {
-      throw new VigilError('CHECKPOINT_CORRUPT', `${label} is sealed but only ${b.length} bytes long: it was truncated.`);
+      throw new VigilError(
+        'CHECKPOINT_CORRUPT',
+        `${label} is sealed but only ${b.length} bytes long: it was truncated.`,
+      );
     }
-    const decipher = createDecipheriv('aes-256-gcm', this.key, b.subarray(PREFIX_BYTES, HEADER_BYTES), { authTagLength: TAG_BYTES });
+    const decipher = createDecipheriv('aes-256-gcm', this.key, b.subarray(PREFIX_BYTES, HEADER_BYTES), {
+      authTagLength: TAG_BYTES,
+    });
     decipher.setAAD(aad(b.subarray(0, PREFIX_BYTES), id));
     decipher.setAuthTag(b.subarray(b.length - TAG_BYTES));
     try {
@@ -153,14 +165,28 @@ export function assertOpenable(bytes: Uint8Array, label: string, keyId: string |
     throw new VigilError(
       'CHECKPOINT_KEY_INVALID',
       `${label} is encrypted (key id ${header.keyId}) but ${CHECKPOINT_KEY_VARIABLE} is not set: start with the key that sealed it.`,
-      { data: { vigilCode: 'CHECKPOINT_KEY_INVALID', variable: CHECKPOINT_KEY_VARIABLE, sealedWithKeyId: header.keyId, keyId: null } },
+      {
+        data: {
+          vigilCode: 'CHECKPOINT_KEY_INVALID',
+          variable: CHECKPOINT_KEY_VARIABLE,
+          sealedWithKeyId: header.keyId,
+          keyId: null,
+        },
+      },
     );
   }
   if (header.keyId !== keyId) {
     throw new VigilError(
       'CHECKPOINT_KEY_INVALID',
       `${label} was sealed with another key (key id ${header.keyId}) than ${CHECKPOINT_KEY_VARIABLE} (key id ${keyId}): start with the key that sealed it.`,
-      { data: { vigilCode: 'CHECKPOINT_KEY_INVALID', variable: CHECKPOINT_KEY_VARIABLE, sealedWithKeyId: header.keyId, keyId } },
+      {
+        data: {
+          vigilCode: 'CHECKPOINT_KEY_INVALID',
+          variable: CHECKPOINT_KEY_VARIABLE,
+          sealedWithKeyId: header.keyId,
+          keyId,
+        },
+      },
     );
   }
 }

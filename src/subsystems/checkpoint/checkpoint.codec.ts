@@ -39,7 +39,12 @@ export async function encodeCheckpoint(
  * The gzip body inside stored `bytes`: sealed bytes are opened with `seal.cipher` for checkpoint `id`, plain ones
  * (written before a key was set) pass through. CHECKPOINT_KEY_INVALID when the key is missing or another one.
  */
-export function unsealCheckpoint(bytes: Uint8Array, id: string, seal: SealOptions, label = `Checkpoint ${id}`): Uint8Array {
+export function unsealCheckpoint(
+  bytes: Uint8Array,
+  id: string,
+  seal: SealOptions,
+  label = `Checkpoint ${id}`,
+): Uint8Array {
   if (!isSealed(bytes)) return bytes;
   if (seal.cipher === null) {
     assertOpenable(bytes, label, undefined);
@@ -85,11 +90,13 @@ export async function decodeCheckpoint(
     throw corrupt(label, 'failed to migrate', err);
   }
   const parsed = CognitiveCheckpointSchema.safeParse(migrated);
-  if (!parsed.success) throw corrupt(label, 'does not match the checkpoint schema', new Error(summariseIssues(parsed.error)));
+  if (!parsed.success)
+    throw corrupt(label, 'does not match the checkpoint schema', new Error(summariseIssues(parsed.error)));
   return parsed.data;
 }
 
-
 function corrupt(label: string, step: string, err: unknown): VigilError {
-  return new VigilError('CHECKPOINT_CORRUPT', `${label} ${step}: ${describeError(err).replace(/\.$/, '')}.`, { cause: err });
+  return new VigilError('CHECKPOINT_CORRUPT', `${label} ${step}: ${describeError(err).replace(/\.$/, '')}.`, {
+    cause: err,
+  });
 }

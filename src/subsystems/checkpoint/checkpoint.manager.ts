@@ -99,12 +99,14 @@ export class CheckpointManager {
     this.inFlight += 1;
     const saved = this.chain.then(() => this.save(checkpoint, alongside));
     // The chain only orders saves; a failed save must not stop the next one.
-    this.chain = saved.then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      this.inFlight -= 1;
-    });
+    this.chain = saved
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        this.inFlight -= 1;
+      });
     return saved;
   }
 
@@ -119,7 +121,9 @@ export class CheckpointManager {
     } catch (err) {
       const reason = describeError(err);
       this.bus.emit('checkpoint.failed', { reason });
-      throw new VigilError('CHECKPOINT_SAVE_FAILED', `Saving checkpoint ${checkpoint.id} failed: ${reason}`, { cause: err });
+      throw new VigilError('CHECKPOINT_SAVE_FAILED', `Saving checkpoint ${checkpoint.id} failed: ${reason}`, {
+        cause: err,
+      });
     }
   }
 }

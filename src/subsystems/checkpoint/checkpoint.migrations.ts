@@ -19,7 +19,10 @@ export function createMigrator(registry: MigrationRegistry, currentVersion: numb
     let record = raw as Record<string, unknown>;
     const version = record['formatVersion'];
     if (typeof version !== 'number' || !Number.isInteger(version) || version < 0) {
-      throw new VigilError('CHECKPOINT_CORRUPT', `The checkpoint's formatVersion ${describeValue(version)} is not a format version.`);
+      throw new VigilError(
+        'CHECKPOINT_CORRUPT',
+        `The checkpoint's formatVersion ${describeValue(version)} is not a format version.`,
+      );
     }
     if (version > currentVersion) {
       throw new VigilError(
@@ -31,7 +34,10 @@ export function createMigrator(registry: MigrationRegistry, currentVersion: numb
     for (let from = version; from < currentVersion; from += 1) {
       const step = Object.hasOwn(registry, from) ? registry[from] : undefined;
       if (step === undefined) {
-        throw new VigilError('CHECKPOINT_CORRUPT', `No migration from checkpoint format ${from} to ${from + 1} exists.`);
+        throw new VigilError(
+          'CHECKPOINT_CORRUPT',
+          `No migration from checkpoint format ${from} to ${from + 1} exists.`,
+        );
       }
       try {
         record = { ...step(record), formatVersion: from + 1 };

@@ -33,7 +33,10 @@ export interface ArchivePlan {
 /** INTERNAL unless `archiveId` is printable ASCII without spaces or '!'. */
 export function assertArchiveId(archiveId: string): void {
   if (!ARCHIVE_ID_PATTERN.test(archiveId)) {
-    throw new VigilError('INTERNAL', `The archive id ${JSON.stringify(archiveId)} must be printable ASCII without spaces or '!'.`);
+    throw new VigilError(
+      'INTERNAL',
+      `The archive id ${JSON.stringify(archiveId)} must be printable ASCII without spaces or '!'.`,
+    );
   }
 }
 
@@ -44,7 +47,10 @@ export function archiveKey(archiveId: string, seqKey: string): string {
 
 /** The key range holding every entry of archive `archiveId`. */
 export function archiveRange(archiveId: string): { gt: string; lt: string } {
-  return { gt: archiveId + ARCHIVE_SEPARATOR, lt: archiveId + String.fromCharCode(ARCHIVE_SEPARATOR.charCodeAt(0) + 1) };
+  return {
+    gt: archiveId + ARCHIVE_SEPARATOR,
+    lt: archiveId + String.fromCharCode(ARCHIVE_SEPARATOR.charCodeAt(0) + 1),
+  };
 }
 
 /** An archive's summary once `messages` (moved after `afterSeq`) are added to what it held. */

@@ -1,35 +1,33 @@
 /** The append-only conversation log: each message is written durably as it happens, keyed by a seq that is never reused. */
-import type { ZodError } from 'zod';
 import { VigilError } from '../../errors.js';
-import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import {
   ConversationArchiveSchema,
-  ConversationMessageSchema,
-  NewConversationMessageSchema,
-  type ConversationArchive,
   type ConversationMessage,
   type NewConversationMessage,
 } from '../../protocol/conversation.schema.js';
-import { archiveKey, archiveRange, assertArchiveId, mergeArchiveSummary, type ArchiveBatch, type ArchivePlan } from './conversation-archive.js';
-
-// Number.MAX_SAFE_INTEGER has 16 digits, so zero-padding to 16 makes string order numeric order for every safe seq.
-const SEQ_WIDTH = 16;
-const HIGHEST_SEQ_KEY = 'highestSeq';
-
-/** The log's key for `seq`: zero-padded so keys sort numerically. */
-export function conversationSeqKey(seq: number): string {
-  return String(Math.max(0, Math.floor(seq))).padStart(SEQ_WIDTH, '0');
-}
+import { toStoreError, writeSyncBatch, type VigilBatchOp } from '../store/vigil-db.js';
+import {
+  archiveKey,
+  archiveRange,
+  assertArchiveId,
+  mergeArchiveSummary,
+  type ArchiveBatch,
+  type ArchivePlan,
+} from './conversation-archive.js';
+import {
+  conversationSeqKey,
+  HIGHEST_SEQ_KEY,
+  nonNegative,
+  parseMessage,
+  parseNewMessage,
+} from './conversation-codec.js';
+import { ConversationLogReader } from './conversation-log-reader.js';
 
 /**
  * The conversation log. Seqs continue from the highest ever issued (kept across `archiveAfter` and restarts), so
  * after archiving everything past a watermark the live log may jump, e.g. 1..5 then 11: a seq names one message forever.
  */
-export class ConversationLog {
-  private readonly log;
-  private readonly archive;
-  private readonly archives;
-  private readonly meta;
+export class ConversationLog extends ConversationLogReader {
   private lastLive = 0;
   private highest = 0;
   /** Seqs written but not yet handed to their reader (a user message on its way to the heartbeat). */
@@ -37,13 +35,6 @@ export class ConversationLog {
   private opened = false;
   private writes: Promise<unknown> = Promise.resolve();
   private readonly appended: Array<(message: ConversationMessage) => void> = [];
-
-  constructor(private readonly db: VigilDb) {
-    this.log = db.sublevel<string, ConversationMessage>(SUBLEVELS.conversation, { valueEncoding: 'json' });
-    this.archive = db.sublevel<string, ConversationMessage>(SUBLEVELS.conversationArchive, { valueEncoding: 'json' });
-    this.archives = db.sublevel<string, ConversationArchive>(SUBLEVELS.conversationArchives, { valueEncoding: 'json' });
-    this.meta = db.sublevel<string, number>(SUBLEVELS.conversationMeta, { valueEncoding: 'json' });
-  }
 
   /** Reads the last live seq and the highest seq ever issued. */
   async open(): Promise<void> {
@@ -66,23 +57,45 @@ export class ConversationLog {
     alongside: readonly VigilBatchOp[] = [],
     options: { hold?: boolean } = {},
   ): Promise<ConversationMessage> {
+    const [message] = await this.appendAll([msg], alongside, options);
+    return message!;
+  }
+
+  /**
+   * `append` for several messages at once: numbered in order and written in one sync batch with `alongside` (a
+   * schedule's catch-up firings and the schedule's record), so all exist or none does.
+   */
+  async appendAll(
+    msgs: readonly NewConversationMessage[],
+    alongside: readonly VigilBatchOp[] = [],
+    options: { hold?: boolean } = {},
+  ): Promise<ConversationMessage[]> {
     this.assertOpen('append');
-    const input = parseNewMessage(msg);
-    // Numbered at the call, so concurrent appends keep call order; a failed write burns its seq, never reuses it.
-    this.highest += 1;
-    const message: ConversationMessage = { seq: this.highest, ...input };
-    // Held from the moment it is numbered: no watermark may pass it until its reader has it (`release`).
-    if (options.hold === true) this.held.add(message.seq);
+    const inputs = msgs.map(parseNewMessage);
+    // Numbered at the call, so concurrent appends keep call order; a failed write burns its seqs, never reuses them.
+    const messages = inputs.map((input): ConversationMessage => ({ seq: (this.highest += 1), ...input }));
+    // Held from the moment they are numbered: no watermark may pass them until their reader has them (`release`).
+    if (options.hold === true) for (const message of messages) this.held.add(message.seq);
     return this.exclusive(async () => {
       try {
-        await writeSyncBatch(this.db, [{ type: 'put', sublevel: this.log, key: conversationSeqKey(message.seq), value: message }, ...alongside]);
+        const puts = messages.map((message): VigilBatchOp => ({
+          type: 'put',
+          sublevel: this.log,
+          key: conversationSeqKey(message.seq),
+          value: message,
+        }));
+        await writeSyncBatch(this.db, [...puts, ...alongside]);
       } catch (err) {
-        this.held.delete(message.seq);
-        throw toStoreError(err, `append conversation message ${message.seq}`);
+        for (const message of messages) this.held.delete(message.seq);
+        const seqs =
+          messages.length === 1 ? `message ${messages[0]!.seq}` : `messages ${messages.map((m) => m.seq).join(', ')}`;
+        throw toStoreError(err, `append conversation ${seqs}`);
       }
-      this.lastLive = Math.max(this.lastLive, message.seq);
-      for (const listener of this.appended) listener(message);
-      return message;
+      for (const message of messages) {
+        this.lastLive = Math.max(this.lastLive, message.seq);
+        for (const listener of this.appended) listener(message);
+      }
+      return messages;
     });
   }
 
@@ -104,37 +117,6 @@ export class ConversationLog {
   /** The reader has the held entry `seq`: the watermark may pass it. */
   release(seq: number): void {
     this.held.delete(seq);
-  }
-
-  /** Entries after `seq`, ascending, at most `limit`. */
-  readAfter(seq: number, limit?: number): Promise<ConversationMessage[]> {
-    return this.read({ gt: conversationSeqKey(seq), ...(limit !== undefined && { limit: nonNegative(limit) }) });
-  }
-
-  /** Entries with `fromExclusive < seq <= toInclusive`, ascending. */
-  readRange(fromExclusive: number, toInclusive: number): Promise<ConversationMessage[]> {
-    if (toInclusive <= fromExclusive) return Promise.resolve([]);
-    return this.read({ gt: conversationSeqKey(fromExclusive), lte: conversationSeqKey(toInclusive) });
-  }
-
-  /** The last `limit` entries before seq `before` (all when undefined), ascending. */
-  async readBefore(before: number | undefined, limit: number): Promise<ConversationMessage[]> {
-    const range = before === undefined ? {} : { lt: conversationSeqKey(before) };
-    return (await this.read({ ...range, reverse: true, limit: nonNegative(limit) })).reverse();
-  }
-
-  /** The last `limit` entries, ascending. */
-  async readLast(limit: number): Promise<ConversationMessage[]> {
-    return (await this.read({ reverse: true, limit: nonNegative(limit) })).reverse();
-  }
-
-  /** How many live entries the log holds. */
-  async count(): Promise<number> {
-    try {
-      return (await this.log.keys().all()).length;
-    } catch (err) {
-      throw toStoreError(err, 'count conversation messages');
-    }
   }
 
   /**
@@ -163,7 +145,11 @@ export class ConversationLog {
    * batch (a restore writes them with its checkpoint, so a crash keeps all or none). Nothing changes until the
    * batch is written and `committed()` called; a batch never written burns the appended seqs, as a failed append does.
    */
-  async prepareArchive(watermark: number, archiveId: string, append: readonly NewConversationMessage[]): Promise<ArchiveBatch> {
+  async prepareArchive(
+    watermark: number,
+    archiveId: string,
+    append: readonly NewConversationMessage[],
+  ): Promise<ArchiveBatch> {
     this.assertOpen('prepareArchive');
     assertArchiveId(archiveId);
     const messages = append.map(parseNewMessage);
@@ -209,7 +195,11 @@ export class ConversationLog {
           if (!archive.success || archive.data.lastSeq > cut) continue;
           const id = archive.data.archiveId;
           const entries = await this.archive.keys(archiveRange(id)).all();
-          ops.push(...entries.map((key): VigilBatchOp => ({ type: 'del', sublevel: this.archive, key })), { type: 'del', sublevel: this.archives, key: id });
+          ops.push(...entries.map((key): VigilBatchOp => ({ type: 'del', sublevel: this.archive, key })), {
+            type: 'del',
+            sublevel: this.archives,
+            key: id,
+          });
         }
         for (let i = 0; i < ops.length; i += 1000) await writeSyncBatch(this.db, ops.slice(i, i + 1000));
         return ops.filter((op) => op.sublevel !== this.archives).length;
@@ -219,48 +209,15 @@ export class ConversationLog {
     });
   }
 
-  /** Every archive's summary, ordered by archive id. */
-  async listArchives(): Promise<ConversationArchive[]> {
-    try {
-      const values = await this.archives.values().all();
-      return values.map((value) => ConversationArchiveSchema.parse(value));
-    } catch (err) {
-      throw toStoreError(err, 'list conversation archives');
-    }
-  }
-
-  /**
-   * Which of `turnIds` have an ending (an assistant entry) in some archive: a turn answered and then archived by a
-   * restore stays answered when an older checkpoint that held it open is restored later.
-   */
-  async endedInArchives(turnIds: ReadonlySet<string>): Promise<Set<string>> {
-    const ended = new Set<string>();
-    if (turnIds.size === 0) return ended;
-    try {
-      for await (const value of this.archive.values()) {
-        if (value.role === 'assistant' && turnIds.has(value.turnId)) ended.add(value.turnId);
-      }
-      return ended;
-    } catch (err) {
-      throw toStoreError(err, 'read the conversation archives');
-    }
-  }
-
-  /** The messages archived under `archiveId`, ascending; empty for an unknown id. */
-  async readArchive(archiveId: string): Promise<ConversationMessage[]> {
-    try {
-      const entries = await this.archive
-        .iterator(archiveRange(archiveId))
-        .all();
-      return entries.map(([key, value]) => parseMessage(key, value));
-    } catch (err) {
-      throw toStoreError(err, `read conversation archive ${archiveId}`);
-    }
-  }
-
   /** The operations that archive every live entry after `watermark` and append `append`; call under `exclusive`. */
-  private async planArchive(watermark: number, archiveId: string, append: readonly NewConversationMessage[]): Promise<ArchivePlan> {
-    const moved = (await this.log.iterator({ gt: conversationSeqKey(watermark) }).all()).map(([key, value]) => parseMessage(key, value));
+  private async planArchive(
+    watermark: number,
+    archiveId: string,
+    append: readonly NewConversationMessage[],
+  ): Promise<ArchivePlan> {
+    const moved = (await this.log.iterator({ gt: conversationSeqKey(watermark) }).all()).map(([key, value]) =>
+      parseMessage(key, value),
+    );
     const appended = append.map((msg): ConversationMessage => ({ seq: (this.highest += 1), ...msg }));
     const ops: VigilBatchOp[] = [];
     if (moved.length > 0) {
@@ -281,20 +238,6 @@ export class ConversationLog {
     return { ops, moved, appended, lastLiveAfter };
   }
 
-  private async read(range: { gt?: string; lt?: string; lte?: string; reverse?: boolean; limit?: number }): Promise<ConversationMessage[]> {
-    try {
-      const entries = await this.log.iterator(range).all();
-      return entries.map(([key, value]) => parseMessage(key, value));
-    } catch (err) {
-      throw toStoreError(err, 'read the conversation log');
-    }
-  }
-
-  private async lastLiveSeq(): Promise<number> {
-    const [last] = await this.log.keys({ reverse: true, limit: 1 }).all();
-    return last === undefined ? 0 : Number(last);
-  }
-
   private assertOpen(method: string): void {
     if (!this.opened) throw new VigilError('INTERNAL', `ConversationLog.${method}() was called before open().`);
   }
@@ -305,27 +248,4 @@ export class ConversationLog {
     this.writes = run.catch(() => undefined);
     return run;
   }
-}
-
-function parseNewMessage(msg: NewConversationMessage): NewConversationMessage {
-  const input = NewConversationMessageSchema.safeParse(msg);
-  if (!input.success) throw new VigilError('INTERNAL', `A conversation message does not match its schema: ${firstIssue(input.error)}.`);
-  return input.data;
-}
-
-function parseMessage(key: string, value: unknown): ConversationMessage {
-  const parsed = ConversationMessageSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new VigilError('STORE_IO', `Conversation entry ${key} is unreadable: ${firstIssue(parsed.error)}.`);
-  }
-  return parsed.data;
-}
-
-function firstIssue(error: ZodError): string {
-  const issue = error.issues[0];
-  return issue === undefined ? 'invalid' : `${issue.path.join('.') || '(root)'}: ${issue.message}`;
-}
-
-function nonNegative(n: number): number {
-  return Math.max(0, Math.floor(n));
 }

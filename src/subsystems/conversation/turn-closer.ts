@@ -21,7 +21,10 @@ export class TurnCloser {
   /** The agent's answer to `turnId` (or an unprompted message under an autonomous turn id). */
   async reply(turnId: string, text: string, at: number): Promise<void> {
     const event = this.bus.stamp('agent.reply', { turnId, text });
-    await this.written(event, this.conversation.append({ turnId, role: 'assistant', text, at }, [this.journal.entryOp(event)]));
+    await this.written(
+      event,
+      this.conversation.append({ turnId, role: 'assistant', text, at }, [this.journal.entryOp(event)]),
+    );
   }
 
   /** Ends `turnId` without an answer: `code` for machines, `reason` for people. */
@@ -47,7 +50,13 @@ export class TurnCloser {
    * log entries go into that batch, the events are stamped when it is about to be written and published once it is.
    */
   unansweredInBatch(turnIds: readonly string[], code: TurnEndingCode, reason: string, at: number): BatchedEndings {
-    const messages = turnIds.map((turnId): NewConversationMessage => ({ turnId, role: 'assistant', text: reason, at, unanswered: { code, reason } }));
+    const messages = turnIds.map((turnId): NewConversationMessage => ({
+      turnId,
+      role: 'assistant',
+      text: reason,
+      at,
+      unanswered: { code, reason },
+    }));
     let events: VigilEvent[] = [];
     return {
       messages,

@@ -162,7 +162,10 @@ export class LongTermMemory {
           salience: Math.max(existing.salience, salience),
           updatedAt: Math.max(existing.updatedAt, request.at),
         };
-        await this.write([{ type: 'put', sublevel: this.records, key: memorySeqKey(existing.seq), value: refreshed }], 'refresh a memory');
+        await this.write(
+          [{ type: 'put', sublevel: this.records, key: memorySeqKey(existing.seq), value: refreshed }],
+          'refresh a memory',
+        );
         this.bySeq.set(existing.seq, refreshed);
         return { memory: refreshed, created: false };
       }
@@ -196,7 +199,9 @@ export class LongTermMemory {
       await this.whenReady();
       const memory = this.get(id);
       if (memory === undefined) {
-        throw new VigilError('MEMORY_NOT_FOUND', `No long-term memory with id ${JSON.stringify(id)}.`, { data: { id } });
+        throw new VigilError('MEMORY_NOT_FOUND', `No long-term memory with id ${JSON.stringify(id)}.`, {
+          data: { id },
+        });
       }
       await this.write([{ type: 'del', sublevel: this.records, key: memorySeqKey(memory.seq) }], `forget memory ${id}`);
       this.bySeq.delete(memory.seq);
@@ -259,7 +264,8 @@ export class LongTermMemory {
   }
 
   private async load(): Promise<void> {
-    if (this.stopping) throw new VigilError('RUNTIME_STOPPED', 'The runtime stopped before long-term memory was indexed.');
+    if (this.stopping)
+      throw new VigilError('RUNTIME_STOPPED', 'The runtime stopped before long-term memory was indexed.');
     const iterator = this.records.iterator();
     try {
       for (;;) {
@@ -270,7 +276,11 @@ export class LongTermMemory {
         if (entries.length === 0) break;
         for (const [key, value] of entries) {
           const parsed = StoredMemorySchema.safeParse(value);
-          if (!parsed.success) throw new VigilError('STORE_IO', `Long-term memory entry ${key} is unreadable: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+          if (!parsed.success)
+            throw new VigilError(
+              'STORE_IO',
+              `Long-term memory entry ${key} is unreadable: ${parsed.error.issues[0]?.message ?? 'invalid'}.`,
+            );
           this.remember(parsed.data, memoryContentHash(parsed.data.content));
         }
         // Lets beats and requests run between chunks: a store of 100,000 memories is indexed without a long stall.

@@ -23,7 +23,10 @@ export function memoryRecallOf(memory: LongTermMemory): MemoryRecall {
  * The memories recalled into a think: the most relevant to its pending messages and focus goal, within the recall
  * allowance. Synchronous, from the in-memory index; empty while the index is still being built after a boot.
  */
-export function recallForThink(memory: LongTermMemory, input: Pick<ThinkInput, 'pendingMessages' | 'goals' | 'focusGoalId'>): RecalledMemory[] {
+export function recallForThink(
+  memory: LongTermMemory,
+  input: Pick<ThinkInput, 'pendingMessages' | 'goals' | 'focusGoalId'>,
+): RecalledMemory[] {
   const query = recallQueryOf(input);
   if (query === '') return [];
   return selectRecalled(memory.recall(query, RECALL_SEARCH_DEPTH));

@@ -24,7 +24,9 @@ export function recallQueryOf(input: Pick<ThinkInput, 'pendingMessages' | 'goals
 
 /** How a recalled memory is counted against the allowance: about the line the prompt renders for it. */
 export function recalledMemoryTokens(memory: RecalledMemory): number {
-  return estimateTokens(`- [${memory.id}] ${memory.source}, ${new Date(memory.createdAt).toISOString()}: ${JSON.stringify(memory.content)}`);
+  return estimateTokens(
+    `- [${memory.id}] ${memory.source}, ${new Date(memory.createdAt).toISOString()}: ${JSON.stringify(memory.content)}`,
+  );
 }
 
 /**
@@ -40,7 +42,12 @@ export function selectRecalled(
   let left = allowanceTokens;
   for (const { memory } of hits) {
     if (out.length >= maxMemories) break;
-    const recalled: RecalledMemory = { id: memory.id, content: memory.content, source: memory.source, createdAt: memory.createdAt };
+    const recalled: RecalledMemory = {
+      id: memory.id,
+      content: memory.content,
+      source: memory.source,
+      createdAt: memory.createdAt,
+    };
     const cost = recalledMemoryTokens(recalled);
     if (cost > left) continue;
     out.push(recalled);

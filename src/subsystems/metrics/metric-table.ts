@@ -3,7 +3,12 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** One metric's declaration: its kind, name and help text, its label names, and (a histogram's) buckets. */
 export type MetricSpec =
-  | { readonly type: 'counter' | 'gauge'; readonly name: string; readonly help: string; readonly labelNames?: readonly string[] }
+  | {
+      readonly type: 'counter' | 'gauge';
+      readonly name: string;
+      readonly help: string;
+      readonly labelNames?: readonly string[];
+    }
   | {
       readonly type: 'histogram';
       readonly name: string;

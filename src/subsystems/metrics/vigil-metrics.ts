@@ -6,6 +6,12 @@ import type { VigilEvent } from '../../protocol/events.schema.js';
 import { buildMetrics } from './metric-table.js';
 import { VIGIL_METRIC_TABLE } from './vigil-metric-table.js';
 
+const NON_COUNTER_TOTALS = [
+  'vigil_nodejs_active_handles_total',
+  'vigil_nodejs_active_requests_total',
+  'vigil_nodejs_active_resources_total',
+];
+
 /** Every metric Vigil exports, in one registry of its own (so embedding programs keep theirs). */
 export class VigilMetrics {
   readonly registry = new Registry();
@@ -16,7 +22,7 @@ export class VigilMetrics {
   private cacheShareSource: (() => number) | undefined;
   // Read when scraped, so the share is today's even after midnight passed without a think.
   private readonly cacheReadShare = new Gauge({
-    name: 'vigil_cache_read_share_today',
+    name: 'vigil_cache_read_today_ratio',
     help: 'Share (0 to 1) of today’s prompt tokens read from the prompt cache.',
     registers: [this.registry],
     collect: () => {
@@ -25,7 +31,12 @@ export class VigilMetrics {
   });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'vigil_' });
+    if (options.defaultMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'vigil_' });
+      // prom-client names three gauges `_total`, which Prometheus keeps for counters; each is the sum of its by-type
+      // gauge (`sum(vigil_nodejs_active_handles)`), so they go rather than being exported under a misleading name.
+      for (const name of NON_COUNTER_TOTALS) this.registry.removeSingleMetric(name);
+    }
   }
 
   /** Starts counting what `bus` emits. */
@@ -68,6 +79,11 @@ export class VigilMetrics {
     this.metric.dropped.inc(count);
   }
 
+  /** How many schedules will fire again (the schedule runner sets it whenever they change). */
+  schedulesActive(count: number): void {
+    this.metric.schedulesActive.set(count);
+  }
+
   /** Spans the OpenTelemetry collector accepted. */
   otelSpansExported(count: number): void {
     this.metric.spansExported.inc(count);
@@ -85,12 +101,12 @@ export class VigilMetrics {
         const { sense, think, integrate } = event.phaseMs;
         const duration = sense + think + integrate;
         this.metric.beats.inc();
-        this.metric.beatDuration.observe(duration);
+        this.metric.beatDuration.observe(duration / 1000);
         // The beat began `duration` ago; it was due one interval after the previous beat ended.
         const now = performance.now();
         if (this.lastBeatEnd !== undefined) {
           const due = this.lastBeatEnd.at + this.lastBeatEnd.intervalMs;
-          this.metric.beatDelay.observe(Math.max(0, now - duration - due));
+          this.metric.beatDelay.observe(Math.max(0, now - duration - due) / 1000);
         }
         this.lastBeatEnd = { at: now, intervalMs: event.intervalMs };
         break;
@@ -108,11 +124,11 @@ export class VigilMetrics {
       case 'agent.budget_updated':
         this.metric.spentToday.set(event.spentTodayUsd);
         this.metric.dailyCap.set(event.dailyCapUsd);
-        this.metric.budgetPct.set(event.budgetPct);
+        this.metric.budgetRatio.set(event.budgetPct / 100);
         break;
       case 'checkpoint.created':
         this.metric.checkpointsCreated.inc();
-        this.metric.checkpointSave.observe(event.durationMs);
+        this.metric.checkpointSave.observe(event.durationMs / 1000);
         this.metric.checkpointSize.set(event.sizeBytes);
         break;
       case 'checkpoint.failed':
@@ -140,7 +156,7 @@ export class VigilMetrics {
         break;
       case 'tool.completed':
         this.metric.toolCalls.inc({ tool: event.name, outcome: event.ok ? 'ok' : 'failed' });
-        this.metric.toolDuration.observe({ tool: event.name }, event.durationMs);
+        this.metric.toolDuration.observe({ tool: event.name }, event.durationMs / 1000);
         break;
       case 'tool.interrupted':
         this.metric.toolInterrupted.inc({ tool: event.name });
@@ -150,6 +166,12 @@ export class VigilMetrics {
         break;
       case 'tool.approval_decided':
         this.metric.toolApprovals.inc({ tool: event.name, decision: event.approved ? 'approved' : 'denied' });
+        break;
+      case 'schedule.fired':
+        this.metric.scheduleFirings.inc({ kind: event.catchUp ? 'catch_up' : 'on_time' });
+        break;
+      case 'schedule.missed':
+        this.metric.scheduleMissed.inc({ policy: event.policy }, event.count);
         break;
       case 'mcp.tools_changed':
         this.metric.mcpTools.set({ server: event.server }, event.tools);

@@ -161,7 +161,10 @@ function closedKey(name: string): string {
 
 function validCeiling(value: unknown, name: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new VigilError('STORE_IO', `The stored ${name} seq ceiling ${JSON.stringify(value)} is not a non-negative integer.`);
+    throw new VigilError(
+      'STORE_IO',
+      `The stored ${name} seq ceiling ${JSON.stringify(value)} is not a non-negative integer.`,
+    );
   }
   return value;
 }

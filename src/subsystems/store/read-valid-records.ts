@@ -11,7 +11,11 @@ export interface ValueSource {
  * Every value of `source` that `schema` accepts, in key order; a value that does not parse is passed over (a record
  * written by another version is not worth failing a read for). A store fault becomes a `VigilError` saying `what`.
  */
-export async function readValidRecords<T extends z.ZodTypeAny>(source: ValueSource, schema: T, what: string): Promise<Array<z.output<T>>> {
+export async function readValidRecords<T extends z.ZodTypeAny>(
+  source: ValueSource,
+  schema: T,
+  what: string,
+): Promise<Array<z.output<T>>> {
   const out: Array<z.output<T>> = [];
   try {
     for await (const value of source.values()) {

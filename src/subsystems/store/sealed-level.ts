@@ -144,7 +144,9 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
 
   async _getMany(keys: Encoded[], options: FormatOptions): Promise<Array<Encoded | undefined>> {
     const stored = await this.#private._getMany(keys, { ...options, valueEncoding: 'buffer' });
-    return stored.map((value, i) => (value === undefined ? undefined : this.#open(keys[i]!, asBuffer(value), options.valueEncoding)));
+    return stored.map((value, i) =>
+      value === undefined ? undefined : this.#open(keys[i]!, asBuffer(value), options.valueEncoding),
+    );
   }
 
   async _has(key: Encoded, options: FormatOptions): Promise<boolean> {
@@ -162,7 +164,13 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
   async _batch(operations: PrivateOp[], options: Record<string, unknown>): Promise<void> {
     const ops = operations.map((op) =>
       op.type === 'put'
-        ? { type: 'put', key: op.key, keyEncoding: op.keyEncoding, value: this.#seal(op.key, op.value!), valueEncoding: 'buffer' }
+        ? {
+            type: 'put',
+            key: op.key,
+            keyEncoding: op.keyEncoding,
+            value: this.#seal(op.key, op.value!),
+            valueEncoding: 'buffer',
+          }
         : { type: 'del', key: op.key, keyEncoding: op.keyEncoding },
     );
     // Only the batch-wide options (e.g. classic-level's `sync`); each op carries its own encodings.
@@ -177,13 +185,28 @@ export class SealedLevel extends AbstractLevel<string | Buffer | Uint8Array, str
   _iterator(options: RangeOptions): SealedIterator {
     const wantValues = options.values !== false;
     // Keys are always read: each value is authenticated against the key it is stored under.
-    const inner = this.#private._iterator({ ...pickRange(options), keys: true, values: wantValues, valueEncoding: 'buffer' });
-    return new SealedIterator(this, options, inner, (key, value) => (value === undefined ? undefined : this.#open(key, asBuffer(value), options.valueEncoding)), options.keys !== false);
+    const inner = this.#private._iterator({
+      ...pickRange(options),
+      keys: true,
+      values: wantValues,
+      valueEncoding: 'buffer',
+    });
+    return new SealedIterator(
+      this,
+      options,
+      inner,
+      (key, value) => (value === undefined ? undefined : this.#open(key, asBuffer(value), options.valueEncoding)),
+      options.keys !== false,
+    );
   }
 
   #seal(key: Encoded, value: Encoded): Buffer {
     const storeKey = bytesOf(key);
-    return this.#cipher.seal(storeKey, bytesOf(value), isConversationKey(storeKey) ? CONVERSATION_COMPRESS_MIN_BYTES : COMPRESS_MIN_BYTES);
+    return this.#cipher.seal(
+      storeKey,
+      bytesOf(value),
+      isConversationKey(storeKey) ? CONVERSATION_COMPRESS_MIN_BYTES : COMPRESS_MIN_BYTES,
+    );
   }
 
   #open(key: Encoded, stored: Buffer, format: Format): Encoded {
@@ -241,7 +264,8 @@ class SealedIterator extends AbstractIterator<SealedLevel, Encoded, Encoded> {
 /** True when `db` stores utf8, buffer and view data as they are (classic-level), so its private API takes them unchanged. */
 function storesEveryFormat(db: VigilDb): boolean {
   // An encoding's format is what the implementation is handed: a transcoded one names the store's format instead.
-  const native = (format: Format) => db.keyEncoding(format).format === format && db.valueEncoding(format).format === format;
+  const native = (format: Format) =>
+    db.keyEncoding(format).format === format && db.valueEncoding(format).format === format;
   return native('utf8') && native('buffer') && native('view');
 }
 
@@ -258,7 +282,13 @@ function publicAccess(inner: Loose): Private {
     _batch: (ops, options) => inner.batch(ops, options),
     _iterator: (options) => {
       const it = inner.iterator(options);
-      return { _next: () => it.next(), _nextv: (size, o) => it.nextv(size, o), _all: (o) => it.all(o), _seek: (target, o) => it.seek(target, o), close: () => it.close() };
+      return {
+        _next: () => it.next(),
+        _nextv: (size, o) => it.nextv(size, o),
+        _all: (o) => it.all(o),
+        _seek: (target, o) => it.seek(target, o),
+        close: () => it.close(),
+      };
     },
   };
 }
@@ -272,14 +302,21 @@ function pickRange(options: RangeOptions): Record<string, unknown> {
 // A private `_get` answers in the format asked for ('buffer'): a Buffer from classic-level, a Uint8Array view from others.
 function asBuffer(value: Encoded): Buffer {
   if (Buffer.isBuffer(value)) return value;
-  return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  return typeof value === 'string'
+    ? Buffer.from(value, 'utf8')
+    : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
 }
 
-const CONVERSATION_PREFIXES = [`!${SUBLEVELS.conversation}!`, `!${SUBLEVELS.conversationArchive}!`].map((prefix) => Buffer.from(prefix));
+const CONVERSATION_PREFIXES = [`!${SUBLEVELS.conversation}!`, `!${SUBLEVELS.conversationArchive}!`].map((prefix) =>
+  Buffer.from(prefix),
+);
 
 /** True for a key of the conversation log or its archive (compressed from a smaller size: see value-compression.ts). */
 function isConversationKey(storeKey: Uint8Array): boolean {
-  return CONVERSATION_PREFIXES.some((prefix) => storeKey.byteLength > prefix.length && Buffer.compare(prefix, storeKey.subarray(0, prefix.length)) === 0);
+  return CONVERSATION_PREFIXES.some(
+    (prefix) =>
+      storeKey.byteLength > prefix.length && Buffer.compare(prefix, storeKey.subarray(0, prefix.length)) === 0,
+  );
 }
 
 function bytesOf(encoded: Encoded): Uint8Array {

@@ -36,12 +36,16 @@ export interface SealStoreOptions {
  * so no plaintext is left in LevelDB's files. STORE_KEY_INVALID when the data dir was sealed with another key, or is
  * sealed and no key is set.
  */
-export async function sealStore(db: VigilDb, key: string | undefined, options: SealStoreOptions): Promise<{ db: VigilDb; report: SealReport }> {
+export async function sealStore(
+  db: VigilDb,
+  key: string | undefined,
+  options: SealStoreOptions,
+): Promise<{ db: VigilDb; report: SealReport }> {
   const where = options.dataDir === undefined ? 'The store' : `The data dir ${options.dataDir}`;
   const meta = db.sublevel<string, Uint8Array>(SUBLEVELS.storeMeta, { valueEncoding: 'view' });
   const canary = await read(() => meta.get(CANARY_KEY), 'read the seal canary');
   if (key === undefined) {
-    const sealedWith = canary !== undefined ? sealedValueKeyId(canary) ?? 'unknown' : await sealedCheckpointKeyId(db);
+    const sealedWith = canary !== undefined ? (sealedValueKeyId(canary) ?? 'unknown') : await sealedCheckpointKeyId(db);
     if (sealedWith !== undefined) throw keyMissing(where, sealedWith);
     return { db, report: { keyId: null, resealed: 0 } };
   }
@@ -49,13 +53,20 @@ export async function sealStore(db: VigilDb, key: string | undefined, options: S
   if (canary !== undefined) {
     const sealedWith = sealedValueKeyId(canary);
     if (!isSealedValue(canary) || sealedWith === undefined) {
-      throw new VigilError('STORE_CORRUPT', `${where} has a damaged seal canary (key "!${SUBLEVELS.storeMeta}!${CANARY_KEY}").`);
+      throw new VigilError(
+        'STORE_CORRUPT',
+        `${where} has a damaged seal canary (key "!${SUBLEVELS.storeMeta}!${CANARY_KEY}").`,
+      );
     }
     if (sealedWith !== cipher.keyId) throw wrongKey(where, sealedWith, cipher.keyId);
     const sealed = await openSealed(db, cipher, options);
     // Authenticates the key itself, not only its id: a forged or damaged canary is refused here, not value by value.
-    const text = await read(() => sealed.sublevel<string, string>(SUBLEVELS.storeMeta, { valueEncoding: 'utf8' }).get(CANARY_KEY), 'open the seal canary');
-    if (text !== CANARY_TEXT) throw new VigilError('STORE_CORRUPT', `${where} has a seal canary that does not read "${CANARY_TEXT}".`);
+    const text = await read(
+      () => sealed.sublevel<string, string>(SUBLEVELS.storeMeta, { valueEncoding: 'utf8' }).get(CANARY_KEY),
+      'open the seal canary',
+    );
+    if (text !== CANARY_TEXT)
+      throw new VigilError('STORE_CORRUPT', `${where} has a seal canary that does not read "${CANARY_TEXT}".`);
     return { db: sealed, report: { keyId: cipher.keyId, resealed: 0 } };
   }
   // First boot with this key: checkpoint bodies an older Vigil sealed must be this key's, or the agent is not ours to seal.
@@ -66,7 +77,15 @@ export async function sealStore(db: VigilDb, key: string | undefined, options: S
   const sealed = await openSealed(db, cipher, options);
   const resealed = await resealPlainValues(db, cipher);
   await read(
-    () => writeSyncBatch(sealed, [{ type: 'put', sublevel: sealed.sublevel<string, string>(SUBLEVELS.storeMeta, { valueEncoding: 'utf8' }), key: CANARY_KEY, value: CANARY_TEXT }]),
+    () =>
+      writeSyncBatch(sealed, [
+        {
+          type: 'put',
+          sublevel: sealed.sublevel<string, string>(SUBLEVELS.storeMeta, { valueEncoding: 'utf8' }),
+          key: CANARY_KEY,
+          value: CANARY_TEXT,
+        },
+      ]),
     'write the seal canary',
   );
   // The plain versions are still in LevelDB's log and tables until compacted away.

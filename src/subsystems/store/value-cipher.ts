@@ -64,9 +64,13 @@ export class ValueCipher {
   constructor(key: string | Uint8Array) {
     const raw = typeof key === 'string' ? decodeCheckpointKey(key) : Buffer.from(key);
     if (raw === null || raw.length !== 32) {
-      throw new VigilError('CONFIG_INVALID', `${CHECKPOINT_KEY_VARIABLE} is invalid: expected 32 bytes as 64 hex characters or base64.`, {
-        data: { variable: CHECKPOINT_KEY_VARIABLE },
-      });
+      throw new VigilError(
+        'CONFIG_INVALID',
+        `${CHECKPOINT_KEY_VARIABLE} is invalid: expected 32 bytes as 64 hex characters or base64.`,
+        {
+          data: { variable: CHECKPOINT_KEY_VARIABLE },
+        },
+      );
     }
     this.key = Buffer.from(hkdfSync('sha256', raw, Buffer.alloc(0), 'vigil store value seal v1', 32));
     const keyIdBytes = keyIdOf(raw);
@@ -105,15 +109,24 @@ export class ValueCipher {
     const prefixBytes = this.assertOurs(b, storeKey);
     const dataAt = prefixBytes + IV_BYTES;
     if (b.length < dataAt + TAG_BYTES) {
-      throw new VigilError('STORE_CORRUPT', `The stored value of ${describeKey(storeKey)} is sealed but only ${b.length} bytes long: it was truncated.`);
+      throw new VigilError(
+        'STORE_CORRUPT',
+        `The stored value of ${describeKey(storeKey)} is sealed but only ${b.length} bytes long: it was truncated.`,
+      );
     }
     const codec = prefixBytes > KEYED_PREFIX_BYTES ? b[KEYED_PREFIX_BYTES]! : VALUE_CODEC.stored;
     if (!isKnownCodec(codec)) {
-      throw new VigilError('STORE_KEY_INVALID', `The stored value of ${describeKey(storeKey)} is sealed with codec ${codec}; this build reads codecs 0 and 1.`, {
-        data: { variable: CHECKPOINT_KEY_VARIABLE, sealedVersion: b[VALUE_MAGIC.length] ?? null },
-      });
+      throw new VigilError(
+        'STORE_KEY_INVALID',
+        `The stored value of ${describeKey(storeKey)} is sealed with codec ${codec}; this build reads codecs 0 and 1.`,
+        {
+          data: { variable: CHECKPOINT_KEY_VARIABLE, sealedVersion: b[VALUE_MAGIC.length] ?? null },
+        },
+      );
     }
-    const decipher = createDecipheriv('aes-256-gcm', this.key, b.subarray(prefixBytes, dataAt), { authTagLength: TAG_BYTES });
+    const decipher = createDecipheriv('aes-256-gcm', this.key, b.subarray(prefixBytes, dataAt), {
+      authTagLength: TAG_BYTES,
+    });
     decipher.setAAD(Buffer.concat([b.subarray(0, prefixBytes), storeKey], prefixBytes + storeKey.byteLength));
     decipher.setAuthTag(b.subarray(b.length - TAG_BYTES));
     let body: Buffer;
@@ -131,7 +144,11 @@ export class ValueCipher {
       return unpackValue(codec, body);
     } catch (err) {
       // Authenticated, so written so by this key: a bug or a damaged disk between deflate and seal, never tampering.
-      throw new VigilError('STORE_CORRUPT', `The stored value of ${describeKey(storeKey)} is sealed as deflated but does not inflate.`, { cause: err });
+      throw new VigilError(
+        'STORE_CORRUPT',
+        `The stored value of ${describeKey(storeKey)} is sealed as deflated but does not inflate.`,
+        { cause: err },
+      );
     }
   }
 

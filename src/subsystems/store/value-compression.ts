@@ -39,7 +39,11 @@ const MAX_INFLATE_RATIO = 1100;
 /** The encoding to seal `plain` with, and the bytes to seal: deflated when it is `minBytes` or longer and that pays. */
 export function packValue(plain: Uint8Array, minBytes = COMPRESS_MIN_BYTES): { codec: ValueCodec; body: Uint8Array } {
   if (plain.byteLength < minBytes || isCompressedAlready(plain)) return { codec: VALUE_CODEC.stored, body: plain };
-  const deflated = deflateRawSync(plain, { level: DEFLATE_LEVEL, chunkSize: chunkFor(plain.byteLength), ...windowFor(plain.byteLength) });
+  const deflated = deflateRawSync(plain, {
+    level: DEFLATE_LEVEL,
+    chunkSize: chunkFor(plain.byteLength),
+    ...windowFor(plain.byteLength),
+  });
   if (deflated.byteLength > plain.byteLength * (1 - MIN_SAVING)) return { codec: VALUE_CODEC.stored, body: plain };
   return { codec: VALUE_CODEC.deflateRaw, body: deflated };
 }
@@ -59,7 +63,10 @@ function windowFor(byteLength: number): { windowBits: number; memLevel: number }
  * checkpoint body ("VGCK"). Trying would cost ~20 µs a kilobyte on every checkpoint save for nothing.
  */
 function isCompressedAlready(plain: Uint8Array): boolean {
-  return (plain[0] === 0x1f && plain[1] === 0x8b) || (plain[0] === 0x56 && plain[1] === 0x47 && plain[2] === 0x43 && plain[3] === 0x4b);
+  return (
+    (plain[0] === 0x1f && plain[1] === 0x8b) ||
+    (plain[0] === 0x56 && plain[1] === 0x47 && plain[2] === 0x43 && plain[3] === 0x4b)
+  );
 }
 
 /** True when this build reads `codec`. */
@@ -70,7 +77,10 @@ export function isKnownCodec(codec: number): codec is ValueCodec {
 /** The value's bytes from an opened (authenticated) body. Throws zlib's error when a deflated body does not inflate. */
 export function unpackValue(codec: ValueCodec, body: Buffer): Buffer {
   if (codec === VALUE_CODEC.stored) return body;
-  return inflateRawSync(body, { chunkSize: chunkFor(body.byteLength * 4), maxOutputLength: Math.max(MIN_CHUNK, body.byteLength * MAX_INFLATE_RATIO) });
+  return inflateRawSync(body, {
+    chunkSize: chunkFor(body.byteLength * 4),
+    maxOutputLength: Math.max(MIN_CHUNK, body.byteLength * MAX_INFLATE_RATIO),
+  });
 }
 
 function chunkFor(bytes: number): number {

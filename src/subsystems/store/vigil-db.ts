@@ -37,6 +37,7 @@ export const SUBLEVELS = {
   conversationSummary: 'conversation-summary',
   longTermMemory: 'long-term-memory',
   longTermMemoryMeta: 'long-term-memory-meta',
+  schedules: 'schedules',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.
@@ -75,7 +76,9 @@ export async function openVigilDb(dataDir: string): Promise<VigilDb> {
   try {
     await mkdir(location, { recursive: true });
   } catch (err) {
-    throw new VigilError('STORE_IO', `The data dir ${dataDir} could not be created: ${describeError(err)}.`, { cause: err });
+    throw new VigilError('STORE_IO', `The data dir ${dataDir} could not be created: ${describeError(err)}.`, {
+      cause: err,
+    });
   }
   await assertCurrentFile(dataDir);
   const db = new Level<string, string>(location);
@@ -139,7 +142,12 @@ export function repairCommand(dataDir: string): string {
  * (STORE_CORRUPT and STORE_IO; a read at boot can fail either way on a damaged table). Other errors pass through.
  */
 export function withRepairHint(err: unknown, dataDir: string): unknown {
-  if (!isVigilError(err) || (err.code !== 'STORE_CORRUPT' && err.code !== 'STORE_IO') || err.message.includes('--repair')) return err;
+  if (
+    !isVigilError(err) ||
+    (err.code !== 'STORE_CORRUPT' && err.code !== 'STORE_IO') ||
+    err.message.includes('--repair')
+  )
+    return err;
   return new VigilError(err.code, `${err.message} ${repairAdvice(err.code, dataDir)}`, {
     cause: err.cause ?? err,
     data: { dataDir, repair: repairCommand(dataDir) },
@@ -209,7 +217,11 @@ async function assertNotInUse(dataDir: string): Promise<void> {
     await probe.open();
   } catch (err) {
     if (hasLevelCode(err, 'LEVEL_LOCKED')) {
-      throw new VigilError('STORE_LOCKED', `The data dir ${dataDir} is in use by another Vigil daemon; stop it before repairing.`, { cause: err });
+      throw new VigilError(
+        'STORE_LOCKED',
+        `The data dir ${dataDir} is in use by another Vigil daemon; stop it before repairing.`,
+        { cause: err },
+      );
     }
     // Damaged or absent: exactly what the repair is for.
     return;

@@ -102,7 +102,12 @@ export class ConversationSummaryKeeper {
     if (this.running !== null || this.stopping.signal.aborted) return;
     this.running = this.update(charge)
       .then(() => undefined)
-      .catch((err: unknown) => this.options.log.warn({ err: describeError(err) }, 'the conversation summary could not be updated; it is tried again after a later think'))
+      .catch((err: unknown) =>
+        this.options.log.warn(
+          { err: describeError(err) },
+          'the conversation summary could not be updated; it is tried again after a later think',
+        ),
+      )
       .finally(() => {
         this.running = null;
       });
@@ -130,7 +135,12 @@ export class ConversationSummaryKeeper {
       await charge(result);
       // A restore may have moved the summary back meanwhile: an update planned on what it replaced is dropped.
       if (this.watermark() !== watermark) break;
-      const next: ConversationSummary = { text: result.text, throughSeq: plan.throughSeq, updatedAt: clock.now(), model: result.model };
+      const next: ConversationSummary = {
+        text: result.text,
+        throughSeq: plan.throughSeq,
+        updatedAt: clock.now(),
+        model: result.model,
+      };
       await store.put(next);
       this.current = next;
       stored += 1;
@@ -148,7 +158,10 @@ export class ConversationSummaryKeeper {
    * A restore that writes the rollback in its own batch: the operations, and the version current once they are
    * written (hand it to `adopt` then). Waits for a running update first, so none lands after the rollback.
    */
-  async prepareRollBack(seq: number, checkpointId?: string): Promise<{ ops: VigilBatchOp[]; current: ConversationSummary | null }> {
+  async prepareRollBack(
+    seq: number,
+    checkpointId?: string,
+  ): Promise<{ ops: VigilBatchOp[]; current: ConversationSummary | null }> {
     await this.idle();
     return this.options.store.rollBackOps(seq, checkpointId);
   }

@@ -39,7 +39,11 @@ export function maxSummaryTokens(contextTokens: number): number {
  * The update due for `tail` (the entries after the watermark, oldest first), or null when the entries beyond the
  * window are still too few. A single entry larger than a chunk goes alone (the request cuts its text).
  */
-export function planSummaryUpdate(tail: readonly ConversationMessage[], contextTokens: number, counter: TokenCalibration): SummaryPlan | null {
+export function planSummaryUpdate(
+  tail: readonly ConversationMessage[],
+  contextTokens: number,
+  counter: TokenCalibration,
+): SummaryPlan | null {
   const windowTokens = contextTokens * SUMMARY_SHARES.window;
   let inWindow = 0;
   let boundary = tail.length;

@@ -24,7 +24,11 @@ export class SummaryStore {
   /** The newest valid version, or null when none was written (a damaged one is skipped for the one before). */
   async latest(): Promise<ConversationSummary | null> {
     try {
-      for await (const value of this.versions.values({ gte: VERSION_PREFIX, lt: `${VERSION_PREFIX}~`, reverse: true })) {
+      for await (const value of this.versions.values({
+        gte: VERSION_PREFIX,
+        lt: `${VERSION_PREFIX}~`,
+        reverse: true,
+      })) {
         const parsed = ConversationSummarySchema.safeParse(value);
         if (parsed.success) return parsed.data;
       }
@@ -80,11 +84,17 @@ export class SummaryStore {
   }
 
   /** `rollBackTo` as operations for another's batch (a restore's), with the version that is current once they are written. */
-  async rollBackOps(seq: number, checkpointId?: string): Promise<{ ops: VigilBatchOp[]; current: ConversationSummary | null }> {
+  async rollBackOps(
+    seq: number,
+    checkpointId?: string,
+  ): Promise<{ ops: VigilBatchOp[]; current: ConversationSummary | null }> {
     try {
       const later = await this.versions.keys({ gt: versionKey(seq), lt: `${VERSION_PREFIX}~` }).all();
       const ops: VigilBatchOp[] = later.map((k): VigilBatchOp => ({ type: 'del', sublevel: this.versions, key: k }));
-      const staged = checkpointId === undefined ? undefined : ConversationSummarySchema.safeParse(await this.versions.get(STAGED_PREFIX + checkpointId));
+      const staged =
+        checkpointId === undefined
+          ? undefined
+          : ConversationSummarySchema.safeParse(await this.versions.get(STAGED_PREFIX + checkpointId));
       const kept = await this.atOrBefore(seq);
       if (staged?.success === true && staged.data.throughSeq <= seq) {
         ops.push({ type: 'put', sublevel: this.versions, key: versionKey(staged.data.throughSeq), value: staged.data });
@@ -101,7 +111,9 @@ export class SummaryStore {
   async stage(checkpointId: string, summary: ConversationSummary): Promise<void> {
     const record = ConversationSummarySchema.parse(summary);
     try {
-      await writeSyncBatch(this.db, [{ type: 'put', sublevel: this.versions, key: STAGED_PREFIX + checkpointId, value: record }]);
+      await writeSyncBatch(this.db, [
+        { type: 'put', sublevel: this.versions, key: STAGED_PREFIX + checkpointId, value: record },
+      ]);
     } catch (err) {
       throw toStoreError(err, `stage the summary of imported checkpoint ${checkpointId}`);
     }

@@ -43,7 +43,9 @@ export class ThinkContext {
   async review(from: number, to: number): Promise<TurnUnderReview> {
     const { conversation, work, toolCalls } = this.options;
     const messages = (await conversation.readLast(REVIEW_READ)).filter((m) => m.at >= from && m.at <= to);
-    const own = work.between(from, to).flatMap((record) => record.calls.map((call) => ({ ...call, at: record.at, ok: true })));
+    const own = work
+      .between(from, to)
+      .flatMap((record) => record.calls.map((call) => ({ ...call, at: record.at, ok: true })));
     const external = (await (toolCalls?.() ?? Promise.resolve([])))
       .filter((call) => call.at >= from && call.at <= to)
       .map((call) => ({

@@ -24,7 +24,8 @@ export type SwarmTaskRecord = z.infer<typeof SwarmTaskRecordSchema>;
 export const DEFAULT_SWARM_TASK_LOG_SIZE = 1000;
 
 // Keys are creation time then id, so LevelDB's order is creation order and pruning drops the oldest.
-const keyOf = (record: Pick<SwarmTaskRecord, 'id' | 'createdAt'>) => `${String(record.createdAt).padStart(16, '0')}:${record.id}`;
+const keyOf = (record: Pick<SwarmTaskRecord, 'id' | 'createdAt'>) =>
+  `${String(record.createdAt).padStart(16, '0')}:${record.id}`;
 
 /** The log: one synced put per spawn and per start, bounded to the newest records. */
 export class SwarmTaskLog {
@@ -57,7 +58,9 @@ export class SwarmTaskLog {
   /** Marks a task as started at `at` (synced before it runs, so a crash while it runs is known as one). */
   async started(record: SwarmTaskRecord, at: number): Promise<void> {
     try {
-      await writeSyncBatch(this.db, [{ type: 'put', sublevel: this.tasks, key: keyOf(record), value: { ...record, startedAt: at } }]);
+      await writeSyncBatch(this.db, [
+        { type: 'put', sublevel: this.tasks, key: keyOf(record), value: { ...record, startedAt: at } },
+      ]);
     } catch (err) {
       throw toStoreError(err, 'record a started task');
     }

@@ -51,8 +51,10 @@ async function createOtlpExporter(protocol: OtlpProtocol, url: string): Promise<
 
 /** The SDK's own diagnostics (a malformed OTEL_* variable, say) as Vigil log lines. */
 function diagLogger(log: VigilLogger): DiagLogger {
-  const warn = (message: string, ...args: unknown[]) => log.warn({ otel: args.length === 0 ? undefined : args }, `opentelemetry: ${message}`);
-  const debug = (message: string, ...args: unknown[]) => log.debug({ otel: args.length === 0 ? undefined : args }, `opentelemetry: ${message}`);
+  const warn = (message: string, ...args: unknown[]) =>
+    log.warn({ otel: args.length === 0 ? undefined : args }, `opentelemetry: ${message}`);
+  const debug = (message: string, ...args: unknown[]) =>
+    log.debug({ otel: args.length === 0 ? undefined : args }, `opentelemetry: ${message}`);
   return { error: warn, warn, info: debug, debug, verbose: debug };
 }
 
@@ -74,7 +76,9 @@ export async function startOtelTracing(settings: OtlpTraceSettings, deps: OtelTr
   const batch = new BatchSpanProcessor({ exporter, ...settings.batch });
   const resource = resourceFromAttributes({ 'service.name': 'vigil', 'service.version': settings.serviceVersion })
     .merge(detectResources({ detectors: [envDetector] }))
-    .merge(settings.serviceName === undefined ? null : resourceFromAttributes({ 'service.name': settings.serviceName }));
+    .merge(
+      settings.serviceName === undefined ? null : resourceFromAttributes({ 'service.name': settings.serviceName }),
+    );
   const provider = new TracerProvider({
     resource,
     spanProcessors: [new BoundedSpanProcessor(batch, queue, settings.batch.maxQueueSize, counts)],
@@ -90,7 +94,8 @@ export async function startOtelTracing(settings: OtlpTraceSettings, deps: OtelTr
         writeSpans(tracer, thinkSpans(trace, deps.spans));
       } catch (err) {
         // A trace the mapping cannot read must never fail the think it describes.
-        if (!brokenOnce) log.warn({ err: describeError(err), thinkId: trace.id }, 'a think could not be written as spans');
+        if (!brokenOnce)
+          log.warn({ err: describeError(err), thinkId: trace.id }, 'a think could not be written as spans');
         brokenOnce = true;
       }
     },
@@ -115,7 +120,11 @@ export async function startOtelTracing(settings: OtlpTraceSettings, deps: OtelTr
       );
       const outcome = await Promise.race([done, late]);
       clearTimeout(timer);
-      if (outcome === 'late') log.warn({ url: settings.url, limitMs }, 'the OpenTelemetry collector did not take the last spans in time; stopping without them');
+      if (outcome === 'late')
+        log.warn(
+          { url: settings.url, limitMs },
+          'the OpenTelemetry collector did not take the last spans in time; stopping without them',
+        );
     },
   };
 }

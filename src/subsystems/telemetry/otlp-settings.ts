@@ -14,7 +14,12 @@ export interface OtlpTraceSettings {
   serviceName?: string;
   serviceVersion: string;
   /** The BatchSpanProcessor's settings (OTEL_BSP_*). */
-  batch: { scheduledDelayMillis: number; maxQueueSize: number; maxExportBatchSize: number; exportTimeoutMillis: number };
+  batch: {
+    scheduledDelayMillis: number;
+    maxQueueSize: number;
+    maxExportBatchSize: number;
+    exportTimeoutMillis: number;
+  };
 }
 
 /**

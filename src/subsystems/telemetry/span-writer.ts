@@ -2,7 +2,16 @@
  * Creates the spans of a think through `@opentelemetry/api`, with the times the trace recorded (not the time of
  * writing) and explicit parent contexts, so nesting needs no context manager and spans can be written after the fact.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type HrTime,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { SpanDescription } from './think-spans.js';
 
 /** Epoch ms as OTel's [seconds, nanoseconds]: a bare number before the process started would be read as `performance.now()`. */
@@ -16,7 +25,8 @@ export function writeSpans(tracer: Tracer, descriptions: readonly SpanDescriptio
   const contexts = new Map<string, Context>();
   const started: Array<{ span: Span; endTime: number }> = [];
   for (const description of descriptions) {
-    const parent = description.parentKey === null ? ROOT_CONTEXT : (contexts.get(description.parentKey) ?? ROOT_CONTEXT);
+    const parent =
+      description.parentKey === null ? ROOT_CONTEXT : (contexts.get(description.parentKey) ?? ROOT_CONTEXT);
     const span = tracer.startSpan(
       description.name,
       {
@@ -26,7 +36,8 @@ export function writeSpans(tracer: Tracer, descriptions: readonly SpanDescriptio
       },
       parent,
     );
-    if (description.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: description.error.message });
+    if (description.error !== undefined)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: description.error.message });
     contexts.set(description.key, trace.setSpan(parent, span));
     started.push({ span, endTime: description.endTime });
   }

@@ -102,7 +102,12 @@ export function requestingCall(calls: readonly ModelCallTrace[], tool: ToolCallT
   return found;
 }
 
-function chatSpan(call: ModelCallTrace, key: string, parentKey: string, common: Record<string, SpanAttributeValue>): SpanDescription {
+function chatSpan(
+  call: ModelCallTrace,
+  key: string,
+  parentKey: string,
+  common: Record<string, SpanAttributeValue>,
+): SpanDescription {
   return {
     key,
     parentKey,
@@ -115,7 +120,9 @@ function chatSpan(call: ModelCallTrace, key: string, parentKey: string, common: 
       ...common,
       'gen_ai.request.model': call.model,
       // The model that answered: only a call that got an answer has one.
-      ...(call.stopReason === undefined ? {} : { 'gen_ai.response.model': call.model, 'gen_ai.response.finish_reasons': [call.stopReason] }),
+      ...(call.stopReason === undefined
+        ? {}
+        : { 'gen_ai.response.model': call.model, 'gen_ai.response.finish_reasons': [call.stopReason] }),
       ...usageAttributes(call),
       ...(call.error === undefined ? {} : { 'error.type': call.error.type }),
       'vigil.retries': call.retries,

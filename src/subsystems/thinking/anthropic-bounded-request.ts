@@ -1,5 +1,9 @@
 /** One think call's Messages request under the context bound, and the prompt sections its trace shows. */
-import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
 import { firstUserContent, summaryBlock } from './anthropic-prompt.js';
 import type { requestTools } from './anthropic-tools.js';
@@ -32,10 +36,18 @@ export type BoundedRequest = FittedRequest<CallParams>;
  * The request for one call of the tool loop under `bound` (bounded-prompt.ts): the cached prefix, the tools, the
  * first user message built around what the loop appended. Throws CONTEXT_TOO_SMALL when it cannot fit.
  */
-export function boundedParams(input: ThinkInput, parts: BoundedRequestParts, calibration: TokenCalibration): BoundedRequest {
+export function boundedParams(
+  input: ThinkInput,
+  parts: BoundedRequestParts,
+  calibration: TokenCalibration,
+): BoundedRequest {
   const { prefix, toolDefs, tail, bound, cacheTtl } = parts;
   return fitRequest<CallParams>(input, bound, calibration, {
-    frame: () => ({ system: [...prefix], tools: [...toolDefs], messages: [{ role: 'user' as const, content: '' }, ...tail] }),
+    frame: () => ({
+      system: [...prefix],
+      tools: [...toolDefs],
+      messages: [{ role: 'user' as const, content: '' }, ...tail],
+    }),
     assemble: (built) => {
       const system = built.summary === null ? [...prefix] : [...prefix, summaryBlock(built.summary, cacheTtl)];
       const first = { role: 'user' as const, content: firstUserContent(built.conversation, built.state, cacheTtl) };
@@ -53,7 +65,12 @@ export function sectionTrace(parts: BoundedRequestParts, request: BoundedRequest
   return [
     // With the text of each (the tracer keeps it only under VIGIL_TRACE_CONTENT=true).
     { name: 'tools', tokens: counter.countJson(toolDefs), cached: true, text: JSON.stringify(toolDefs) },
-    ...prefix.map((block, i) => ({ name: named[i] ?? 'instructions', tokens: counter.count(block.text), cached: true, text: block.text })),
+    ...prefix.map((block, i) => ({
+      name: named[i] ?? 'instructions',
+      tokens: counter.count(block.text),
+      cached: true,
+      text: block.text,
+    })),
     ...built.sections,
   ];
 }

@@ -18,7 +18,10 @@ export function tokenUsage(usage: Usage | undefined): TokenUsage {
 
 /** A response's text blocks joined, trimmed. */
 export function textOf(content: readonly ContentBlock[]): string {
-  return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim();
+  return content
+    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+    .join('\n')
+    .trim();
 }
 
 /** An MCP tool's result as a tool_result block: text, and images the API accepts as images. */
@@ -28,7 +31,11 @@ export function externalResult(toolUseId: string, result: ExternalToolResult): T
       ? { type: 'text' as const, text: part.text === '' ? '(empty)' : part.text }
       : {
           type: 'image' as const,
-          source: { type: 'base64' as const, data: part.data, media_type: part.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' },
+          source: {
+            type: 'base64' as const,
+            data: part.data,
+            media_type: part.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp',
+          },
         },
   );
   return { type: 'tool_result', tool_use_id: toolUseId, content, ...(result.isError ? { is_error: true } : {}) };
@@ -37,5 +44,10 @@ export function externalResult(toolUseId: string, result: ExternalToolResult): T
 /** A tool call's answer as the tool_result block sent back: an MCP result with its parts, a plain text as a string. */
 export function toolResultBlock(answer: ToolAnswer): ToolResultBlockParam {
   if (answer.kind === 'external') return externalResult(answer.toolUseId, answer.result);
-  return { type: 'tool_result', tool_use_id: answer.toolUseId, content: answer.text, ...(answer.isError ? { is_error: true } : {}) };
+  return {
+    type: 'tool_result',
+    tool_use_id: answer.toolUseId,
+    content: answer.text,
+    ...(answer.isError ? { is_error: true } : {}),
+  };
 }

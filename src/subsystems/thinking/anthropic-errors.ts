@@ -24,7 +24,13 @@ export function callError<P>(err: unknown, what: string, signal: AbortSignal, pa
   // `instanceof` leaves the class's type parameters as any: the status is a number here, or the error has none.
   const status: unknown = err instanceof APIError ? err.status : undefined;
   if (err instanceof APIError && typeof status === 'number') {
-    return statusError(ANTHROPIC, what, { status, type: err.type ?? 'unknown_error', detail: err.apiMessage ?? err.message }, partial, err);
+    return statusError(
+      ANTHROPIC,
+      what,
+      { status, type: err.type ?? 'unknown_error', detail: err.apiMessage ?? err.message },
+      partial,
+      err,
+    );
   }
   return transportError(ANTHROPIC.name, what, err, err instanceof APIConnectionError, partial);
 }

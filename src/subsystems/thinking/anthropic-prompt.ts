@@ -4,7 +4,11 @@ import { cacheBreakpoint, type CacheTtl } from './cache-ttl.js';
 import { buildBudgetedPrompt } from './prompt-budget.js';
 import type { ThinkInput } from './thinker.schema.js';
 import { TokenCalibration } from './token-calibration.js';
-import { STANDING_INSTRUCTIONS, SUB_AGENT_INSTRUCTIONS, SUB_AGENT_WITH_TOOLS_INSTRUCTIONS } from './think-instructions.js';
+import {
+  STANDING_INSTRUCTIONS,
+  SUB_AGENT_INSTRUCTIONS,
+  SUB_AGENT_WITH_TOOLS_INSTRUCTIONS,
+} from './think-instructions.js';
 
 export { taskMessage } from './think-instructions.js';
 
@@ -21,7 +25,10 @@ export function thinkSystem(identity: string): TextBlockParam[] {
  * sharing the think's prefix (sent with the same tools) reads what the agent's thinks keep warm.
  */
 export function taskSystem(identity: string, withTools = false): TextBlockParam[] {
-  return [...thinkSystem(identity), { type: 'text', text: withTools ? SUB_AGENT_WITH_TOOLS_INSTRUCTIONS : SUB_AGENT_INSTRUCTIONS }];
+  return [
+    ...thinkSystem(identity),
+    { type: 'text', text: withTools ? SUB_AGENT_WITH_TOOLS_INSTRUCTIONS : SUB_AGENT_INSTRUCTIONS },
+  ];
 }
 
 function withIdentity(identity: string, instructions: string): TextBlockParam[] {
@@ -40,17 +47,28 @@ export function summaryBlock(text: string, ttl: CacheTtl = '5m'): TextBlockParam
  * breakpoint, then the state. The next think repeats these blocks and adds its new entries after them, so the API
  * finds this breakpoint's prefix within its 20-block look-back and reads the conversation from the cache.
  */
-export function firstUserContent(conversation: readonly string[], state: string, ttl: CacheTtl = '5m'): string | TextBlockParam[] {
+export function firstUserContent(
+  conversation: readonly string[],
+  state: string,
+  ttl: CacheTtl = '5m',
+): string | TextBlockParam[] {
   if (conversation.length === 0) return state;
   const last = conversation.length - 1;
   return [
-    ...conversation.map((text, i): TextBlockParam => (i === last ? { type: 'text', text, cache_control: cacheBreakpoint(ttl) } : { type: 'text', text })),
+    ...conversation.map((text, i): TextBlockParam =>
+      i === last ? { type: 'text', text, cache_control: cacheBreakpoint(ttl) } : { type: 'text', text },
+    ),
     { type: 'text', text: state },
   ];
 }
 
 /** The first user message as one text, unbounded: everything volatile, in a fixed order so equal inputs give equal bytes. */
 export function stateMessage(input: ThinkInput): string {
-  const built = buildBudgetedPrompt({ input, boundTokens: Number.POSITIVE_INFINITY, fixedTokens: 0, counter: new TokenCalibration() });
+  const built = buildBudgetedPrompt({
+    input,
+    boundTokens: Number.POSITIVE_INFINITY,
+    fixedTokens: 0,
+    counter: new TokenCalibration(),
+  });
   return built.conversation.join('') + built.state;
 }

@@ -6,7 +6,13 @@ import { estimateTokens } from './token-estimate.js';
 import { MalformedResponseError, abortedError, callError } from './anthropic-errors.js';
 import { taskSystem, thinkSystem } from './anthropic-prompt.js';
 import { summarizeWithClaude } from './anthropic-summary.js';
-import { boundedParams, sectionTrace, type BoundedRequest, type BoundedRequestParts, type CallParams } from './anthropic-bounded-request.js';
+import {
+  boundedParams,
+  sectionTrace,
+  type BoundedRequest,
+  type BoundedRequestParts,
+  type CallParams,
+} from './anthropic-bounded-request.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
 import { TokenCalibration } from './token-calibration.js';
 import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
@@ -20,6 +26,7 @@ import { cachePrefixOf, type CachePrefix } from './cache-health.js';
 import { CacheHealth, type CacheHealthDeps } from './cache-health-monitor.js';
 import { priceForCacheTtl, withCacheTtl, type CacheTtl } from './cache-ttl.js';
 import type { MemoryRecall } from './recall-tool.js';
+import type { ModelSchedules } from './schedule-tools.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
 import { anthropicTaskConversation, type AnthropicTaskDeps } from './anthropic-task.js';
@@ -74,18 +81,27 @@ export class AnthropicThinker implements Thinker {
   /** Calibrates the prompt bound's token estimate against the usage the API reports. */
   readonly calibration = new TokenCalibration();
   private memory: MemoryRecall | undefined;
+  private schedules: ModelSchedules | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
     const guard = options.maxToolIterations;
     if (!Number.isSafeInteger(guard) || guard < 1) {
-      throw new VigilError('CONFIG_INVALID', `VIGIL_MAX_TOOL_ITERATIONS=${guard} is invalid: expected a positive integer.`, {
-        data: { variable: 'VIGIL_MAX_TOOL_ITERATIONS', value: guard, allowed: 'a positive integer' },
-      });
+      throw new VigilError(
+        'CONFIG_INVALID',
+        `VIGIL_MAX_TOOL_ITERATIONS=${guard} is invalid: expected a positive integer.`,
+        {
+          data: { variable: 'VIGIL_MAX_TOOL_ITERATIONS', value: guard, allowed: 'a positive integer' },
+        },
+      );
     }
     const price = ModelPricingSchema.safeParse(options.price);
     if (!price.success) {
       throw new VigilError('CONFIG_INVALID', `The price of ${options.model} is invalid: ${price.error.message}`, {
-        data: { variable: 'VIGIL_PRICING_JSON', value: options.price, allowed: 'prices in USD per million tokens, 0 or more' },
+        data: {
+          variable: 'VIGIL_PRICING_JSON',
+          value: options.price,
+          allowed: 'prices in USD per million tokens, 0 or more',
+        },
       });
     }
     this.model = options.model;
@@ -120,7 +136,10 @@ export class AnthropicThinker implements Thinker {
   /** The cached parts of a request (tools, system with the configured lifetime) and the prefix they make. */
   private cachedParts(kind: 'think' | 'task' | 'task-with-tools', identity: string) {
     const tools = withCacheTtl(requestTools(this.tools?.definitions() ?? []), this.cacheTtl);
-    const system = withCacheTtl(kind === 'think' ? thinkSystem(identity) : taskSystem(identity, kind === 'task-with-tools'), this.cacheTtl);
+    const system = withCacheTtl(
+      kind === 'think' ? thinkSystem(identity) : taskSystem(identity, kind === 'task-with-tools'),
+      this.cacheTtl,
+    );
     return { tools, system, prefix: cachePrefixOf(kind === 'think' ? 'think' : 'task', tools, system) };
   }
 
@@ -132,6 +151,11 @@ export class AnthropicThinker implements Thinker {
   /** Answers the model's `recall` calls from the runtime's long-term memory. */
   useMemory(memory: MemoryRecall): void {
     this.memory = memory;
+  }
+
+  /** Answers the model's `schedule_*` calls from the runtime's schedules. */
+  useSchedules(schedules: ModelSchedules): void {
+    this.schedules = schedules;
   }
 
   /** Runs the tool loop (think-tool-loop.ts) until the model ends its turn or the iteration guard stops it. */
@@ -151,19 +175,32 @@ export class AnthropicThinker implements Thinker {
     this.cacheHealth?.checkPrefix(prefix);
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
     const notices = tools?.notices(ctx.turnIds) ?? [];
-    const shown = notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
-    const parts = { prefix: system, toolDefs, tail: [] as MessageParam[], bound: input.contextTokens ?? DEFAULT_CONTEXT_TOKENS, cacheTtl: this.cacheTtl, body: (p: CallParams) => this.body(p) };
+    const shown =
+      notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
+    const parts = {
+      prefix: system,
+      toolDefs,
+      tail: [] as MessageParam[],
+      bound: input.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+      cacheTtl: this.cacheTtl,
+      body: (p: CallParams) => this.body(p),
+    };
     this.calibration.beginThink(this.now());
     const model: ThinkLoopModel<Message> = {
       maxIterations: this.maxToolIterations,
       call: async (n) => {
         const request = this.requestOrFull(shown, parts, n);
         if (request === null) return null;
-        if (n === 1) session.promptBuilt(sectionTrace(parts, request), request.built.conversation.join('') + request.built.state);
+        if (n === 1)
+          session.promptBuilt(sectionTrace(parts, request), request.built.conversation.join('') + request.built.state);
         const response = await this.create(request.params, signal, `${what} (call ${n})`, partial, recorder);
         const usage = this.observeCache(prefix, tokenUsage(response.usage));
-        const [estimated, reported] = [estimateTokens(JSON.stringify(this.body(request.params))), usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens];
-        if (this.calibration.observe(estimated, reported) === 'implausible') this.bus?.emit('think.usage_implausible', { reported, estimated });
+        const [estimated, reported] = [
+          estimateTokens(JSON.stringify(this.body(request.params))),
+          usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
+        ];
+        if (this.calibration.observe(estimated, reported) === 'implausible')
+          this.bus?.emit('think.usage_implausible', { reported, estimated });
         session.replied(usage, messageText(response.content), textOf(response.content));
         return response;
       },
@@ -176,7 +213,11 @@ export class AnthropicThinker implements Thinker {
         session.toolResultsSent(messageText(results));
       },
     };
-    const dispatch = toolDispatcher({ tools, memory: this.memory, ctx, turnId: input.turnId }, session, signal);
+    const dispatch = toolDispatcher(
+      { tools, memory: this.memory, schedules: this.schedules, ctx, turnId: input.turnId },
+      session,
+      signal,
+    );
     await runThinkLoop(model, dispatch, () => this.checkAborted(signal, what, partial));
     tools?.acknowledge(notices.map((n) => n.callId));
     return session.finished(input);
@@ -254,7 +295,9 @@ export class AnthropicThinker implements Thinker {
       return response;
     };
     try {
-      return recorder === undefined ? await send() : await recorder.modelCall(send, (response) => tokenUsage(response.usage));
+      return recorder === undefined
+        ? await send()
+        : await recorder.modelCall(send, (response) => tokenUsage(response.usage));
     } catch (err) {
       throw callError(err, what, signal, partial());
     }

@@ -19,7 +19,10 @@ export const ANTHROPIC_TOOLS: readonly Tool[] = OWN_TOOL_DEFINITIONS.map((t, i, 
 export function requestTools(external: readonly ExternalToolDefinition[]): readonly Tool[] {
   if (external === lastExternal) return lastTools;
   const own = ANTHROPIC_TOOLS.map(({ cache_control: _breakpoint, ...rest }) => rest);
-  const all: Tool[] = [...own, ...external.map((t) => ({ name: t.name, description: t.description, input_schema: externalSchema(t.inputSchema) }))];
+  const all: Tool[] = [
+    ...own,
+    ...external.map((t) => ({ name: t.name, description: t.description, input_schema: externalSchema(t.inputSchema) })),
+  ];
   const last = all.length - 1;
   all[last] = { ...all[last]!, cache_control: { type: 'ephemeral' } };
   lastExternal = external;

@@ -54,7 +54,8 @@ export class CacheHealth {
   /** Judges one finished model call that was sent with `prefix`. */
   observe(prefix: CachePrefix, usage: TokenUsage): void {
     const verdict = this.book.observe(prefix, usage, this.options.clock.now());
-    if (verdict.miss !== null) this.options.bus.emit('think.cache_miss', { model: this.options.model, prefix: prefix.kind, ...verdict.miss });
+    if (verdict.miss !== null)
+      this.options.bus.emit('think.cache_miss', { model: this.options.model, prefix: prefix.kind, ...verdict.miss });
     // The estimate may put a prefix above a minimum the real count is under, or the minimum may be unknown: the
     // API's zero counts settle it, once per prefix.
     if (verdict.uncached && !this.reportedShort.has(prefix.hash)) {

@@ -32,7 +32,11 @@ function throughLastBreakpoint<T extends Block>(blocks: readonly T[]): readonly 
  * messages; a breakpoint caches everything before it). When the system carries a breakpoint the tools are all in
  * the prefix; otherwise only the tools up to their own last breakpoint are.
  */
-export function cachePrefixOf(kind: PrefixKind, tools: readonly Block[], system: readonly (Block & { text: string })[]): CachePrefix {
+export function cachePrefixOf(
+  kind: PrefixKind,
+  tools: readonly Block[],
+  system: readonly (Block & { text: string })[],
+): CachePrefix {
   const cachedSystem = throughLastBreakpoint(system);
   const cachedTools = cachedSystem.length > 0 ? tools : throughLastBreakpoint(tools);
   const json = JSON.stringify({ tools: cachedTools, system: cachedSystem });
@@ -81,7 +85,8 @@ export class PromptCacheBook {
     const got = usage.cacheReadTokens;
     const same = this.live(prefix.hash, now);
     const previousHash = this.latest.get(prefix.kind);
-    const previous = previousHash === undefined || previousHash === prefix.hash ? undefined : this.live(previousHash, now);
+    const previous =
+      previousHash === undefined || previousHash === prefix.hash ? undefined : this.live(previousHash, now);
     let miss: CacheMiss | null = null;
     if (same !== undefined) {
       if (got === 0) miss = { expected: same.tokens, got, reason: 'not_read' };

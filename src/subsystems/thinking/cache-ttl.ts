@@ -20,7 +20,11 @@ export function cacheBreakpoint(ttl: CacheTtl): { type: 'ephemeral'; ttl?: '1h' 
 /** The blocks with every existing breakpoint set to `ttl`; the very same array when the lifetime is the default. */
 export function withCacheTtl<T extends { cache_control?: unknown }>(blocks: readonly T[], ttl: CacheTtl): readonly T[] {
   if (ttl === '5m') return blocks;
-  return blocks.map((block) => (block.cache_control === undefined || block.cache_control === null ? block : { ...block, cache_control: cacheBreakpoint(ttl) }));
+  return blocks.map((block) =>
+    block.cache_control === undefined || block.cache_control === null
+      ? block
+      : { ...block, cache_control: cacheBreakpoint(ttl) },
+  );
 }
 
 // Anthropic's pricing: a 5-minute cache write costs 1.25x base input, a 1-hour write 2x (platform.claude.com pricing,

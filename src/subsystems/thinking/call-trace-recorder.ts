@@ -73,12 +73,22 @@ export class CallTraceRecorder {
     const startedAt = this.now();
     const started = performance.now();
     const counted = countAttempts(call);
-    const base = () => ({ model: this.model, startedAt, durationMs: elapsedMs(started), retries: Math.max(0, counted.tries() - 1) });
+    const base = () => ({
+      model: this.model,
+      startedAt,
+      durationMs: elapsedMs(started),
+      retries: Math.max(0, counted.tries() - 1),
+    });
     try {
       const response = await counted.result;
       const usage = usageOf(response);
       const stopReason = response.stop_reason ?? undefined;
-      this.calls.push({ ...base(), ...usage, costUsd: this.price === undefined ? 0 : callCostUsd(usage, this.price), ...(stopReason === undefined ? {} : { stopReason }) });
+      this.calls.push({
+        ...base(),
+        ...usage,
+        costUsd: this.price === undefined ? 0 : callCostUsd(usage, this.price),
+        ...(stopReason === undefined ? {} : { stopReason }),
+      });
       if (stopReason !== undefined) this.stopReason = stopReason;
       return response;
     } catch (err) {
@@ -99,7 +109,14 @@ export class CallTraceRecorder {
 
   /** Records one of Vigil's own tools (an action the model asked for): applied later, so it takes no time now. */
   ownTool(callId: string, name: string, ok: boolean, result: string): void {
-    this.toolCalls.push({ callId, name, startedAt: this.now(), durationMs: 0, ok, resultBytes: Buffer.byteLength(result, 'utf8') });
+    this.toolCalls.push({
+      callId,
+      name,
+      startedAt: this.now(),
+      durationMs: 0,
+      ok,
+      resultBytes: Buffer.byteLength(result, 'utf8'),
+    });
   }
 
   /** `tools` with every call recorded (MCP calls carry the durable call id the `tool.called` event has). */
@@ -129,7 +146,10 @@ export class CallTraceRecorder {
 
 /** The size of a result as the model gets it, when its caller did not say what the server sent. */
 function resultBytesOf(result: ExternalToolResult): number {
-  return result.content.reduce((sum, part) => sum + (part.type === 'text' ? Buffer.byteLength(part.text, 'utf8') : part.data.length), 0);
+  return result.content.reduce(
+    (sum, part) => sum + (part.type === 'text' ? Buffer.byteLength(part.text, 'utf8') : part.data.length),
+    0,
+  );
 }
 
 function elapsedMs(startedPerf: number): number {

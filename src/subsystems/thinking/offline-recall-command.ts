@@ -11,8 +11,15 @@ export function parseRecallCommand(text: string): string | undefined {
 }
 
 /** Replies to a `/recall` message with the memories found (at most 5), or why there are none. */
-export async function answerRecallCommand(message: PendingMessage, query: string, memory: MemoryRecall | undefined): Promise<ThinkAction[]> {
+export async function answerRecallCommand(
+  message: PendingMessage,
+  query: string,
+  memory: MemoryRecall | undefined,
+): Promise<ThinkAction[]> {
   const answer = await answerRecall({ query }, memory);
-  const text = answer.isError || answer.text.startsWith('No long-term memory') ? answer.text : `From long-term memory:\n${answer.text}`;
+  const text =
+    answer.isError || answer.text.startsWith('No long-term memory')
+      ? answer.text
+      : `From long-term memory:\n${answer.text}`;
   return [{ type: 'reply', turnId: message.turnId, text }];
 }

@@ -6,8 +6,7 @@ import type { PendingMessage, ThinkAction, ThinkInput } from './thinker.schema.j
 
 /** What a message asks for, as far as a few patterns can tell. */
 export type MessageIntent =
-  | { kind: 'remember' | 'goal' | 'research'; subject: string }
-  | { kind: 'greeting' | 'question' | 'reflect' };
+  { kind: 'remember' | 'goal' | 'research'; subject: string } | { kind: 'greeting' | 'question' | 'reflect' };
 
 /** What the offline thinker knows while it answers: the focus goal, its mood, its memory, and whether it is winding down. */
 export interface OfflineContext {
@@ -27,7 +26,8 @@ const COMMANDS: readonly ['remember' | 'goal' | 'research', RegExp][] = [
   ['research', new RegExp(`${LEAD}(?:research|look into|investigate)\\s+(.+)$`, 'i')],
 ];
 const GREETING = /^(?:hi|hello|hey|howdy|greetings|good (?:morning|afternoon|evening))\b/i;
-const QUESTION_START = /^(?:what|how|why|who|when|where|which|can|could|do|does|did|is|are|will|would|should|have|has)\b/i;
+const QUESTION_START =
+  /^(?:what|how|why|who|when|where|which|can|could|do|does|did|is|are|will|would|should|have|has)\b/i;
 /** Notices that mean "finish up, start nothing new" (the budget's wind-down). */
 const WIND_DOWN = /wind(?:ing)?[\s-]?down|wrap(?:ping)?[\s-]?up/i;
 
@@ -65,25 +65,58 @@ export function offlineContext(input: ThinkInput): OfflineContext {
 
 function focusLine(ctx: OfflineContext): string {
   const goal = ctx.focusGoal;
-  return goal === undefined ? 'I have no active goals right now.' : `I'm working on "${goal.title}" (${percent(goal.progress)} done).`;
+  return goal === undefined
+    ? 'I have no active goals right now.'
+    : `I'm working on "${goal.title}" (${percent(goal.progress)} done).`;
 }
 
 const items = (n: number): string => `${n} item${n === 1 ? '' : 's'}`;
 
 /** The reply text and the commands' own actions for one intent, plus a short account for the memory note. */
-function respond(intent: MessageIntent, msg: PendingMessage, ctx: OfflineContext, valence: number): { text: string; did: string; extra: ThinkAction[] } {
+function respond(
+  intent: MessageIntent,
+  msg: PendingMessage,
+  ctx: OfflineContext,
+  valence: number,
+): { text: string; did: string; extra: ThinkAction[] } {
   const wrapUp = "I'm winding down for today, so I won't start";
   switch (intent.kind) {
     case 'remember':
-      return { text: `Noted. I'll remember: ${intent.subject}.`, did: 'agreed to remember it', extra: [{ type: 'remember', content: intent.subject, salience: 0.8, keep: true }] };
+      return {
+        text: `Noted. I'll remember: ${intent.subject}.`,
+        did: 'agreed to remember it',
+        extra: [{ type: 'remember', content: intent.subject, salience: 0.8, keep: true }],
+      };
     case 'goal':
-      if (ctx.windingDown) return { text: `${wrapUp} a new goal "${intent.subject}" now; ask me again after the budget resets.`, did: 'declined a new goal while winding down', extra: [] };
-      return { text: `Added a goal: "${intent.subject}".`, did: 'added it as a goal', extra: [{ type: 'goal_add', title: intent.subject }] };
+      if (ctx.windingDown)
+        return {
+          text: `${wrapUp} a new goal "${intent.subject}" now; ask me again after the budget resets.`,
+          did: 'declined a new goal while winding down',
+          extra: [],
+        };
+      return {
+        text: `Added a goal: "${intent.subject}".`,
+        did: 'added it as a goal',
+        extra: [{ type: 'goal_add', title: intent.subject }],
+      };
     case 'research':
-      if (ctx.windingDown) return { text: `${wrapUp} researching "${intent.subject}" now; ask me again after the budget resets.`, did: 'declined research while winding down', extra: [] };
-      return { text: `I'll look into "${intent.subject}" and report back.`, did: 'started research on it', extra: [{ type: 'spawn_task', prompt: `Research: ${intent.subject}` }] };
+      if (ctx.windingDown)
+        return {
+          text: `${wrapUp} researching "${intent.subject}" now; ask me again after the budget resets.`,
+          did: 'declined research while winding down',
+          extra: [],
+        };
+      return {
+        text: `I'll look into "${intent.subject}" and report back.`,
+        did: 'started research on it',
+        extra: [{ type: 'spawn_task', prompt: `Research: ${intent.subject}` }],
+      };
     case 'greeting':
-      return { text: `Hello ${msg.from}! I'm feeling ${ctx.mood}. ${focusLine(ctx)}`, did: 'greeted them back', extra: [] };
+      return {
+        text: `Hello ${msg.from}! I'm feeling ${ctx.mood}. ${focusLine(ctx)}`,
+        did: 'greeted them back',
+        extra: [],
+      };
     case 'question':
       return {
         text:
@@ -93,9 +126,18 @@ function respond(intent: MessageIntent, msg: PendingMessage, ctx: OfflineContext
         extra: [],
       };
     case 'reflect': {
-      if (msg.text.trim() === '') return { text: 'You sent an empty message; did you mean to write something?', did: 'asked what they meant', extra: [] };
+      if (msg.text.trim() === '')
+        return {
+          text: 'You sent an empty message; did you mean to write something?',
+          did: 'asked what they meant',
+          extra: [],
+        };
       const tone = valence > 0 ? " That's good to hear." : valence < 0 ? ' That sounds difficult.' : '';
-      return { text: `You said: "${excerpt(msg.text)}".${tone} I'll keep that in mind.`, did: 'reflected on it', extra: [] };
+      return {
+        text: `You said: "${excerpt(msg.text)}".${tone} I'll keep that in mind.`,
+        did: 'reflected on it',
+        extra: [],
+      };
     }
   }
 }

@@ -21,11 +21,17 @@ export function answerTaskCommand(message: PendingMessage, tools: ThinkTools | u
   for (const option of options.split(/\s+/).filter((o) => o !== '')) {
     const [key = '', value = ''] = option.split('=', 2);
     if (key === 'tools') {
-      const names = value.split(',').filter((n) => n !== '').map((n) => (n.startsWith('mcp__') ? n : `mcp__${n}`));
+      const names = value
+        .split(',')
+        .filter((n) => n !== '')
+        .map((n) => (n.startsWith('mcp__') ? n : `mcp__${n}`));
       // Tasks get what the model could give them: the listed tools, none needing approval.
       const offered = taskOfferableTools(tools?.definitions() ?? []).map((t) => t.name);
       const unknown = names.filter((n) => !offered.includes(n));
-      if (unknown.length > 0) return reply(`Tools ${unknown.join(', ')} cannot be given to a task; use some of: ${offered.join(', ') || '(none)'}.`);
+      if (unknown.length > 0)
+        return reply(
+          `Tools ${unknown.join(', ')} cannot be given to a task; use some of: ${offered.join(', ') || '(none)'}.`,
+        );
       if (names.length > 0) action.tools = [...new Set(names)].sort();
     } else if (key === 'deadline' && /^\d+$/.test(value) && Number(value) >= 1) {
       action.deadlineMs = Number(value) * 1000;
@@ -39,7 +45,11 @@ export function answerTaskCommand(message: PendingMessage, tools: ThinkTools | u
 }
 
 /** Runs the `/tool` lines of a task's prompt (only its own tools), in order; one report line per call. Empty without any. */
-export async function runTaskToolLines(input: SwarmTaskInput, tools: ThinkTools | undefined, signal: AbortSignal): Promise<string[]> {
+export async function runTaskToolLines(
+  input: SwarmTaskInput,
+  tools: ThinkTools | undefined,
+  signal: AbortSignal,
+): Promise<string[]> {
   const allowed = new Set(input.tools ?? []);
   const lines: string[] = [];
   for (const line of input.prompt.split('\n')) {
@@ -53,7 +63,10 @@ export async function runTaskToolLines(input: SwarmTaskInput, tools: ThinkTools 
       lines.push(`${command.name} is not one of this task's tools: it was not called.`);
       continue;
     }
-    const result = await tools.call({ name: command.name, args: command.args, turnId: input.turnId ?? input.taskId, taskId: input.taskId }, signal);
+    const result = await tools.call(
+      { name: command.name, args: command.args, turnId: input.turnId ?? input.taskId, taskId: input.taskId },
+      signal,
+    );
     lines.push(`${command.name} ${result.isError ? 'failed' : 'returned'}: ${resultText(result)}`);
   }
   return lines;

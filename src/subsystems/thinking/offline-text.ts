@@ -4,7 +4,12 @@
 export function excerpt(text: string, max = 60): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const points = Array.from(flat);
-  return points.length <= max ? flat : `${points.slice(0, max - 1).join('').trimEnd()}…`;
+  return points.length <= max
+    ? flat
+    : `${points
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 /** `text` trimmed of surrounding whitespace and trailing sentence punctuation, for use as a title or subject. */
@@ -13,9 +18,45 @@ export function subjectOf(text: string, max = 120): string {
 }
 
 const STOPWORDS = new Set([
-  'about', 'after', 'also', 'been', 'does', 'from', 'have', 'into', 'just', 'more', 'most', 'much', 'only',
-  'over', 'some', 'such', 'than', 'that', 'their', 'them', 'then', 'there', 'these', 'they', 'this', 'very',
-  'what', 'when', 'where', 'which', 'while', 'will', 'with', 'would', 'your', 'could', 'should', 'please', 'research',
+  'about',
+  'after',
+  'also',
+  'been',
+  'does',
+  'from',
+  'have',
+  'into',
+  'just',
+  'more',
+  'most',
+  'much',
+  'only',
+  'over',
+  'some',
+  'such',
+  'than',
+  'that',
+  'their',
+  'them',
+  'then',
+  'there',
+  'these',
+  'they',
+  'this',
+  'very',
+  'what',
+  'when',
+  'where',
+  'which',
+  'while',
+  'will',
+  'with',
+  'would',
+  'your',
+  'could',
+  'should',
+  'please',
+  'research',
 ]);
 
 /** Up to `max` distinct words of four letters or more, in order of first appearance, skipping common function words. */

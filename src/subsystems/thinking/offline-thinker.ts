@@ -7,6 +7,8 @@ import { stateSections } from './prompt-sections.js';
 import { answerToolCommand, parseToolCommand } from './offline-tool-command.js';
 import { answerTaskCommand, runTaskToolLines } from './offline-task.js';
 import { answerRecallCommand, parseRecallCommand } from './offline-recall-command.js';
+import { answerScheduleCommand, parseScheduleCommand } from './offline-schedule-command.js';
+import type { ModelSchedules } from './schedule-tools.js';
 import type { MemoryRecall } from './recall-tool.js';
 import { keyTerms, excerpt } from './offline-text.js';
 import { debrief, digestSwarmResult, workOnGoal } from './offline-work.js';
@@ -47,13 +49,22 @@ export class OfflineThinker implements Thinker {
   readonly costPerThinkMicroUsd: number;
   private tools: ThinkTools | undefined;
   private memory: MemoryRecall | undefined;
+  private schedules: ModelSchedules | undefined;
 
   constructor(options: OfflineThinkerOptions = {}) {
     const cost = options.costPerThinkMicroUsd ?? 0;
     if (!Number.isSafeInteger(cost) || cost < 0) {
-      throw new VigilError('CONFIG_INVALID', `costPerThinkMicroUsd=${cost} is invalid: expected a whole number of micro-dollars, 0 or more.`, {
-        data: { variable: 'VIGIL_OFFLINE_COST_USD', value: cost, allowed: 'a whole number of micro-dollars, 0 or more' },
-      });
+      throw new VigilError(
+        'CONFIG_INVALID',
+        `costPerThinkMicroUsd=${cost} is invalid: expected a whole number of micro-dollars, 0 or more.`,
+        {
+          data: {
+            variable: 'VIGIL_OFFLINE_COST_USD',
+            value: cost,
+            allowed: 'a whole number of micro-dollars, 0 or more',
+          },
+        },
+      );
     }
     this.model = options.model ?? 'offline';
     this.costPerThinkMicroUsd = cost;
@@ -67,6 +78,11 @@ export class OfflineThinker implements Thinker {
   /** Lets `/recall QUERY` messages search the runtime's long-term memory. */
   useMemory(memory: MemoryRecall): void {
     this.memory = memory;
+  }
+
+  /** Lets `/schedule add {json}`, `/schedule list` and `/schedule remove ID` messages use the model's schedule tools. */
+  useSchedules(schedules: ModelSchedules): void {
+    this.schedules = schedules;
   }
 
   /** Answers pending messages, digests swarm results, then does the reason's own work (a goal step or a debrief). */
@@ -92,10 +108,21 @@ export class OfflineThinker implements Thinker {
         await step();
         continue;
       }
+      const scheduleCommand = parseScheduleCommand(message.text);
+      if (scheduleCommand !== undefined) {
+        actions.push(...(await answerScheduleCommand(message, scheduleCommand, this.schedules)));
+        await step();
+        continue;
+      }
       const command = parseToolCommand(message.text);
       const task = command === undefined ? answerTaskCommand(message, tools) : undefined;
       if (task !== undefined) actions.push(...task);
-      else actions.push(...(command === undefined ? answerMessage(message, ctx) : await answerToolCommand(message, command, tools, signal)));
+      else
+        actions.push(
+          ...(command === undefined
+            ? answerMessage(message, ctx)
+            : await answerToolCommand(message, command, tools, signal)),
+        );
       await step();
     }
     for (const result of input.swarmResults) {
@@ -113,7 +140,12 @@ export class OfflineThinker implements Thinker {
       toolCalls: recorder.toolCalls,
       sections: stateSections(state),
       stopReason: 'end_turn',
-      content: { messages: [{ role: 'user', text: state }, { role: 'assistant', text: answer }] },
+      content: {
+        messages: [
+          { role: 'user', text: state },
+          { role: 'assistant', text: answer },
+        ],
+      },
     };
     return { model: this.model, actions, usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd, trace };
   }
@@ -137,7 +169,12 @@ export class OfflineThinker implements Thinker {
     const toolLines = await runTaskToolLines(input, this.tools, signal);
     checkAborted(signal, what);
     if (toolLines.length > 0) {
-      return { text: toolLines.join('\n'), usage: { ...ZERO_USAGE }, costMicroUsd: this.costPerThinkMicroUsd, model: this.model };
+      return {
+        text: toolLines.join('\n'),
+        usage: { ...ZERO_USAGE },
+        costMicroUsd: this.costPerThinkMicroUsd,
+        model: this.model,
+      };
     }
     const terms = keyTerms(input.prompt);
     const body =

@@ -19,7 +19,9 @@ export function parseToolCommand(text: string): ToolCommand | undefined {
   try {
     return { name, args: JSON.parse(rawArgs) as unknown };
   } catch (err) {
-    return { problem: `The arguments of /tool ${rawName} are not JSON (${err instanceof Error ? err.message : String(err)}).` };
+    return {
+      problem: `The arguments of /tool ${rawName} are not JSON (${err instanceof Error ? err.message : String(err)}).`,
+    };
   }
 }
 
@@ -40,7 +42,8 @@ export async function answerToolCommand(
     return reply(unknown.map((n) => n.line).join('\n'));
   }
   if ('problem' in command) return reply(command.problem);
-  if (tools === undefined) return reply(`No MCP tools are configured, so ${command.name} cannot be called (see VIGIL_MCP_CONFIG).`);
+  if (tools === undefined)
+    return reply(`No MCP tools are configured, so ${command.name} cannot be called (see VIGIL_MCP_CONFIG).`);
   const result = await tools.call({ name: command.name, args: command.args, turnId: message.turnId }, signal);
   // Waiting for an operator: no answer yet; the turn is thought about again with the decision (the notice above).
   if (result.pendingApproval !== undefined) return [];
@@ -54,7 +57,6 @@ export async function answerToolCommand(
 
 /** How much of a tool's result the offline thinker keeps: enough to find it again by its words, not the whole payload. */
 const KEPT_RESULT_CHARS = 200;
-
 
 function resultText(result: ExternalToolResult): string {
   return result.content.map((part) => (part.type === 'text' ? part.text : `[image ${part.mimeType}]`)).join('\n');

@@ -41,13 +41,21 @@ export function digestSwarmResult(result: SwarmResult): ThinkAction[] {
   if (result.status === 'cancelled') {
     return [
       { type: 'remember', content: `Task on "${topic}" was cancelled: ${excerpt(result.text, 160)}`, salience: 0.5 },
-      { type: 'reply', turnId: result.turnId, text: `The task on "${topic}" was cancelled: ${excerpt(result.text, 200)}` },
+      {
+        type: 'reply',
+        turnId: result.turnId,
+        text: `The task on "${topic}" was cancelled: ${excerpt(result.text, 200)}`,
+      },
     ];
   }
   if (result.status === 'failed') {
     return [
       { type: 'remember', content: `Task on "${topic}" failed: ${excerpt(result.text, 160)}`, salience: 0.6 },
-      { type: 'reply', turnId: result.turnId, text: `I couldn't finish looking into "${topic}": ${excerpt(result.text, 200)}` },
+      {
+        type: 'reply',
+        turnId: result.turnId,
+        text: `I couldn't finish looking into "${topic}": ${excerpt(result.text, 200)}`,
+      },
       { type: 'feel', delta: { valence: -0.1, certainty: -0.05 }, intensity: 0.4 },
     ];
   }
@@ -80,6 +88,9 @@ function reviewed(input: ThinkInput): string {
   const asked = turn.messages.filter((m) => m.role === 'user').length;
   const answered = turn.messages.length - asked;
   const names = [...new Set(turn.toolCalls.map((c) => c.name))];
-  const calls = turn.toolCalls.length === 0 ? 'no tool calls' : `${turn.toolCalls.length} tool call${turn.toolCalls.length === 1 ? '' : 's'} (${names.join(', ')})`;
+  const calls =
+    turn.toolCalls.length === 0
+      ? 'no tool calls'
+      : `${turn.toolCalls.length} tool call${turn.toolCalls.length === 1 ? '' : 's'} (${names.join(', ')})`;
   return ` The turn had ${asked} message${asked === 1 ? '' : 's'}, ${answered} repl${answered === 1 ? 'y' : 'ies'} and ${calls}.`;
 }

@@ -29,6 +29,7 @@ import type { ToolContext } from './own-tools.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import { messageText } from './prompt-sections.js';
 import type { MemoryRecall } from './recall-tool.js';
+import type { ModelSchedules } from './schedule-tools.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
 import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
 import { ThinkSession } from './think-session.js';
@@ -95,6 +96,7 @@ export class OpenAiThinker implements Thinker {
   private readonly now: () => number;
   private tools: ThinkTools | undefined;
   private memory: MemoryRecall | undefined;
+  private schedules: ModelSchedules | undefined;
   private bus: CacheHealthDeps['bus'] | undefined;
 
   constructor(options: OpenAiThinkerOptions) {
@@ -144,6 +146,11 @@ export class OpenAiThinker implements Thinker {
   /** Answers the model's `recall` calls from the runtime's long-term memory. */
   useMemory(memory: MemoryRecall): void {
     this.memory = memory;
+  }
+
+  /** Answers the model's `schedule_*` calls from the runtime's schedules. */
+  useSchedules(schedules: ModelSchedules): void {
+    this.schedules = schedules;
   }
 
   /**
@@ -214,7 +221,11 @@ export class OpenAiThinker implements Thinker {
         );
       },
     };
-    const dispatch = toolDispatcher({ tools, memory: this.memory, ctx, turnId: input.turnId }, session, signal);
+    const dispatch = toolDispatcher(
+      { tools, memory: this.memory, schedules: this.schedules, ctx, turnId: input.turnId },
+      session,
+      signal,
+    );
     await runThinkLoop(model, dispatch, () => this.checkAborted(signal, what, partial));
     tools?.acknowledge(notices.map((n) => n.callId));
     return session.finished(input);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { GoalPrioritySchema } from '../../actors/goals/goals.schema.js';
 import { KeptMemorySourceSchema } from '../../protocol/memory.schema.js';
 import { RECALL_TOOL_DESCRIPTION, RECALL_TOOL_NAME, RecallInputSchema } from './recall-tool.js';
+import { SCHEDULE_TOOL_SPECS } from './schedule-tools.js';
 import type { ThinkAction } from './thinker.schema.js';
 
 /** What a tool call is checked against besides its schema: the turns it may answer and the goals it may name. */
@@ -197,6 +198,12 @@ export const OWN_TOOL_DEFINITIONS: readonly OwnToolDefinition[] = [
   })),
   // Answered within the think from long-term memory (recall-tool.ts), not turned into an action.
   { name: RECALL_TOOL_NAME, description: RECALL_TOOL_DESCRIPTION, inputSchema: inputSchema(RecallInputSchema) },
+  // Answered within the think from the runtime's schedules (schedule-tools.ts).
+  ...SCHEDULE_TOOL_SPECS.map((spec) => ({
+    name: spec.name,
+    description: spec.description,
+    inputSchema: inputSchema(spec.input),
+  })),
 ];
 
 /** A tool call's outcome: the action it becomes, or the error text to send back as an is_error tool_result. */

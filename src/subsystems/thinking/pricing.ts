@@ -29,15 +29,25 @@ export function resolvePrice(model: string, overrides: Readonly<Record<string, M
   const canonical = canonicalModelId(model);
   const own = (table: Readonly<Record<string, ModelPricing>>, key: string) =>
     Object.hasOwn(table, key) ? table[key] : undefined;
-  const price = own(overrides, model) ?? own(overrides, canonical) ?? own(MODEL_PRICES, model) ?? own(MODEL_PRICES, canonical);
+  const price =
+    own(overrides, model) ?? own(overrides, canonical) ?? own(MODEL_PRICES, model) ?? own(MODEL_PRICES, canonical);
   if (price !== undefined) return price;
-  const example = JSON.stringify({ [model]: { inputPerMTok: 3, outputPerMTok: 15, cacheWritePerMTok: 3.75, cacheReadPerMTok: 0.3 } });
+  const example = JSON.stringify({
+    [model]: { inputPerMTok: 3, outputPerMTok: 15, cacheWritePerMTok: 3.75, cacheReadPerMTok: 0.3 },
+  });
   const allowed = `a model with a known price (${knownModels().join(', ')}) or one priced in VIGIL_PRICING_JSON`;
   throw new VigilError(
     'CONFIG_INVALID',
     `VIGIL_MODEL=${JSON.stringify(model)} has no known price: set VIGIL_PRICING_JSON with its prices in USD per million ` +
       `tokens, e.g. ${example}, or pick ${allowed}.`,
-    { data: { variable: 'VIGIL_MODEL', value: model, allowed, problems: [{ variable: 'VIGIL_MODEL', value: model, allowed }] } },
+    {
+      data: {
+        variable: 'VIGIL_MODEL',
+        value: model,
+        allowed,
+        problems: [{ variable: 'VIGIL_MODEL', value: model, allowed }],
+      },
+    },
   );
 }
 
@@ -56,7 +66,8 @@ function promptTokens(usage: TokenUsage): number {
 
 /** The exact cost of one API request in pico-dollars, in the band its prompt size selects. */
 export function requestCostPicoUsd(usage: TokenUsage, price: ModelPricing): bigint {
-  const band: ModelPrice = price.longPrompt && promptTokens(usage) > price.longPrompt.overTokens ? price.longPrompt.price : price;
+  const band: ModelPrice =
+    price.longPrompt && promptTokens(usage) > price.longPrompt.overTokens ? price.longPrompt.price : price;
   return (
     BigInt(usage.inputTokens) * picoPerToken(band.inputPerMTok) +
     BigInt(usage.outputTokens) * picoPerToken(band.outputPerMTok) +
@@ -87,6 +98,7 @@ export function microUsdToUsd(microUsd: number): number {
 
 /** Dollars (a cap, a top-up) as the nearest whole number of micro-dollars. */
 export function usdToMicroUsd(usd: number): number {
-  if (!Number.isFinite(usd)) throw new VigilError('INTERNAL', `usdToMicroUsd got ${usd}: expected a finite number of US dollars.`);
+  if (!Number.isFinite(usd))
+    throw new VigilError('INTERNAL', `usdToMicroUsd got ${usd}: expected a finite number of US dollars.`);
   return Math.round(usd * MICRO_PER_USD);
 }

@@ -32,14 +32,19 @@ export function stateSections(state: string): PromptSectionTrace[] {
 }
 
 /** The sections of a think's first request: system parts and tools (cached prefix), then the state message's sections. */
-export function promptSections(prompt: { system: readonly SystemPart[]; tools: readonly unknown[]; state: string }): PromptSectionTrace[] {
+export function promptSections(prompt: {
+  system: readonly SystemPart[];
+  tools: readonly unknown[];
+  state: string;
+}): PromptSectionTrace[] {
   // The API's prefix order: tools, then system, then messages.
   const prefix: PromptSectionTrace[] = [];
   if (prompt.tools.length > 0) {
     const text = JSON.stringify(prompt.tools);
     prefix.push({ name: 'tools', tokens: estimateTokens(text), cached: true, text });
   }
-  for (const part of prompt.system) prefix.push({ name: part.name, tokens: estimateTokens(part.text), cached: true, text: part.text });
+  for (const part of prompt.system)
+    prefix.push({ name: part.name, tokens: estimateTokens(part.text), cached: true, text: part.text });
   return [...prefix, ...stateSections(prompt.state)];
 }
 
@@ -49,7 +54,15 @@ export function systemParts(blocks: readonly { text: string }[]): SystemPart[] {
 }
 
 /** A content block of a request or response, as far as a transcript needs it. */
-type Block = { type: string; text?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean };
+type Block = {
+  type: string;
+  text?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  content?: unknown;
+  is_error?: boolean;
+};
 
 /** One message's text for the trace's content: text blocks as they are, tool calls and results as one line each. */
 export function messageText(content: string | readonly Block[]): string {

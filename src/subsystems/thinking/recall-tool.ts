@@ -39,7 +39,8 @@ export async function answerRecall(input: unknown, memory: MemoryRecall | undefi
   }
   if (memory === undefined) return { isError: true, text: 'This runtime has no long-term memory to recall from.' };
   const found = await memory.recall(parsed.data.query, parsed.data.limit ?? 5);
-  if (found.length === 0) return { isError: false, text: `No long-term memory matches ${JSON.stringify(parsed.data.query)}.` };
+  if (found.length === 0)
+    return { isError: false, text: `No long-term memory matches ${JSON.stringify(parsed.data.query)}.` };
   return { isError: false, text: found.map(recalledLine).join('\n') };
 }
 

@@ -2,7 +2,7 @@
 import type { ConversationMessage } from '../../protocol/conversation.schema.js';
 import { excerpt } from './offline-text.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
-import { truncateToTokens } from './prompt-budget.js';
+import { truncateToTokens } from './token-truncate.js';
 import { TokenCalibration } from './token-calibration.js';
 import { ZERO_USAGE } from './thinker.schema.js';
 
@@ -13,7 +13,12 @@ const DROPPED_LINE = /^\(entries through seq (\d+) dropped for room\)$/;
 /** One entry as a line for the summarizer: seq, day, who, and its text (cut to `maxTokens` when given). */
 export function summaryEntryLine(m: ConversationMessage, text: string = m.text): string {
   const day = new Date(m.at).toISOString().slice(0, 10);
-  const who = m.role === 'user' ? `user ${JSON.stringify(m.from ?? 'user')}` : m.unanswered === undefined ? 'you' : `you (unanswered, ${m.unanswered.code})`;
+  const who =
+    m.role === 'user'
+      ? `user ${JSON.stringify(m.from ?? 'user')}`
+      : m.unanswered === undefined
+        ? 'you'
+        : `you (unanswered, ${m.unanswered.code})`;
   return `- [${m.seq}] ${day} ${who}: ${text}`;
 }
 
@@ -31,12 +36,18 @@ export function extractiveSummary(request: SummaryRequest, counter = new TokenCa
     else kept.push(line);
   }
   for (const m of request.messages) kept.push(summaryEntryLine(m, excerpt(m.text, EXTRACT_CHARS)));
-  const render = () => [...(droppedThrough > 0 ? [`(entries through seq ${droppedThrough} dropped for room)`] : []), ...kept].join('\n');
+  const render = () =>
+    [...(droppedThrough > 0 ? [`(entries through seq ${droppedThrough} dropped for room)`] : []), ...kept].join('\n');
   let text = render();
   while (kept.length > 1 && counter.count(text) > request.maxSummaryTokens) {
     const oldest = kept.shift()!;
     droppedThrough = Math.max(droppedThrough, Number(/^- \[(\d+)\]/.exec(oldest)?.[1] ?? droppedThrough));
     text = render();
   }
-  return { text: truncateToTokens(text, request.maxSummaryTokens, counter), model: 'extractive', usage: { ...ZERO_USAGE }, costMicroUsd: 0 };
+  return {
+    text: truncateToTokens(text, request.maxSummaryTokens, counter),
+    model: 'extractive',
+    usage: { ...ZERO_USAGE },
+    costMicroUsd: 0,
+  };
 }

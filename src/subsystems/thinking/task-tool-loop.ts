@@ -62,11 +62,21 @@ export async function runTaskLoop<Reply>(
   // Each call is charged on its own as it lands (rounded up per call), so the task's cost is the sum of those charges.
   let spentMicroUsd = 0;
   const spent = () => spentMicroUsd;
-  const output = (text: string): SwarmTaskOutput => ({ text, usage: sumUsage(calls), costMicroUsd: spent(), model: model.model });
+  const output = (text: string): SwarmTaskOutput => ({
+    text,
+    usage: sumUsage(calls),
+    costMicroUsd: spent(),
+    model: model.model,
+  });
   const partial = () => output('');
   const asked = new Set(input.tools ?? []);
   // Its own tools are named in its message; the request lists the think's, so the prefix is the think's own.
-  const own = tools === undefined ? [] : taskOfferableTools(tools.definitions()).filter((t) => asked.has(t.name)).map((t) => t.name);
+  const own =
+    tools === undefined
+      ? []
+      : taskOfferableTools(tools.definitions())
+          .filter((t) => asked.has(t.name))
+          .map((t) => t.name);
   // Only the tools named in its message are callable (one that now needs approval, or is gone, is not among them).
   const allowed = new Set(own);
   const conversation = model.start(input, own);
@@ -100,7 +110,12 @@ export async function runTaskLoop<Reply>(
       }
       if (!allowed.has(use.name) || tools === undefined) {
         const named = [...allowed].sort().join(', ') || '(none)';
-        answers.push({ kind: 'text', toolUseId: use.id, text: `${use.name} is not one of this task's tools (${named}): it was not called.`, isError: true });
+        answers.push({
+          kind: 'text',
+          toolUseId: use.id,
+          text: `${use.name} is not one of this task's tools (${named}): it was not called.`,
+          isError: true,
+        });
         continue;
       }
       const request = { name: use.name, args: use.input, turnId: input.turnId ?? input.taskId, taskId: input.taskId };

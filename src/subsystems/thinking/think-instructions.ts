@@ -21,6 +21,9 @@ written down with a tool.
   the state; a new goal gets its id after this think, so progress on it waits for a later think.
 - recall: search your long-term memory (what was kept from earlier conversations and work) by words. The state
   shows a few memories recalled for this think; recall finds more.
+- schedule_add, schedule_list, schedule_remove: set wake-ups for yourself (a cron in a time zone, an interval, or a
+  one-shot time); each firing reaches you as a message from schedule:<id>, to answer like any other. Remove a
+  schedule of yours that has served its purpose.
 - spawn_task: hand a self-contained research or drafting task to a sub-agent. It sees only the prompt you give it;
   its result reaches you in a later think under swarm results. Give it MCP tools by name (not those needing an
   operator's approval) if it must act; it stops at its deadline and at its money cap.

@@ -71,14 +71,22 @@ export class ThinkSession {
 
   /** The finished think's result: its actions, and the final text as a reply when it answers a message left open. */
   finished(input: ThinkInput): ThinkResult {
-    const done = this.result([...this.actions, ...(this.awaitingApproval ? [] : unsentReply(input, this.actions, this.lastText))]);
+    const done = this.result([
+      ...this.actions,
+      ...(this.awaitingApproval ? [] : unsentReply(input, this.actions, this.lastText)),
+    ]);
     // Still asking for tools after the last call the guard allows: the iteration guard ended the think.
     const stopReason = WANTS_TOOLS.has(this.recorder.stopReason) ? 'max_tool_iterations' : this.recorder.stopReason;
     return { ...done, trace: this.trace(stopReason) };
   }
 
   private result(actions: ThinkAction[]): ThinkResult {
-    return { model: this.priced.model, actions, usage: sumUsage(this.calls), costMicroUsd: totalCostMicroUsd(this.calls, this.priced.price) };
+    return {
+      model: this.priced.model,
+      actions,
+      usage: sumUsage(this.calls),
+      costMicroUsd: totalCostMicroUsd(this.calls, this.priced.price),
+    };
   }
 
   /** The trace a think hands back: its calls, tool calls, the prompt's sections, and the transcript as content. */

@@ -5,6 +5,7 @@
  */
 import { toolUseToAction, type ToolContext } from './own-tools.js';
 import { answerRecall, RECALL_TOOL_NAME, type MemoryRecall } from './recall-tool.js';
+import { answerScheduleTool, isScheduleTool, type ModelSchedules } from './schedule-tools.js';
 import type { ExternalToolResult, ThinkTools } from './think-tools.js';
 import type { ThinkSession } from './think-session.js';
 
@@ -41,14 +42,20 @@ export interface ToolDispatchDeps {
   /** The external tools (traced by the session's recorder), when the runtime has any. */
   readonly tools: ThinkTools | undefined;
   readonly memory: MemoryRecall | undefined;
+  /** The runtime's schedules, for the model's `schedule_*` tools. */
+  readonly schedules?: ModelSchedules | undefined;
   readonly ctx: ToolContext;
   readonly turnId: string;
 }
 
-type ToolKind = 'external' | 'recall' | 'action';
+type ToolKind = 'external' | 'recall' | 'schedule' | 'action';
 
 /** Answers one tool call by its kind; an own action is gathered into the session, to be applied after the think. */
-export function toolDispatcher(deps: ToolDispatchDeps, session: ThinkSession, signal: AbortSignal): (use: ToolUse) => Promise<ToolAnswer> {
+export function toolDispatcher(
+  deps: ToolDispatchDeps,
+  session: ThinkSession,
+  signal: AbortSignal,
+): (use: ToolUse) => Promise<ToolAnswer> {
   const handlers: Record<ToolKind, (use: ToolUse) => Promise<ToolAnswer>> = {
     external: async (use) => {
       const result = await deps.tools!.call({ name: use.name, args: use.input, turnId: deps.turnId }, signal);
@@ -57,6 +64,16 @@ export function toolDispatcher(deps: ToolDispatchDeps, session: ThinkSession, si
     },
     recall: async (use) => {
       const answer = await answerRecall(use.input, deps.memory);
+      return { kind: 'text', toolUseId: use.id, text: answer.text, isError: answer.isError };
+    },
+    // Stored at once (the model learns the id or why not), recorded in the trace like an own action.
+    schedule: async (use) => {
+      const answer = await answerScheduleTool(
+        use.name as Parameters<typeof answerScheduleTool>[0],
+        use.input,
+        deps.schedules,
+      );
+      session.recorder.ownTool(use.id, use.name, !answer.isError, answer.isError ? answer.text : 'ok');
       return { kind: 'text', toolUseId: use.id, text: answer.text, isError: answer.isError };
     },
     // Synchronous, but returned as a promise like the other handlers.
@@ -69,8 +86,16 @@ export function toolDispatcher(deps: ToolDispatchDeps, session: ThinkSession, si
     },
   };
   // An external tool's name is never shadowed: the runtime's tools are asked first.
-  const kindOf = (name: string): ToolKind => (deps.tools?.owns(name) === true ? 'external' : name === RECALL_TOOL_NAME ? 'recall' : 'action');
-  return (use) => (use.invalid === undefined ? handlers[kindOf(use.name)](use) : Promise.resolve(refused(use, use.invalid, session)));
+  const kindOf = (name: string): ToolKind =>
+    deps.tools?.owns(name) === true
+      ? 'external'
+      : name === RECALL_TOOL_NAME
+        ? 'recall'
+        : isScheduleTool(name)
+          ? 'schedule'
+          : 'action';
+  return (use) =>
+    use.invalid === undefined ? handlers[kindOf(use.name)](use) : Promise.resolve(refused(use, use.invalid, session));
 }
 
 /** A call that cannot be made: recorded as a failed call and answered with the reason, so the model can correct it. */

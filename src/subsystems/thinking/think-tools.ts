@@ -47,7 +47,10 @@ export interface ThinkTools {
   /** True when `name` is an external tool's name (whether or not it is listed now). */
   owns(name: string): boolean;
   /** Calls a tool durably (intent before, result after); never rejects: a failure is an `isError` result. `taskId`: a sub-agent task's call. */
-  call(request: { name: string; args: unknown; turnId: string; taskId?: string }, signal: AbortSignal): Promise<ExternalToolResult>;
+  call(
+    request: { name: string; args: unknown; turnId: string; taskId?: string },
+    signal: AbortSignal,
+  ): Promise<ExternalToolResult>;
   /** Calls of these turns whose outcome a crash left unknown and that the model was not yet told about. */
   notices(turnIds: readonly string[]): readonly ToolCallNotice[];
   /** The think that showed these notices ended normally: they are not shown again. */

@@ -3,12 +3,20 @@ import { z } from 'zod';
 import { AffectDeltaSchema, AffectDimensionsSchema } from '../../actors/affect/affect.schema.js';
 import { GoalPrioritySchema, GoalSchema } from '../../actors/goals/goals.schema.js';
 import { MemoryItemSchema } from '../../actors/working-memory/working-memory.schema.js';
-import { ConversationMessageSchema, PendingMessageSchema, type PendingMessage } from '../../protocol/conversation.schema.js';
+import {
+  ConversationMessageSchema,
+  PendingMessageSchema,
+  type PendingMessage,
+} from '../../protocol/conversation.schema.js';
 import { KeptMemorySourceSchema } from '../../protocol/memory.schema.js';
-import { ModelCallTraceSchema, PromptSectionTraceSchema, ThinkTraceSchema, ToolCallTraceSchema } from '../../protocol/think-trace.schema.js';
+import {
+  ModelCallTraceSchema,
+  PromptSectionTraceSchema,
+  ThinkTraceSchema,
+  ToolCallTraceSchema,
+} from '../../protocol/think-trace.schema.js';
 
 export { PendingMessageSchema, type PendingMessage };
-
 
 /** A finished swarm task's outcome, fed to the next think. */
 export const SwarmResultSchema = z.object({
@@ -95,7 +103,11 @@ export const ThinkInputSchema = z.object({
   notices: z.array(z.string()),
   /** Today's spend against the cap, for the prompt's budget line (absent when no budget applies). */
   budget: z
-    .object({ spentTodayUsd: z.number().nonnegative(), dailyCapUsd: z.number().nonnegative(), pct: z.number().nonnegative() })
+    .object({
+      spentTodayUsd: z.number().nonnegative(),
+      dailyCapUsd: z.number().nonnegative(),
+      pct: z.number().nonnegative(),
+    })
     .optional(),
   /** Long-term memories recalled for this think (most relevant first), already within the prompt's token bound. */
   recalledMemories: z.array(RecalledMemorySchema).optional(),

@@ -1,6 +1,7 @@
 /** The `Thinker` interface: the think phase's one dependency, offline or Claude. */
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
 import type { MemoryRecall } from './recall-tool.js';
+import type { ModelSchedules } from './schedule-tools.js';
 import type { ThinkTools } from './think-tools.js';
 import type { CacheHealthDeps } from './cache-health-monitor.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
@@ -33,4 +34,6 @@ export interface Thinker {
   summarize?(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult>;
   /** Gives the thinker the runtime's long-term memory for its `recall` tool; a thinker without this method has none. */
   useMemory?(memory: MemoryRecall): void;
+  /** Gives the thinker the runtime's schedules for the model's `schedule_*` tools; a thinker without this method has none. */
+  useSchedules?(schedules: ModelSchedules): void;
 }

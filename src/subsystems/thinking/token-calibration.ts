@@ -74,7 +74,9 @@ export class TokenCalibration {
   beginThink(now: number): void {
     this.think += 1;
     this.now = now;
-    this.observations = this.observations.filter((o) => o.think > this.think - WINDOW_THINKS && o.at > now - MAX_AGE_MS);
+    this.observations = this.observations.filter(
+      (o) => o.think > this.think - WINDOW_THINKS && o.at > now - MAX_AGE_MS,
+    );
     this.recompute();
   }
 

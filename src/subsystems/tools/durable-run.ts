@@ -42,8 +42,12 @@ export class DurableRun {
     } catch (err) {
       bus.withdraw(called);
       // Without its intent on disk the call could not be proven at most once after a crash: it is not made.
-      this.options.logger.error({ err: describeError(err), name: intent.name }, 'a tool call intent could not be written; the call is not made');
-      return errorOutput(`The call to ${intent.name} was not made: Vigil could not record it (${describeError(err)}).`).result;
+      this.options.logger.error(
+        { err: describeError(err), name: intent.name },
+        'a tool call intent could not be written; the call is not made',
+      );
+      return errorOutput(`The call to ${intent.name} was not made: Vigil could not record it (${describeError(err)}).`)
+        .result;
     }
     // The request goes out first (it leaves in this tick), then `tool.called` reaches the subscribers (journal,
     // gateway, metrics) while the server works: their time is not added to the call's.

@@ -7,13 +7,26 @@ import type { ToolApproval, ToolCallRecord } from '../../protocol/tool-call.sche
 import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
 import type { EventRecorder } from '../journal/event-journal.js';
-import type { ExternalToolDefinition, ExternalToolResult, ThinkTools, ToolCallNotice } from '../thinking/think-tools.js';
+import type {
+  ExternalToolDefinition,
+  ExternalToolResult,
+  ThinkTools,
+  ToolCallNotice,
+} from '../thinking/think-tools.js';
 import { awaitingApprovalText } from './approval-notices.js';
 import type { ApprovalWaits } from './approval-waits.js';
 import { DurableRun } from './durable-run.js';
 import type { McpHub } from './mcp-hub.js';
 import type { ToolCallLog } from './tool-call-log.js';
-import { isUntold, phaseOf, transition, turnWaits, type CallEvent, type CallState, type TurnWaits } from './tool-call-state.js';
+import {
+  isUntold,
+  phaseOf,
+  transition,
+  turnWaits,
+  type CallEvent,
+  type CallState,
+  type TurnWaits,
+} from './tool-call-state.js';
 import { ToolDefinitions } from './tool-definitions.js';
 import { MCP_TOOL_PREFIX } from './tool-naming.js';
 import { errorOutput } from './tool-output.js';
@@ -77,7 +90,10 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     return name.startsWith(MCP_TOOL_PREFIX);
   }
 
-  async call(request: { name: string; args: unknown; turnId: string; taskId?: string }, signal: AbortSignal): Promise<ExternalToolResult> {
+  async call(
+    request: { name: string; args: unknown; turnId: string; taskId?: string },
+    signal: AbortSignal,
+  ): Promise<ExternalToolResult> {
     const { name, args, turnId, taskId } = request;
     const tool = this.options.hub.get(name);
     const intent: ToolCallRecord = {
@@ -95,7 +111,9 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
 
   /** Calls waiting for an operator's decision, oldest first. */
   pending(): ToolCallRecord[] {
-    const waiting = [...this.calls.values()].flatMap((call) => (call.phase === 'awaiting-approval' ? [call.record] : []));
+    const waiting = [...this.calls.values()].flatMap((call) =>
+      call.phase === 'awaiting-approval' ? [call.record] : [],
+    );
     return waiting.sort((a, b) => a.at - b.at);
   }
 
@@ -147,7 +165,8 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
       const { turnId } = call.notice;
       // A call of unknown outcome is told to its own turn only; a decision also to any think once its turn has ended.
       if (call.phase === 'unknown-untold' && (turnId === undefined || wanted.has(turnId))) unknown.push(call.notice);
-      if (call.phase === 'decided-untold' && (turnId === undefined || wanted.has(turnId) || !isOpen(turnId))) decided.push(call.notice);
+      if (call.phase === 'decided-untold' && (turnId === undefined || wanted.has(turnId) || !isOpen(turnId)))
+        decided.push(call.notice);
     }
     return [...unknown, ...decided];
   }
@@ -160,9 +179,14 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
       if (call.phase !== 'decided-untold') continue;
       const delivered: ToolCallRecord = { ...call.record, approval: { ...call.record.approval!, delivered: true } };
       // Not awaited: a crash before it lands only tells the turn once more.
-      this.options.log.approval(delivered, []).catch((err: unknown) =>
-        this.options.logger.error({ err: describeError(err), callId }, 'could not record that a tool call decision was told'),
-      );
+      this.options.log
+        .approval(delivered, [])
+        .catch((err: unknown) =>
+          this.options.logger.error(
+            { err: describeError(err), callId },
+            'could not record that a tool call decision was told',
+          ),
+        );
     }
   }
 
@@ -172,7 +196,8 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     const { callId, name, args, turnId, taskId } = intent;
     // An operator is never asked about a call that could not run: bad arguments go back to the model at once.
     const problem = await this.options.hub.argsProblem?.(name, args ?? {});
-    if (problem !== undefined) return errorOutput(`The arguments for ${name} do not match its input schema: ${problem}.`).result;
+    if (problem !== undefined)
+      return errorOutput(`The arguments for ${name} do not match its input schema: ${problem}.`).result;
     const record: ToolCallRecord = { ...intent, at: this.options.clock.now(), approval: { state: 'pending' } };
     const requested = bus.stamp('tool.approval_requested', {
       callId,
@@ -185,8 +210,13 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
       await log.intent(record, [journal.entryOp(requested)]);
     } catch (err) {
       bus.withdraw(requested);
-      logger.error({ err: describeError(err), name }, 'a tool call approval request could not be written; the call is not made');
-      return errorOutput(`The call to ${name} was not made: Vigil could not record its approval request (${describeError(err)}).`).result;
+      logger.error(
+        { err: describeError(err), name },
+        'a tool call approval request could not be written; the call is not made',
+      );
+      return errorOutput(
+        `The call to ${name} was not made: Vigil could not record its approval request (${describeError(err)}).`,
+      ).result;
     }
     this.apply(callId, { type: 'requested', record });
     bus.publish(requested);
@@ -199,7 +229,10 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
    * neither the wait nor the decision), writes the decision with `tool.approval_decided` (and an approved call's
    * `tool.called`), and returns the decided record. If the write fails the call waits again.
    */
-  private async decide(callId: string, verdict: Verdict): Promise<{ decided: ToolCallRecord; decision: ToolCallDecision }> {
+  private async decide(
+    callId: string,
+    verdict: Verdict,
+  ): Promise<{ decided: ToolCallRecord; decision: ToolCallDecision }> {
     const { log, journal, bus, clock } = this.options;
     const waiting = this.calls.get(callId);
     if (waiting?.phase !== 'awaiting-approval') throw await this.notWaiting(callId, waiting);
@@ -208,12 +241,18 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
     const { approved } = verdict;
     const why = verdict.approved || verdict.reason === undefined ? {} : { reason: verdict.reason };
     const decidedAt = clock.now();
-    const decided: ToolCallRecord = { ...record, approval: { state: approved ? 'approved' : 'denied', decidedAt, ...why } };
+    const decided: ToolCallRecord = {
+      ...record,
+      approval: { state: approved ? 'approved' : 'denied', decidedAt, ...why },
+    };
     const events: VigilEvent[] = [];
     try {
       events.push(bus.stamp('tool.approval_decided', { callId, name: record.name, approved, ...why }));
       if (approved) events.push(this.run.calledEvent(decided));
-      await log.approval(decided, events.map((event) => journal.entryOp(event)));
+      await log.approval(
+        decided,
+        events.map((event) => journal.entryOp(event)),
+      );
     } catch (err) {
       bus.withdraw(...events);
       this.apply(callId, { type: 'decision-failed' });
@@ -244,9 +283,14 @@ export class DurableToolCaller implements ThinkTools, ApprovalWaits {
         data: { callId, ...(state === undefined ? {} : { state }) },
       });
     if (call?.phase === 'deciding') return notPending('it is being decided');
-    const known = (call !== undefined && 'record' in call ? call.record : undefined) ?? (await this.options.log.get(callId));
+    const known =
+      (call !== undefined && 'record' in call ? call.record : undefined) ?? (await this.options.log.get(callId));
     if (known === undefined) {
-      return new VigilError('TOOL_CALL_NOT_FOUND', `No tool call ${JSON.stringify(callId)} is known (see tools.pending).`, { data: { callId } });
+      return new VigilError(
+        'TOOL_CALL_NOT_FOUND',
+        `No tool call ${JSON.stringify(callId)} is known (see tools.pending).`,
+        { data: { callId } },
+      );
     }
     const state = known.approval?.state;
     return notPending(state === undefined ? 'its tool needs no approval' : `it was already ${state}`, state);

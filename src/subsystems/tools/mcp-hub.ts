@@ -1,4 +1,5 @@
 /** The MCP client hub: every configured server's connection, the registry of their tools, and calls to them by `mcp__SERVER__TOOL` name. */
+import type * as ServerConnectionModule from './server-connection.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, VigilError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
@@ -72,7 +73,10 @@ export class McpHub {
   start(): void {
     if (this.started !== undefined || this.stopped || this.slots.size === 0) return;
     this.started = this.connectAll().catch((err: unknown) => {
-      this.options.log.error({ err: describeError(err) }, 'the MCP client could not be loaded; no MCP server is started');
+      this.options.log.error(
+        { err: describeError(err) },
+        'the MCP client could not be loaded; no MCP server is started',
+      );
     });
   }
 
@@ -135,17 +139,25 @@ export class McpHub {
     }
     const connection = slot.connection;
     if (!tool.available || connection === undefined || connection.state !== 'up') {
-      throw new VigilError('TOOL_UNAVAILABLE', `Tool ${name} is unavailable: its server ${tool.server} is not connected (it is being retried).`, {
-        data: { name, server: tool.server },
-      });
+      throw new VigilError(
+        'TOOL_UNAVAILABLE',
+        `Tool ${name} is unavailable: its server ${tool.server} is not connected (it is being retried).`,
+        {
+          data: { name, server: tool.server },
+        },
+      );
     }
     // Awaited only while the tool's validator is being compiled: otherwise the request is sent in this tick.
     const checking = slot.checker.check(tool.name, tool.inputSchema, args);
     const check = checking instanceof Promise ? await checking : checking;
     if (!check.valid) {
-      throw new VigilError('TOOL_INVALID_ARGS', `The arguments for ${name} do not match its input schema: ${check.problem}.`, {
-        data: { name, problem: check.problem },
-      });
+      throw new VigilError(
+        'TOOL_INVALID_ARGS',
+        `The arguments for ${name} do not match its input schema: ${check.problem}.`,
+        {
+          data: { name, problem: check.problem },
+        },
+      );
     }
     const timeoutMs = options.timeoutMs ?? tool.timeoutMs;
     try {
@@ -205,23 +217,32 @@ export class McpHub {
   }
 }
 
-let mcpClient: Promise<typeof import('./server-connection.js')> | undefined;
+let mcpClient: Promise<typeof ServerConnectionModule> | undefined;
 
 /**
  * The MCP client side (the SDK's client), loaded on first use and once only: ~180 ms a daemon without MCP servers
  * never pays. Once loaded, later hubs get it without another import (a host that replays runs exactly loads it first).
  */
-export function loadMcpClient(): Promise<typeof import('./server-connection.js')> {
+export function loadMcpClient(): Promise<typeof ServerConnectionModule> {
   return (mcpClient ??= import('./server-connection.js'));
 }
 
 /** The VigilError for a call that did not get a result. */
 function callError(name: string, timeoutMs: number, signal: AbortSignal | undefined, err: unknown): VigilError {
   if (signal?.aborted === true) {
-    return new VigilError('TOOL_ABORTED', `The call to ${name} was aborted: ${describeError(signal.reason)}.`, { cause: err, data: { name } });
+    return new VigilError('TOOL_ABORTED', `The call to ${name} was aborted: ${describeError(signal.reason)}.`, {
+      cause: err,
+      data: { name },
+    });
   }
   if (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === MCP_REQUEST_TIMEOUT) {
-    return new VigilError('TOOL_TIMEOUT', `The call to ${name} got no answer within ${timeoutMs} ms.`, { cause: err, data: { name, timeoutMs } });
+    return new VigilError('TOOL_TIMEOUT', `The call to ${name} got no answer within ${timeoutMs} ms.`, {
+      cause: err,
+      data: { name, timeoutMs },
+    });
   }
-  return new VigilError('TOOL_CALL_FAILED', `The call to ${name} failed: ${describeError(err)}.`, { cause: err, data: { name } });
+  return new VigilError('TOOL_CALL_FAILED', `The call to ${name} failed: ${describeError(err)}.`, {
+    cause: err,
+    data: { name },
+  });
 }

@@ -97,9 +97,14 @@ export class ServerConnection {
   }
 
   /** Calls `tool` on the server; throws when it is not connected. */
-  callTool(tool: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
+  callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: { signal?: AbortSignal; timeoutMs: number },
+  ): Promise<CallToolResult> {
     const client = this.client;
-    if (this.stateValue !== 'up' || client === undefined) throw new Error(`the server is ${this.stateValue === 'waiting' ? 'down' : this.stateValue}`);
+    if (this.stateValue !== 'up' || client === undefined)
+      throw new Error(`the server is ${this.stateValue === 'waiting' ? 'down' : this.stateValue}`);
     return client.callTool({ name: tool, arguments: args }, undefined, {
       timeout: options.timeoutMs,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -125,12 +130,25 @@ export class ServerConnection {
     this.tail = undefined;
     try {
       const made = (this.options.createTransport ?? createServerTransport)(entry);
-      this.tail = made.stderr === null ? undefined : new StderrTail(made.stderr, (line) => log.debug({ server, line }, 'mcp server stderr'));
+      this.tail =
+        made.stderr === null
+          ? undefined
+          : new StderrTail(made.stderr, (line) => log.debug({ server, line }, 'mcp server stderr'));
       this.launcherPid = made.pid;
       const client = new Client(
         { name: 'vigil', version: this.options.clientVersion },
         // The SDK only hands over the notification; the listing is ours, so it pages and is never run twice at once.
-        { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => runDetached(this.refresh(generation), log, `refreshing the tools of MCP server ${server}`) } } },
+        {
+          capabilities: {},
+          listChanged: {
+            tools: {
+              autoRefresh: false,
+              debounceMs: 0,
+              onChanged: () =>
+                runDetached(this.refresh(generation), log, `refreshing the tools of MCP server ${server}`),
+            },
+          },
+        },
       );
       client.onclose = () => this.lost(generation, 'the connection closed');
       client.onerror = (err) => log.debug({ server, err: describeError(err) }, 'mcp transport error');
@@ -171,7 +189,8 @@ export class ServerConnection {
     }, retryInMs);
     this.options.listener.down(this.options.server, this.withStderr(reason), wasUp, retryInMs);
     // A process that is still there (a timed-out handshake) is ended in the background; its close is ignored.
-    if (client !== undefined) runDetached(this.close(client), this.options.log, `closing MCP server ${this.options.server}`);
+    if (client !== undefined)
+      runDetached(this.close(client), this.options.log, `closing MCP server ${this.options.server}`);
   }
 
   /** The reason, with the server's last words on stderr when it has any (why a process exited is usually there). */
@@ -184,7 +203,9 @@ export class ServerConnection {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.timing.requestTimeoutMs });
+      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.timing.requestTimeoutMs,
+      });
       tools.push(...result.tools);
       cursor = result.nextCursor;
       if (cursor === undefined) return tools;
@@ -210,7 +231,10 @@ export class ServerConnection {
       } while (this.refreshAgain);
     } catch (err) {
       // A connection that broke is reported by its close; a listing that failed on a live one keeps the old tools.
-      this.options.log.warn({ server: this.options.server, err: describeError(err) }, 'listing the changed tools of an MCP server failed');
+      this.options.log.warn(
+        { server: this.options.server, err: describeError(err) },
+        'listing the changed tools of an MCP server failed',
+      );
     } finally {
       this.refreshing = false;
     }
@@ -240,7 +264,11 @@ export class ServerConnection {
   /** Closes a client: a stdio server's stdin ends (the launcher then ends its group); an HTTP session is ended politely. */
   private async close(client: Client): Promise<void> {
     const transport = client.transport;
-    if (transport !== undefined && 'terminateSession' in transport && typeof transport.terminateSession === 'function') {
+    if (
+      transport !== undefined &&
+      'terminateSession' in transport &&
+      typeof transport.terminateSession === 'function'
+    ) {
       // Bounded: a server that hangs must not hold up the daemon's stop.
       await Promise.race([
         (transport.terminateSession as () => Promise<void>).call(transport).catch(() => undefined),

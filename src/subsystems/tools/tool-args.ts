@@ -1,4 +1,5 @@
 /** Checks a tool call's arguments against the tool's input JSON Schema before anything is sent to its server. */
+import type * as AjvModule from '@modelcontextprotocol/sdk/validation/ajv';
 import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { JsonSchemaObject } from './tool-registry.js';
@@ -32,7 +33,10 @@ export class ToolArgsChecker {
       try {
         validate = this.provider.getValidator<unknown>(rest);
       } catch (err) {
-        return { valid: false, problem: `the tool's input schema cannot be used (${err instanceof Error ? err.message : String(err)})` };
+        return {
+          valid: false,
+          problem: `the tool's input schema cannot be used (${err instanceof Error ? err.message : String(err)})`,
+        };
       }
       this.compiled.set(name, validate);
     }
@@ -40,10 +44,10 @@ export class ToolArgsChecker {
   }
 }
 
-let ajv: Promise<typeof import('@modelcontextprotocol/sdk/validation/ajv')> | undefined;
+let ajv: Promise<typeof AjvModule> | undefined;
 
 /** Ajv, loaded on the first call and once only, not at boot: it costs ~30 ms to import, and most starts make no tool call. */
-export function loadAjv(): Promise<typeof import('@modelcontextprotocol/sdk/validation/ajv')> {
+export function loadAjv(): Promise<typeof AjvModule> {
   return (ajv ??= import('@modelcontextprotocol/sdk/validation/ajv'));
 }
 

@@ -106,7 +106,12 @@ export class ToolCallLog {
 
   /** Marks an interrupted call as reported, with `extra` (its `tool.interrupted` event's journal entry). */
   reported(record: ToolCallRecord, extra: VigilBatchOp[]): Promise<void> {
-    return this.update(record.callId, { ...record, interruptedReported: true }, extra, 'record a reported interruption');
+    return this.update(
+      record.callId,
+      { ...record, interruptedReported: true },
+      extra,
+      'record a reported interruption',
+    );
   }
 
   /** Writes an approval's progress (decided, delivered) into a call's record, with `extra` (its event's journal entry). */
@@ -151,11 +156,18 @@ export class ToolCallLog {
    */
   settled(): Promise<void> {
     const queued = this.queued;
-    if (queued !== undefined) return new Promise((resolve) => queued.writers.push({ what: 'settle', resolve, reject: () => resolve() }));
+    if (queued !== undefined)
+      return new Promise((resolve) => queued.writers.push({ what: 'settle', resolve, reject: () => resolve() }));
     return this.inFlight ?? Promise.resolve();
   }
 
-  private update(callId: string, record: ToolCallRecord, extra: VigilBatchOp[], what: string, sync = SYNCED): Promise<void> {
+  private update(
+    callId: string,
+    record: ToolCallRecord,
+    extra: VigilBatchOp[],
+    what: string,
+    sync = SYNCED,
+  ): Promise<void> {
     return this.write(what, sync, () => {
       if (!isUnresolved(record)) this.unresolved.delete(callId);
       const position = this.positions.get(callId);
@@ -202,7 +214,11 @@ export class ToolCallLog {
     let landed: Promise<void>;
     try {
       landed =
-        batch.ops.length === 0 ? Promise.resolve() : batch.sync ? writeSyncBatch(this.db, batch.ops) : this.db.batch<string, unknown>(batch.ops, {});
+        batch.ops.length === 0
+          ? Promise.resolve()
+          : batch.sync
+            ? writeSyncBatch(this.db, batch.ops)
+            : this.db.batch<string, unknown>(batch.ops, {});
     } catch (err) {
       landed = Promise.reject(err);
     }

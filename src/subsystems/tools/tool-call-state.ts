@@ -71,9 +71,13 @@ export function transition(state: CallState | undefined, event: CallEvent): Call
     case 'requested':
       return state === undefined ? to({ phase: 'awaiting-approval', record: event.record }) : refuse(state, event);
     case 'decision-started':
-      return state?.phase === 'awaiting-approval' ? to({ phase: 'deciding', record: state.record }) : refuse(state, event);
+      return state?.phase === 'awaiting-approval'
+        ? to({ phase: 'deciding', record: state.record })
+        : refuse(state, event);
     case 'decision-failed':
-      return state?.phase === 'deciding' ? to({ phase: 'awaiting-approval', record: state.record }) : refuse(state, event);
+      return state?.phase === 'deciding'
+        ? to({ phase: 'awaiting-approval', record: state.record })
+        : refuse(state, event);
     case 'decided': {
       if (state?.phase !== 'deciding') return refuse(state, event);
       const verdict = event.record.approval?.state;
@@ -85,23 +89,29 @@ export function transition(state: CallState | undefined, event: CallEvent): Call
     case 'run-failed':
       return state?.phase === 'running' ? to(undefined) : refuse(state, event);
     case 'told':
-      return state?.phase === 'decided-untold' || state?.phase === 'unknown-untold' ? to(undefined) : refuse(state, event);
+      return state?.phase === 'decided-untold' || state?.phase === 'unknown-untold'
+        ? to(undefined)
+        : refuse(state, event);
     case 'recovered':
       return state === undefined ? recovered(event.record) : refuse(state, event);
     case 'announced': {
       if (state !== undefined) return refuse(state, event);
-      if (phaseOf(event.record) !== 'interrupted-unannounced') return refuse(state, event, 'only an unannounced interrupted call is announced');
+      if (phaseOf(event.record) !== 'interrupted-unannounced')
+        return refuse(state, event, 'only an unannounced interrupted call is announced');
       const announced = { ...event.record, interruptedReported: true };
       // An approved call's turn hears of it through its decision (which persists until told); any other call's is
       // told once, at this boot.
-      if (announced.approval === undefined) return to({ phase: 'unknown-untold', notice: noticeOf(announced, unknownOutcomeNoticeLine(announced)) });
+      if (announced.approval === undefined)
+        return to({ phase: 'unknown-untold', notice: noticeOf(announced, unknownOutcomeNoticeLine(announced)) });
       return recovered(announced);
     }
   }
 }
 
 /** True for a call whose turn is still to be told about it. */
-export function isUntold(state: CallState): state is Extract<CallState, { phase: 'decided-untold' | 'unknown-untold' }> {
+export function isUntold(
+  state: CallState,
+): state is Extract<CallState, { phase: 'decided-untold' | 'unknown-untold' }> {
   return state.phase === 'decided-untold' || state.phase === 'unknown-untold';
 }
 
@@ -130,7 +140,10 @@ export function turnWaits(states: Iterable<CallState>): TurnWaits {
 const to = (state: CallState | undefined): CallStep => ({ ok: true, state });
 
 function refuse(state: CallState | undefined, event: CallEvent, why?: string): CallStep {
-  return { ok: false, refused: `${event.type} does not apply to a call ${state === undefined ? 'not kept' : state.phase}${why === undefined ? '' : `: ${why}`}` };
+  return {
+    ok: false,
+    refused: `${event.type} does not apply to a call ${state === undefined ? 'not kept' : state.phase}${why === undefined ? '' : `: ${why}`}`,
+  };
 }
 
 function recovered(record: ToolCallRecord): CallStep {

@@ -27,21 +27,39 @@ export function shapeToolOutput(raw: CallToolResult, capBytes = TOOL_RESULT_TEXT
   const parts: ExternalToolContent[] = [];
   for (const block of raw.content ?? []) {
     if (block.type === 'text') parts.push({ type: 'text', text: block.text });
-    else if (block.type === 'image' && API_IMAGE_TYPES.has(block.mimeType) && block.data.length <= TOOL_RESULT_IMAGE_CAP_CHARS) {
+    else if (
+      block.type === 'image' &&
+      API_IMAGE_TYPES.has(block.mimeType) &&
+      block.data.length <= TOOL_RESULT_IMAGE_CAP_CHARS
+    ) {
       parts.push({ type: 'image', data: block.data, mimeType: block.mimeType });
     } else if (block.type === 'image' || block.type === 'audio') {
-      parts.push({ type: 'text', text: `[${block.type} of type ${block.mimeType}, ${block.data.length} base64 characters, not shown]` });
+      parts.push({
+        type: 'text',
+        text: `[${block.type} of type ${block.mimeType}, ${block.data.length} base64 characters, not shown]`,
+      });
     } else if (block.type === 'resource') {
       const { uri, mimeType } = block.resource;
-      const inline = 'text' in block.resource && typeof block.resource.text === 'string' ? `:\n${block.resource.text}` : ' (binary, not shown)';
+      const inline =
+        'text' in block.resource && typeof block.resource.text === 'string'
+          ? `:\n${block.resource.text}`
+          : ' (binary, not shown)';
       parts.push({ type: 'text', text: `[resource ${uri}${mimeType === undefined ? '' : ` (${mimeType})`}]${inline}` });
     } else if (block.type === 'resource_link') {
-      parts.push({ type: 'text', text: `[resource link ${block.uri}${block.mimeType === undefined ? '' : ` (${block.mimeType})`}: ${block.name}]` });
+      parts.push({
+        type: 'text',
+        text: `[resource link ${block.uri}${block.mimeType === undefined ? '' : ` (${block.mimeType})`}: ${block.name}]`,
+      });
     }
   }
   // Structured content alone (no content blocks) is still an answer: passed on as its JSON.
-  if (parts.length === 0 && raw.structuredContent !== undefined) parts.push({ type: 'text', text: JSON.stringify(raw.structuredContent) });
-  if (parts.length === 0) parts.push({ type: 'text', text: raw.isError === true ? 'The tool failed without saying why.' : '(the tool returned nothing)' });
+  if (parts.length === 0 && raw.structuredContent !== undefined)
+    parts.push({ type: 'text', text: JSON.stringify(raw.structuredContent) });
+  if (parts.length === 0)
+    parts.push({
+      type: 'text',
+      text: raw.isError === true ? 'The tool failed without saying why.' : '(the tool returned nothing)',
+    });
   const capped = capText(parts, capBytes);
   return { result: { isError: raw.isError === true, content: capped }, text: storedText(capped), resultBytes };
 }
@@ -66,7 +84,10 @@ function capText(parts: readonly ExternalToolContent[], capBytes: number): Exter
     left -= utf8Bytes(kept);
     out.push({ type: 'text', text: kept });
   }
-  out.push({ type: 'text', text: `[truncated: the tool returned ${total} bytes of text; the last ${total - (capBytes - left)} bytes were cut]` });
+  out.push({
+    type: 'text',
+    text: `[truncated: the tool returned ${total} bytes of text; the last ${total - (capBytes - left)} bytes were cut]`,
+  });
   return out;
 }
 
@@ -81,5 +102,9 @@ function cutUtf8(text: string, bytes: number): string {
 }
 
 function storedText(parts: readonly ExternalToolContent[]): string {
-  return parts.map((part) => (part.type === 'text' ? part.text : `[image ${part.mimeType}, ${part.data.length} base64 characters]`)).join('\n');
+  return parts
+    .map((part) =>
+      part.type === 'text' ? part.text : `[image ${part.mimeType}, ${part.data.length} base64 characters]`,
+    )
+    .join('\n');
 }

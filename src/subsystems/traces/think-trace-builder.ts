@@ -33,7 +33,16 @@ function callsOf(think: SettledThink): ModelCallTrace[] {
   const { usage } = result;
   const used = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
   if (used === 0 && result.costMicroUsd === 0) return [];
-  return [{ model: result.model, startedAt: think.startedAt, durationMs: think.durationMs, ...usage, costUsd: result.costMicroUsd / MICRO_PER_USD, retries: 0 }];
+  return [
+    {
+      model: result.model,
+      startedAt: think.startedAt,
+      durationMs: think.durationMs,
+      ...usage,
+      costUsd: result.costMicroUsd / MICRO_PER_USD,
+      retries: 0,
+    },
+  ];
 }
 
 function stopReasonOf(think: SettledThink): string {
@@ -49,7 +58,9 @@ export function buildThinkTrace(id: string, think: SettledThink, includeContent:
   const { input, result } = think;
   const calls = callsOf(think);
   const sum = (pick: (call: ModelCallTrace) => number) => calls.reduce((total, call) => total + pick(call), 0);
-  const sections = (result?.trace?.sections ?? []).map(({ text, ...section }) => (includeContent && text !== undefined ? { ...section, text } : section));
+  const sections = (result?.trace?.sections ?? []).map(({ text, ...section }) =>
+    includeContent && text !== undefined ? { ...section, text } : section,
+  );
   const content = includeContent ? result?.trace?.content : undefined;
   return {
     id,

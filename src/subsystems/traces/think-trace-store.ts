@@ -5,7 +5,12 @@
  * that adds the new one. Keys are ids only: no user text is ever part of a key.
  */
 import { VigilError } from '../../errors.js';
-import { ThinkTraceSchema, ThinkTraceSummarySchema, type ThinkTrace, type ThinkTraceSummary } from '../../protocol/think-trace.schema.js';
+import {
+  ThinkTraceSchema,
+  ThinkTraceSummarySchema,
+  type ThinkTrace,
+  type ThinkTraceSummary,
+} from '../../protocol/think-trace.schema.js';
 import { z } from 'zod';
 import { SUBLEVELS, toStoreError, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 
@@ -59,7 +64,11 @@ export class ThinkTraceStore {
     retention: TraceRetention = { maxCount: DEFAULT_TRACE_MAX_COUNT, maxAgeMs: DEFAULT_TRACE_MAX_AGE_DAYS * DAY_MS },
     onListenerError: (err: unknown) => void = () => undefined,
   ): Promise<ThinkTraceStore> {
-    const store = new ThinkTraceStore(db, { maxCount: Math.max(1, retention.maxCount), maxAgeMs: Math.max(0, retention.maxAgeMs) }, onListenerError);
+    const store = new ThinkTraceStore(
+      db,
+      { maxCount: Math.max(1, retention.maxCount), maxAgeMs: Math.max(0, retention.maxAgeMs) },
+      onListenerError,
+    );
     try {
       for await (const [id, value] of store.summaries.iterator()) {
         const summary = ThinkTraceSummarySchema.safeParse(value);
@@ -87,14 +96,22 @@ export class ThinkTraceStore {
       const { sections, content, ...summary } = trace;
       const ops: VigilBatchOp[] = [
         { type: 'put', sublevel: this.summaries, key: trace.id, value: summary },
-        { type: 'put', sublevel: this.details, key: trace.id, value: content === undefined ? { sections } : { sections, content } },
+        {
+          type: 'put',
+          sublevel: this.details,
+          key: trace.id,
+          value: content === undefined ? { sections } : { sections, content },
+        },
       ];
       const next = [...this.kept, { id: trace.id, startedAt: trace.startedAt }];
       const cutoff = this.retention.maxAgeMs > 0 ? now - this.retention.maxAgeMs : Number.NEGATIVE_INFINITY;
       let drop = Math.max(0, next.length - this.retention.maxCount);
       while (drop < next.length - 1 && next[drop]!.startedAt < cutoff) drop += 1;
       for (const old of next.slice(0, drop)) {
-        ops.push({ type: 'del', sublevel: this.summaries, key: old.id }, { type: 'del', sublevel: this.details, key: old.id });
+        ops.push(
+          { type: 'del', sublevel: this.summaries, key: old.id },
+          { type: 'del', sublevel: this.details, key: old.id },
+        );
       }
       try {
         await this.db.batch<string, unknown>(ops, {});
@@ -117,7 +134,11 @@ export class ThinkTraceStore {
 
   /** `thinks.list`: the newest `limit` summaries, older than `before` when given, newest first. */
   async list(options: { limit?: number; before?: string } = {}): Promise<ThinkTraceSummary[]> {
-    const range = { reverse: true, limit: options.limit ?? DEFAULT_THINKS_PAGE, ...(options.before === undefined ? {} : { lt: options.before }) };
+    const range = {
+      reverse: true,
+      limit: options.limit ?? DEFAULT_THINKS_PAGE,
+      ...(options.before === undefined ? {} : { lt: options.before }),
+    };
     const out: ThinkTraceSummary[] = [];
     try {
       for await (const value of this.summaries.values(range)) {
@@ -140,11 +161,22 @@ export class ThinkTraceStore {
       throw toStoreError(err, `read the trace of think ${id}`);
     }
     if (summary === undefined) {
-      throw new VigilError('THINK_NOT_FOUND', `No think trace ${JSON.stringify(id)} is kept: it never existed or was pruned.`, { data: { id } });
+      throw new VigilError(
+        'THINK_NOT_FOUND',
+        `No think trace ${JSON.stringify(id)} is kept: it never existed or was pruned.`,
+        { data: { id } },
+      );
     }
-    const parsed = ThinkTraceSummarySchema.extend(DetailSchema.shape).safeParse({ ...(summary as object), ...(DetailSchema.safeParse(detail).data ?? { sections: [] }) });
+    const parsed = ThinkTraceSummarySchema.extend(DetailSchema.shape).safeParse({
+      ...(summary as object),
+      ...(DetailSchema.safeParse(detail).data ?? { sections: [] }),
+    });
     if (!parsed.success) {
-      throw new VigilError('STORE_CORRUPT', `The stored trace of think ${id} does not validate: ${z.prettifyError(parsed.error)}`, { data: { id } });
+      throw new VigilError(
+        'STORE_CORRUPT',
+        `The stored trace of think ${id} does not validate: ${z.prettifyError(parsed.error)}`,
+        { data: { id } },
+      );
     }
     return parsed.data;
   }

@@ -148,7 +148,13 @@ describe('emotionLabel', () => {
 const finite = fc.double({ noNaN: true, noDefaultInfinity: true });
 const unit = fc.double({ min: 0, max: 1, noNaN: true });
 const signed = fc.double({ min: -1, max: 1, noNaN: true });
-const dimensionsArb = fc.record({ valence: signed, arousal: unit, dominance: signed, certainty: unit, goalCongruence: signed });
+const dimensionsArb = fc.record({
+  valence: signed,
+  arousal: unit,
+  dominance: signed,
+  certainty: unit,
+  goalCongruence: signed,
+});
 const timeArb = fc.integer({ min: T0 - 3_600_000, max: T0 + 86_400_000 });
 
 /** Any event the affect schema accepts. */

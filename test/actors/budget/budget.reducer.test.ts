@@ -26,7 +26,10 @@ runActorContract({
 
 describe('budgetReducer', () => {
   it('adds each charge to today and to the session', () => {
-    const s = [300_000, 250_000].reduce((state, cost) => budgetReducer(state, { type: 'budget.charge', at: T0, costMicroUsd: cost }), fresh());
+    const s = [300_000, 250_000].reduce(
+      (state, cost) => budgetReducer(state, { type: 'budget.charge', at: T0, costMicroUsd: cost }),
+      fresh(),
+    );
     expect(s).toMatchObject({ spentTodayMicroUsd: 550_000, sessionCostMicroUsd: 550_000 });
     expect(budgetPct(s)).toBeCloseTo(55);
     expect(spendLevel(s, limits)).toBe('ok');
@@ -48,7 +51,10 @@ describe('budgetReducer', () => {
 
   it('never rolls back to an earlier day when the clock steps back', () => {
     const s = budgetReducer(fresh(), { type: 'budget.charge', at: T0, costMicroUsd: 10 });
-    expect(budgetReducer(s, { type: 'budget.charge', at: T0 - 86_400_000, costMicroUsd: 5 })).toMatchObject({ dayKey: '2026-03-10', spentTodayMicroUsd: 15 });
+    expect(budgetReducer(s, { type: 'budget.charge', at: T0 - 86_400_000, costMicroUsd: 5 })).toMatchObject({
+      dayKey: '2026-03-10',
+      spentTodayMicroUsd: 15,
+    });
   });
 
   it('raises today’s allowance on a top-up and asks a sleeping agent to wake', () => {
@@ -80,7 +86,8 @@ describe('budgetReducer', () => {
           at += dt;
           const next = budgetReducer(state, { ...e, at });
           BudgetStateSchema.parse(next);
-          if (next.dayKey === state.dayKey) expect(next.spentTodayMicroUsd).toBeGreaterThanOrEqual(state.spentTodayMicroUsd);
+          if (next.dayKey === state.dayKey)
+            expect(next.spentTodayMicroUsd).toBeGreaterThanOrEqual(state.spentTodayMicroUsd);
           state = next;
         }
       }),

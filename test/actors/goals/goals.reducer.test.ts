@@ -18,7 +18,8 @@ const T0 = Date.parse('2026-01-01T00:00:00Z');
 const HOUR = 3_600_000;
 
 type NewGoal = Extract<GoalsEvent, { type: 'goal.add' }>['goal'];
-const add = (state: GoalsState, goal: NewGoal, at = T0): GoalsState => goalsReducer(state, { type: 'goal.add', at, goal });
+const add = (state: GoalsState, goal: NewGoal, at = T0): GoalsState =>
+  goalsReducer(state, { type: 'goal.add', at, goal });
 const withGoals = (...goals: Array<NewGoal & { at?: number }>): GoalsState =>
   goals.reduce((state, { at, ...goal }) => add(state, goal, at ?? T0), initialGoalsState());
 
@@ -32,7 +33,15 @@ describe('goalsReducer goal.add', () => {
   it('adds an active goal at zero progress with the default priority when none is given', () => {
     const state = add(initialGoalsState(), { id: 'g1', title: 'Write the report' });
     expect(state.goals).toEqual([
-      { id: 'g1', title: 'Write the report', priority: DEFAULT_GOAL_PRIORITY, progress: 0, status: 'active', createdAt: T0, updatedAt: T0 },
+      {
+        id: 'g1',
+        title: 'Write the report',
+        priority: DEFAULT_GOAL_PRIORITY,
+        progress: 0,
+        status: 'active',
+        createdAt: T0,
+        updatedAt: T0,
+      },
     ]);
     expect('dueAt' in state.goals[0]!).toBe(false);
   });

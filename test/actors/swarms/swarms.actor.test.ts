@@ -35,7 +35,9 @@ describe('swarmsLogic', () => {
       swarmsReducer(initialSwarmsState(), { type: 'swarm.spawn', at: T0, task: { id: 'a', turnId: 't', prompt: 'p' } }),
       { type: 'swarm.started', at: T0 + 1, id: 'a' },
     );
-    const restored = createActor(swarmsLogic, { input: SwarmsStateSchema.parse(JSON.parse(JSON.stringify(checkpoint))) }).start();
+    const restored = createActor(swarmsLogic, {
+      input: SwarmsStateSchema.parse(JSON.parse(JSON.stringify(checkpoint))),
+    }).start();
     restored.send({ type: 'swarm.requeue_running', at: T0 + 10 });
     expect(restored.getSnapshot().context.tasks[0]).toMatchObject({ id: 'a', status: 'queued' });
     restored.stop();

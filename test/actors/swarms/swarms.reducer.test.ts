@@ -15,7 +15,11 @@ import type { SwarmsEvent, SwarmsState } from '../../../src/actors/swarms/index.
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
-const spawn = (id: string, at = T0): SwarmsEvent => ({ type: 'swarm.spawn', at, task: { id, turnId: 't1', prompt: `do ${id}` } });
+const spawn = (id: string, at = T0): SwarmsEvent => ({
+  type: 'swarm.spawn',
+  at,
+  task: { id, turnId: 't1', prompt: `do ${id}` },
+});
 const run = (state: SwarmsState, ...events: SwarmsEvent[]): SwarmsState => events.reduce(swarmsReducer, state);
 const ids = (tasks: { id: string }[]): string[] => tasks.map((task) => task.id);
 
@@ -29,7 +33,9 @@ describe('initialSwarmsState', () => {
 describe('swarmsReducer task lifecycle', () => {
   it('queues a spawned task, unconsumed, stamped with the event time', () => {
     const state = run(initialSwarmsState(), spawn('a'));
-    expect(state.tasks).toEqual([{ id: 'a', turnId: 't1', prompt: 'do a', status: 'queued', consumed: false, createdAt: T0 }]);
+    expect(state.tasks).toEqual([
+      { id: 'a', turnId: 't1', prompt: 'do a', status: 'queued', consumed: false, createdAt: T0 },
+    ]);
   });
 
   it('ignores a spawn whose id already exists', () => {
@@ -114,7 +120,12 @@ describe('swarmsReducer swarm.consumed', () => {
         { type: 'swarm.consumed', at: T0 + 1_000 + i, ids: [`t${i}`] },
       );
     }
-    state = run(state, spawn('waiting'), spawn('fresh'), { type: 'swarm.succeeded', at: T0 + 9_999, id: 'fresh', result: 'r' });
+    state = run(state, spawn('waiting'), spawn('fresh'), {
+      type: 'swarm.succeeded',
+      at: T0 + 9_999,
+      id: 'fresh',
+      result: 'r',
+    });
     expect(state.tasks.filter((task) => task.consumed)).toHaveLength(MAX_CONSUMED_TASKS);
     expect(findTask(state, 't0')).toBeUndefined();
     expect(findTask(state, 't2')).toBeUndefined();
@@ -133,7 +144,13 @@ describe('swarmsReducer tasks that act', () => {
 
   it('keeps a task’s tools and limits, and sets its deadline from its start', () => {
     const state = run(initialSwarmsState(), spawnWithLimits('a'), { type: 'swarm.started', at: T0 + 10, id: 'a' });
-    expect(findTask(state, 'a')).toMatchObject({ tools: ['mcp__s__t'], deadlineMs: 5000, maxCostMicroUsd: 100, startedAt: T0 + 10, deadlineAt: T0 + 5010 });
+    expect(findTask(state, 'a')).toMatchObject({
+      tools: ['mcp__s__t'],
+      deadlineMs: 5000,
+      maxCostMicroUsd: 100,
+      startedAt: T0 + 10,
+      deadlineAt: T0 + 5010,
+    });
     const requeued = run(state, { type: 'swarm.requeue_running', at: T0 + 20 });
     expect(findTask(requeued, 'a')).not.toHaveProperty('deadlineAt');
   });
@@ -213,7 +230,12 @@ const eventArb: fc.Arbitrary<SwarmsEvent> = fc.oneof(
       { requiredKeys: ['id', 'turnId', 'prompt'] },
     ),
   }),
-  fc.record({ type: fc.constant('swarm.charged' as const), at: timeArb, id: idArb, costMicroUsd: fc.integer({ min: 0, max: 1_000_000 }) }),
+  fc.record({
+    type: fc.constant('swarm.charged' as const),
+    at: timeArb,
+    id: idArb,
+    costMicroUsd: fc.integer({ min: 0, max: 1_000_000 }),
+  }),
   fc.record({ type: fc.constant('swarm.cancelled' as const), at: timeArb, id: idArb, reason: fc.string() }),
   fc.record({ type: fc.constant('swarm.started' as const), at: timeArb, id: idArb }),
   fc.record({ type: fc.constant('swarm.succeeded' as const), at: timeArb, id: idArb, result: fc.string() }),

@@ -17,7 +17,11 @@ runActorContract({
   logic: workingMemoryLogic,
   stateSchema: WorkingMemoryStateSchema,
   initialState: initialWorkingMemoryState(T0, 3),
-  validEvent: { type: 'memory.admit', at: T0 + 1_000, item: { id: 'm1', content: 'the user asked about tides', salience: 0.6 } },
+  validEvent: {
+    type: 'memory.admit',
+    at: T0 + 1_000,
+    item: { id: 'm1', content: 'the user asked about tides', salience: 0.6 },
+  },
   invalidEvent: { type: 'memory.admit', at: T0, item: { id: '', content: 'x', salience: 0.5 } },
 });
 

@@ -45,7 +45,9 @@ describe('admit', () => {
   it('admits an item into a free slot, stamped with the event time', () => {
     const outcome = admit(initialWorkingMemoryState(T0), { id: 'x', content: 'hello', salience: 0.5 }, T0);
     expect(outcome).toMatchObject({ admitted: true, evictedId: null });
-    expect(outcome.state.items).toEqual([{ id: 'x', content: 'hello', salience: 0.5, createdAt: T0, lastAttendedAt: T0 }]);
+    expect(outcome.state.items).toEqual([
+      { id: 'x', content: 'hello', salience: 0.5, createdAt: T0, lastAttendedAt: T0 },
+    ]);
   });
 
   it('evicts the least salient item when full and the new item is strictly more salient', () => {
@@ -64,7 +66,13 @@ describe('admit', () => {
   it('evicts the least recently attended item among equally weak ones', () => {
     const full = memoryWith([0.3, 0.3]);
     const [first, second] = full.items;
-    const state = { ...full, items: [{ ...first!, lastAttendedAt: T0 }, { ...second!, lastAttendedAt: T0 - MINUTE }] };
+    const state = {
+      ...full,
+      items: [
+        { ...first!, lastAttendedAt: T0 },
+        { ...second!, lastAttendedAt: T0 - MINUTE },
+      ],
+    };
     expect(admit(state, { id: 'x', content: 'new', salience: 0.5 }, T0).evictedId).toBe('b');
   });
 
@@ -72,7 +80,12 @@ describe('admit', () => {
     const outcome = admit(memoryWith([0.4]), { id: 'a', content: 'revised', salience: 0.7 }, T0 + MINUTE);
     expect(outcome).toMatchObject({ admitted: true, evictedId: null });
     expect(outcome.state.items).toHaveLength(1);
-    expect(outcome.state.items[0]).toMatchObject({ content: 'revised', salience: 0.7, createdAt: T0, lastAttendedAt: T0 + MINUTE });
+    expect(outcome.state.items[0]).toMatchObject({
+      content: 'revised',
+      salience: 0.7,
+      createdAt: T0,
+      lastAttendedAt: T0 + MINUTE,
+    });
   });
 
   it('keeps the higher salience when a held item is offered again less salient', () => {
@@ -135,7 +148,12 @@ describe('workingMemoryReducer', () => {
   it('boosts an attended item by 0.2 when no boost is given and stamps the attention time', () => {
     const next = workingMemoryReducer(memoryWith([0.5]), { type: 'memory.attend', at: T0, id: 'a' });
     expect(next.items[0]?.salience).toBeCloseTo(0.5 + DEFAULT_ATTENTION_BOOST, 10);
-    const later = workingMemoryReducer(memoryWith([0.5]), { type: 'memory.attend', at: T0 + 5 * MINUTE, id: 'a', boost: 0.3 });
+    const later = workingMemoryReducer(memoryWith([0.5]), {
+      type: 'memory.attend',
+      at: T0 + 5 * MINUTE,
+      id: 'a',
+      boost: 0.3,
+    });
     expect(later.items[0]).toMatchObject({ salience: expect.closeTo(0.7, 10), lastAttendedAt: T0 + 5 * MINUTE });
   });
 
@@ -170,7 +188,10 @@ const eventArb: fc.Arbitrary<WorkingMemoryEvent> = fc.oneof(
     at: timeArb,
     item: fc.record({ id: idArb, content: fc.string(), salience: unit }),
   }),
-  fc.record({ type: fc.constant('memory.attend' as const), at: timeArb, id: idArb, boost: unit }, { requiredKeys: ['type', 'at', 'id'] }),
+  fc.record(
+    { type: fc.constant('memory.attend' as const), at: timeArb, id: idArb, boost: unit },
+    { requiredKeys: ['type', 'at', 'id'] },
+  ),
   fc.record({ type: fc.constant('memory.decay' as const), at: timeArb }),
   fc.record({ type: fc.constant('memory.remove' as const), at: timeArb, id: idArb }),
 );

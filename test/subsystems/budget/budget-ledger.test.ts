@@ -9,7 +9,14 @@ import { cacheReadShare } from '../../../src/subsystems/budget/cache-share.js';
 import type { VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 import { ZERO_USAGE } from '../../../src/subsystems/thinking/thinker.schema.js';
 
-const charge = (costMicroUsd: number, dayKey = '2026-03-10') => ({ at: 1, dayKey, kind: 'think' as const, model: 'm', costMicroUsd, usage: ZERO_USAGE });
+const charge = (costMicroUsd: number, dayKey = '2026-03-10') => ({
+  at: 1,
+  dayKey,
+  kind: 'think' as const,
+  model: 'm',
+  costMicroUsd,
+  usage: ZERO_USAGE,
+});
 const dirs: string[] = [];
 afterEach(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
@@ -32,13 +39,23 @@ describe('BudgetLedger', () => {
     expect((await ledger.readDay('2026-03-12')).spentMicroUsd).toBe(0);
   });
 
-  it('sums the day\'s prompt tokens by kind, tells the newest day without a read, and reads older records as zero tokens', async () => {
+  it("sums the day's prompt tokens by kind, tells the newest day without a read, and reads older records as zero tokens", async () => {
     const db = new MemoryLevel() as unknown as VigilDb;
     const ledger = new BudgetLedger(db);
-    const usage = (inputTokens: number, cacheReadTokens: number, cacheWriteTokens: number) => ({ inputTokens, outputTokens: 9, cacheReadTokens, cacheWriteTokens });
+    const usage = (inputTokens: number, cacheReadTokens: number, cacheWriteTokens: number) => ({
+      inputTokens,
+      outputTokens: 9,
+      cacheReadTokens,
+      cacheWriteTokens,
+    });
     await ledger.charge({ ...charge(10), usage: usage(100, 0, 2000) });
     await ledger.charge({ ...charge(10), kind: 'task', usage: usage(50, 2000, 0) });
-    expect(ledger.knownDay('2026-03-10')).toMatchObject({ inputTokens: 150, cacheReadTokens: 2000, cacheWriteTokens: 2000, charges: 2 });
+    expect(ledger.knownDay('2026-03-10')).toMatchObject({
+      inputTokens: 150,
+      cacheReadTokens: 2000,
+      cacheWriteTokens: 2000,
+      charges: 2,
+    });
     expect(cacheReadShare(ledger.knownDay('2026-03-10'))).toBe(0.4819); // 2000 of 4150 prompt tokens
     // Another day, not yet seen: nothing spent on it as far as this ledger knows.
     expect(ledger.knownDay('2026-03-11')).toMatchObject({ charges: 0, inputTokens: 0 });
@@ -48,7 +65,12 @@ describe('BudgetLedger', () => {
     const raw = db.sublevel<string, unknown>('budget-ledger', { valueEncoding: 'json' });
     await raw.put('day:2026-03-09', { dayKey: '2026-03-09', spentMicroUsd: 7, topUpMicroUsd: 0, charges: 1 });
     const reopened = new BudgetLedger(db);
-    expect(await reopened.readDay('2026-03-09')).toMatchObject({ spentMicroUsd: 7, inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(await reopened.readDay('2026-03-09')).toMatchObject({
+      spentMicroUsd: 7,
+      inputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
     // At boot the runtime reads today: that is what knownDay then tells.
     await reopened.readDay('2026-03-10');
     expect(reopened.knownDay('2026-03-10').cacheReadTokens).toBe(2000);

@@ -97,7 +97,11 @@ describe('CheckpointCipher', () => {
     expect(err.code).toBe('CHECKPOINT_KEY_INVALID');
     expect(err.message).toContain('VIGIL_CHECKPOINT_KEY');
     expect(err.message).toContain(keyIdOf(OTHER).toString('hex'));
-    expect(err.data).toMatchObject({ vigilCode: 'CHECKPOINT_KEY_INVALID', variable: 'VIGIL_CHECKPOINT_KEY', sealedWithKeyId: keyIdOf(OTHER).toString('hex') });
+    expect(err.data).toMatchObject({
+      vigilCode: 'CHECKPOINT_KEY_INVALID',
+      variable: 'VIGIL_CHECKPOINT_KEY',
+      sealedWithKeyId: keyIdOf(OTHER).toString('hex'),
+    });
   });
 
   it('says CHECKPOINT_KEY_INVALID for a sealed body when no key is set, and FORMAT_UNSUPPORTED for a newer sealed format', () => {
@@ -107,7 +111,9 @@ describe('CheckpointCipher', () => {
     expect(missing.message).toMatch(/encrypted.*VIGIL_CHECKPOINT_KEY is not set/);
     const newer = Uint8Array.from(sealed);
     newer[4] = 2;
-    expect(thrown(() => new CheckpointCipher(KEY).open('ck-1', newer))).toMatchObject({ code: 'CHECKPOINT_FORMAT_UNSUPPORTED' });
+    expect(thrown(() => new CheckpointCipher(KEY).open('ck-1', newer))).toMatchObject({
+      code: 'CHECKPOINT_FORMAT_UNSUPPORTED',
+    });
   });
 
   it('refuses a key of the wrong size or form as CONFIG_INVALID without echoing it', () => {

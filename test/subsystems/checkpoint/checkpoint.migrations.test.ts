@@ -7,13 +7,18 @@ import {
   migrateCheckpoint,
   type Migration,
 } from '../../../src/subsystems/checkpoint/checkpoint.migrations.js';
-import { CHECKPOINT_FORMAT_VERSION, CognitiveCheckpointSchema } from '../../../src/protocol/checkpoint-format.schema.js';
+import {
+  CHECKPOINT_FORMAT_VERSION,
+  CognitiveCheckpointSchema,
+} from '../../../src/protocol/checkpoint-format.schema.js';
 import { makeCheckpoint } from '../../fixtures/checkpoint.fixture.js';
 import { gzipSync } from 'node:zlib';
 
 /** A real format-1 record's parts: no budget actor, no debrief timers. */
 function formatOneParts() {
-  const { id, createdAt, beatCount, runtimeVersion, actors, heartbeat, conversation } = makeCheckpoint({ id: 'ck-old' });
+  const { id, createdAt, beatCount, runtimeVersion, actors, heartbeat, conversation } = makeCheckpoint({
+    id: 'ck-old',
+  });
   const { budget: _budget, ...v1Actors } = actors;
   const { lastDebriefAt: _d, turnStartedAt: _t, turnInProgress: _p, ...v1Conversation } = conversation;
   return { id, createdAt, beatCount, runtimeVersion, actors: v1Actors, heartbeat, conversation: v1Conversation };
@@ -27,8 +32,16 @@ function expectedFromFormatOne() {
     actors: {
       ...cp.actors,
       budget: {
-        timezone: 'UTC', dayKey: '1970-01-01', dailyCapMicroUsd: 0, topUpMicroUsd: 0, spentTodayMicroUsd: 0,
-        sessionCostMicroUsd: 0, sleeping: false, exceeded: false, windDownNotified: false, wakeRequested: false,
+        timezone: 'UTC',
+        dayKey: '1970-01-01',
+        dailyCapMicroUsd: 0,
+        topUpMicroUsd: 0,
+        spentTodayMicroUsd: 0,
+        sessionCostMicroUsd: 0,
+        sleeping: false,
+        exceeded: false,
+        windDownNotified: false,
+        wakeRequested: false,
         updatedAt: cp.createdAt,
       },
     },
@@ -65,10 +78,12 @@ describe('createMigrator', () => {
 
   it('chains several steps in order', () => {
     const seen: number[] = [];
-    const step = (n: number): Migration => (raw) => {
-      seen.push(n);
-      return { ...raw, [`step${n}`]: true };
-    };
+    const step =
+      (n: number): Migration =>
+      (raw) => {
+        seen.push(n);
+        return { ...raw, [`step${n}`]: true };
+      };
     const migrated = createMigrator({ 0: step(0), 1: step(1), 2: step(2) }, 3)({ formatVersion: 0 });
     expect(seen).toEqual([0, 1, 2]);
     expect(migrated).toEqual({ formatVersion: 3, step0: true, step1: true, step2: true });
@@ -81,7 +96,9 @@ describe('createMigrator', () => {
 
   it('refuses a record newer than the current format with CHECKPOINT_FORMAT_UNSUPPORTED', () => {
     const migrate = createMigrator({ 0: zeroToOne }, 1);
-    expect(() => migrate({ formatVersion: 2 })).toThrow(expect.objectContaining({ code: 'CHECKPOINT_FORMAT_UNSUPPORTED' }));
+    expect(() => migrate({ formatVersion: 2 })).toThrow(
+      expect.objectContaining({ code: 'CHECKPOINT_FORMAT_UNSUPPORTED' }),
+    );
   });
 
   it('reports a missing step as CHECKPOINT_CORRUPT', () => {
@@ -97,7 +114,14 @@ describe('createMigrator', () => {
   });
 
   it('reports a throwing step as CHECKPOINT_CORRUPT', () => {
-    const migrate = createMigrator({ 0: () => { throw new Error('no beats field'); } }, 1);
+    const migrate = createMigrator(
+      {
+        0: () => {
+          throw new Error('no beats field');
+        },
+      },
+      1,
+    );
     expect(() => migrate({ formatVersion: 0 })).toThrow(expect.objectContaining({ code: 'CHECKPOINT_CORRUPT' }));
   });
 
@@ -112,7 +136,10 @@ describe('createMigrator', () => {
 describe('decodeCheckpoint with a migrator', () => {
   it('decodes a stored format-0 body into a current checkpoint', async () => {
     const bytes = gzipSync(Buffer.from(JSON.stringify(formatZeroRecord())));
-    const cp = await decodeCheckpoint(bytes, createMigrator({ 0: zeroToOne, ...CHECKPOINT_MIGRATIONS }, CHECKPOINT_FORMAT_VERSION));
+    const cp = await decodeCheckpoint(
+      bytes,
+      createMigrator({ 0: zeroToOne, ...CHECKPOINT_MIGRATIONS }, CHECKPOINT_FORMAT_VERSION),
+    );
     expect(cp).toEqual(expectedFromFormatOne());
   });
 

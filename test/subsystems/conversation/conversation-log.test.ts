@@ -104,7 +104,9 @@ describe('ConversationLog', () => {
     expect((await log.readAfter(0)).map((m) => m.seq)).toEqual([1, 2, 3, 4]);
     const archived = await log.readArchive('ck-restore-1');
     expect(archived).toEqual([5, 6, 7, 8, 9, 10].map((i) => ({ seq: i, ...message(i) })));
-    expect(await log.listArchives()).toEqual([{ archiveId: 'ck-restore-1', afterSeq: 4, count: 6, firstSeq: 5, lastSeq: 10 }]);
+    expect(await log.listArchives()).toEqual([
+      { archiveId: 'ck-restore-1', afterSeq: 4, count: 6, firstSeq: 5, lastSeq: 10 },
+    ]);
   });
 
   it('never reuses an archived seq, in the same process or after a reopen', async () => {
@@ -156,7 +158,13 @@ describe('ConversationLog', () => {
     await appendMany(1, 6);
     const seen: number[] = [];
     log.onAppend((m) => seen.push(m.seq));
-    const ending: NewConversationMessage = { turnId: 't-5', role: 'assistant', text: 'cancelled', at: AT + 7, unanswered: { code: 'TURN_CANCELLED', reason: 'cancelled' } };
+    const ending: NewConversationMessage = {
+      turnId: 't-5',
+      role: 'assistant',
+      text: 'cancelled',
+      at: AT + 7,
+      unanswered: { code: 'TURN_CANCELLED', reason: 'cancelled' },
+    };
     const prepared = await log.prepareArchive(4, 'ck-restore-2', [ending]);
     expect(prepared.moved.map((m) => m.seq)).toEqual([5, 6]);
     expect(prepared.appended).toEqual([{ seq: 7, ...ending }]);
@@ -190,7 +198,9 @@ describe('ConversationLog', () => {
   it('refuses appends before open and messages outside the schema', async () => {
     const unopened = new ConversationLog(db);
     await expect(unopened.append(message(1))).rejects.toMatchObject({ code: 'INTERNAL' });
-    await expect(log.append({ ...message(1), role: 'system' } as unknown as NewConversationMessage)).rejects.toMatchObject({
+    await expect(
+      log.append({ ...message(1), role: 'system' } as unknown as NewConversationMessage),
+    ).rejects.toMatchObject({
       code: 'INTERNAL',
     });
   });

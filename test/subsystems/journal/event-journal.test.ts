@@ -28,7 +28,10 @@ describe('EventJournal', () => {
   it('runs its flush interval on the timers it is given, and writes the batch when one fires', async () => {
     const db = new MemoryLevel() as unknown as VigilDb;
     const scheduled: { fn: () => void; ms: number }[] = [];
-    const timers = { setTimeout: (fn: () => void, ms: number) => scheduled.push({ fn, ms }), clearTimeout: () => undefined };
+    const timers = {
+      setTimeout: (fn: () => void, ms: number) => scheduled.push({ fn, ms }),
+      clearTimeout: () => undefined,
+    };
     const bus = new EventBus({ clock: createSimulatedClock(), currentBeat: () => 0, seq: counterSeq() });
     new EventJournal(db, { timers, flushIntervalMs: 50 }).attach(bus);
     bus.emit('checkpoint.failed', { reason: 'queued' });
@@ -58,7 +61,7 @@ describe('EventJournal', () => {
     }
     const oldest = (await journal.query({ after: 0, limit: 1 }))[0]!;
     expect(oldest.seq).toBeGreaterThan(1000 - 111);
-    expect((await journal.query({ limit: 100 }))).toHaveLength(100);
+    expect(await journal.query({ limit: 100 })).toHaveLength(100);
   });
 
   it('survives a reopen of the on-disk database', async () => {
@@ -72,7 +75,10 @@ describe('EventJournal', () => {
       const second = new Level(dir) as unknown as VigilDb;
       const b = setup(second, 1000, 1);
       b.bus.emit('agent.reply', { turnId: 't', text: 'after' });
-      expect((await b.journal.query({ after: 0 })).map((e) => (e as { text: string }).text)).toEqual(['before', 'after']);
+      expect((await b.journal.query({ after: 0 })).map((e) => (e as { text: string }).text)).toEqual([
+        'before',
+        'after',
+      ]);
       await b.journal.detach();
       await second.close();
     } finally {

@@ -1,13 +1,27 @@
 /** The consolidation policy and the recall selection: pure functions of their inputs. */
 import { describe, expect, it } from 'vitest';
 import type { MemoryItem } from '../../../src/actors/working-memory/working-memory.schema.js';
-import { CONSOLIDATION_THRESHOLD, itemsToConsolidate, salienceAtLastAttention } from '../../../src/subsystems/memory/consolidation.js';
-import { recallQueryOf, recalledMemoryTokens, selectRecalled } from '../../../src/subsystems/memory/recall-selection.js';
+import {
+  CONSOLIDATION_THRESHOLD,
+  itemsToConsolidate,
+  salienceAtLastAttention,
+} from '../../../src/subsystems/memory/consolidation.js';
+import {
+  recallQueryOf,
+  recalledMemoryTokens,
+  selectRecalled,
+} from '../../../src/subsystems/memory/recall-selection.js';
 import type { MemoryHit } from '../../../src/subsystems/memory/long-term-memory.js';
 
 const AT = 1_700_000_000_000;
 const MINUTE = 60_000;
-const item = (id: string, salience: number, lastAttendedAt = AT): MemoryItem => ({ id, content: `item ${id}`, salience, createdAt: AT, lastAttendedAt });
+const item = (id: string, salience: number, lastAttendedAt = AT): MemoryItem => ({
+  id,
+  content: `item ${id}`,
+  salience,
+  createdAt: AT,
+  lastAttendedAt,
+});
 
 describe('itemsToConsolidate', () => {
   it('keeps what left working memory with salience of at least 0.5 at its last attention', () => {
@@ -41,15 +55,32 @@ const hit = (seq: number, content: string): MemoryHit => ({
 
 describe('recall selection', () => {
   it('asks about the pending messages and the focus goal', () => {
-    const goal = { id: 'g-1', title: 'Ship the release', priority: 5, progress: 0, status: 'active' as const, createdAt: AT, updatedAt: AT };
-    expect(recallQueryOf({ pendingMessages: [{ turnId: 't', from: 'u', text: 'Where are the keys?', at: AT }], goals: [goal], focusGoalId: 'g-1' })).toBe(
-      'Where are the keys?\nShip the release',
-    );
+    const goal = {
+      id: 'g-1',
+      title: 'Ship the release',
+      priority: 5,
+      progress: 0,
+      status: 'active' as const,
+      createdAt: AT,
+      updatedAt: AT,
+    };
+    expect(
+      recallQueryOf({
+        pendingMessages: [{ turnId: 't', from: 'u', text: 'Where are the keys?', at: AT }],
+        goals: [goal],
+        focusGoalId: 'g-1',
+      }),
+    ).toBe('Where are the keys?\nShip the release');
     expect(recallQueryOf({ pendingMessages: [], goals: [goal] })).toBe('');
   });
 
   it('takes the best hits up to five, within the token allowance, skipping one too long for what is left', () => {
-    const hits = [hit(1, 'short one'), hit(2, 'x'.repeat(3_000)), hit(3, 'short two'), ...[4, 5, 6, 7, 8].map((n) => hit(n, `short ${n}`))];
+    const hits = [
+      hit(1, 'short one'),
+      hit(2, 'x'.repeat(3_000)),
+      hit(3, 'short two'),
+      ...[4, 5, 6, 7, 8].map((n) => hit(n, `short ${n}`)),
+    ];
     const chosen = selectRecalled(hits);
     expect(chosen.map((m) => m.id)).toEqual(['mem-1', 'mem-3', 'mem-4', 'mem-5', 'mem-6']);
     const tight = selectRecalled(hits, recalledMemoryTokens(chosen[0]!) + 1);

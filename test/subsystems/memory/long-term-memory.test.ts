@@ -36,18 +36,38 @@ const AT = Date.parse('2026-03-01T10:00:00Z');
 describe('LongTermMemory', () => {
   it('finds a kept fact by words, prefixes and small misspellings, best match first', async () => {
     const { memory } = await openStore();
-    await memory.keep({ content: 'The user prefers tea over coffee in the morning.', source: 'conversation', salience: 0.6, at: AT });
-    await memory.keep({ content: 'Backups of the photo library run every Sunday night.', source: 'task', salience: 0.5, at: AT + 1 });
-    await memory.keep({ content: 'Encryption keys are rotated quarterly.', source: 'working_memory', salience: 0.7, at: AT + 2 });
-    expect((await memory.search('coffee', 5)).map((h) => h.memory.content)).toEqual(['The user prefers tea over coffee in the morning.']);
+    await memory.keep({
+      content: 'The user prefers tea over coffee in the morning.',
+      source: 'conversation',
+      salience: 0.6,
+      at: AT,
+    });
+    await memory.keep({
+      content: 'Backups of the photo library run every Sunday night.',
+      source: 'task',
+      salience: 0.5,
+      at: AT + 1,
+    });
+    await memory.keep({
+      content: 'Encryption keys are rotated quarterly.',
+      source: 'working_memory',
+      salience: 0.7,
+      at: AT + 2,
+    });
+    expect((await memory.search('coffee', 5)).map((h) => h.memory.content)).toEqual([
+      'The user prefers tea over coffee in the morning.',
+    ]);
     expect((await memory.search('encr', 5))[0]?.memory.content).toBe('Encryption keys are rotated quarterly.');
-    expect((await memory.search('backpus photo', 5))[0]?.memory.content).toBe('Backups of the photo library run every Sunday night.');
+    expect((await memory.search('backpus photo', 5))[0]?.memory.content).toBe(
+      'Backups of the photo library run every Sunday night.',
+    );
     expect(await memory.search('the of in', 5)).toEqual([]);
   });
 
   it('expands a word cut short even when the other words alone fill the page', async () => {
     const { memory } = await openStore();
-    for (let i = 0; i < 12; i += 1) await memory.keep({ content: `Locker ${i} is in hall B.`, source: 'task', salience: 0.5, at: AT + i });
+    for (let i = 0; i < 12; i += 1)
+      await memory.keep({ content: `Locker ${i} is in hall B.`, source: 'task', salience: 0.5, at: AT + i });
     await memory.keep({ content: 'The locker code is 4512.', source: 'conversation', salience: 0.7, at: AT + 20 });
     expect((await memory.search('locker cod', 10))[0]?.memory.content).toBe('The locker code is 4512.');
     expect(await memory.search('locker', 10)).toHaveLength(10);
@@ -55,41 +75,88 @@ describe('LongTermMemory', () => {
 
   it('keeps the same fact twice as one memory, refreshed (later updatedAt, the higher salience)', async () => {
     const { memory } = await openStore();
-    const first = await memory.keep({ content: 'The deploy window is Tuesday.', source: 'conversation', salience: 0.6, at: AT });
-    const again = await memory.keep({ content: '  the DEPLOY window is   tuesday ', source: 'working_memory', salience: 0.8, at: AT + 5_000 });
+    const first = await memory.keep({
+      content: 'The deploy window is Tuesday.',
+      source: 'conversation',
+      salience: 0.6,
+      at: AT,
+    });
+    const again = await memory.keep({
+      content: '  the DEPLOY window is   tuesday ',
+      source: 'working_memory',
+      salience: 0.8,
+      at: AT + 5_000,
+    });
     expect(first.created).toBe(true);
-    expect(again).toMatchObject({ created: false, memory: { id: first.memory.id, source: 'conversation', salience: 0.8, createdAt: AT, updatedAt: AT + 5_000 } });
+    expect(again).toMatchObject({
+      created: false,
+      memory: { id: first.memory.id, source: 'conversation', salience: 0.8, createdAt: AT, updatedAt: AT + 5_000 },
+    });
     expect(memory.size).toBe(1);
     expect(memory.watermark()).toBe(1);
   });
 
   it('forgets a memory from the store and the index, and never issues its seq again', async () => {
     const { memory, db, dataDir } = await openStore();
-    const kept = await memory.keep({ content: 'The locker code is 4512.', source: 'conversation', salience: 0.7, at: AT });
+    const kept = await memory.keep({
+      content: 'The locker code is 4512.',
+      source: 'conversation',
+      salience: 0.7,
+      at: AT,
+    });
     await memory.forget(kept.memory.id);
     expect(await memory.search('locker', 5)).toEqual([]);
-    await expect(memory.forget(kept.memory.id)).rejects.toMatchObject({ code: 'MEMORY_NOT_FOUND', data: { id: kept.memory.id } });
+    await expect(memory.forget(kept.memory.id)).rejects.toMatchObject({
+      code: 'MEMORY_NOT_FOUND',
+      data: { id: kept.memory.id },
+    });
     await expect(memory.forget('nonsense')).rejects.toMatchObject({ code: 'MEMORY_NOT_FOUND' });
     const reopened = await reopen(dataDir, memory, db);
     expect(await reopened.memory.search('locker', 5)).toEqual([]);
-    const next = await reopened.memory.keep({ content: 'Another fact entirely.', source: 'task', salience: 0.5, at: AT + 1 });
+    const next = await reopened.memory.keep({
+      content: 'Another fact entirely.',
+      source: 'task',
+      salience: 0.5,
+      at: AT + 1,
+    });
     expect(next.memory.seq).toBe(2);
   });
 
   it('rebuilds the index from the store at open, with ids, times and sources intact', async () => {
     const { memory, db, dataDir } = await openStore();
-    const kept = await memory.keep({ content: 'Standup moved to 9:30.', source: 'working_memory', salience: 0.55, at: AT, createdAt: AT - 60_000 });
+    const kept = await memory.keep({
+      content: 'Standup moved to 9:30.',
+      source: 'working_memory',
+      salience: 0.55,
+      at: AT,
+      createdAt: AT - 60_000,
+    });
     const reopened = await reopen(dataDir, memory, db);
     expect(reopened.memory.ready).toBe(true);
     expect((await reopened.memory.search('standup', 5)).map((h) => h.memory)).toEqual([kept.memory]);
     expect(kept.memory.createdAt).toBe(AT - 60_000);
     // The same fact after the restart is still one memory.
-    expect((await reopened.memory.keep({ content: 'Standup moved to 9:30', source: 'conversation', salience: 0.5, at: AT + 1 })).created).toBe(false);
+    expect(
+      (
+        await reopened.memory.keep({
+          content: 'Standup moved to 9:30',
+          source: 'conversation',
+          salience: 0.5,
+          at: AT + 1,
+        })
+      ).created,
+    ).toBe(false);
   });
 
   it('answers searches made before the background build has finished, once it has', async () => {
     const { memory, db, dataDir } = await openStore();
-    for (let i = 0; i < 300; i += 1) await memory.keep({ content: `note number ${i} about subject${i % 10}`, source: 'task', salience: 0.5, at: AT + i });
+    for (let i = 0; i < 300; i += 1)
+      await memory.keep({
+        content: `note number ${i} about subject${i % 10}`,
+        source: 'task',
+        salience: 0.5,
+        at: AT + i,
+      });
     await memory.stop();
     await db.close();
     const db2 = await openVigilDb(dataDir);
@@ -109,7 +176,13 @@ describe('LongTermMemory', () => {
 
   it('with indexAfter, builds the index only once it settles, unless a search needs it first', async () => {
     const { memory, db, dataDir } = await openStore();
-    for (let i = 0; i < 10; i += 1) await memory.keep({ content: `fact ${i} about the ${i % 2 === 1 ? 'heron' : 'otter'}`, source: 'task', salience: 0.5, at: AT + i });
+    for (let i = 0; i < 10; i += 1)
+      await memory.keep({
+        content: `fact ${i} about the ${i % 2 === 1 ? 'heron' : 'otter'}`,
+        source: 'task',
+        salience: 0.5,
+        at: AT + i,
+      });
     await memory.stop();
     await db.close();
     const db2 = await openVigilDb(dataDir);

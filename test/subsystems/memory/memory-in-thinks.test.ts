@@ -4,7 +4,15 @@
  * in the state message; a forgotten one is in no later prompt.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { firstUserText, message, pendingTurnIds, startFakeMessagesApi, toolUse, type FakeMessagesApi, type RecordedRequest } from '../../fixtures/fake-messages-api.js';
+import {
+  firstUserText,
+  message,
+  pendingTurnIds,
+  startFakeMessagesApi,
+  toolUse,
+  type FakeMessagesApi,
+  type RecordedRequest,
+} from '../../fixtures/fake-messages-api.js';
 import { startAnthropicRuntime, type AnthropicHarness } from '../../faults/anthropic-harness.js';
 
 let api: FakeMessagesApi | undefined;
@@ -32,15 +40,26 @@ async function untilReplied(turnId: string): Promise<void> {
   // Consolidation writes behind the beat; a search waits for every write queued before it.
   await h!.runtime.searchMemory({ query: 'anything' });
 }
-const replyAll = (request: RecordedRequest) => pendingTurnIds(request).map((turnId) => toolUse('reply', { turnId, text: 'Done.' }));
+const replyAll = (request: RecordedRequest) =>
+  pendingTurnIds(request).map((turnId) => toolUse('reply', { turnId, text: 'Done.' }));
 
 describe('long-term memory in thinks', () => {
   it('consolidates an item evicted from working memory and answers recall within the think', async () => {
     api = await startFakeMessagesApi();
-    const fillers = Array.from({ length: 7 }, (_, i) => toolUse('remember', { content: `Filler fact number ${i}`, salience: 0.8 }));
+    const fillers = Array.from({ length: 7 }, (_, i) =>
+      toolUse('remember', { content: `Filler fact number ${i}`, salience: 0.8 }),
+    );
     api.enqueue(
       // Think 1: one item at 0.6, then seven more salient ones push it out of the seven slots.
-      { kind: 'respond', respond: (r) => message([toolUse('remember', { content: 'Project Falcon ships in May', salience: 0.6 }), ...fillers, ...replyAll(r)]) },
+      {
+        kind: 'respond',
+        respond: (r) =>
+          message([
+            toolUse('remember', { content: 'Project Falcon ships in May', salience: 0.6 }),
+            ...fillers,
+            ...replyAll(r),
+          ]),
+      },
       message([]),
       // Think 2: the model recalls, then answers.
       { kind: 'respond', respond: () => message([toolUse('recall', { query: 'falcon ship date' })]) },
@@ -56,7 +75,9 @@ describe('long-term memory in thinks', () => {
 
     await untilReplied((await h.runtime.send({ text: 'When does the new project ship?' })).turnId);
     const afterRecall = api.requests.find((r) =>
-      (r.body?.messages?.[1]?.content ?? []).some((block: { type: string; name?: string }) => block.type === 'tool_use' && block.name === 'recall'),
+      (r.body?.messages?.[1]?.content ?? []).some(
+        (block: { type: string; name?: string }) => block.type === 'tool_use' && block.name === 'recall',
+      ),
     )!;
     const toolResult = afterRecall.body.messages[2].content[0];
     expect(toolResult).toMatchObject({ type: 'tool_result' });
@@ -68,7 +89,14 @@ describe('long-term memory in thinks', () => {
   it('recalls the memories relevant to a message into its prompt, and not once forgotten', async () => {
     api = await startFakeMessagesApi();
     api.enqueue(
-      { kind: 'respond', respond: (r) => message([toolUse('remember', { content: 'The wifi password is hunter2', salience: 0.3, keep: true }), ...replyAll(r)]) },
+      {
+        kind: 'respond',
+        respond: (r) =>
+          message([
+            toolUse('remember', { content: 'The wifi password is hunter2', salience: 0.3, keep: true }),
+            ...replyAll(r),
+          ]),
+      },
       message([]),
       { kind: 'respond', respond: (r) => message(replyAll(r)) },
       message([]),
@@ -79,7 +107,9 @@ describe('long-term memory in thinks', () => {
     await untilReplied((await h.runtime.send({ text: 'Note the network details.' })).turnId);
     const asked = (await h.runtime.send({ text: 'What was the wifi password again?' })).turnId;
     await untilReplied(asked);
-    expect(stateOf(thinkFor(asked))).toMatch(/<recalled_memories>\n- \[mem-1\] conversation, [^\n]*"The wifi password is hunter2"\n<\/recalled_memories>/);
+    expect(stateOf(thinkFor(asked))).toMatch(
+      /<recalled_memories>\n- \[mem-1\] conversation, [^\n]*"The wifi password is hunter2"\n<\/recalled_memories>/,
+    );
 
     await h.runtime.forgetMemory('mem-1');
     await expect(h.runtime.forgetMemory('mem-1')).rejects.toMatchObject({ code: 'MEMORY_NOT_FOUND' });
@@ -89,14 +119,19 @@ describe('long-term memory in thinks', () => {
     expect(stateOf(thinkFor(again))).toContain('<recalled_memories>\n(none)\n</recalled_memories>');
   });
 
-  it('keeps a fact with the source the model names for it, and as the conversation\'s when it names none', async () => {
+  it("keeps a fact with the source the model names for it, and as the conversation's when it names none", async () => {
     api = await startFakeMessagesApi();
     api.enqueue(
       {
         kind: 'respond',
         respond: (r) =>
           message([
-            toolUse('remember', { content: 'The staging host runs Debian 13', salience: 0.7, keep: true, source: 'tool' }),
+            toolUse('remember', {
+              content: 'The staging host runs Debian 13',
+              salience: 0.7,
+              keep: true,
+              source: 'tool',
+            }),
             toolUse('remember', { content: 'The user prefers short answers', salience: 0.7, keep: true }),
             ...replyAll(r),
           ]),
@@ -105,18 +140,31 @@ describe('long-term memory in thinks', () => {
     );
     h = await startAnthropicRuntime(api);
     await untilReplied((await h.runtime.send({ text: 'Check the staging host.' })).turnId);
-    expect(await h.runtime.searchMemory({ query: 'staging debian' })).toMatchObject([{ content: 'The staging host runs Debian 13', source: 'tool' }]);
-    expect(await h.runtime.searchMemory({ query: 'short answers' })).toMatchObject([{ content: 'The user prefers short answers', source: 'conversation' }]);
+    expect(await h.runtime.searchMemory({ query: 'staging debian' })).toMatchObject([
+      { content: 'The staging host runs Debian 13', source: 'tool' },
+    ]);
+    expect(await h.runtime.searchMemory({ query: 'short answers' })).toMatchObject([
+      { content: 'The user prefers short answers', source: 'conversation' },
+    ]);
   });
 
-  it('offers recall among the tools, after Vigil\'s own and before the cache breakpoint moves to the last tool', async () => {
+  it("offers recall among the tools, after Vigil's own and before the cache breakpoint moves to the last tool", async () => {
     api = await startFakeMessagesApi();
     api.enqueue({ kind: 'respond', respond: (r) => message(replyAll(r)) }, message([]));
     h = await startAnthropicRuntime(api);
     await untilReplied((await h.runtime.send({ text: 'hi' })).turnId);
-    const tools = api.requests[0]!.body.tools as Array<{ name: string; cache_control?: unknown; input_schema: { properties: Record<string, unknown> } }>;
+    const tools = api.requests[0]!.body.tools as Array<{
+      name: string;
+      cache_control?: unknown;
+      input_schema: { properties: Record<string, unknown> };
+    }>;
     expect(tools.map((t) => t.name)).toContain('recall');
     expect(tools.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
-    expect(Object.keys(tools.find((t) => t.name === 'remember')!.input_schema.properties)).toEqual(['content', 'salience', 'keep', 'source']);
+    expect(Object.keys(tools.find((t) => t.name === 'remember')!.input_schema.properties)).toEqual([
+      'content',
+      'salience',
+      'keep',
+      'source',
+    ]);
   });
 });

@@ -7,7 +7,9 @@ import { ScriptedThinker } from '../../fixtures/scripted-thinker.js';
 
 /** The value of `name{labels}` in Prometheus text (0 when absent). */
 function sample(text: string, name: string, labels = ''): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name} `)));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name} `)));
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
@@ -26,9 +28,9 @@ describe('VigilMetrics', () => {
     expect(sample(text, 'vigil_budget_spent_today_usd')).toBe(0.25);
     expect(sample(text, 'vigil_budget_daily_cap_usd')).toBe(10);
     expect(sample(text, 'vigil_checkpoints_created_total')).toBe(1);
-    expect(sample(text, 'vigil_checkpoint_save_duration_ms_count')).toBe(1);
+    expect(sample(text, 'vigil_checkpoint_save_duration_seconds_count')).toBe(1);
     expect(sample(text, 'vigil_checkpoint_size_bytes')).toBeGreaterThan(100);
-    expect(sample(text, 'vigil_beat_duration_ms_count')).toBe(5);
+    expect(sample(text, 'vigil_beat_duration_seconds_count')).toBe(5);
     expect(text).toContain('vigil_process_cpu_user_seconds_total');
     metrics.requestHandled('heartbeat.status', 0);
     metrics.requestHandled('goals.complete', -32004);

@@ -138,7 +138,12 @@ describe('PersistedSeq', () => {
     dirs.push(dir);
     let previous: number[] = [];
     let previousEnding: 'kill' | 'close' | null = null;
-    for (const [count, ending] of [[4, 'close'], [5, 'kill'], [3, 'close'], [2, 'kill']] as const) {
+    for (const [count, ending] of [
+      [4, 'close'],
+      [5, 'kill'],
+      [3, 'close'],
+      [2, 'kill'],
+    ] as const) {
       const issued = await runCrashingChild(dir, count, ending);
       expect(issued).toHaveLength(count);
       if (previousEnding !== null) expect(issued[0]!).toBeGreaterThan(previous.at(-1)!);

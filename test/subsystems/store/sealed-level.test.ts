@@ -32,7 +32,10 @@ async function allBytes(dir: string): Promise<Buffer> {
 }
 
 async function caught(promise: Promise<unknown>): Promise<VigilError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!isVigilError(err)) throw new Error(`expected a VigilError, got ${String(err)}`);
   return err;
 }
@@ -48,7 +51,10 @@ async function writeEverything(db: VigilDb): Promise<void> {
     { type: 'put', sublevel: text, key: 'b', value: `${MARKER} b` },
     { type: 'put', sublevel: bytes, key: 'x', value: new Uint8Array(Buffer.from(`${MARKER} bytes`)) },
   ]);
-  await text.batch([{ type: 'put', key: 'c', value: `${MARKER} c` }, { type: 'del', key: 'b' }]);
+  await text.batch([
+    { type: 'put', key: 'c', value: `${MARKER} c` },
+    { type: 'del', key: 'b' },
+  ]);
 }
 
 describe('SealedLevel', () => {
@@ -66,16 +72,30 @@ describe('SealedLevel', () => {
     const json = db.sublevel<string, { text: string; n: number }>('json-things', { valueEncoding: 'json' });
     const text = db.sublevel<string, string>('text-things', { valueEncoding: 'utf8' });
     expect(await json.get('k03')).toEqual({ text: `${MARKER} 3`, n: 3 });
-    expect(await json.getMany(['k01', 'nope', 'k19'])).toEqual([{ text: `${MARKER} 1`, n: 1 }, undefined, { text: `${MARKER} 19`, n: 19 }]);
-    expect(await text.iterator().all()).toEqual([['a', `${MARKER} a`], ['c', `${MARKER} c`]]);
+    expect(await json.getMany(['k01', 'nope', 'k19'])).toEqual([
+      { text: `${MARKER} 1`, n: 1 },
+      undefined,
+      { text: `${MARKER} 19`, n: 19 },
+    ]);
+    expect(await text.iterator().all()).toEqual([
+      ['a', `${MARKER} a`],
+      ['c', `${MARKER} c`],
+    ]);
     expect(await json.keys({ reverse: true, limit: 2 }).all()).toEqual(['k19', 'k18']);
     expect((await json.values({ gt: 'k16' }).all()).map((v) => v.n)).toEqual([17, 18, 19]);
-    expect(await json.iterator({ gte: 'k05', lt: 'k07' }).all()).toEqual([['k05', { text: `${MARKER} 5`, n: 5 }], ['k06', { text: `${MARKER} 6`, n: 6 }]]);
+    expect(await json.iterator({ gte: 'k05', lt: 'k07' }).all()).toEqual([
+      ['k05', { text: `${MARKER} 5`, n: 5 }],
+      ['k06', { text: `${MARKER} 6`, n: 6 }],
+    ]);
     const seeking = json.iterator();
     seeking.seek('k10');
     expect((await seeking.next())?.[0]).toBe('k10');
     await seeking.close();
-    expect(Buffer.from((await db.sublevel<string, Uint8Array>('byte-things', { valueEncoding: 'view' }).get('x'))!).toString()).toBe(`${MARKER} bytes`);
+    expect(
+      Buffer.from(
+        (await db.sublevel<string, Uint8Array>('byte-things', { valueEncoding: 'view' }).get('x'))!,
+      ).toString(),
+    ).toBe(`${MARKER} bytes`);
     await json.clear({ lt: 'k10' });
     expect(await json.keys().all()).toHaveLength(10);
 
@@ -128,13 +148,17 @@ describe('sealStore', () => {
 
     const first = await sealStore(await openVigilDb(dir), KEY_A, { closeInner: true });
     expect(first.report).toEqual({ keyId: new ValueCipher(KEY_A).keyId, resealed: 23 });
-    expect(await first.db.sublevel<string, string>('text-things', { valueEncoding: 'utf8' }).get('c')).toBe(`${MARKER} c`);
+    expect(await first.db.sublevel<string, string>('text-things', { valueEncoding: 'utf8' }).get('c')).toBe(
+      `${MARKER} c`,
+    );
     expect((await allBytes(dir)).includes(Buffer.from(MARKER))).toBe(false);
     await first.db.close();
 
     const again = await sealStore(await openVigilDb(dir), KEY_A, { closeInner: true });
     expect(again.report.resealed).toBe(0);
-    expect((await again.db.sublevel<string, { n: number }>('json-things', { valueEncoding: 'json' }).get('k07'))?.n).toBe(7);
+    expect(
+      (await again.db.sublevel<string, { n: number }>('json-things', { valueEncoding: 'json' }).get('k07'))?.n,
+    ).toBe(7);
     await again.db.close();
     expect((await allBytes(dir)).includes(Buffer.from(MARKER))).toBe(false);
   });
@@ -147,8 +171,14 @@ describe('sealStore', () => {
 
     const wrong = await caught(sealStore(inner, KEY_B, { closeInner: false, dataDir: '/srv/agent' }));
     expect(wrong.code).toBe('STORE_KEY_INVALID');
-    expect(wrong.message).toMatch(/^The data dir \/srv\/agent is sealed with another key \(key id [0-9a-f]{8}\) than VIGIL_CHECKPOINT_KEY \(key id [0-9a-f]{8}\)/);
-    expect(wrong.data).toMatchObject({ variable: 'VIGIL_CHECKPOINT_KEY', sealedWithKeyId: new ValueCipher(KEY_A).keyId, keyId: new ValueCipher(KEY_B).keyId });
+    expect(wrong.message).toMatch(
+      /^The data dir \/srv\/agent is sealed with another key \(key id [0-9a-f]{8}\) than VIGIL_CHECKPOINT_KEY \(key id [0-9a-f]{8}\)/,
+    );
+    expect(wrong.data).toMatchObject({
+      variable: 'VIGIL_CHECKPOINT_KEY',
+      sealedWithKeyId: new ValueCipher(KEY_A).keyId,
+      keyId: new ValueCipher(KEY_B).keyId,
+    });
     const missing = await caught(sealStore(inner, undefined, { closeInner: false }));
     expect(missing.code).toBe('STORE_KEY_INVALID');
     expect(missing.message).toMatch(/is sealed \(key id [0-9a-f]{8}\) but VIGIL_CHECKPOINT_KEY is not set/);
@@ -160,7 +190,9 @@ describe('sealStore', () => {
     const bodies = inner.sublevel<string, Uint8Array>(SUBLEVELS.checkpointBodies, { valueEncoding: 'view' });
     await bodies.put('ck-1', new CheckpointCipher(KEY_B).seal('ck-1', new Uint8Array([0x1f, 0x8b, 1, 2])));
     expect((await caught(sealStore(inner, KEY_A, { closeInner: false }))).code).toBe('STORE_KEY_INVALID');
-    expect((await caught(sealStore(inner, undefined, { closeInner: false }))).message).toMatch(/but VIGIL_CHECKPOINT_KEY is not set/);
+    expect((await caught(sealStore(inner, undefined, { closeInner: false }))).message).toMatch(
+      /but VIGIL_CHECKPOINT_KEY is not set/,
+    );
     // The key that sealed them is welcome: the store is sealed from then on.
     const { report } = await sealStore(inner, KEY_B, { closeInner: false });
     expect(report.resealed).toBe(1);

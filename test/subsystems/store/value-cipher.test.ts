@@ -8,8 +8,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isVigilError, type VigilError } from '../../../src/errors.js';
 import { keyIdOf } from '../../../src/subsystems/checkpoint/checkpoint-cipher.js';
 import { SealedLevel } from '../../../src/subsystems/store/sealed-level.js';
-import { VALUE_SEAL_OVERHEAD_BYTES, VALUE_SEAL_VERSION, ValueCipher } from '../../../src/subsystems/store/value-cipher.js';
-import { COMPRESS_MIN_BYTES, CONVERSATION_COMPRESS_MIN_BYTES, VALUE_CODEC } from '../../../src/subsystems/store/value-compression.js';
+import {
+  VALUE_SEAL_OVERHEAD_BYTES,
+  VALUE_SEAL_VERSION,
+  ValueCipher,
+} from '../../../src/subsystems/store/value-cipher.js';
+import {
+  COMPRESS_MIN_BYTES,
+  CONVERSATION_COMPRESS_MIN_BYTES,
+  VALUE_CODEC,
+} from '../../../src/subsystems/store/value-compression.js';
 import { openVigilDb } from '../../../src/subsystems/store/vigil-db.js';
 
 const KEY = 'a1'.repeat(32);
@@ -35,7 +43,10 @@ function caught(fn: () => unknown): VigilError {
 
 /** A message as the conversation log stores it: JSON of ordinary words. */
 function messageJson(words: number): Buffer {
-  const text = Array.from({ length: words }, (_, i) => ['the', 'keeper', 'asks', 'about', 'tides', 'and', 'oil', MARKER][i % 8]).join(' ');
+  const text = Array.from(
+    { length: words },
+    (_, i) => ['the', 'keeper', 'asks', 'about', 'tides', 'and', 'oil', MARKER][i % 8],
+  ).join(' ');
   return Buffer.from(JSON.stringify({ seq: 7, turnId: 'turn-0000000007', role: 'user', text, at: 1_767_225_600_000 }));
 }
 
@@ -96,7 +107,9 @@ describe('ValueCipher', () => {
     expect(codecErr.message).toMatch(/sealed with codec 9; this build reads codecs 0 and 1/);
     const newer = Buffer.from(sealed);
     newer[2] = 3;
-    expect(caught(() => cipher.open(STORE_KEY, newer)).message).toMatch(/sealed in format 3; this build reads sealed formats 1 and 2/);
+    expect(caught(() => cipher.open(STORE_KEY, newer)).message).toMatch(
+      /sealed in format 3; this build reads sealed formats 1 and 2/,
+    );
   });
 
   it('never repeats an IV across many values', () => {
@@ -118,13 +131,18 @@ describe('SealedLevel with compressed values', () => {
     for (let i = 0; i < 50; i += 1) await log.put(String(i).padStart(4, '0'), { text: `${i} ${text}` });
     // A value written by a build before compression, under the same key.
     const rawLog = inner.sublevel<string, Uint8Array>('conversation', { valueEncoding: 'view' });
-    await rawLog.put('0050', sealFormat1(KEY, Buffer.from('!conversation!0050'), Buffer.from(JSON.stringify({ text: `50 ${text}` }))));
+    await rawLog.put(
+      '0050',
+      sealFormat1(KEY, Buffer.from('!conversation!0050'), Buffer.from(JSON.stringify({ text: `50 ${text}` }))),
+    );
     expect((await rawLog.get('0001'))![CODEC_AT]).toBe(VALUE_CODEC.deflateRaw);
     const mid = { text: messageJson(60).toString() };
     const journal = db.sublevel<string, { text: string }>('event-journal', { valueEncoding: 'json' });
     await journal.put('0001', mid);
     await log.put('mid', mid);
-    expect((await inner.sublevel<string, Uint8Array>('event-journal', { valueEncoding: 'view' }).get('0001'))![CODEC_AT]).toBe(VALUE_CODEC.stored);
+    expect(
+      (await inner.sublevel<string, Uint8Array>('event-journal', { valueEncoding: 'view' }).get('0001'))![CODEC_AT],
+    ).toBe(VALUE_CODEC.stored);
     expect((await rawLog.get('mid'))![CODEC_AT]).toBe(VALUE_CODEC.deflateRaw);
     expect(await journal.get('0001')).toEqual(mid);
     await log.del('mid');

@@ -25,8 +25,20 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const entry = (seq: number, text: string): ConversationMessage => ({ seq, turnId: `t-${seq}`, role: seq % 2 === 1 ? 'user' : 'assistant', text, at: AT + seq, ...(seq % 2 === 1 ? { from: 'ada' } : {}) });
-const version = (throughSeq: number, text = `through ${throughSeq}`) => ({ text, throughSeq, updatedAt: AT, model: 'extractive' });
+const entry = (seq: number, text: string): ConversationMessage => ({
+  seq,
+  turnId: `t-${seq}`,
+  role: seq % 2 === 1 ? 'user' : 'assistant',
+  text,
+  at: AT + seq,
+  ...(seq % 2 === 1 ? { from: 'ada' } : {}),
+});
+const version = (throughSeq: number, text = `through ${throughSeq}`) => ({
+  text,
+  throughSeq,
+  updatedAt: AT,
+  model: 'extractive',
+});
 
 describe('SummaryStore', () => {
   it('keeps versions on disk across a reopen, the newest current, pruned to the kept count', async () => {
@@ -57,7 +69,13 @@ describe('planSummaryUpdate', () => {
 
   it('waits while what lies beyond the recent window is small', () => {
     expect(planSummaryUpdate([], 16_000, counter)).toBeNull();
-    expect(planSummaryUpdate(Array.from({ length: 10 }, (_, i) => entry(i + 1, 'short')), 16_000, counter)).toBeNull();
+    expect(
+      planSummaryUpdate(
+        Array.from({ length: 10 }, (_, i) => entry(i + 1, 'short')),
+        16_000,
+        counter,
+      ),
+    ).toBeNull();
   });
 
   it('folds the oldest entries outside the window in, in a chunk that fits one request', () => {
@@ -74,13 +92,23 @@ describe('planSummaryUpdate', () => {
 
 describe('extractiveSummary', () => {
   it('is deterministic, keeps the oldest facts while it fits, and drops the oldest lines past its bound', () => {
-    const request = { previous: '', messages: [entry(1, 'The vault code is 4417. More text follows.'), entry(2, 'Noted.')], maxSummaryTokens: 400, contextTokens: 6000 };
+    const request = {
+      previous: '',
+      messages: [entry(1, 'The vault code is 4417. More text follows.'), entry(2, 'Noted.')],
+      maxSummaryTokens: 400,
+      contextTokens: 6000,
+    };
     const first = extractiveSummary(request);
     expect(first).toEqual(extractiveSummary(request));
     expect(first.text).toContain('- [1] 2026-03-01 user "ada": The vault code is 4417.');
     expect(first.costMicroUsd).toBe(0);
     let previous = first.text;
-    for (let seq = 3; seq < 60; seq++) previous = extractiveSummary({ ...request, previous, messages: [entry(seq, `Entry ${seq} ${'z'.repeat(200)}`)] }).text;
+    for (let seq = 3; seq < 60; seq++)
+      previous = extractiveSummary({
+        ...request,
+        previous,
+        messages: [entry(seq, `Entry ${seq} ${'z'.repeat(200)}`)],
+      }).text;
     expect(new TokenCalibration().count(previous)).toBeLessThanOrEqual(400);
     expect(previous).toMatch(/^\(entries through seq \d+ dropped for room\)\n/);
     expect(previous).toContain('- [59]');
@@ -91,14 +119,28 @@ describe('ConversationSummaryKeeper', () => {
   async function keeperOn(summarize = async (r: Parameters<typeof extractiveSummary>[0]) => extractiveSummary(r)) {
     const conversation = new ConversationLog(db);
     await conversation.open();
-    const keeper = new ConversationSummaryKeeper({ store: new SummaryStore(db), conversation, clock: createSimulatedClock(AT), log: silentLogger, contextTokens: 6000, summarize });
+    const keeper = new ConversationSummaryKeeper({
+      store: new SummaryStore(db),
+      conversation,
+      clock: createSimulatedClock(AT),
+      log: silentLogger,
+      contextTokens: 6000,
+      summarize,
+    });
     await keeper.open();
     return { conversation, keeper };
   }
 
   it('updates in chunks, charging each before storing it, and shows only the entries after its watermark', async () => {
     const { conversation, keeper } = await keeperOn();
-    for (let i = 0; i < 40; i++) await conversation.append({ turnId: `t-${i}`, role: 'user', from: 'ada', text: `Message ${i}. ${'w'.repeat(1500)}`, at: AT + i });
+    for (let i = 0; i < 40; i++)
+      await conversation.append({
+        turnId: `t-${i}`,
+        role: 'user',
+        from: 'ada',
+        text: `Message ${i}. ${'w'.repeat(1500)}`,
+        at: AT + i,
+      });
     const charged: string[] = [];
     const charge: ChargeSummary = async (result) => {
       charged.push(result.model);
@@ -116,7 +158,8 @@ describe('ConversationSummaryKeeper', () => {
 
   it('stores nothing when the charge cannot be recorded', async () => {
     const { conversation, keeper } = await keeperOn();
-    for (let i = 0; i < 40; i++) await conversation.append({ turnId: `t-${i}`, role: 'user', from: 'ada', text: 'w'.repeat(1500), at: AT + i });
+    for (let i = 0; i < 40; i++)
+      await conversation.append({ turnId: `t-${i}`, role: 'user', from: 'ada', text: 'w'.repeat(1500), at: AT + i });
     await expect(keeper.update(async () => Promise.reject(new Error('ledger down')))).rejects.toThrow('ledger down');
     expect(keeper.summary()).toBeNull();
     expect(await new SummaryStore(db).latest()).toBeNull();
@@ -128,11 +171,21 @@ describe('ConversationSummaryKeeper', () => {
     const charge: ChargeSummary = async () => undefined;
     let stored = 0;
     for (let i = 0; i < 40; i++) {
-      await conversation.append({ turnId: `t-${i}`, role: 'user', from: 'ada', text: `Message ${i}. ${'w'.repeat(1500)}`, at: AT + i });
+      await conversation.append({
+        turnId: `t-${i}`,
+        role: 'user',
+        from: 'ada',
+        text: `Message ${i}. ${'w'.repeat(1500)}`,
+        at: AT + i,
+      });
       stored += await keeper.update(charge);
     }
     expect(stored).toBeGreaterThan(0);
-    const entriesRead = async () => (await Promise.all(readRange.mock.results.map((r) => r.value as Promise<ConversationMessage[]>))).reduce((n, m) => n + m.length, 0);
+    const entriesRead = async () =>
+      (await Promise.all(readRange.mock.results.map((r) => r.value as Promise<ConversationMessage[]>))).reduce(
+        (n, m) => n + m.length,
+        0,
+      );
     expect(await entriesRead()).toBe(40);
     // The same summary as one keeper that read the whole tail at once.
     const watermark = keeper.watermark();

@@ -3,7 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/shared/logger.js';
 import { VigilMetrics } from '../../../src/subsystems/metrics/vigil-metrics.js';
 import { startOtelTracing, TRACER_NAME, type ThinkTelemetry } from '../../../src/subsystems/telemetry/otel-tracing.js';
-import { otlpTracesUrl, type OtlpProtocol, type OtlpTraceSettings } from '../../../src/subsystems/telemetry/otlp-settings.js';
+import {
+  otlpTracesUrl,
+  type OtlpProtocol,
+  type OtlpTraceSettings,
+} from '../../../src/subsystems/telemetry/otlp-settings.js';
 import { startOtlpCollector, type CollectedSpan, type OtlpCollector } from '../../fixtures/otlp/otlp-collector.js';
 import { sampleTrace, T0 } from './think-trace.fixture.js';
 
@@ -12,18 +16,34 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-function settings(url: string, protocol: OtlpProtocol, batch: Partial<OtlpTraceSettings['batch']> = {}): OtlpTraceSettings {
+function settings(
+  url: string,
+  protocol: OtlpProtocol,
+  batch: Partial<OtlpTraceSettings['batch']> = {},
+): OtlpTraceSettings {
   return {
     url,
     protocol,
     serviceVersion: '9.9.9',
-    batch: { scheduledDelayMillis: 60_000, maxQueueSize: 2048, maxExportBatchSize: 512, exportTimeoutMillis: 30_000, ...batch },
+    batch: {
+      scheduledDelayMillis: 60_000,
+      maxQueueSize: 2048,
+      maxExportBatchSize: 512,
+      exportTimeoutMillis: 30_000,
+      ...batch,
+    },
   };
 }
 
-async function start(s: OtlpTraceSettings, metrics = new VigilMetrics({ defaultMetrics: false })): Promise<{ telemetry: ThinkTelemetry; metrics: VigilMetrics }> {
+async function start(
+  s: OtlpTraceSettings,
+  metrics = new VigilMetrics({ defaultMetrics: false }),
+): Promise<{ telemetry: ThinkTelemetry; metrics: VigilMetrics }> {
   const telemetry = await startOtelTracing(s, {
-    counts: { exported: (n) => metrics.otelSpansExported(n), dropped: (reason, n) => metrics.otelSpansDropped(reason, n) },
+    counts: {
+      exported: (n) => metrics.otelSpansExported(n),
+      dropped: (reason, n) => metrics.otelSpansDropped(reason, n),
+    },
     log: silentLogger,
     spans: { providerName: 'anthropic', agentName: 'vigil' },
   });
@@ -66,7 +86,9 @@ describe('startOtelTracing', () => {
       expect(spans.every((s) => s.encoding === (protocol === 'http/json' ? 'json' : 'protobuf'))).toBe(true);
 
       const [think] = byName(spans, 'invoke_agent vigil');
-      const chats = byName(spans, 'chat claude-sonnet-5-5').sort((a, b) => Number(a.startTimeUnixNano - b.startTimeUnixNano));
+      const chats = byName(spans, 'chat claude-sonnet-5-5').sort((a, b) =>
+        Number(a.startTimeUnixNano - b.startTimeUnixNano),
+      );
       const [read] = byName(spans, 'execute_tool mcp__files__read');
       const [recall] = byName(spans, 'execute_tool recall');
       // One trace: think → chat → execute_tool.

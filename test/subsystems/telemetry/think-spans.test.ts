@@ -7,7 +7,13 @@ const OPTIONS = { providerName: 'anthropic', agentName: 'vigil' };
 describe('thinkSpans', () => {
   it('makes the think an invoke_agent span with the GenAI attributes and its totals', () => {
     const [think] = thinkSpans(sampleTrace(), OPTIONS);
-    expect(think).toMatchObject({ parentKey: null, name: 'invoke_agent vigil', kind: 'internal', startTime: T0, endTime: T0 + 1000 });
+    expect(think).toMatchObject({
+      parentKey: null,
+      name: 'invoke_agent vigil',
+      kind: 'internal',
+      startTime: T0,
+      endTime: T0 + 1000,
+    });
     expect(think!.attributes).toEqual({
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.provider.name': 'anthropic',
@@ -68,10 +74,16 @@ describe('thinkSpans', () => {
       error: { code: 'THINK_FAILED', message: 'The API was overloaded.' },
     });
     const spans = thinkSpans(trace, OPTIONS);
-    expect(spans[0]).toMatchObject({ error: { type: 'THINK_FAILED', message: 'The API was overloaded.' }, attributes: { 'error.type': 'THINK_FAILED' } });
+    expect(spans[0]).toMatchObject({
+      error: { type: 'THINK_FAILED', message: 'The API was overloaded.' },
+      attributes: { 'error.type': 'THINK_FAILED' },
+    });
     expect(spans[3]).toMatchObject({ error: { type: TOOL_ERROR_TYPE }, attributes: { 'error.type': TOOL_ERROR_TYPE } });
     const chat = spans[4]!;
-    expect(chat).toMatchObject({ error: { type: 'overloaded_error', message: 'Overloaded' }, attributes: { 'error.type': 'overloaded_error' } });
+    expect(chat).toMatchObject({
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+      attributes: { 'error.type': 'overloaded_error' },
+    });
     // A call that got no answer has no response model and no finish reason.
     expect(chat.attributes['gen_ai.response.model']).toBeUndefined();
     expect(chat.attributes['gen_ai.response.finish_reasons']).toBeUndefined();
@@ -93,8 +105,14 @@ describe('thinkSpans', () => {
 describe('requestingCall', () => {
   const { calls } = sampleTrace();
   it('picks the call that ended last at or before the tool started', () => {
-    expect(requestingCall(calls, { callId: 'x', name: 't', startedAt: T0 + 400, durationMs: 1, ok: true, resultBytes: 0 })).toBe(0);
-    expect(requestingCall(calls, { callId: 'x', name: 't', startedAt: T0 + 995, durationMs: 1, ok: true, resultBytes: 0 })).toBe(1);
-    expect(requestingCall(calls, { callId: 'x', name: 't', startedAt: T0 + 399, durationMs: 1, ok: true, resultBytes: 0 })).toBe(-1);
+    expect(
+      requestingCall(calls, { callId: 'x', name: 't', startedAt: T0 + 400, durationMs: 1, ok: true, resultBytes: 0 }),
+    ).toBe(0);
+    expect(
+      requestingCall(calls, { callId: 'x', name: 't', startedAt: T0 + 995, durationMs: 1, ok: true, resultBytes: 0 }),
+    ).toBe(1);
+    expect(
+      requestingCall(calls, { callId: 'x', name: 't', startedAt: T0 + 399, durationMs: 1, ok: true, resultBytes: 0 }),
+    ).toBe(-1);
   });
 });

@@ -5,7 +5,13 @@ import type { VigilEvent } from '../../../src/protocol/events.schema.js';
 import { createSimulatedClock } from '../../../src/shared/clock.js';
 import { AnthropicThinker } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { resolvePrice, totalCostMicroUsd } from '../../../src/subsystems/thinking/pricing.js';
-import { message, startFakeMessagesApi, text, tokenUsageOf, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import {
+  message,
+  startFakeMessagesApi,
+  text,
+  tokenUsageOf,
+  type FakeMessagesApi,
+} from '../../fixtures/fake-messages-api.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const MODEL = 'claude-sonnet-4-5';
@@ -31,7 +37,16 @@ afterEach(async () => {
 });
 
 function thinker(model = MODEL, cacheTtl: '5m' | '1h' = '5m', identity = 'You are Vigil.'): AnthropicThinker {
-  const t = new AnthropicThinker({ apiKey: 'sk-test', baseURL: api.url, model, price: resolvePrice(model), maxToolIterations: 2, maxRetries: 0, timeoutMs: 5000, cacheTtl });
+  const t = new AnthropicThinker({
+    apiKey: 'sk-test',
+    baseURL: api.url,
+    model,
+    price: resolvePrice(model),
+    maxToolIterations: 2,
+    maxRetries: 0,
+    timeoutMs: 5000,
+    cacheTtl,
+  });
   t.useCacheHealth({ bus, clock }, identity);
   return t;
 }
@@ -44,7 +59,8 @@ async function thinkAfter(t: AnthropicThinker, ms: number, identity = 'You are V
   return t.think({ ...userMessageInput('Hello?', clock.now()), identity }, live());
 }
 
-const ofType = <T extends VigilEvent['type']>(type: T) => events.filter((e) => e.type === type) as Extract<VigilEvent, { type: T }>[];
+const ofType = <T extends VigilEvent['type']>(type: T) =>
+  events.filter((e) => e.type === type) as Extract<VigilEvent, { type: T }>[];
 
 describe('AnthropicThinker cache health', () => {
   it('reports a changed prefix as a miss: expected what was cached, got what was read', async () => {
@@ -58,7 +74,13 @@ describe('AnthropicThinker cache health', () => {
     const changed = await thinkAfter(t, 60_000, 'You are Vigil, now with another persona.');
     const [miss] = ofType('think.cache_miss');
     expect(ofType('think.cache_miss')).toHaveLength(1);
-    expect(miss).toMatchObject({ model: MODEL, prefix: 'think', expected: cached, got: changed.usage.cacheReadTokens, reason: 'prefix_changed' });
+    expect(miss).toMatchObject({
+      model: MODEL,
+      prefix: 'think',
+      expected: cached,
+      got: changed.usage.cacheReadTokens,
+      reason: 'prefix_changed',
+    });
     expect(miss!.got).toBeLessThan(miss!.expected);
   });
 
@@ -67,7 +89,9 @@ describe('AnthropicThinker cache health', () => {
     const first = await thinkAfter(t, 0);
     fakeNow += 6 * 60_000; // Only the API's cache ages: Vigil's clock says a minute, the fake's entry has expired.
     await thinkAfter(t, 60_000);
-    expect(ofType('think.cache_miss')).toMatchObject([{ expected: first.usage.cacheWriteTokens, got: 0, reason: 'not_read' }]);
+    expect(ofType('think.cache_miss')).toMatchObject([
+      { expected: first.usage.cacheWriteTokens, got: 0, reason: 'not_read' },
+    ]);
   });
 
   it('expects no read after the 5-minute lifetime, and with VIGIL_CACHE_TTL=1h reads after 30 minutes, its writes priced at 2x input', async () => {
@@ -94,7 +118,10 @@ describe('AnthropicThinker cache health', () => {
     expect(written.costMicroUsd).toBe(totalCostMicroUsd([written.usage], price));
     const read = await thinkAfter(oneHour, 30 * 60_000, 'You are Vigil, keeping its cache an hour.');
     // After 30 minutes the whole prefix is read: what that think read and what it wrote, nothing written again.
-    expect(read.usage).toMatchObject({ cacheReadTokens: written.usage.cacheReadTokens + written.usage.cacheWriteTokens, cacheWriteTokens: 0 });
+    expect(read.usage).toMatchObject({
+      cacheReadTokens: written.usage.cacheReadTokens + written.usage.cacheWriteTokens,
+      cacheWriteTokens: 0,
+    });
     expect(ofType('think.cache_miss')).toEqual([]);
   });
 
@@ -102,7 +129,12 @@ describe('AnthropicThinker cache health', () => {
     const haiku = thinker('claude-haiku-4-5', '5m', 'You are Vigil on Haiku.');
     const [short] = ofType('think.cache_prefix_short');
     expect(ofType('think.cache_prefix_short')).toHaveLength(1);
-    expect(short).toMatchObject({ model: 'claude-haiku-4-5', prefix: 'think', minimumTokens: 4096, source: 'estimate' });
+    expect(short).toMatchObject({
+      model: 'claude-haiku-4-5',
+      prefix: 'think',
+      minimumTokens: 4096,
+      source: 'estimate',
+    });
     expect(short!.prefixTokens).toBeLessThan(4096);
     const first = await thinkAfter(haiku, 0, 'You are Vigil on Haiku.');
     await thinkAfter(haiku, 1000, 'You are Vigil on Haiku.');
@@ -117,7 +149,7 @@ describe('AnthropicThinker cache health', () => {
 });
 
 describe('AnthropicThinker cache health, a model whose minimum Vigil does not know', () => {
-  it('tells from the API\'s zero counts that the prefix is not cached, once, with the minimum as null', async () => {
+  it("tells from the API's zero counts that the prefix is not cached, once, with the minimum as null", async () => {
     await api.close();
     api = await startFakeMessagesApi({ now: () => fakeNow, minimumTokens: () => 8192 });
     const t = thinker('claude-sonnet-5-5');

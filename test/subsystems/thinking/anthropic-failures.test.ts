@@ -4,7 +4,15 @@ import { VigilError, isVigilError } from '../../../src/errors.js';
 import { AnthropicThinker, type AnthropicThinkerOptions } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { costMicroUsd, resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
 import type { ThinkResult } from '../../../src/subsystems/thinking/thinker.schema.js';
-import { apiError, message, startFakeMessagesApi, text, tokenUsageOf, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import {
+  apiError,
+  message,
+  startFakeMessagesApi,
+  text,
+  tokenUsageOf,
+  toolUse,
+  type FakeMessagesApi,
+} from '../../fixtures/fake-messages-api.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const MODEL = 'claude-sonnet-4-6';
@@ -14,7 +22,8 @@ const NOW = Date.parse('2026-03-01T08:00:00Z');
 const FAST = { 'retry-after-ms': '1' };
 
 const input = userMessageInput('Hello?', NOW);
-const ok = () => message([toolUse('reply', { turnId: 't-1', text: 'Hello, Ada.' })], { input_tokens: 10, output_tokens: 5 });
+const ok = () =>
+  message([toolUse('reply', { turnId: 't-1', text: 'Hello, Ada.' })], { input_tokens: 10, output_tokens: 5 });
 const done = () => message([text('done')]);
 const live = () => new AbortController().signal;
 
@@ -27,7 +36,14 @@ afterEach(async () => {
 });
 
 function thinker(options: Partial<AnthropicThinkerOptions> = {}): AnthropicThinker {
-  const base = { apiKey: 'sk-test', baseURL: api.url, model: MODEL, price: PRICE, maxToolIterations: 4, timeoutMs: 5000 };
+  const base = {
+    apiKey: 'sk-test',
+    baseURL: api.url,
+    model: MODEL,
+    price: PRICE,
+    maxToolIterations: 4,
+    timeoutMs: 5000,
+  };
   return new AnthropicThinker({ ...base, ...options });
 }
 
@@ -85,7 +101,13 @@ describe('AnthropicThinker retries', () => {
     expect(api.requests).toHaveLength(5);
     expect(err.data.status).toBe(500);
     expect(err.data.retryable).toBe(true);
-    expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: ZERO, costMicroUsd: 0, trace: expect.any(Object) });
+    expect(err.data.partial).toEqual({
+      model: MODEL,
+      actions: [],
+      usage: ZERO,
+      costMicroUsd: 0,
+      trace: expect.any(Object),
+    });
     expect(err.message).toContain('HTTP 500 api_error');
   });
 
@@ -112,7 +134,13 @@ describe('AnthropicThinker retries', () => {
     expect(err.code).toBe('THINK_FAILED');
     const firstCall = answered(0);
     expectFirstCall(firstCall);
-    expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: firstCall, costMicroUsd: costMicroUsd(firstCall, PRICE), trace: expect.any(Object) });
+    expect(err.data.partial).toEqual({
+      model: MODEL,
+      actions: [],
+      usage: firstCall,
+      costMicroUsd: costMicroUsd(firstCall, PRICE),
+      trace: expect.any(Object),
+    });
     expect(err.data.partial.costMicroUsd).toBe(30 + 75 + Math.ceil(firstCall.cacheWriteTokens * 3.75));
   });
 
@@ -133,7 +161,11 @@ describe('AnthropicThinker retries', () => {
   });
 
   it('fails with a retryable THINK_FAILED on a dropped connection or a malformed body', async () => {
-    api.enqueue({ kind: 'reset' }, { kind: 'raw', text: '{"id": "msg_1", "content": [' }, { body: { type: 'message' } });
+    api.enqueue(
+      { kind: 'reset' },
+      { kind: 'raw', text: '{"id": "msg_1", "content": [' },
+      { body: { type: 'message' } },
+    );
     for (const kind of ['could not reach the API', 'got a malformed response', 'got a malformed response']) {
       const err = await rejection(thinker({ maxRetries: 0 }).think(input, live()));
       expect(err.code).toBe('THINK_FAILED');
@@ -150,7 +182,13 @@ describe('AnthropicThinker abort', () => {
     const err = await rejection(thinker().think(input, controller.signal));
     expect(err.code).toBe('THINK_ABORTED');
     expect(api.requests).toHaveLength(0);
-    expect(err.data.partial).toEqual({ model: MODEL, actions: [], usage: ZERO, costMicroUsd: 0, trace: expect.any(Object) });
+    expect(err.data.partial).toEqual({
+      model: MODEL,
+      actions: [],
+      usage: ZERO,
+      costMicroUsd: 0,
+      trace: expect.any(Object),
+    });
   });
 
   it('aborts mid-call, keeping the cost and the actions of the completed calls (a preempted think keeps its work)', async () => {
@@ -165,7 +203,13 @@ describe('AnthropicThinker abort', () => {
     const firstCall = answered(0);
     expectFirstCall(firstCall);
     const reply = { type: 'reply', turnId: 't-1', text: 'Hello, Ada.' };
-    expect(err.data.partial).toEqual({ model: MODEL, actions: [reply], usage: firstCall, costMicroUsd: costMicroUsd(firstCall, PRICE), trace: expect.any(Object) });
+    expect(err.data.partial).toEqual({
+      model: MODEL,
+      actions: [reply],
+      usage: firstCall,
+      costMicroUsd: costMicroUsd(firstCall, PRICE),
+      trace: expect.any(Object),
+    });
   });
 
   it('does not wait out a long retry-after once aborted', async () => {
@@ -206,7 +250,10 @@ describe('AnthropicThinker abort', () => {
   it('aborts a swarm task mid-call', async () => {
     api.enqueue({ kind: 'hang' });
     const controller = new AbortController();
-    const running = thinker().runTask({ taskId: 'task-1', prompt: 'dig', identity: 'You are Vigil.' }, controller.signal);
+    const running = thinker().runTask(
+      { taskId: 'task-1', prompt: 'dig', identity: 'You are Vigil.' },
+      controller.signal,
+    );
     await api.waitForRequests(1);
     controller.abort(new Error('hard stop'));
     const err = await rejection(running);

@@ -3,7 +3,14 @@ import type { Goal } from '../../../src/actors/goals/goals.schema.js';
 import { AnthropicThinker, type AnthropicThinkerOptions } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { resolvePrice, totalCostMicroUsd } from '../../../src/subsystems/thinking/pricing.js';
 import { ThinkResultSchema, type ThinkInput } from '../../../src/subsystems/thinking/thinker.schema.js';
-import { fakeMinimumTokens, message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import {
+  fakeMinimumTokens,
+  message,
+  startFakeMessagesApi,
+  text,
+  toolUse,
+  type FakeMessagesApi,
+} from '../../fixtures/fake-messages-api.js';
 
 const NOW = Date.parse('2026-03-01T08:00:00Z');
 const MODEL = 'claude-sonnet-4-6';
@@ -20,7 +27,15 @@ function input(overrides: Partial<ThinkInput> = {}): ThinkInput {
     turnId: 't-1',
     now: NOW,
     affect: { valence: 0.1, arousal: 0.3, dominance: 0, certainty: 0.5, goalCongruence: 0 },
-    workingMemory: [{ id: 'm-1', content: 'Ada prefers short answers', salience: 0.6, createdAt: NOW - 5000, lastAttendedAt: NOW - 5000 }],
+    workingMemory: [
+      {
+        id: 'm-1',
+        content: 'Ada prefers short answers',
+        salience: 0.6,
+        createdAt: NOW - 5000,
+        lastAttendedAt: NOW - 5000,
+      },
+    ],
     goals: [goal('g-1', 'Draft the quarterly report', 7)],
     pendingMessages: [{ turnId: 't-1', text: 'How is the report going?', from: 'ada', at: NOW - 100 }],
     swarmResults: [],
@@ -68,7 +83,9 @@ describe('AnthropicThinker prompt caching', () => {
         goals: [goal('g-9', 'Sort the inbox', 3)],
         focusGoalId: 'g-9',
         pendingMessages: [],
-        swarmResults: [{ taskId: 'task-1', turnId: 't-1', prompt: 'find sources', status: 'done', text: 'three sources' }],
+        swarmResults: [
+          { taskId: 'task-1', turnId: 't-1', prompt: 'find sources', status: 'done', text: 'three sources' },
+        ],
         notices: ['Budget at 90%: wrap up this turn, then sleep.'],
         budget: { spentTodayUsd: 4.5, dailyCapUsd: 5, pct: 90 },
       }),
@@ -85,7 +102,17 @@ describe('AnthropicThinker prompt caching', () => {
     expect(marks(first.system)).toEqual([null, { type: 'ephemeral' }]);
     expect(first.system[0].text).toBe('You are Vigil, a patient research assistant.');
     expect(first.tools.map((t: { name: string }) => t.name)).toEqual([
-      'reply', 'remember', 'feel', 'goal_add', 'goal_progress', 'goal_complete', 'spawn_task', 'recall',
+      'reply',
+      'remember',
+      'feel',
+      'goal_add',
+      'goal_progress',
+      'goal_complete',
+      'spawn_task',
+      'recall',
+      'schedule_add',
+      'schedule_list',
+      'schedule_remove',
     ]);
   });
 
@@ -145,7 +172,11 @@ describe('AnthropicThinker tool loop', () => {
       message(first, { input_tokens: 900, output_tokens: 120 }),
       message(
         [
-          toolUse('goal_add', { title: 'Send Ada the outline', priority: 8, dueAt: '2026-03-02T09:00:00+01:00' }, 'tu-3'),
+          toolUse(
+            'goal_add',
+            { title: 'Send Ada the outline', priority: 8, dueAt: '2026-03-02T09:00:00+01:00' },
+            'tu-3',
+          ),
           toolUse('goal_progress', { goalId: 'g-1', delta: 0.1 }, 'tu-4'),
         ],
         { input_tokens: 200, output_tokens: 80 },
@@ -169,7 +200,12 @@ describe('AnthropicThinker tool loop', () => {
       { inputTokens: 200, outputTokens: 80, cacheWriteTokens: 0, cacheReadTokens: prefix },
       { inputTokens: 150, outputTokens: 10, cacheWriteTokens: 0, cacheReadTokens: prefix },
     ];
-    expect(result.usage).toEqual({ inputTokens: 1250, outputTokens: 210, cacheWriteTokens: prefix, cacheReadTokens: 2 * prefix });
+    expect(result.usage).toEqual({
+      inputTokens: 1250,
+      outputTokens: 210,
+      cacheWriteTokens: prefix,
+      cacheReadTokens: 2 * prefix,
+    });
     // 1250 x 3 + 210 x 15 + prefix x 3.75 + 2 prefix x 0.3 micro-dollars on Sonnet 4.6, rounded up once.
     expect(result.costMicroUsd).toBe(3750 + 3150 + Math.ceil(prefix * 3.75 + 2 * prefix * 0.3));
     expect(result.costMicroUsd).toBe(totalCostMicroUsd(calls, PRICE));
@@ -229,9 +265,18 @@ describe('AnthropicThinker tool loop', () => {
     const result = await thinker().think(input({ reason: 'goal_work', pendingMessages: [] }), live());
     expect(result.actions).toEqual([{ type: 'remember', content: 'Ada wants the outline first', salience: 0.5 }]);
 
-    const results = api.requests[1]!.body.messages[2].content as { tool_use_id: string; is_error?: boolean; content: string }[];
+    const results = api.requests[1]!.body.messages[2].content as {
+      tool_use_id: string;
+      is_error?: boolean;
+      content: string;
+    }[];
     expect(results.map((r) => [r.tool_use_id, r.is_error])).toEqual([
-      ['bad-1', true], ['bad-2', true], ['bad-3', true], ['bad-4', true], ['bad-5', true], ['bad-6', true],
+      ['bad-1', true],
+      ['bad-2', true],
+      ['bad-3', true],
+      ['bad-4', true],
+      ['bad-5', true],
+      ['bad-6', true],
     ]);
     expect(results[0]!.content).toMatch(/content: .*>=1 characters/);
     expect(results[0]!.content).toMatch(/salience: .*<=1/);
@@ -244,7 +289,12 @@ describe('AnthropicThinker tool loop', () => {
 
   it('stops at the iteration guard without an error, keeping the actions so far and charging every call', async () => {
     for (let i = 1; i <= 3; i++) {
-      api.enqueue(message([toolUse('remember', { content: `step ${i}`, salience: 0.5 })], { input_tokens: 100, output_tokens: 10 }));
+      api.enqueue(
+        message([toolUse('remember', { content: `step ${i}`, salience: 0.5 })], {
+          input_tokens: 100,
+          output_tokens: 10,
+        }),
+      );
     }
     const result = await thinker({ maxToolIterations: 2 }).think(input(), live());
     expect(api.requests).toHaveLength(2);
@@ -273,11 +323,17 @@ describe('AnthropicThinker tool loop', () => {
 });
 
 describe('AnthropicThinker.runTask', () => {
-  it('makes one call that may use no tool, on the think\'s cached prefix, and returns the text, usage and cost', async () => {
-    api.enqueue(message([text('noted')]), message([text('Three sources: A, B, C.')], { input_tokens: 400, output_tokens: 50 }));
+  it("makes one call that may use no tool, on the think's cached prefix, and returns the text, usage and cost", async () => {
+    api.enqueue(
+      message([text('noted')]),
+      message([text('Three sources: A, B, C.')], { input_tokens: 400, output_tokens: 50 }),
+    );
     const t = thinker();
     await t.think(input({ identity: 'You are Vigil.' }), live());
-    const output = await t.runTask({ taskId: 'task-1', prompt: 'Find three sources on tidal power.', identity: 'You are Vigil.' }, live());
+    const output = await t.runTask(
+      { taskId: 'task-1', prompt: 'Find three sources on tidal power.', identity: 'You are Vigil.' },
+      live(),
+    );
 
     const [think, task] = api.requests.map((r) => r.body);
     // The think's tools and cached system blocks, byte for byte; the sub-agent instruction after the breakpoint.

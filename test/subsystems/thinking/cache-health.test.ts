@@ -1,13 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { cachePrefixOf, PromptCacheBook, shortPrefix } from '../../../src/subsystems/thinking/cache-health.js';
 import { minimumCacheableTokens } from '../../../src/subsystems/thinking/cache-minimums.js';
-import { cacheBreakpoint, cacheTtlMs, priceForCacheTtl, withCacheTtl } from '../../../src/subsystems/thinking/cache-ttl.js';
+import {
+  cacheBreakpoint,
+  cacheTtlMs,
+  priceForCacheTtl,
+  withCacheTtl,
+} from '../../../src/subsystems/thinking/cache-ttl.js';
 import { costMicroUsd, resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
 
 const mark = { type: 'ephemeral' as const };
-const tools = [{ name: 'a', description: 'x' }, { name: 'b', description: 'y', cache_control: mark }];
-const system = (identity: string) => [{ type: 'text', text: identity }, { type: 'text', text: 'instructions '.repeat(300), cache_control: mark }];
-const usage = (read: number, write: number, input = 100) => ({ inputTokens: input, outputTokens: 10, cacheReadTokens: read, cacheWriteTokens: write });
+const tools = [
+  { name: 'a', description: 'x' },
+  { name: 'b', description: 'y', cache_control: mark },
+];
+const system = (identity: string) => [
+  { type: 'text', text: identity },
+  { type: 'text', text: 'instructions '.repeat(300), cache_control: mark },
+];
+const usage = (read: number, write: number, input = 100) => ({
+  inputTokens: input,
+  outputTokens: 10,
+  cacheReadTokens: read,
+  cacheWriteTokens: write,
+});
 const TTL = cacheTtlMs('5m');
 
 describe('cachePrefixOf', () => {
@@ -53,7 +69,11 @@ describe('PromptCacheBook', () => {
   it('reports prefix_changed when a call of the same kind sends another prefix while the old one is live', () => {
     const book = new PromptCacheBook(TTL);
     book.observe(prefix, usage(0, 2000), 0);
-    expect(book.observe(changed, usage(900, 1100), 1000).miss).toEqual({ expected: 2000, got: 900, reason: 'prefix_changed' });
+    expect(book.observe(changed, usage(900, 1100), 1000).miss).toEqual({
+      expected: 2000,
+      got: 900,
+      reason: 'prefix_changed',
+    });
     // The new prefix is now the one cached: reading it is no miss.
     expect(book.observe(changed, usage(2000, 0), 2000).miss).toBeNull();
   });
@@ -93,7 +113,10 @@ describe('cache lifetime', () => {
     expect(cacheBreakpoint('5m')).toEqual({ type: 'ephemeral' });
     expect(cacheBreakpoint('1h')).toEqual({ type: 'ephemeral', ttl: '1h' });
     expect(withCacheTtl(tools, '5m')).toBe(tools);
-    expect(withCacheTtl(tools, '1h').map((t) => t.cache_control)).toEqual([undefined, { type: 'ephemeral', ttl: '1h' }]);
+    expect(withCacheTtl(tools, '1h').map((t) => t.cache_control)).toEqual([
+      undefined,
+      { type: 'ephemeral', ttl: '1h' },
+    ]);
     expect(cacheTtlMs('1h')).toBe(3_600_000);
   });
 

@@ -24,7 +24,14 @@ describe('classifyMessage', () => {
 
 describe('pickFocusGoal', () => {
   const g = (id: string, priority: number, status: 'active' | 'completed' = 'active', dueAt?: number) => ({
-    id, title: id, priority, progress: 0, status, createdAt: 0, updatedAt: 0, ...(dueAt === undefined ? {} : { dueAt }),
+    id,
+    title: id,
+    priority,
+    progress: 0,
+    status,
+    createdAt: 0,
+    updatedAt: 0,
+    ...(dueAt === undefined ? {} : { dueAt }),
   });
 
   it('prefers the named active goal, then priority, then the earliest due', () => {
@@ -46,7 +53,12 @@ describe('appraiseText', () => {
 
 describe('describeMood', () => {
   it.each([
-    [0.5, 0.8, 'excited'], [0.5, 0.2, 'content'], [-0.5, 0.8, 'tense'], [-0.5, 0.2, 'low'], [0, 0.9, 'alert'], [0, 0.2, 'calm'],
+    [0.5, 0.8, 'excited'],
+    [0.5, 0.2, 'content'],
+    [-0.5, 0.8, 'tense'],
+    [-0.5, 0.2, 'low'],
+    [0, 0.9, 'alert'],
+    [0, 0.2, 'calm'],
   ])('calls valence %d and arousal %d %s', (valence, arousal, mood) => {
     expect(describeMood({ valence, arousal, dominance: 0, certainty: 0.5, goalCongruence: 0 })).toBe(mood);
   });

@@ -74,13 +74,19 @@ describe('OfflineThinker', () => {
   });
 
   it('rejects a cost that is not a whole number of micro-dollars', () => {
-    expect(() => new OfflineThinker({ costPerThinkMicroUsd: -1 })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
-    expect(() => new OfflineThinker({ costPerThinkMicroUsd: 0.5 })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    expect(() => new OfflineThinker({ costPerThinkMicroUsd: -1 })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
+    expect(() => new OfflineThinker({ costPerThinkMicroUsd: 0.5 })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
   });
 
   describe('user messages', () => {
     it('replies to each message, notes the exchange and feels about it, in that order', async () => {
-      const actions = (await thinker.think(input({ pendingMessages: [message('nice weather', 't-a'), message('hmm', 't-b')] }), live())).actions;
+      const actions = (
+        await thinker.think(input({ pendingMessages: [message('nice weather', 't-a'), message('hmm', 't-b')] }), live())
+      ).actions;
       expect(actions.map((a) => a.type)).toEqual(['reply', 'remember', 'feel', 'reply', 'remember', 'feel']);
       expect(ofType(actions, 'reply').map((r) => r.turnId)).toEqual(['t-a', 't-b']);
       expect(ofType(actions, 'remember').every((r) => r.salience === 0.5)).toBe(true);
@@ -106,17 +112,30 @@ describe('OfflineThinker', () => {
 
     it('remembers what "remember X" asks for', async () => {
       const actions = await actionsFor('Please remember that the door code is 4711.');
-      expect(ofType(actions, 'remember')[0]).toEqual({ type: 'remember', content: 'the door code is 4711', salience: 0.8, keep: true });
+      expect(ofType(actions, 'remember')[0]).toEqual({
+        type: 'remember',
+        content: 'the door code is 4711',
+        salience: 0.8,
+        keep: true,
+      });
       expect(ofType(actions, 'reply')[0]?.text).toContain('the door code is 4711');
     });
 
-    it.each(['goal: ship v1', 'add goal ship v1', 'Add a goal: ship v1!', 'could you add a new goal to ship v1'])('adds a goal for %j', async (text) => {
-      expect(ofType(await actionsFor(text), 'goal_add')).toEqual([{ type: 'goal_add', title: 'ship v1' }]);
-    });
+    it.each(['goal: ship v1', 'add goal ship v1', 'Add a goal: ship v1!', 'could you add a new goal to ship v1'])(
+      'adds a goal for %j',
+      async (text) => {
+        expect(ofType(await actionsFor(text), 'goal_add')).toEqual([{ type: 'goal_add', title: 'ship v1' }]);
+      },
+    );
 
-    it.each(['research tide pools', 'look into tide pools', 'Hi Vigil, can you research tide pools?'])('spawns a task for %j', async (text) => {
-      expect(ofType(await actionsFor(text), 'spawn_task')).toEqual([{ type: 'spawn_task', prompt: 'Research: tide pools' }]);
-    });
+    it.each(['research tide pools', 'look into tide pools', 'Hi Vigil, can you research tide pools?'])(
+      'spawns a task for %j',
+      async (text) => {
+        expect(ofType(await actionsFor(text), 'spawn_task')).toEqual([
+          { type: 'spawn_task', prompt: 'Research: tide pools' },
+        ]);
+      },
+    );
 
     it('adds no goal and spawns no task while winding down, and says so', async () => {
       const notices = ['Budget at 92%: wind down. Finish this turn, then sleep.'];
@@ -129,7 +148,8 @@ describe('OfflineThinker', () => {
     });
 
     it('reflects on anything else, quoting a short excerpt', async () => {
-      const long = 'The quarterly numbers came in and they look rather different from what everyone expected last spring';
+      const long =
+        'The quarterly numbers came in and they look rather different from what everyone expected last spring';
       const [reply] = ofType(await actionsFor(long), 'reply');
       expect(reply?.text).toMatch(/^You said: "The quarterly numbers.*…"\./);
       expect(reply?.text.length).toBeLessThan(long.length + 40);
@@ -147,7 +167,10 @@ describe('OfflineThinker', () => {
 
   describe('goal work', () => {
     it('makes progress on the focus goal, notes the step and feels a little better', async () => {
-      const { actions } = await thinker.think(input({ reason: 'goal_work', turnId: 't-auto-1', focusGoalId: 'g-low' }), live());
+      const { actions } = await thinker.think(
+        input({ reason: 'goal_work', turnId: 't-auto-1', focusGoalId: 'g-low' }),
+        live(),
+      );
       expect(actions[0]).toEqual({ type: 'goal_progress', goalId: 'g-low', delta: 0.1 });
       expect(ofType(actions, 'remember')[0]?.content).toContain('tidy notes');
       expect(ofType(actions, 'feel')[0]?.delta.goalCongruence).toBeGreaterThan(0);
@@ -173,7 +196,13 @@ describe('OfflineThinker', () => {
   describe('swarm results', () => {
     it('remembers each result and replies to the turn that asked', async () => {
       const swarmResults = [
-        { taskId: 'k1', turnId: 't-user-7', prompt: 'Research: tide pools', status: 'done' as const, text: 'Tide pools host anemones.' },
+        {
+          taskId: 'k1',
+          turnId: 't-user-7',
+          prompt: 'Research: tide pools',
+          status: 'done' as const,
+          text: 'Tide pools host anemones.',
+        },
         { taskId: 'k2', turnId: 't-user-8', prompt: 'Research: comets', status: 'failed' as const, text: 'timed out' },
       ];
       const { actions } = await thinker.think(input({ reason: 'swarm_results', swarmResults }), live());
@@ -187,7 +216,10 @@ describe('OfflineThinker', () => {
 
   describe('debrief', () => {
     it('remembers what it was doing and does not reply', async () => {
-      const { actions } = await thinker.think(input({ reason: 'debrief', notices: ['Debrief: what were you doing?'] }), live());
+      const { actions } = await thinker.think(
+        input({ reason: 'debrief', notices: ['Debrief: what were you doing?'] }),
+        live(),
+      );
       expect(actions).toHaveLength(1);
       expect(actions[0]).toMatchObject({ type: 'remember', salience: 0.7 });
       const content = (actions[0] as Extract<ThinkAction, { type: 'remember' }>).content;
@@ -200,8 +232,12 @@ describe('OfflineThinker', () => {
     it('rejects with THINK_ABORTED when aborted before it starts', async () => {
       const controller = new AbortController();
       controller.abort();
-      await expect(thinker.think(input({ pendingMessages: [message('hi')] }), controller.signal)).rejects.toMatchObject({ code: 'THINK_ABORTED' });
-      await expect(thinker.runTask({ taskId: 'k', prompt: 'p', identity: '' }, controller.signal)).rejects.toMatchObject({ code: 'THINK_ABORTED' });
+      await expect(thinker.think(input({ pendingMessages: [message('hi')] }), controller.signal)).rejects.toMatchObject(
+        { code: 'THINK_ABORTED' },
+      );
+      await expect(
+        thinker.runTask({ taskId: 'k', prompt: 'p', identity: '' }, controller.signal),
+      ).rejects.toMatchObject({ code: 'THINK_ABORTED' });
     });
 
     it('rejects with THINK_ABORTED when aborted while it runs', async () => {
@@ -233,8 +269,24 @@ describe('OfflineThinker', () => {
   });
 
   describe('properties', () => {
-    const prefixes = ['', 'hi ', 'remember ', 'goal: ', 'add goal ', 'research ', 'look into ', 'what ', 'please remember that '];
-    const text = fc.tuple(fc.constantFrom(...prefixes), fc.string({ unit: 'grapheme', maxLength: 120 }), fc.constantFrom('', '?', '!', '.')).map((p) => p.join(''));
+    const prefixes = [
+      '',
+      'hi ',
+      'remember ',
+      'goal: ',
+      'add goal ',
+      'research ',
+      'look into ',
+      'what ',
+      'please remember that ',
+    ];
+    const text = fc
+      .tuple(
+        fc.constantFrom(...prefixes),
+        fc.string({ unit: 'grapheme', maxLength: 120 }),
+        fc.constantFrom('', '?', '!', '.'),
+      )
+      .map((p) => p.join(''));
     const reason = fc.constantFrom<ThinkInput['reason']>('user_message', 'goal_work', 'swarm_results', 'debrief');
 
     it('always returns a valid result, the same for the same input', async () => {
@@ -243,7 +295,9 @@ describe('OfflineThinker', () => {
           const i = input({
             reason: why,
             pendingMessages: texts.map((t, n) => message(t, `t-user-${n}`)),
-            swarmResults: texts.slice(0, 1).map((t) => ({ taskId: 'k', turnId: 't-user-0', prompt: t, status: 'done' as const, text: t })),
+            swarmResults: texts
+              .slice(0, 1)
+              .map((t) => ({ taskId: 'k', turnId: 't-user-0', prompt: t, status: 'done' as const, text: t })),
             notices: windDown ? ['wind down now'] : [],
           });
           const first = await thinker.think(i, live());

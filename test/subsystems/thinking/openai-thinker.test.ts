@@ -6,6 +6,7 @@ import {
   type OpenAiThinkerOptions,
 } from '../../../src/subsystems/thinking/openai-thinker.js';
 import { FUNCTION_NAME } from '../../../src/subsystems/thinking/openai-tools.js';
+import { OWN_TOOL_DEFINITIONS } from '../../../src/subsystems/thinking/own-tools.js';
 import type { ModelPricing } from '../../../src/subsystems/thinking/pricing.js';
 import type { ExternalToolResult, ThinkTools } from '../../../src/subsystems/thinking/think-tools.js';
 import {
@@ -91,6 +92,9 @@ describe('OpenAiThinker requests', () => {
       'function:goal_complete',
       'function:spawn_task',
       'function:recall',
+      'function:schedule_add',
+      'function:schedule_list',
+      'function:schedule_remove',
     ]);
   });
 
@@ -129,7 +133,8 @@ describe('OpenAiThinker tool calls', () => {
         kind: 'respond',
         respond: (request) => {
           const names = (request.body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
-          return completion(null, [toolCall(names[8]!, { q: 'a' }), toolCall(names[9]!, { q: 'b' })]);
+          const [first, second] = names.slice(OWN_TOOL_DEFINITIONS.length);
+          return completion(null, [toolCall(first!, { q: 'a' }), toolCall(second!, { q: 'b' })]);
         },
       },
       completion('done'),
@@ -138,7 +143,7 @@ describe('OpenAiThinker tool calls', () => {
     const names = (api.requests[0]!.body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
     expect(names.every((name) => FUNCTION_NAME.test(name))).toBe(true);
     expect(new Set(names).size).toBe(names.length);
-    expect(names[8]).toBe('mcp__my_server__look_up');
+    expect(names[OWN_TOOL_DEFINITIONS.length]).toBe('mcp__my_server__look_up');
     expect(tools.calls.map((c) => c.name)).toEqual([
       'mcp__my.server__look up',
       `mcp__server__${'very_long_tool_name_'.repeat(4)}`,
@@ -216,7 +221,7 @@ describe('OpenAiThinker tasks and summaries', () => {
     const first = api.requests[0]!.body;
     expect(first.messages[1].content).toContain('<your_tools>\nmcp__my_server__look_up\n</your_tools>');
     expect(first.tool_choice).toBeUndefined();
-    expect(first.tools).toHaveLength(10);
+    expect(first.tools).toHaveLength(OWN_TOOL_DEFINITIONS.length + 2);
   });
 
   it('lets a task without tools call none', async () => {

@@ -13,7 +13,12 @@ import {
 } from '../../../src/subsystems/thinking/pricing.js';
 import type { TokenUsage } from '../../../src/subsystems/thinking/thinker.schema.js';
 
-const usage = (inputTokens: number, outputTokens: number, cacheWriteTokens: number, cacheReadTokens: number): TokenUsage => ({
+const usage = (
+  inputTokens: number,
+  outputTokens: number,
+  cacheWriteTokens: number,
+  cacheReadTokens: number,
+): TokenUsage => ({
   inputTokens,
   outputTokens,
   cacheWriteTokens,
@@ -47,17 +52,25 @@ describe('pricing', () => {
   it('never undercharges and never overcharges by a whole micro-dollar, for every model in the table', () => {
     const tokens = fc.integer({ min: 0, max: 2_000_000 });
     fc.assert(
-      fc.property(fc.constantFrom(...Object.keys(MODEL_PRICES)), tokens, tokens, tokens, tokens, (model, i, o, w, r) => {
-        const price = resolvePrice(model);
-        const u = usage(i, o, w, r);
-        const band = price.longPrompt && i + w + r > price.longPrompt.overTokens ? price.longPrompt.price : price;
-        const exact = i * band.inputPerMTok + o * band.outputPerMTok + w * band.cacheWritePerMTok + r * band.cacheReadPerMTok;
-        const cost = costMicroUsd(u, price);
-        expect(Number.isSafeInteger(cost)).toBe(true);
-        // Float noise in `exact` is far below 1e-3 µ$ at these sizes.
-        expect(cost).toBeGreaterThanOrEqual(exact - 1e-3);
-        expect(cost).toBeLessThan(exact + 1);
-      }),
+      fc.property(
+        fc.constantFrom(...Object.keys(MODEL_PRICES)),
+        tokens,
+        tokens,
+        tokens,
+        tokens,
+        (model, i, o, w, r) => {
+          const price = resolvePrice(model);
+          const u = usage(i, o, w, r);
+          const band = price.longPrompt && i + w + r > price.longPrompt.overTokens ? price.longPrompt.price : price;
+          const exact =
+            i * band.inputPerMTok + o * band.outputPerMTok + w * band.cacheWritePerMTok + r * band.cacheReadPerMTok;
+          const cost = costMicroUsd(u, price);
+          expect(Number.isSafeInteger(cost)).toBe(true);
+          // Float noise in `exact` is far below 1e-3 µ$ at these sizes.
+          expect(cost).toBeGreaterThanOrEqual(exact - 1e-3);
+          expect(cost).toBeLessThan(exact + 1);
+        },
+      ),
     );
   });
 
@@ -69,7 +82,7 @@ describe('pricing', () => {
     expect(totalCostMicroUsd([], price)).toBe(0);
   });
 
-  it('picks the long-prompt band per request, not for the sum of a think\'s requests', () => {
+  it("picks the long-prompt band per request, not for the sum of a think's requests", () => {
     const price = resolvePrice('claude-haiku-5-5');
     const call = usage(60_000, 0, 0, 0);
     expect(totalCostMicroUsd([call, call], price)).toBe(12_000);
@@ -95,7 +108,9 @@ describe('pricing', () => {
   it('rejects an unknown model without an override as CONFIG_INVALID naming VIGIL_MODEL', () => {
     let caught: unknown;
     try {
-      resolvePrice('claude-next-7', { 'claude-other': { inputPerMTok: 1, outputPerMTok: 1, cacheWritePerMTok: 1, cacheReadPerMTok: 1 } });
+      resolvePrice('claude-next-7', {
+        'claude-other': { inputPerMTok: 1, outputPerMTok: 1, cacheWritePerMTok: 1, cacheReadPerMTok: 1 },
+      });
     } catch (err) {
       caught = err;
     }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../../src/protocol/conversation.schema.js';
-import { buildBudgetedPrompt, truncateToTokens } from '../../../src/subsystems/thinking/prompt-budget.js';
+import { buildBudgetedPrompt } from '../../../src/subsystems/thinking/prompt-budget.js';
 import { stateMessage } from '../../../src/subsystems/thinking/anthropic-prompt.js';
 import { TokenCalibration } from '../../../src/subsystems/thinking/token-calibration.js';
+import { truncateToTokens } from '../../../src/subsystems/thinking/token-truncate.js';
 import { estimateTokens } from '../../../src/subsystems/thinking/token-estimate.js';
 import type { ThinkInput } from '../../../src/subsystems/thinking/thinker.schema.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
@@ -46,22 +47,31 @@ describe('buildBudgetedPrompt', () => {
     const counter = new TokenCalibration();
     for (const count of [0, 1, 10, 100, 10_000]) {
       const built = buildBudgetedPrompt({
-        input: input({ conversation: { summary: { text: 'They met in March.', throughSeq: 0 }, recent: history(count) } }),
+        input: input({
+          conversation: { summary: { text: 'They met in March.', throughSeq: 0 }, recent: history(count) },
+        }),
         boundTokens: 6000,
         fixedTokens: 2000,
         counter,
       });
       expect(built.tokens).toBeLessThanOrEqual(4000);
       const blocks = built.conversation.reduce((sum, block) => sum + counter.count(block), 0);
-      expect(blocks + counter.count(built.state) + (built.summary === null ? 0 : counter.count(built.summary))).toBeLessThanOrEqual(4000);
+      expect(
+        blocks + counter.count(built.state) + (built.summary === null ? 0 : counter.count(built.summary)),
+      ).toBeLessThanOrEqual(4000);
       // One block an entry, none in the state: the newest shown, oldest first.
       expect(built.conversation).toHaveLength(built.recentShown);
       expect(built.state).not.toMatch(/^- \[\d+\] turn/m);
-      const seqs = built.conversation.map((block) => Number(/^(?:<recent_conversation>\n)?- \[(\d+)\] turn/.exec(block)![1]));
+      const seqs = built.conversation.map((block) =>
+        Number(/^(?:<recent_conversation>\n)?- \[(\d+)\] turn/.exec(block)![1]),
+      );
       expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => count - seqs.length + 1 + i));
       expect(built.recentShown + built.recentOmitted).toBe(count);
       if (count > 0) expect(built.recentShown).toBeGreaterThan(0);
-      if (count === 10_000) expect(built.state).toContain(`(${built.recentOmitted} older entries are not shown; the conversation summary covers what came before them)\n</recent_conversation>`);
+      if (count === 10_000)
+        expect(built.state).toContain(
+          `(${built.recentOmitted} older entries are not shown; the conversation summary covers what came before them)\n</recent_conversation>`,
+        );
     }
   });
 
@@ -92,7 +102,12 @@ describe('buildBudgetedPrompt', () => {
     const counter = new TokenCalibration();
     const base = input();
     const message = { ...base.pendingMessages[0]!, text: 'y'.repeat(100_000) };
-    const built = buildBudgetedPrompt({ input: input({ pendingMessages: [message] }), boundTokens: 8000, fixedTokens: 3000, counter });
+    const built = buildBudgetedPrompt({
+      input: input({ pendingMessages: [message] }),
+      boundTokens: 8000,
+      fixedTokens: 3000,
+      counter,
+    });
     expect(built.tokens).toBeLessThanOrEqual(5000);
     expect(built.state).toMatch(/\[…truncated by Vigil: \d+ of 100000 characters shown\]/);
   });
@@ -101,8 +116,15 @@ describe('buildBudgetedPrompt', () => {
     const built = buildBudgetedPrompt({
       input: input({
         conversation: { summary: { text: 'Ada likes short answers.', throughSeq: 4 }, recent: history(6).slice(4) },
-        recalledMemories: [{ id: 'ltm-1', content: 'Ada is writing a book on tides.', source: 'conversation', createdAt: AT }],
-        turnUnderReview: { startedAt: AT, endedAt: AT + 5000, messages: history(2), toolCalls: [{ name: 'remember', args: '{"content":"x"}', ok: true, at: AT + 10 }] },
+        recalledMemories: [
+          { id: 'ltm-1', content: 'Ada is writing a book on tides.', source: 'conversation', createdAt: AT },
+        ],
+        turnUnderReview: {
+          startedAt: AT,
+          endedAt: AT + 5000,
+          messages: history(2),
+          toolCalls: [{ name: 'remember', args: '{"content":"x"}', ok: true, at: AT + 10 }],
+        },
       }),
       boundTokens: 16_000,
       fixedTokens: 3000,
@@ -110,22 +132,51 @@ describe('buildBudgetedPrompt', () => {
     });
     const message = built.conversation.join('') + built.state;
     const order = [...message.matchAll(/^<([a-z_]+)>$/gm)].map((m) => m[1]);
-    expect(order).toEqual(['recent_conversation', 'heartbeat', 'affect', 'working_memory', 'goals', 'focus_goal', 'recalled_memories', 'turn_under_review', 'pending_messages', 'swarm_results', 'notices']);
-    expect(built.summary).toBe('<conversation_summary through_seq="4">\nAda likes short answers.\n</conversation_summary>');
+    expect(order).toEqual([
+      'recent_conversation',
+      'heartbeat',
+      'affect',
+      'working_memory',
+      'goals',
+      'focus_goal',
+      'recalled_memories',
+      'turn_under_review',
+      'pending_messages',
+      'swarm_results',
+      'notices',
+    ]);
+    expect(built.summary).toBe(
+      '<conversation_summary through_seq="4">\nAda likes short answers.\n</conversation_summary>',
+    );
     expect(built.sections.map((s) => s.name)).toEqual(['summary', ...order]);
-    expect(built.sections.filter((s) => s.cached === true).map((s) => s.name)).toEqual(['summary', 'recent_conversation']);
+    expect(built.sections.filter((s) => s.cached === true).map((s) => s.name)).toEqual([
+      'summary',
+      'recent_conversation',
+    ]);
     // The first user message is exactly its sections, joined.
-    expect(built.sections.slice(1).map((s) => s.text).join('\n\n')).toBe(message);
+    expect(
+      built.sections
+        .slice(1)
+        .map((s) => s.text)
+        .join('\n\n'),
+    ).toBe(message);
     expect(built.sections.every((s) => s.tokens > 0)).toBe(true);
-    expect(built.state).toContain('- [ltm-1] conversation, 2026-03-01T10:00:00.000Z: "Ada is writing a book on tides."');
+    expect(built.state).toContain(
+      '- [ltm-1] conversation, 2026-03-01T10:00:00.000Z: "Ada is writing a book on tides."',
+    );
     expect(built.state).toContain('tool remember {"content":"x"} → ok');
     // Entries the review shows are not repeated among the recent turns.
     expect(message.match(/- \[1\] turn/g)).toHaveLength(1);
   });
 
   it('refuses, naming VIGIL_CONTEXT_TOKENS, a bound the fixed prefix alone overflows', () => {
-    expect(() => buildBudgetedPrompt({ input: input(), boundTokens: 4096, fixedTokens: 4090, counter: new TokenCalibration() })).toThrow(
-      expect.objectContaining({ code: 'CONTEXT_TOO_SMALL', message: expect.stringContaining('VIGIL_CONTEXT_TOKENS=4096') }),
+    expect(() =>
+      buildBudgetedPrompt({ input: input(), boundTokens: 4096, fixedTokens: 4090, counter: new TokenCalibration() }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'CONTEXT_TOO_SMALL',
+        message: expect.stringContaining('VIGIL_CONTEXT_TOKENS=4096'),
+      }),
     );
   });
 
@@ -136,7 +187,12 @@ describe('buildBudgetedPrompt', () => {
   });
 
   it('is deterministic: equal inputs give equal bytes', () => {
-    const args = () => ({ input: input({ conversation: { summary: null, recent: history(50) } }), boundTokens: 7000, fixedTokens: 2500, counter: new TokenCalibration() });
+    const args = () => ({
+      input: input({ conversation: { summary: null, recent: history(50) } }),
+      boundTokens: 7000,
+      fixedTokens: 2500,
+      counter: new TokenCalibration(),
+    });
     expect(buildBudgetedPrompt(args()).state).toBe(buildBudgetedPrompt(args()).state);
   });
 });
@@ -162,7 +218,11 @@ describe('TokenCalibration', () => {
 
   it('shrinks what a prompt shows once calibrated up, so it still fits', () => {
     const counter = new TokenCalibration();
-    const args = { input: input({ conversation: { summary: null, recent: history(200) } }), boundTokens: 6000, fixedTokens: 2000 };
+    const args = {
+      input: input({ conversation: { summary: null, recent: history(200) } }),
+      boundTokens: 6000,
+      fixedTokens: 2000,
+    };
     const plain = buildBudgetedPrompt({ ...args, counter });
     counter.observe(1000, 2000);
     const calibrated = buildBudgetedPrompt({ ...args, counter });

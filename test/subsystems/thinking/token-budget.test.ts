@@ -29,13 +29,21 @@ describe('TokenBudget', () => {
 describe('fitLines', () => {
   const cost = (line: string) => line.length;
   it('keeps the newest that fit, stops at the first that does not, and returns them in order', () => {
-    const fitted = fitLines(['aaaa', 'b', 'cc', 'ddd'], TokenBudget.of(5), { newestFirst: true, render: (s) => s, cost });
+    const fitted = fitLines(['aaaa', 'b', 'cc', 'ddd'], TokenBudget.of(5), {
+      newestFirst: true,
+      render: (s) => s,
+      cost,
+    });
     expect(fitted).toEqual({ lines: ['cc', 'ddd'], tokens: 5, omitted: 2 });
   });
 
   it('fits in order, and stops where render finds no room', () => {
     const budget = TokenBudget.of(10);
-    const fitted = fitLines(['aa', 'bb', 'cc'], budget, { newestFirst: false, render: (s, left) => (left < 7 ? null : s), cost });
+    const fitted = fitLines(['aa', 'bb', 'cc'], budget, {
+      newestFirst: false,
+      render: (s, left) => (left < 7 ? null : s),
+      cost,
+    });
     expect(fitted).toEqual({ lines: ['aa', 'bb'], tokens: 4, omitted: 1 });
     expect(budget.left).toBe(6);
   });

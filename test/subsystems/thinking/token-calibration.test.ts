@@ -24,7 +24,10 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       .tuple(
         fc.integer({ min: 0, max: 60_000 }),
         // Counts from well under the estimate to past what a tokenizer can give, and a proxy's or a test's absurd ones.
-        fc.oneof(fc.integer({ min: 0, max: 3500 }).map((permille) => permille / 1000), fc.constant(Number.NaN)),
+        fc.oneof(
+          fc.integer({ min: 0, max: 3500 }).map((permille) => permille / 1000),
+          fc.constant(Number.NaN),
+        ),
         fc.oneof(fc.constant(1_000_000), fc.integer({ min: 0, max: 2_000_000_000 })),
       )
       .map(([estimated, ratio, absurd]) => ({
@@ -38,7 +41,10 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('think' as const),
       // Mostly the next think a little later; now and then one past the factor's lifetime.
-      afterMs: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 60_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 * MAX_AGE_MS }) }),
+      afterMs: fc.oneof(
+        { weight: 4, arbitrary: fc.integer({ min: 0, max: 60_000 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 * MAX_AGE_MS }) },
+      ),
     }),
   },
 );
@@ -58,7 +64,12 @@ function replay(steps: readonly Step[]): TokenCalibration {
 function build(counter: TokenCalibration, texts: readonly string[], bound: number, plainFixed: number) {
   const input = userMessageInput('', T0);
   const pendingMessages = texts.map((text, i) => ({ turnId: `t-${i}`, text, from: 'ada', at: T0 - 10 }));
-  return buildBudgetedPrompt({ input: { ...input, pendingMessages }, boundTokens: bound, fixedTokens: counter.scale(plainFixed), counter });
+  return buildBudgetedPrompt({
+    input: { ...input, pendingMessages },
+    boundTokens: bound,
+    fixedTokens: counter.scale(plainFixed),
+    counter,
+  });
 }
 
 function refusedLocally(fit: () => unknown): boolean {
@@ -147,7 +158,9 @@ describe('fitCalibrated', () => {
           const calibration = replay(steps);
           if (refusedLocally(() => build(new TokenCalibration(), texts, bound, plainFixed))) return;
           if (refusedLocally(() => build(calibration, texts, bound, plainFixed))) calibratedRefused += 1;
-          expect(refusedLocally(() => fitCalibrated(calibration, (counter) => build(counter, texts, bound, plainFixed)))).toBe(false);
+          expect(
+            refusedLocally(() => fitCalibrated(calibration, (counter) => build(counter, texts, bound, plainFixed))),
+          ).toBe(false);
         },
       ),
       { numRuns: 400 },

@@ -20,17 +20,36 @@ describe('the MCP SDK is loaded lazily', () => {
       }`,
     );
     const register = join(dir, 'register.mjs');
-    writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hook).href)});\n`);
+    writeFileSync(
+      register,
+      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hook).href)});\n`,
+    );
     const script = (mcp: string) => `
       const { createRuntime } = await import('./src/runtime/create-runtime.ts');
       const runtime = await createRuntime({ config: { dataDir: ${JSON.stringify(join(dir, 'data'))}, mcp: ${mcp} } });
       runtime.start();
       await runtime.stop();`;
-    const plain = await runNode(['--import', 'tsx', '--import', register, '--input-type=module', '-e', script('{ mcpServers: {} }')]);
+    const plain = await runNode([
+      '--import',
+      'tsx',
+      '--import',
+      register,
+      '--input-type=module',
+      '-e',
+      script('{ mcpServers: {} }'),
+    ]);
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stderr).not.toContain('LOADED');
     // The same probe sees the SDK when there is a server to start (it need not even exist).
-    const withServer = await runNode(['--import', 'tsx', '--import', register, '--input-type=module', '-e', script(`{ mcpServers: { ghost: { command: ${JSON.stringify(join(dir, 'none'))} } } }`)]);
+    const withServer = await runNode([
+      '--import',
+      'tsx',
+      '--import',
+      register,
+      '--input-type=module',
+      '-e',
+      script(`{ mcpServers: { ghost: { command: ${JSON.stringify(join(dir, 'none'))} } } }`),
+    ]);
     expect(withServer.code, withServer.stderr).toBe(0);
     expect(withServer.stderr).toContain('LOADED');
   });

@@ -25,7 +25,11 @@ export interface HubHarness {
   clock: ReturnType<typeof createSimulatedClock>;
   events: VigilEvent[];
   /** Resolves with the next event (from now on, or already seen after `since`) of `type` matching `test`. */
-  next<T extends VigilEvent['type']>(type: T, test?: (event: Extract<VigilEvent, { type: T }>) => boolean, since?: number): Promise<Extract<VigilEvent, { type: T }>>;
+  next<T extends VigilEvent['type']>(
+    type: T,
+    test?: (event: Extract<VigilEvent, { type: T }>) => boolean,
+    since?: number,
+  ): Promise<Extract<VigilEvent, { type: T }>>;
 }
 
 /** Registers an `afterEach` stopping every hub made through the returned function (so no fixture process outlives a test). */
@@ -60,7 +64,10 @@ export function useHubs(): (servers: Record<string, McpServerEntry>, options?: P
         if (seen !== undefined) return Promise.resolve(seen as never);
         return new Promise((resolve, reject) => {
           // A safety net only: real processes start in well under a second.
-          const timer = setTimeout(() => reject(new Error(`no ${type} event; events: ${JSON.stringify(events)}`)), 15_000);
+          const timer = setTimeout(
+            () => reject(new Error(`no ${type} event; events: ${JSON.stringify(events)}`)),
+            15_000,
+          );
           waiters.push({
             test: match,
             resolve: (event) => {

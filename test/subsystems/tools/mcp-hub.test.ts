@@ -29,7 +29,10 @@ describe('McpHub', () => {
       local: stdioFixture({}, { requireApproval: ['crash'], idempotentTools: ['echo'], timeoutMs: 5000 }),
       web: { url: http.url, requireApproval: true },
     });
-    const ups = await Promise.all([h.next('mcp.server_up', (e) => e.server === 'local'), h.next('mcp.server_up', (e) => e.server === 'web')]);
+    const ups = await Promise.all([
+      h.next('mcp.server_up', (e) => e.server === 'local'),
+      h.next('mcp.server_up', (e) => e.server === 'web'),
+    ]);
     expect(ups.map((e) => [e.server, e.tools, e.attempt])).toEqual([
       ['local', 10, 1],
       ['web', 6, 1],
@@ -51,7 +54,12 @@ describe('McpHub', () => {
       inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
     });
     expect(h.hub.get('mcp__local__crash')).toMatchObject({ requireApproval: true, idempotent: false });
-    expect(h.hub.list().filter((t) => t.server === 'web').every((t) => t.requireApproval && t.timeoutMs === 60_000)).toBe(true);
+    expect(
+      h.hub
+        .list()
+        .filter((t) => t.server === 'web')
+        .every((t) => t.requireApproval && t.timeoutMs === 60_000),
+    ).toBe(true);
     expect(resultText(await h.hub.callTool('mcp__local__add', { a: 2, b: 3 }))).toBe('5');
     expect(resultText(await h.hub.callTool('mcp__web__echo', { text: 'over http' }))).toBe('over http');
   });
@@ -62,16 +70,26 @@ describe('McpHub', () => {
       local: stdioFixture({}, { allowedTools: ['echo', 'add', 'not_there'] }),
       web: { url: http.url, headers: { Authorization: 'Bearer fixture-secret' }, allowedTools: ['slow'] },
     });
-    await Promise.all([h.next('mcp.server_up', (e) => e.server === 'local'), h.next('mcp.server_up', (e) => e.server === 'web')]);
+    await Promise.all([
+      h.next('mcp.server_up', (e) => e.server === 'local'),
+      h.next('mcp.server_up', (e) => e.server === 'web'),
+    ]);
     expect(h.hub.list().map((t) => t.name)).toEqual(['mcp__local__add', 'mcp__local__echo', 'mcp__web__slow']);
     expect(h.events.find((e) => e.type === 'mcp.server_up' && e.server === 'local')).toMatchObject({ tools: 2 });
-    await expect(h.hub.callTool('mcp__local__crash', {})).rejects.toSatisfy((err) => isVigilError(err, 'TOOL_NOT_FOUND'));
+    await expect(h.hub.callTool('mcp__local__crash', {})).rejects.toSatisfy((err) =>
+      isVigilError(err, 'TOOL_NOT_FOUND'),
+    );
     expect(http.requests.length).toBeGreaterThan(0);
     expect(http.requests.every((headers) => headers.authorization === 'Bearer fixture-secret')).toBe(true);
   });
 
   it('gives a stdio server only its own env and the safe defaults, never the daemon secrets', async () => {
-    const secrets = { ANTHROPIC_API_KEY: 'sk-ant-secret', VIGIL_TOKEN: 'gateway-secret', VIGIL_CHECKPOINT_KEY: 'ab'.repeat(32), SOME_DAEMON_VAR: 'x' };
+    const secrets = {
+      ANTHROPIC_API_KEY: 'sk-ant-secret',
+      VIGIL_TOKEN: 'gateway-secret',
+      VIGIL_CHECKPOINT_KEY: 'ab'.repeat(32),
+      SOME_DAEMON_VAR: 'x',
+    };
     const saved = Object.fromEntries(Object.keys(secrets).map((k) => [k, process.env[k]]));
     Object.assign(process.env, secrets);
     try {
@@ -95,7 +113,10 @@ describe('McpHub', () => {
   it('reports a crashed server down, retries it with capped exponential back-off on the clock, and lists it again when back', async () => {
     const gate = join(dir, 'gate');
     writeFileSync(gate, 'open');
-    const h = startHub({ local: stdioFixture({ FIXTURE_GATE_FILE: gate }) }, { timing: { backoff: { baseMs: 1000, maxMs: 4000 } } });
+    const h = startHub(
+      { local: stdioFixture({ FIXTURE_GATE_FILE: gate }) },
+      { timing: { backoff: { baseMs: 1000, maxMs: 4000 } } },
+    );
     await h.next('mcp.server_up');
     const crashed = h.hub.callTool('mcp__local__crash', { code: 7 });
     // While it cannot start again, every attempt fails and the wait doubles up to the cap.
@@ -107,7 +128,9 @@ describe('McpHub', () => {
     expect(first.reason).toMatch(/closed/);
     expect(first.reason).toContain('exited with code 7');
     expect(h.hub.get('mcp__local__echo')).toMatchObject({ available: false });
-    await expect(h.hub.callTool('mcp__local__echo', { text: 'x' })).rejects.toSatisfy((err) => isVigilError(err, 'TOOL_UNAVAILABLE'));
+    await expect(h.hub.callTool('mcp__local__echo', { text: 'x' })).rejects.toSatisfy((err) =>
+      isVigilError(err, 'TOOL_UNAVAILABLE'),
+    );
     const waits = [];
     for (let i = 0; i < 3; i += 1) {
       const seen = h.events.length;
@@ -154,7 +177,9 @@ describe('McpHub', () => {
     );
     await expect(h.hub.callTool('mcp__local__count', { extra: 1 })).resolves.toBeDefined();
     expect(readFileSync(count, 'utf8')).toBe('1');
-    await expect(h.hub.callTool('mcp__local__slow', { ms: 10_000 }, { timeoutMs: 50 })).rejects.toSatisfy((err) => isVigilError(err, 'TOOL_TIMEOUT'));
+    await expect(h.hub.callTool('mcp__local__slow', { ms: 10_000 }, { timeoutMs: 50 })).rejects.toSatisfy((err) =>
+      isVigilError(err, 'TOOL_TIMEOUT'),
+    );
     const controller = new AbortController();
     const aborted = h.hub.callTool('mcp__local__slow', { ms: 10_000 }, { signal: controller.signal });
     controller.abort(new Error('preempted'));
@@ -166,7 +191,10 @@ describe('McpHub', () => {
 
   it('reports a server whose command does not exist, and an HTTP server that stops answering pings', async () => {
     http = await startHttpMcpServer();
-    const h = startHub({ ghost: { command: join(dir, 'no-such-server') }, web: { url: http.url } }, { timing: { pingIntervalMs: 5000 } });
+    const h = startHub(
+      { ghost: { command: join(dir, 'no-such-server') }, web: { url: http.url } },
+      { timing: { pingIntervalMs: 5000 } },
+    );
     const ghost = await h.next('mcp.server_down', (e) => e.server === 'ghost');
     expect(ghost).toMatchObject({ wasUp: false, retryInMs: 1000 });
     expect(ghost.reason).toContain('cannot start');
@@ -178,13 +206,24 @@ describe('McpHub', () => {
     const web = await h.next('mcp.server_down', (e) => e.server === 'web', seen);
     expect(web).toMatchObject({ wasUp: true, retryInMs: 1000 });
     expect(web.reason).toContain('ping');
-    expect(h.hub.list().filter((t) => t.server === 'web').every((t) => !t.available)).toBe(true);
+    expect(
+      h.hub
+        .list()
+        .filter((t) => t.server === 'web')
+        .every((t) => !t.available),
+    ).toBe(true);
   });
 
   it('stops every server: stdio processes are gone, even one that ignores the end of its stdin and SIGTERM', async () => {
     const pids = join(dir, 'pids');
-    const h = startHub({ a: stdioFixture({ FIXTURE_PID_FILE: pids }), stubborn: stdioFixture({ FIXTURE_PID_FILE: pids, FIXTURE_STUBBORN: '1' }) });
-    await Promise.all([h.next('mcp.server_up', (e) => e.server === 'a'), h.next('mcp.server_up', (e) => e.server === 'stubborn')]);
+    const h = startHub({
+      a: stdioFixture({ FIXTURE_PID_FILE: pids }),
+      stubborn: stdioFixture({ FIXTURE_PID_FILE: pids, FIXTURE_STUBBORN: '1' }),
+    });
+    await Promise.all([
+      h.next('mcp.server_up', (e) => e.server === 'a'),
+      h.next('mcp.server_up', (e) => e.server === 'stubborn'),
+    ]);
     const running = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
     expect(running).toHaveLength(2);
     expect(running.every(isAlive)).toBe(true);

@@ -16,7 +16,13 @@ import { resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
 import { DurableToolCaller } from '../../../src/subsystems/tools/durable-tool-caller.js';
 import { ToolCallLog } from '../../../src/subsystems/tools/tool-call-log.js';
 import { TOOL_RESULT_TEXT_CAP_BYTES } from '../../../src/subsystems/tools/tool-output.js';
-import { message, startFakeMessagesApi, text, toolUse, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import {
+  message,
+  startFakeMessagesApi,
+  text,
+  toolUse,
+  type FakeMessagesApi,
+} from '../../fixtures/fake-messages-api.js';
 import { stdioFixture, useHubs, type HubHarness } from './mcp-hub.fixture.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
@@ -58,8 +64,23 @@ async function rig(): Promise<Rig> {
   const events: VigilEvent[] = [];
   bus.events$.subscribe((event) => events.push(event));
   const log = await ToolCallLog.open(db);
-  const caller = new DurableToolCaller({ hub: hub.hub, log, journal: new EventJournal(db), bus, clock, logger: silentLogger });
-  const thinker = new AnthropicThinker({ apiKey: 'sk-test', baseURL: api.url, model: MODEL, price: resolvePrice(MODEL), maxToolIterations: 4, maxRetries: 0, timeoutMs: 5000 });
+  const caller = new DurableToolCaller({
+    hub: hub.hub,
+    log,
+    journal: new EventJournal(db),
+    bus,
+    clock,
+    logger: silentLogger,
+  });
+  const thinker = new AnthropicThinker({
+    apiKey: 'sk-test',
+    baseURL: api.url,
+    model: MODEL,
+    price: resolvePrice(MODEL),
+    maxToolIterations: 4,
+    maxRetries: 0,
+    timeoutMs: 5000,
+  });
   thinker.useTools(caller);
   return { hub, caller, log, thinker, events, countFile };
 }
@@ -72,7 +93,8 @@ const calls = (file: string) => {
   }
 };
 /** The tool_result blocks of a request's last user message. */
-const toolResults = (index: number) => (api.requests[index]!.body.messages.at(-1).content as any[]).filter((b) => b.type === 'tool_result');
+const toolResults = (index: number) =>
+  (api.requests[index]!.body.messages.at(-1).content as any[]).filter((b) => b.type === 'tool_result');
 
 describe('MCP tools in the think tool loop', () => {
   it('offers the tools after Vigil’s own, in a stable order, the cache breakpoint on the last; runs a call and gives the result back', async () => {
@@ -85,15 +107,33 @@ describe('MCP tools in the think tool loop', () => {
     const result = await r.thinker.think(input, live());
     expect(result.actions).toEqual([{ type: 'reply', turnId: 't-1', text: 'The tool said hi there.' }]);
     expect(calls(r.countFile)).toBe(1);
-    expect(toolResults(1)).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi there' }] }]);
+    expect(toolResults(1)).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi there' }] },
+    ]);
 
     const tools = api.requests[0]!.body.tools as Array<{ name: string; cache_control?: unknown; input_schema: any }>;
     const names = tools.map((t) => t.name);
-    expect(names.slice(0, 8)).toEqual(['reply', 'remember', 'feel', 'goal_add', 'goal_progress', 'goal_complete', 'spawn_task', 'recall']);
-    expect(names.slice(8)).toEqual([...names.slice(8)].sort());
+    const own = [
+      'reply',
+      'remember',
+      'feel',
+      'goal_add',
+      'goal_progress',
+      'goal_complete',
+      'spawn_task',
+      'recall',
+      'schedule_add',
+      'schedule_list',
+      'schedule_remove',
+    ];
+    expect(names.slice(0, own.length)).toEqual(own);
+    expect(names.slice(own.length)).toEqual([...names.slice(own.length)].sort());
     expect(names).toContain('mcp__fixture__tally');
     expect(tools.filter((t) => t.cache_control !== undefined).map((t) => t.name)).toEqual([names.at(-1)]);
-    expect(tools.find((t) => t.name === 'mcp__fixture__tally')!.input_schema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } });
+    expect(tools.find((t) => t.name === 'mcp__fixture__tally')!.input_schema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+    });
     // Every request of the think, and of the next think, sends the same tool bytes: the cached prefix holds.
     api.enqueue(message([text('nothing to do')]));
     await r.thinker.think(input, live());
@@ -102,9 +142,19 @@ describe('MCP tools in the think tool loop', () => {
 
     // The durable record: intent and result, with their events.
     const [record] = await r.log.all();
-    expect(record).toMatchObject({ turnId: 't-1', name: 'mcp__fixture__tally', args: { text: 'hi there' }, result: { ok: true, text: 'hi there' } });
+    expect(record).toMatchObject({
+      turnId: 't-1',
+      name: 'mcp__fixture__tally',
+      args: { text: 'hi there' },
+      result: { ok: true, text: 'hi there' },
+    });
     expect(r.events.map((e) => e.type)).toEqual(['tool.called', 'tool.completed']);
-    expect(r.events[0]).toMatchObject({ callId: record!.callId, turnId: 't-1', name: 'mcp__fixture__tally', argsBytes: 19 });
+    expect(r.events[0]).toMatchObject({
+      callId: record!.callId,
+      turnId: 't-1',
+      name: 'mcp__fixture__tally',
+      argsBytes: 19,
+    });
     expect(r.events[1]).toMatchObject({ callId: record!.callId, ok: true, resultBytes: record!.result!.resultBytes });
     const journal = new EventJournal(db);
     expect((await journal.query()).map((e) => e.type)).toEqual(['tool.called', 'tool.completed']);
@@ -115,9 +165,19 @@ describe('MCP tools in the think tool loop', () => {
     api.enqueue(message([toolUse('mcp__fixture__tally', { text: 'hi there' }, 'toolu_1')]), message([text('done')]));
     const result = await r.thinker.think(input, live());
     const [record] = await r.log.all();
-    const completed = r.events.find((e) => e.type === 'tool.completed') as Extract<VigilEvent, { type: 'tool.completed' }>;
+    const completed = r.events.find((e) => e.type === 'tool.completed') as Extract<
+      VigilEvent,
+      { type: 'tool.completed' }
+    >;
     expect(result.trace!.toolCalls).toEqual([
-      { callId: record!.callId, name: 'mcp__fixture__tally', startedAt: expect.any(Number), durationMs: expect.any(Number), ok: true, resultBytes: completed.resultBytes },
+      {
+        callId: record!.callId,
+        name: 'mcp__fixture__tally',
+        startedAt: expect.any(Number),
+        durationMs: expect.any(Number),
+        ok: true,
+        resultBytes: completed.resultBytes,
+      },
     ]);
     expect(result.trace!.toolCalls[0]!.durationMs).toBeGreaterThanOrEqual(completed.durationMs);
     expect(result.trace!.sections.find((s) => s.name === 'tools')!.text).toContain('mcp__fixture__tally');
@@ -143,12 +203,21 @@ describe('MCP tools in the think tool loop', () => {
     const [result] = toolResults(1);
     expect(result.is_error).toBeUndefined();
     expect(result.content[0].text).toHaveLength(TOOL_RESULT_TEXT_CAP_BYTES);
-    expect(result.content[1].text).toBe(`[truncated: the tool returned ${big.length} bytes of text; the last 5000 bytes were cut]`);
+    expect(result.content[1].text).toBe(
+      `[truncated: the tool returned ${big.length} bytes of text; the last 5000 bytes were cut]`,
+    );
   });
 
   it('changes the tool list once when a server comes up, not when it goes down', async () => {
     const r = await rig();
-    const empty = new DurableToolCaller({ hub: { list: () => [], get: () => undefined, callTool: () => Promise.reject(new Error('none')) }, log: r.log, journal: new EventJournal(db), bus: new EventBus({ clock: createSimulatedClock(NOW), currentBeat: () => 0 }), clock: createSimulatedClock(NOW), logger: silentLogger });
+    const empty = new DurableToolCaller({
+      hub: { list: () => [], get: () => undefined, callTool: () => Promise.reject(new Error('none')) },
+      log: r.log,
+      journal: new EventJournal(db),
+      bus: new EventBus({ clock: createSimulatedClock(NOW), currentBeat: () => 0 }),
+      clock: createSimulatedClock(NOW),
+      logger: silentLogger,
+    });
     expect(empty.definitions()).toEqual([]);
     const before = r.caller.definitions();
     expect(before.map((t) => t.name)).toContain('mcp__fixture__hang');
@@ -179,13 +248,19 @@ describe('tools that need approval', () => {
     expect(names).toContain('mcp__fixture__tally');
 
     const waiting = await caller.call({ name: 'mcp__fixture__tally', args: { text: 'a' }, turnId: 't-1' }, live());
-    expect(waiting).toMatchObject({ isError: false, pendingApproval: expect.stringMatching(/^call-/), content: [{ text: expect.stringMatching(/needs an operator's approval and was not run/) }] });
+    expect(waiting).toMatchObject({
+      isError: false,
+      pendingApproval: expect.stringMatching(/^call-/),
+      content: [{ text: expect.stringMatching(/needs an operator's approval and was not run/) }],
+    });
     const callId = waiting.pendingApproval!;
     expect(calls(countFile)).toBe(0);
     expect(events.map((e) => e.type)).toEqual(['tool.approval_requested']);
     // The record and its event were written in one synced batch: both are on disk already.
     expect(await log.get(callId)).toMatchObject({ callId, turnId: 't-1', approval: { state: 'pending' } });
-    expect(await journal.query({ types: ['tool.approval_requested'] })).toEqual([expect.objectContaining({ callId, args: { text: 'a' } })]);
+    expect(await journal.query({ types: ['tool.approval_requested'] })).toEqual([
+      expect.objectContaining({ callId, args: { text: 'a' } }),
+    ]);
     expect([...caller.waitingTurnIds()]).toEqual(['t-1']);
     expect(caller.waitingTurnIds()).toBe(caller.waitingTurnIds());
 
@@ -198,11 +273,22 @@ describe('tools that need approval', () => {
     expect([...caller.heldTurnIds()]).toEqual(['t-1']);
     expect(caller.notices(['t-2']).map((n) => n.callId)).toEqual([]);
     const [notice] = caller.notices(['t-1']);
-    expect(notice).toMatchObject({ callId, turnId: 't-1', line: expect.stringMatching(/approved by the operator and returned:\na$/) });
+    expect(notice).toMatchObject({
+      callId,
+      turnId: 't-1',
+      line: expect.stringMatching(/approved by the operator and returned:\na$/),
+    });
     caller.acknowledge([callId]);
     expect(caller.heldTurnIds().size).toBe(0);
-    await expect.poll(async () => (await log.get(callId))?.approval).toMatchObject({ state: 'approved', delivered: true });
-    expect(events.map((e) => e.type)).toEqual(['tool.approval_requested', 'tool.approval_decided', 'tool.called', 'tool.completed']);
+    await expect
+      .poll(async () => (await log.get(callId))?.approval)
+      .toMatchObject({ state: 'approved', delivered: true });
+    expect(events.map((e) => e.type)).toEqual([
+      'tool.approval_requested',
+      'tool.approval_decided',
+      'tool.called',
+      'tool.completed',
+    ]);
   });
 
   it('a decision whose turn has ended is told to the next think of any turn', async () => {
@@ -211,18 +297,37 @@ describe('tools that need approval', () => {
     const clock = createSimulatedClock(NOW);
     const bus = new EventBus({ clock, currentBeat: () => 0 });
     const open = new Set(['t-1']);
-    const caller = new DurableToolCaller({ hub: hub.hub, log: await ToolCallLog.open(db), journal: new EventJournal(db), bus, clock, logger: silentLogger, isTurnOpen: (id) => open.has(id) });
-    const { pendingApproval } = await caller.call({ name: 'mcp__fixture__echo', args: { text: 'x' }, turnId: 't-1' }, live());
+    const caller = new DurableToolCaller({
+      hub: hub.hub,
+      log: await ToolCallLog.open(db),
+      journal: new EventJournal(db),
+      bus,
+      clock,
+      logger: silentLogger,
+      isTurnOpen: (id) => open.has(id),
+    });
+    const { pendingApproval } = await caller.call(
+      { name: 'mcp__fixture__echo', args: { text: 'x' }, turnId: 't-1' },
+      live(),
+    );
     await caller.deny(pendingApproval!);
     expect(caller.notices(['t-9'])).toEqual([]);
     open.delete('t-1');
-    expect(caller.notices(['t-9'])).toEqual([expect.objectContaining({ callId: pendingApproval, line: expect.stringMatching(/denied by the operator \(no reason was given\)/) })]);
+    expect(caller.notices(['t-9'])).toEqual([
+      expect.objectContaining({
+        callId: pendingApproval,
+        line: expect.stringMatching(/denied by the operator \(no reason was given\)/),
+      }),
+    ]);
   });
 
   it('many calls under one think’s signal leave no listener on it', async () => {
     const r = await rig();
     const signal = live();
-    for (let i = 0; i < 12; i++) expect((await r.caller.call({ name: 'mcp__fixture__echo', args: { text: `${i}` }, turnId: 't-1' }, signal)).isError).toBe(false);
+    for (let i = 0; i < 12; i++)
+      expect(
+        (await r.caller.call({ name: 'mcp__fixture__echo', args: { text: `${i}` }, turnId: 't-1' }, signal)).isError,
+      ).toBe(false);
     expect(getEventListeners(signal, 'abort')).toEqual([]);
   });
 });

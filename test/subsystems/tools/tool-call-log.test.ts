@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 import { ToolCallLog } from '../../../src/subsystems/tools/tool-call-log.js';
 
-const intent = (i: number) => ({ callId: `c${i}`, turnId: 't', name: 'mcp__s__t', args: { i }, at: i, idempotent: false });
+const intent = (i: number) => ({
+  callId: `c${i}`,
+  turnId: 't',
+  name: 'mcp__s__t',
+  args: { i },
+  at: i,
+  idempotent: false,
+});
 const result = { ok: true, durationMs: 1, resultBytes: 2, text: 'ok' };
 
 describe('ToolCallLog', () => {

@@ -11,11 +11,21 @@ import { AnthropicThinker } from '../../../src/subsystems/thinking/anthropic-thi
 import { resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
 import { DurableToolCaller } from '../../../src/subsystems/tools/durable-tool-caller.js';
 import { ToolCallLog } from '../../../src/subsystems/tools/tool-call-log.js';
-import { firstUserText, message, startFakeMessagesApi, text, type FakeMessagesApi } from '../../fixtures/fake-messages-api.js';
+import {
+  firstUserText,
+  message,
+  startFakeMessagesApi,
+  text,
+  type FakeMessagesApi,
+} from '../../fixtures/fake-messages-api.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
 
 const NOW = Date.parse('2026-03-01T08:00:00Z');
-const noHub = { list: () => [], get: () => undefined, callTool: () => Promise.reject(new Error('no server in this test')) };
+const noHub = {
+  list: () => [],
+  get: () => undefined,
+  callTool: () => Promise.reject(new Error('no server in this test')),
+};
 
 let api: FakeMessagesApi;
 beforeEach(async () => {
@@ -31,7 +41,14 @@ async function boot(db: VigilDb): Promise<{ caller: DurableToolCaller; events: V
   const bus = new EventBus({ clock, currentBeat: () => 0 });
   const events: VigilEvent[] = [];
   bus.events$.subscribe((event) => events.push(event));
-  const caller = new DurableToolCaller({ hub: noHub, log: await ToolCallLog.open(db), journal: new EventJournal(db), bus, clock, logger: silentLogger });
+  const caller = new DurableToolCaller({
+    hub: noHub,
+    log: await ToolCallLog.open(db),
+    journal: new EventJournal(db),
+    bus,
+    clock,
+    logger: silentLogger,
+  });
   await caller.recover();
   return { caller, events };
 }
@@ -40,10 +57,17 @@ describe('calls a crash left unknown', () => {
   it('are reported once each, told to their own turn, and say whether the tool may be called again', async () => {
     const db = new MemoryLevel() as unknown as VigilDb;
     const log = await ToolCallLog.open(db);
-    await log.intent({ callId: 'c1', turnId: 't-1', name: 'mcp__s__write', args: { a: 1 }, at: NOW, idempotent: false }, []);
+    await log.intent(
+      { callId: 'c1', turnId: 't-1', name: 'mcp__s__write', args: { a: 1 }, at: NOW, idempotent: false },
+      [],
+    );
     await log.intent({ callId: 'c2', turnId: 't-2', name: 'mcp__s__read', args: {}, at: NOW, idempotent: true }, []);
     await log.intent({ callId: 'c3', turnId: 't-1', name: 'mcp__s__read', args: {}, at: NOW, idempotent: true }, []);
-    await log.result({ callId: 'c3', turnId: 't-1', name: 'mcp__s__read', args: {}, at: NOW, idempotent: true }, { ok: true, durationMs: 1, resultBytes: 1, text: 'x' }, []);
+    await log.result(
+      { callId: 'c3', turnId: 't-1', name: 'mcp__s__read', args: {}, at: NOW, idempotent: true },
+      { ok: true, durationMs: 1, resultBytes: 1, text: 'x' },
+      [],
+    );
 
     const first = await boot(db);
     expect(first.events.map((e) => e.type === 'tool.interrupted' && [e.callId, e.name])).toEqual([
@@ -52,7 +76,9 @@ describe('calls a crash left unknown', () => {
     ]);
     const [write] = first.caller.notices(['t-1']);
     expect(first.caller.notices(['t-1'])).toHaveLength(1);
-    expect(write!.line).toMatch(/^Tool call c1 \(mcp__s__write with arguments \{"a":1\}\) was interrupted by a restart: its outcome is unknown\. It was not run again/);
+    expect(write!.line).toMatch(
+      /^Tool call c1 \(mcp__s__write with arguments \{"a":1\}\) was interrupted by a restart: its outcome is unknown\. It was not run again/,
+    );
     expect(first.caller.notices(['t-2'])[0]!.line).toMatch(/It is idempotent: you may call it again/);
     first.caller.acknowledge(['c1']);
     expect(first.caller.notices(['t-1'])).toEqual([]);
@@ -63,16 +89,28 @@ describe('calls a crash left unknown', () => {
 
   it('are told to the model in the next think of the turn, then not again', async () => {
     const db = new MemoryLevel() as unknown as VigilDb;
-    await (await ToolCallLog.open(db)).intent({ callId: 'c1', turnId: 't-1', name: 'mcp__s__write', args: {}, at: NOW, idempotent: false }, []);
+    await (
+      await ToolCallLog.open(db)
+    ).intent({ callId: 'c1', turnId: 't-1', name: 'mcp__s__write', args: {}, at: NOW, idempotent: false }, []);
     const { caller } = await boot(db);
-    const thinker = new AnthropicThinker({ apiKey: 'sk-test', baseURL: api.url, model: 'claude-sonnet-4-6', price: resolvePrice('claude-sonnet-4-6'), maxToolIterations: 2, maxRetries: 0, timeoutMs: 5000 });
+    const thinker = new AnthropicThinker({
+      apiKey: 'sk-test',
+      baseURL: api.url,
+      model: 'claude-sonnet-4-6',
+      price: resolvePrice('claude-sonnet-4-6'),
+      maxToolIterations: 2,
+      maxRetries: 0,
+      timeoutMs: 5000,
+    });
     thinker.useTools(caller);
     const input = userMessageInput('Write it.', NOW);
     api.enqueue(message([text('I will check first.')]), message([text('again')]));
     await thinker.think(input, new AbortController().signal);
     await thinker.think(input, new AbortController().signal);
     const stateOf = (i: number) => firstUserText(api.requests[i]!);
-    expect(stateOf(0)).toContain('<notices>\n- Tool call c1 (mcp__s__write with arguments {}) was interrupted by a restart: its outcome is unknown.');
+    expect(stateOf(0)).toContain(
+      '<notices>\n- Tool call c1 (mcp__s__write with arguments {}) was interrupted by a restart: its outcome is unknown.',
+    );
     expect(stateOf(1)).not.toContain('Tool call c1');
   });
 });

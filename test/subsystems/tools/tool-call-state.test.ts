@@ -2,10 +2,24 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCallRecord } from '../../../src/protocol/tool-call.schema.js';
 import { NO_APPROVAL_WAITS } from '../../../src/subsystems/tools/approval-waits.js';
-import { phaseOf, transition, turnWaits, type CallEvent, type CallState, type RecordPhase } from '../../../src/subsystems/tools/tool-call-state.js';
+import {
+  phaseOf,
+  transition,
+  turnWaits,
+  type CallEvent,
+  type CallState,
+  type RecordPhase,
+} from '../../../src/subsystems/tools/tool-call-state.js';
 
 const AT = Date.parse('2026-03-01T08:00:00Z');
-const call: ToolCallRecord = { callId: 'c1', turnId: 't-1', name: 'mcp__s__write', args: { a: 1 }, at: AT, idempotent: false };
+const call: ToolCallRecord = {
+  callId: 'c1',
+  turnId: 't-1',
+  name: 'mcp__s__write',
+  args: { a: 1 },
+  at: AT,
+  idempotent: false,
+};
 const result = { ok: true, durationMs: 2, resultBytes: 3, text: 'done' };
 const pending: ToolCallRecord = { ...call, approval: { state: 'pending' } };
 const approved: ToolCallRecord = { ...call, approval: { state: 'approved', decidedAt: AT } };
@@ -42,22 +56,24 @@ const EVENTS: Record<string, CallEvent> = {
 const R = 'refused';
 const TABLE: Array<[event: string, ...outcomes: string[]]> = [
   // event                       not kept             awaiting-approval  deciding             running            decided-untold  unknown-untold
-  ['requested',                  'awaiting-approval', R,                 R,                   R,                 R,              R],
-  ['decision-started',           R,                   'deciding',        R,                   R,                 R,              R],
-  ['decision-failed',            R,                   R,                 'awaiting-approval', R,                 R,              R],
-  ['decided (approved)',         R,                   R,                 'running',           R,                 R,              R],
-  ['decided (denied)',           R,                   R,                 'decided-untold',    R,                 R,              R],
-  ['decided (still pending)',    R,                   R,                 R,                   R,                 R,              R],
-  ['ran',                        R,                   R,                 R,                   'decided-untold',  R,              R],
-  ['run-failed',                 R,                   R,                 R,                   'gone',            R,              R],
-  ['told',                       R,                   R,                 R,                   R,                 'gone',         'gone'],
-  ['recovered (pending)',        'awaiting-approval', R,                 R,                   R,                 R,              R],
-  ['recovered (interrupted)',    R,                   R,                 R,                   R,                 R,              R],
-  ['announced (interrupted)',    'unknown-untold',    R,                 R,                   R,                 R,              R],
-  ['announced (with a result)',  R,                   R,                 R,                   R,                 R,              R],
+  ['requested', 'awaiting-approval', R, R, R, R, R],
+  ['decision-started', R, 'deciding', R, R, R, R],
+  ['decision-failed', R, R, 'awaiting-approval', R, R, R],
+  ['decided (approved)', R, R, 'running', R, R, R],
+  ['decided (denied)', R, R, 'decided-untold', R, R, R],
+  ['decided (still pending)', R, R, R, R, R, R],
+  ['ran', R, R, R, 'decided-untold', R, R],
+  ['run-failed', R, R, R, 'gone', R, R],
+  ['told', R, R, R, R, 'gone', 'gone'],
+  ['recovered (pending)', 'awaiting-approval', R, R, R, R, R],
+  ['recovered (interrupted)', R, R, R, R, R, R],
+  ['announced (interrupted)', 'unknown-untold', R, R, R, R, R],
+  ['announced (with a result)', R, R, R, R, R, R],
 ];
 
-const cases = TABLE.flatMap(([event, ...outcomes]) => Object.keys(STATES).map((state, column) => [event, state, outcomes[column]!] as const));
+const cases = TABLE.flatMap(([event, ...outcomes]) =>
+  Object.keys(STATES).map((state, column) => [event, state, outcomes[column]!] as const),
+);
 
 describe('transition', () => {
   it('has a row for every event and a column for every state', () => {
@@ -68,7 +84,10 @@ describe('transition', () => {
   it.each(cases)('%s, from %s: %s', (event, state, expected) => {
     const step = transition(STATES[state], EVENTS[event]!);
     if (expected === R) {
-      expect(step).toEqual({ ok: false, refused: expect.stringContaining(`${EVENTS[event]!.type} does not apply to a call ${state}`) });
+      expect(step).toEqual({
+        ok: false,
+        refused: expect.stringContaining(`${EVENTS[event]!.type} does not apply to a call ${state}`),
+      });
       return;
     }
     expect(step.ok).toBe(true);
@@ -78,13 +97,23 @@ describe('transition', () => {
 
   it('keeps the record through a decision started and failed, and takes the decided one', () => {
     const waiting = STATES['awaiting-approval'];
-    expect(transition(waiting, EVENTS['decision-started']!)).toEqual({ ok: true, state: { phase: 'deciding', record: pending } });
-    expect(transition(STATES.deciding, EVENTS['decision-failed']!)).toEqual({ ok: true, state: { phase: 'awaiting-approval', record: pending } });
-    expect(transition(STATES.deciding, EVENTS['decided (approved)']!)).toEqual({ ok: true, state: { phase: 'running', record: approved } });
+    expect(transition(waiting, EVENTS['decision-started']!)).toEqual({
+      ok: true,
+      state: { phase: 'deciding', record: pending },
+    });
+    expect(transition(STATES.deciding, EVENTS['decision-failed']!)).toEqual({
+      ok: true,
+      state: { phase: 'awaiting-approval', record: pending },
+    });
+    expect(transition(STATES.deciding, EVENTS['decided (approved)']!)).toEqual({
+      ok: true,
+      state: { phase: 'running', record: approved },
+    });
   });
 
   it('tells a denial with its reason, and a call that ran with its result', () => {
-    const told = (step: ReturnType<typeof transition>) => (step.ok && step.state?.phase === 'decided-untold' ? step.state : undefined);
+    const told = (step: ReturnType<typeof transition>) =>
+      step.ok && step.state?.phase === 'decided-untold' ? step.state : undefined;
     const denial = told(transition(STATES.deciding, EVENTS['decided (denied)']!));
     expect(denial).toMatchObject({ record: denied, notice: { callId: 'c1', turnId: 't-1', name: call.name } });
     expect(denial!.notice.line).toMatch(/was denied by the operator \(the reason given: no\)\. It was not run\.$/);
@@ -97,23 +126,50 @@ describe('transition', () => {
     const unknown = transition(undefined, EVENTS['announced (interrupted)']!);
     expect(unknown).toEqual({
       ok: true,
-      state: { phase: 'unknown-untold', notice: { callId: 'c1', turnId: 't-1', name: call.name, line: expect.stringMatching(/^Tool call c1 \(mcp__s__write with arguments \{"a":1\}\) was interrupted by a restart: its outcome is unknown\. It was not run again/) } },
+      state: {
+        phase: 'unknown-untold',
+        notice: {
+          callId: 'c1',
+          turnId: 't-1',
+          name: call.name,
+          line: expect.stringMatching(
+            /^Tool call c1 \(mcp__s__write with arguments \{"a":1\}\) was interrupted by a restart: its outcome is unknown\. It was not run again/,
+          ),
+        },
+      },
     });
     const cut = transition(undefined, { type: 'announced', record: approved });
-    expect(cut).toMatchObject({ ok: true, state: { phase: 'decided-untold', record: { ...approved, interruptedReported: true } } });
-    expect(cut.ok && cut.state?.phase === 'decided-untold' && cut.state.notice.line).toMatch(/approved by the operator, but a restart interrupted it/);
-    const told = transition(undefined, { type: 'announced', record: { ...approved, approval: { ...approved.approval!, delivered: true } } });
+    expect(cut).toMatchObject({
+      ok: true,
+      state: { phase: 'decided-untold', record: { ...approved, interruptedReported: true } },
+    });
+    expect(cut.ok && cut.state?.phase === 'decided-untold' && cut.state.notice.line).toMatch(
+      /approved by the operator, but a restart interrupted it/,
+    );
+    const told = transition(undefined, {
+      type: 'announced',
+      record: { ...approved, approval: { ...approved.approval!, delivered: true } },
+    });
     expect(told).toEqual({ ok: true, state: undefined });
   });
 
   it('recovers a record into the state its phase says', () => {
-    expect(transition(undefined, { type: 'recovered', record: denied })).toMatchObject({ ok: true, state: { phase: 'decided-untold', record: denied } });
-    expect(transition(undefined, { type: 'recovered', record: { ...call, result } })).toEqual({ ok: true, state: undefined });
+    expect(transition(undefined, { type: 'recovered', record: denied })).toMatchObject({
+      ok: true,
+      state: { phase: 'decided-untold', record: denied },
+    });
+    expect(transition(undefined, { type: 'recovered', record: { ...call, result } })).toEqual({
+      ok: true,
+      state: undefined,
+    });
   });
 });
 
 describe('phaseOf', () => {
-  const delivered = <T extends ToolCallRecord>(record: T): T => ({ ...record, approval: { ...record.approval!, delivered: true } });
+  const delivered = <T extends ToolCallRecord>(record: T): T => ({
+    ...record,
+    approval: { ...record.approval!, delivered: true },
+  });
   it.each<[string, ToolCallRecord, RecordPhase]>([
     ['a pending call', pending, 'awaiting-approval'],
     ['a denied call not told', denied, 'decision-untold'],
@@ -125,8 +181,16 @@ describe('phaseOf', () => {
     ['an approved call that ran, told', delivered({ ...approved, result }), 'settled'],
     ['an approved call, interrupted', approved, 'interrupted-unannounced'],
     ['an approved call, interrupted, told but never announced', delivered(approved), 'interrupted-unannounced'],
-    ['an approved call, interrupted and announced, not told', { ...approved, interruptedReported: true }, 'decision-untold'],
-    ['an approved call, interrupted, announced and told', delivered({ ...approved, interruptedReported: true }), 'settled'],
+    [
+      'an approved call, interrupted and announced, not told',
+      { ...approved, interruptedReported: true },
+      'decision-untold',
+    ],
+    [
+      'an approved call, interrupted, announced and told',
+      delivered({ ...approved, interruptedReported: true }),
+      'settled',
+    ],
   ])('%s: %s', (_what, record, phase) => {
     expect(phaseOf(record)).toBe(phase);
   });
@@ -135,7 +199,7 @@ describe('phaseOf', () => {
 describe('turnWaits', () => {
   it('waits on turns with a call awaiting, being decided or running; holds those and the ones with a decision untold', () => {
     const on = (turnId: string | undefined, state: CallState): CallState =>
-      state.phase === 'unknown-untold' ? state : ({ ...state, record: { ...state.record, turnId } });
+      state.phase === 'unknown-untold' ? state : { ...state, record: { ...state.record, turnId } };
     const waits = turnWaits([
       on('t-a', STATES['awaiting-approval']!),
       on('t-b', STATES.deciding!),

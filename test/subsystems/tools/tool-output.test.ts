@@ -29,7 +29,15 @@ describe('shapeToolOutput', () => {
   });
 
   it('cuts text beyond the cap on a character boundary and says how much was cut', () => {
-    const shaped = shapeToolOutput({ content: [{ type: 'text', text: 'ab' }, { type: 'text', text: 'é'.repeat(10) }] }, 7);
+    const shaped = shapeToolOutput(
+      {
+        content: [
+          { type: 'text', text: 'ab' },
+          { type: 'text', text: 'é'.repeat(10) },
+        ],
+      },
+      7,
+    );
     // 2 bytes + 5 bytes of 'é' (2 bytes each) → two whole 'é' kept.
     expect(shaped.result.content).toEqual([
       { type: 'text', text: 'ab' },
@@ -39,7 +47,12 @@ describe('shapeToolOutput', () => {
   });
 
   it('marks a tool error, and says so when the tool gave nothing', () => {
-    expect(shapeToolOutput({ content: [], isError: true }).result).toEqual({ isError: true, content: [{ type: 'text', text: 'The tool failed without saying why.' }] });
-    expect(shapeToolOutput({ content: [], structuredContent: { n: 1 } }).result.content).toEqual([{ type: 'text', text: '{"n":1}' }]);
+    expect(shapeToolOutput({ content: [], isError: true }).result).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'The tool failed without saying why.' }],
+    });
+    expect(shapeToolOutput({ content: [], structuredContent: { n: 1 } }).result.content).toEqual([
+      { type: 'text', text: '{"n":1}' },
+    ]);
   });
 });

@@ -17,7 +17,16 @@ const DAY = 86_400_000;
 const SECRET = 'the vault code is 4711';
 
 const call = (input: number, output: number, read: number, write: number, costUsd: number) => ({
-  model: 'm', startedAt: NOW, durationMs: 5, inputTokens: input, outputTokens: output, cacheReadTokens: read, cacheWriteTokens: write, costUsd, retries: 0, stopReason: 'end_turn',
+  model: 'm',
+  startedAt: NOW,
+  durationMs: 5,
+  inputTokens: input,
+  outputTokens: output,
+  cacheReadTokens: read,
+  cacheWriteTokens: write,
+  costUsd,
+  retries: 0,
+  stopReason: 'end_turn',
 });
 
 function result(): ThinkResult {
@@ -29,37 +38,70 @@ function result(): ThinkResult {
     trace: {
       calls: [call(100, 20, 3000, 0, 0.0005), call(40, 5, 3000, 10, 0.0003)],
       toolCalls: [{ callId: 'call-1', name: 'mcp__s__t', startedAt: NOW, durationMs: 3, ok: true, resultBytes: 12 }],
-      sections: [{ name: 'tools', tokens: 900, cached: true, text: '[tools]' }, { name: 'pending_messages', tokens: 20, text: SECRET }],
+      sections: [
+        { name: 'tools', tokens: 900, cached: true, text: '[tools]' },
+        { name: 'pending_messages', tokens: 20, text: SECRET },
+      ],
       stopReason: 'end_turn',
-      content: { system: 'sys', messages: [{ role: 'user', text: SECRET }, { role: 'assistant', text: 'ok' }] },
+      content: {
+        system: 'sys',
+        messages: [
+          { role: 'user', text: SECRET },
+          { role: 'assistant', text: 'ok' },
+        ],
+      },
     },
   };
 }
 
 const settled = (overrides: Partial<SettledThink> = {}): SettledThink => ({
-  input: userMessageInput(SECRET, NOW), model: 'm', startedAt: NOW, durationMs: 12, result: result(), ...overrides,
+  input: userMessageInput(SECRET, NOW),
+  model: 'm',
+  startedAt: NOW,
+  durationMs: 12,
+  result: result(),
+  ...overrides,
 });
 
 describe('buildThinkTrace', () => {
   it('totals the calls, keeps ids, turns and reason, and drops every text without content', () => {
     const trace = buildThinkTrace('th-1', settled(), false);
-    expect(trace).toMatchObject({ id: 'th-1', turnIds: ['t-1'], reason: 'user_message', inputTokens: 140, outputTokens: 25, cacheReadTokens: 6000, cacheWriteTokens: 10, stopReason: 'end_turn' });
+    expect(trace).toMatchObject({
+      id: 'th-1',
+      turnIds: ['t-1'],
+      reason: 'user_message',
+      inputTokens: 140,
+      outputTokens: 25,
+      cacheReadTokens: 6000,
+      cacheWriteTokens: 10,
+      stopReason: 'end_turn',
+    });
     expect(trace.costUsd).toBeCloseTo(0.0008, 12);
-    expect(trace.sections).toEqual([{ name: 'tools', tokens: 900, cached: true }, { name: 'pending_messages', tokens: 20 }]);
+    expect(trace.sections).toEqual([
+      { name: 'tools', tokens: 900, cached: true },
+      { name: 'pending_messages', tokens: 20 },
+    ]);
     expect(trace).not.toHaveProperty('content');
     expect(JSON.stringify(trace)).not.toContain(SECRET);
   });
 
-  it('keeps the sections\' text and the transcript with content', () => {
+  it("keeps the sections' text and the transcript with content", () => {
     const trace = buildThinkTrace('th-1', settled(), true);
     expect(trace.sections[1]).toEqual({ name: 'pending_messages', tokens: 20, text: SECRET });
     expect(trace.content?.messages[0]?.text).toBe(SECRET);
   });
 
   it('names the stop of a failed think: aborted, or error with its code', () => {
-    expect(buildThinkTrace('a', settled({ error: { code: 'THINK_ABORTED', message: 'preempted' } }), false)).toMatchObject({ stopReason: 'aborted', error: { code: 'THINK_ABORTED' } });
-    expect(buildThinkTrace('b', settled({ result: null, error: { code: 'THINK_FAILED', message: 'down' } }), false)).toMatchObject({ stopReason: 'error', calls: [], costUsd: 0, model: 'm' });
-    expect(buildThinkTrace('c', settled({ error: { code: 'BUDGET_LEDGER_UNAVAILABLE', message: 'disk full' } }), false).stopReason).toBe('error');
+    expect(
+      buildThinkTrace('a', settled({ error: { code: 'THINK_ABORTED', message: 'preempted' } }), false),
+    ).toMatchObject({ stopReason: 'aborted', error: { code: 'THINK_ABORTED' } });
+    expect(
+      buildThinkTrace('b', settled({ result: null, error: { code: 'THINK_FAILED', message: 'down' } }), false),
+    ).toMatchObject({ stopReason: 'error', calls: [], costUsd: 0, model: 'm' });
+    expect(
+      buildThinkTrace('c', settled({ error: { code: 'BUDGET_LEDGER_UNAVAILABLE', message: 'disk full' } }), false)
+        .stopReason,
+    ).toBe('error');
   });
 });
 
@@ -128,7 +170,10 @@ describe('ThinkTraceStore on disk', () => {
     const traces = [0, 1, 2, 3, 4].map((i) => traceAt(NOW + i));
     for (const trace of traces) await store.add(trace, clock.now());
     expect((await store.list({ limit: 2 })).map((t) => t.id)).toEqual([traces[4]!.id, traces[3]!.id]);
-    expect((await store.list({ before: traces[3]!.id, limit: 2 })).map((t) => t.id)).toEqual([traces[2]!.id, traces[1]!.id]);
+    expect((await store.list({ before: traces[3]!.id, limit: 2 })).map((t) => t.id)).toEqual([
+      traces[2]!.id,
+      traces[1]!.id,
+    ]);
   });
 
   it('tells listeners each trace once stored; a throwing listener neither fails the write nor silences the others', async () => {

@@ -1,0 +1,33 @@
+/** docs/reference/events.md's body: the envelope and every event type with its payload and what it means. */
+import { fileURLToPath } from 'node:url';
+import { ALL_EVENT_TYPES, EVENT_PAYLOADS, EventEnvelopeSchema } from '../../src/protocol/events.schema.js';
+import { entryDocComments } from './doc-comments.js';
+import { code, table } from './markdown.js';
+import { fieldsOf, jsonSchemaOf, typeText } from './schema-type.js';
+
+const EVENTS_SOURCE = fileURLToPath(new URL('../../src/protocol/events.schema.ts', import.meta.url));
+const PAYLOAD = { depth: 3, constraints: false } as const;
+
+/** The envelope's fields, then one table per area (the part of the type before the dot), in the schema's order. */
+export function renderEvents(): string {
+  const meanings = entryDocComments(EVENTS_SOURCE, 'EVENT_PAYLOADS');
+  const envelope = table(
+    ['field', 'type'],
+    [
+      ['type', 'string'],
+      ...fieldsOf(jsonSchemaOf(EventEnvelopeSchema, 'output'), PAYLOAD).map((f) => [f.name, f.type]),
+    ].map(([name, type]) => [code(name!), code(type!)]),
+  );
+  const areas = new Map<string, string[][]>();
+  for (const type of ALL_EVENT_TYPES) {
+    const area = type.split('.')[0]!;
+    const payload = typeText(jsonSchemaOf(EVENT_PAYLOADS[type], 'output'), PAYLOAD);
+    const rows = areas.get(area) ?? [];
+    rows.push([code(type), code(payload), meanings.get(type) ?? '']);
+    areas.set(area, rows);
+  }
+  const sections = [...areas].map(
+    ([area, rows]) => `### ${code(`${area}.*`)}\n\n${table(['type', 'payload', 'meaning'], rows)}\n`,
+  );
+  return [`Every event: ${code('{seq, type, at, beat, …payload}')}`, '', envelope, '', ...sections].join('\n');
+}

@@ -1,0 +1,47 @@
+/**
+ * `vigil mcp`: Vigil as an MCP server over stdio (CONTRACT §12), relaying to the running daemon with the client
+ * commands' `--url`, `--token`, `--data-dir`. It answers `initialize` without the daemon, connects on the first tool
+ * call (again after the daemon restarts), and exits when the host closes stdin.
+ */
+import { UsageError, type CliIo } from './cli-io.js';
+import { clientOptions, parseClientArgs } from './client-options.js';
+
+/** The usage line. */
+export const MCP_USAGE =
+  'usage: vigil mcp [--url URL] [--token TOKEN] [--data-dir D]   (an MCP server on stdin/stdout)';
+
+/** Runs `vigil mcp` until stdin closes; resolves to the exit code. */
+export async function mcpCommand(
+  argv: string[],
+  io: CliIo,
+  stdin: NodeJS.ReadableStream = process.stdin,
+  stdout: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
+  let options;
+  try {
+    const args = parseClientArgs(argv);
+    if (args.positionals.length > 0) throw new UsageError(`unexpected arguments: ${args.positionals.join(' ')}`);
+    options = await clientOptions(args, io);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.stderr(`vigil: ${err.message}\n${MCP_USAGE}\n`);
+    return 2;
+  }
+  // Loaded only now: `vigil --help` and the other commands never pay for the MCP SDK's server side.
+  const [{ StdioServerTransport }, { createVigilMcpServer }, { createLinkOpener }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../mcp/vigil-mcp-server.js'),
+    import('../mcp/client-link.js'),
+  ]);
+  const links = createLinkOpener(options);
+  const server = createVigilMcpServer({ openLink: links.open, where: options.url });
+  const closed = new Promise<void>((resolve) => {
+    stdin.once('end', resolve);
+    stdin.once('close', resolve);
+  });
+  await server.connect(new StdioServerTransport(stdin as never, stdout as never));
+  await closed;
+  await server.close().catch(() => undefined);
+  await links.close();
+  return 0;
+}

@@ -1,0 +1,46 @@
+/** `RuntimeOptions`: what a host may hand `createRuntime` (settings, clock, database, bus, thinker, MCP transports). */
+import type { VigilConfig } from '../config.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { McpServerEntry } from '../protocol/mcp-config.schema.js';
+import type { Clock } from '../shared/clock.js';
+import type { VigilLogger } from '../shared/logger.js';
+import type { CheckpointZip } from '../subsystems/checkpoint/checkpoint.codec.js';
+import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
+import type { VigilDb } from '../subsystems/store/vigil-db.js';
+import type { Thinker } from '../subsystems/thinking/thinker.js';
+import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
+import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
+
+/** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
+export interface RuntimeOptions {
+  /** Settings; missing fields take CONTRACT §3 defaults. */
+  config?: Partial<VigilConfig>;
+  /** An open database to use instead of `<dataDir>/db` (e.g. memory-level); the runtime does not close it. */
+  db?: VigilDb;
+  clock?: Clock;
+  thinker?: Thinker;
+  logger?: VigilLogger;
+  /** The identity text; default: the file `config.identityFile`, else the packaged default. */
+  identity?: string;
+  /** Beats between autonomous thinks on a goal that is not yet due (default 5). */
+  goalWorkEveryBeats?: number;
+  /** The metrics registry to fill (default: a new one with Node's process metrics). */
+  metrics?: VigilMetrics;
+  /**
+   * The event bus to publish on (default: a new one). A host that passes its own sees every event and may emit its
+   * own; the runtime stamps beats and seqs on it and does not close it.
+   */
+  bus?: EventBus;
+  /** How MCP servers are reached and retried (tests shorten or substitute these); the servers come from `config.mcp`. */
+  mcp?: { timing?: Partial<ConnectionTiming>; createTransport?: (entry: McpServerEntry) => ServerTransport };
+  /**
+   * Background work nothing waits for (long-term memory's index build) starts once this settles; a request that needs
+   * it sooner starts it itself. The daemon passes its gateway's listening, so that work never slows the boot. Default: at once.
+   */
+  backgroundWorkAfter?: PromiseLike<unknown>;
+  /**
+   * The runtime's only asynchrony outside its clock, for a host that replays a run exactly (the simulator in test/sim):
+   * the timers that batch journal writes (default Node's) and checkpoint compression (default zlib's thread pool).
+   */
+  offClock?: { ioTimers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>; zip?: CheckpointZip };
+}
