@@ -54,8 +54,11 @@ export async function runYear(options: YearOptions): Promise<boolean> {
     const year = new YearWorld(oldDir, startAt, seed);
     await year.boot();
     const heap: number[] = [];
-    // The long-term memories at each heap sample: their in-RAM search index is live data, not a leak.
-    const memories: string[][] = [];
+    // The long-term memories at the first and the latest heap sample (their in-RAM search index is live data, not a
+    // leak), and how many there were at each: the harness keeps no more of them, or its own copies would be the growth.
+    let firstMemories: string[] | undefined;
+    let lastMemories: string[] = [];
+    const memoryCounts: number[] = [];
     let maxBytes = 0;
     let youngAt = startAt;
     for (let day = 0; day < days; day += 1) {
@@ -63,7 +66,9 @@ export async function runYear(options: YearOptions): Promise<boolean> {
       maxBytes = Math.max(maxBytes, year.sizeBytes());
       if (day % 7 !== 6) continue;
       heap.push(heapAfterGc());
-      memories.push(await year.longTermMemories());
+      lastMemories = await year.longTermMemories();
+      firstMemories ??= lastMemories;
+      memoryCounts.push(lastMemories.length);
       if (day === 6) {
         // The young copy: a clean stop, the files copied, and the agent goes on (a restart like any other).
         await year.stop();
@@ -87,14 +92,14 @@ export async function runYear(options: YearOptions): Promise<boolean> {
       young.push(await probe(youngDir, youngAt + (round + 1) * HOUR_MS, seed + round));
       old.push(await probe(oldDir, oldAt + (round + 1) * HOUR_MS, seed + round));
     }
-    const indexGrowth = indexBytes(memories[memories.length - 1] ?? []) - indexBytes(memories[0] ?? []);
+    const indexGrowth = indexBytes(lastMemories) - indexBytes(firstMemories ?? []);
     return report({
       log,
       days,
       young,
       old,
       heap,
-      memories: memories.map((m) => m.length),
+      memories: memoryCounts,
       indexGrowth,
       maxBytes,
       finalBytes: year.sizeBytes(),

@@ -66,7 +66,9 @@ export class EventJournal implements EventRecorder {
   private subscription: Subscription | undefined;
   // Where the journal's reads stop: the bus's settled seq (see `EventBus.settledThrough`); none when detached.
   private settledThrough: () => number = () => Number.MAX_SAFE_INTEGER;
-  private sincePrune = 0;
+  // The first write of a run prunes: a run shorter than one prune step (a daemon restarted twice a day writes fewer
+  // events than that between restarts) would otherwise never prune, and the journal would grow without bound.
+  private sincePrune = Number.POSITIVE_INFINITY;
   private prunedUpTo: string | undefined;
 
   constructor(db: VigilDb, options: EventJournalOptions = {}) {
@@ -139,6 +141,24 @@ export class EventJournal implements EventRecorder {
     return 0;
   }
 
+  /**
+   * Deletes all but the newest `maxEvents` events. By count, not by seq: seqs jump by a reserved block at each restart,
+   * so "seq above newest − maxEvents" would drop a whole earlier run's events after every restart.
+   */
+  private async prune(): Promise<void> {
+    let kept = 0;
+    let cut: string | undefined;
+    // From the newest end: the walk stops at the cut and never reaches the old end's tombstones.
+    for await (const key of this.events.keys({ reverse: true, limit: this.maxEvents + 1 })) {
+      kept += 1;
+      cut = key;
+    }
+    if (kept <= this.maxEvents || cut === undefined) return;
+    // From where the last prune stopped: a range from the start would walk every tombstone not yet compacted.
+    await this.events.clear(this.prunedUpTo === undefined ? { lte: cut } : { gt: this.prunedUpTo, lte: cut });
+    this.prunedUpTo = cut;
+  }
+
   private enqueue(event: VigilEvent): void {
     this.queue.push(event);
     if (this.queue.length >= FLUSH_AT_EVENTS) {
@@ -168,11 +188,7 @@ export class EventJournal implements EventRecorder {
       // Prune in steps of a tenth of the capacity, so the journal never holds more than 1.1 × maxEvents.
       if (this.sincePrune >= Math.max(1, Math.floor(this.maxEvents / 10))) {
         this.sincePrune = 0;
-        const newest = batch[batch.length - 1]!.seq;
-        const upTo = seqKey(newest - this.maxEvents);
-        // From where the last prune stopped: a range from the start would walk every tombstone not yet compacted.
-        await this.events.clear(this.prunedUpTo === undefined ? { lte: upTo } : { gt: this.prunedUpTo, lte: upTo });
-        this.prunedUpTo = upTo;
+        await this.prune();
       }
     } catch (err) {
       this.onWriteError(err);

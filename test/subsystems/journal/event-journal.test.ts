@@ -64,6 +64,35 @@ describe('EventJournal', () => {
     expect(await journal.query({ limit: 100 })).toHaveLength(100);
   });
 
+  it('stays within about maxEvents over many runs shorter than one prune step (a daemon restarted twice a day)', async () => {
+    const db = new MemoryLevel() as unknown as VigilDb;
+    let seq = 0;
+    for (let run = 0; run < 30; run += 1) {
+      // Each run writes fewer events than a tenth of the capacity, and its seqs start a reserved block higher.
+      const { bus, journal } = setup(db, 100, seq + 20_000);
+      for (let i = 0; i < 8; i += 1) bus.emit('checkpoint.failed', { reason: `run ${run}` });
+      await journal.detach();
+      seq = (await journal.lastSeq()) ?? seq;
+    }
+    const stored = db.sublevel<string, unknown>('event-journal', { valueEncoding: 'json' });
+    expect((await stored.keys().all()).length).toBeLessThanOrEqual(110);
+  });
+
+  it('keeps the newest maxEvents by count across a restart whose seqs jump: an earlier run is not dropped whole', async () => {
+    const db = new MemoryLevel() as unknown as VigilDb;
+    const first = setup(db, 100);
+    for (let i = 0; i < 40; i += 1) first.bus.emit('checkpoint.failed', { reason: 'first run' });
+    await first.journal.detach();
+    const second = setup(db, 100, 40 + 20_000);
+    for (let i = 0; i < 30; i += 1) {
+      second.bus.emit('checkpoint.failed', { reason: 'second run' });
+      await second.journal.flush();
+    }
+    const all = await second.journal.query({ after: 0, limit: 1000 });
+    expect(all).toHaveLength(70);
+    expect(all.filter((e) => (e as { reason: string }).reason === 'first run')).toHaveLength(40);
+  });
+
   it('survives a reopen of the on-disk database', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vigil-journal-'));
     try {
