@@ -14,7 +14,7 @@ export const DAEMON_BUNDLE_DIR = 'dist/bundle';
  * What stays a package import, loaded from node_modules as before:
  * - classic-level: its native binding is found next to its own files;
  * - pino: it finds its transport worker by path;
- * - the SDKs loaded only when configured (Anthropic, MCP, OpenTelemetry), so a plain boot still never reads them,
+ * - the SDKs loaded only when configured (Anthropic, OpenAI, MCP, OpenTelemetry), so a plain boot still never reads them,
  *   and OpenTelemetry's API keeps one copy: its context keys are per copy, and the SDK's copy must see Vigil's spans;
  * - ws's optional native helpers, which it requires inside a try and does without.
  */
@@ -22,6 +22,7 @@ const EXTERNAL = [
   'classic-level',
   'pino',
   '@anthropic-ai/sdk',
+  'openai',
   '@modelcontextprotocol/sdk',
   '@opentelemetry/*',
   'bufferutil',
@@ -37,7 +38,7 @@ export function bundleDaemon(root) {
     entryPoints: [join(root, 'dist/cli.js')],
     outdir: join(root, DAEMON_BUNDLE_DIR),
     bundle: true,
-    // Each dynamic import stays one: a chunk loaded only when that path runs (a client command, the Anthropic thinker,
+    // Each dynamic import stays one: a chunk loaded only when that path runs (a client command, a model's thinker,
     // the OpenTelemetry export, an MCP server).
     splitting: true,
     format: 'esm',

@@ -35,7 +35,7 @@ async function usage(): Promise<string> {
   return `usage: vigil <command>
 
 commands:
-  run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic] [--repair]
+  run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic|openai] [--repair]
       the daemon, in the foreground (JSON log lines on stdout; human ones when stdout is a terminal)
   send TEXT [--no-wait] [--timeout S]
       sends a message; prints the agent's reply (exit 0), or why it went unanswered on stderr (exit 1);

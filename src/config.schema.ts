@@ -16,7 +16,10 @@ export const MAX_TIMER_MS = 2_147_483_647;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** The thinker implementations `VIGIL_THINKER` can pick. */
-export const THINKER_KINDS = ['offline', 'anthropic'] as const;
+export const THINKER_KINDS = ['offline', 'anthropic', 'openai'] as const;
+
+/** `VIGIL_MODEL`'s default: a current Claude Sonnet, which no OpenAI-compatible endpoint is assumed to serve. */
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
 export { isValidTimeZone };
 
@@ -46,7 +49,7 @@ export const VigilConfigSchema = z
     host: nonEmpty('expected a host name or IP address'),
     port: intIn(0, 65535, ALLOWED_PORT),
     token: nonEmpty('expected a non-empty token').optional(),
-    thinker: z.enum(THINKER_KINDS, { error: 'expected "offline" or "anthropic"' }),
+    thinker: z.enum(THINKER_KINDS, { error: 'expected "offline", "anthropic" or "openai"' }),
     model: nonEmpty('expected a model id such as claude-sonnet-5-5'),
     identityFile: nonEmpty('expected a path to a readable file').optional(),
     beatMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
@@ -86,6 +89,11 @@ export const VigilConfigSchema = z
     anthropicApiKey: nonEmpty('expected a non-empty API key').optional(),
     anthropicBaseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
     anthropicTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    openaiApiKey: nonEmpty('expected a non-empty API key').optional(),
+    openaiBaseUrl: z
+      .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://localhost:11434/v1' })
+      .optional(),
+    openaiTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     cacheTtl: z.enum(CACHE_TTLS, { error: 'expected "5m" or "1h"' }),
     // 0 switches the limit off (benchmarks, trusted local tools).
     rpcRateLimit: intIn(
@@ -160,6 +168,16 @@ export const VigilConfigSchema = z
         message: 'required when VIGIL_THINKER is "anthropic"',
       });
     }
+    if (c.thinker === 'openai' && c.openaiApiKey === undefined && c.openaiBaseUrl === undefined) {
+      const message =
+        'required when VIGIL_THINKER is "openai" and OPENAI_BASE_URL is unset (OpenAI\'s own API); a local server set in OPENAI_BASE_URL needs none';
+      ctx.addIssue({ code: 'custom', path: ['openaiApiKey'], message });
+    }
+    if (c.thinker === 'openai' && c.model === DEFAULT_MODEL) {
+      const message =
+        'expected the id of a model the OpenAI-compatible endpoint serves (such as gpt-5-mini, or llama3.2 on Ollama): VIGIL_THINKER=openai has no default model';
+      ctx.addIssue({ code: 'custom', path: ['model'], message });
+    }
   });
 
 /** Vigil's configuration, camelCase, every value typed and checked. */
@@ -191,12 +209,15 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_HOST', key: 'host', kind: 'string', default: '127.0.0.1', flag: '--host', description: 'Gateway host to listen on.' },
   { name: 'VIGIL_PORT', key: 'port', kind: 'number', default: '7420', flag: '--port', description: 'Gateway port, 0 to 65535 (0 = any free port; the "gateway listening" log line tells which).' },
   { name: 'VIGIL_TOKEN', key: 'token', kind: 'string', default: undefined, secret: true, description: 'Gateway token; unset: a random one is created once in DATA_DIR/token (mode 0600) and reused.' },
-  { name: 'VIGIL_THINKER', key: 'thinker', kind: 'string', default: 'offline', flag: '--thinker', description: 'offline (deterministic, no network) or anthropic (needs ANTHROPIC_API_KEY).' },
+  { name: 'VIGIL_THINKER', key: 'thinker', kind: 'string', default: 'offline', flag: '--thinker', description: 'offline (deterministic, no network), anthropic (needs ANTHROPIC_API_KEY) or openai (any OpenAI-compatible Chat Completions endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, VIGIL_MODEL).' },
   { name: 'ANTHROPIC_API_KEY', key: 'anthropicApiKey', kind: 'string', default: undefined, secret: true, description: 'API key for the anthropic thinker; required when VIGIL_THINKER=anthropic.' },
   { name: 'ANTHROPIC_BASE_URL', key: 'anthropicBaseUrl', kind: 'string', default: undefined, description: 'Alternative http(s) base URL for the Anthropic API; unset: the SDK default.' },
   { name: 'VIGIL_ANTHROPIC_TIMEOUT_MS', key: 'anthropicTimeoutMs', kind: 'number', default: '120000', description: 'Timeout of one Anthropic API attempt in ms, response body included; a timed-out attempt is retried like a 5xx.' },
+  { name: 'OPENAI_BASE_URL', key: 'openaiBaseUrl', kind: 'string', default: undefined, description: 'Base URL of the Chat Completions endpoint for the openai thinker (http://localhost:11434/v1 for Ollama, https://openrouter.ai/api/v1 for OpenRouter); unset: OpenAI\'s own API.' },
+  { name: 'OPENAI_API_KEY', key: 'openaiApiKey', kind: 'string', default: undefined, secret: true, description: 'API key for the openai thinker; required when VIGIL_THINKER=openai and OPENAI_BASE_URL is unset; a local server needs none.' },
+  { name: 'VIGIL_OPENAI_TIMEOUT_MS', key: 'openaiTimeoutMs', kind: 'number', default: '120000', description: 'Timeout of one Chat Completions attempt in ms, response body included; a timed-out attempt is retried like a 5xx. A slow local model may need more.' },
   { name: 'VIGIL_IDENTITY_FILE', key: 'identityFile', kind: 'string', default: undefined, description: 'File with the agent persona and standing instructions; unset: the default shipped in the package.' },
-  { name: 'VIGIL_MODEL', key: 'model', kind: 'string', default: 'claude-sonnet-5-5', description: 'Model id for the think phase (a current Claude Sonnet by default); its price must be known or given in VIGIL_PRICING_JSON.' },
+  { name: 'VIGIL_MODEL', key: 'model', kind: 'string', default: DEFAULT_MODEL, description: 'Model id for the think phase (a current Claude Sonnet by default; required with VIGIL_THINKER=openai); its price must be known or given in VIGIL_PRICING_JSON (0 is a valid price for a local model).' },
   { name: 'VIGIL_BEAT_MS', key: 'beatMs', kind: 'number', default: '1000', description: 'Base interval between beats in ms; must lie between VIGIL_BEAT_MIN_MS and VIGIL_BEAT_MAX_MS.' },
   { name: 'VIGIL_BEAT_MIN_MS', key: 'beatMinMs', kind: 'number', default: '100', description: 'Shortest interval the adaptive heartbeat may use, in ms.' },
   { name: 'VIGIL_BEAT_MAX_MS', key: 'beatMaxMs', kind: 'number', default: '60000', description: 'Longest interval the adaptive heartbeat may use, in ms.' },

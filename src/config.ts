@@ -8,6 +8,7 @@ import { nearestNames } from './shared/nearest-names.js';
 
 export {
   CONFIG_VARIABLES,
+  DEFAULT_MODEL,
   LOG_LEVELS,
   MAX_TIMER_MS,
   ModelPriceSchema,
@@ -281,7 +282,7 @@ export interface RunArgs {
 
 /** The usage line of `vigil run`. */
 export const RUN_USAGE =
-  'usage: vigil run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic] [--repair]';
+  'usage: vigil run [--data-dir D] [--host H] [--port P] [--thinker offline|anthropic|openai] [--repair]';
 
 /** Parses the arguments after `vigil run`; throws CLI_USAGE on an unknown flag, a missing or empty value, or a positional. */
 export function parseRunArgs(argv: string[]): RunArgs {

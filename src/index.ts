@@ -12,6 +12,7 @@ export type { Thinker } from './subsystems/thinking/thinker.js';
 export type * from './subsystems/thinking/thinker.schema.js';
 export { OfflineThinker } from './subsystems/thinking/offline-thinker.js';
 export { AnthropicThinker } from './subsystems/thinking/anthropic-thinker.js';
+export { OpenAiThinker, type OpenAiThinkerOptions } from './subsystems/thinking/openai-thinker.js';
 export { resolvePrice, costMicroUsd, usdToMicroUsd, microUsdToUsd } from './subsystems/thinking/pricing.js';
 export { BudgetLedger } from './subsystems/budget/budget-ledger.js';
 export { dayKeyIn, nextMidnightIn } from './actors/budget/budget-calendar.js';

@@ -110,6 +110,9 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
   ['anthropicApiKey', undefined],
   ['anthropicBaseUrl', undefined],
   ['anthropicTimeoutMs', 120000],
+  ['openaiApiKey', undefined],
+  ['openaiBaseUrl', undefined],
+  ['openaiTimeoutMs', 120000],
   ['cacheTtl', '5m'],
   ['rpcRateLimit', 200],
   ['rpcRateBurst', 1000],
@@ -199,6 +202,8 @@ describe('loadConfig', () => {
     ['VIGIL_PORT', 'http'],
     ['VIGIL_PORT', '1e3'],
     ['VIGIL_THINKER', 'gpt'],
+    ['OPENAI_BASE_URL', 'localhost:11434'],
+    ['VIGIL_OPENAI_TIMEOUT_MS', '0'],
     ['VIGIL_BEAT_MS', '0'],
     ['VIGIL_BEAT_MS', '50'],
     ['VIGIL_BEAT_MS', '70000'],
@@ -349,6 +354,29 @@ describe('loadConfig', () => {
       thinker: 'anthropic',
       anthropicApiKey: 'sk-test',
     });
+  });
+
+  it('requires OPENAI_API_KEY for the openai thinker only when no OPENAI_BASE_URL names another server, naming it', () => {
+    const err = caught(() => loadConfig({ VIGIL_THINKER: 'openai', VIGIL_MODEL: 'gpt-5-mini' }));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.data).toMatchObject({ variable: 'OPENAI_API_KEY', value: undefined });
+    expect(loadConfig({ VIGIL_THINKER: 'openai', VIGIL_MODEL: 'gpt-5-mini', OPENAI_API_KEY: 'sk-test' })).toMatchObject(
+      { thinker: 'openai', openaiApiKey: 'sk-test' },
+    );
+    const local = loadConfig({
+      VIGIL_THINKER: 'openai',
+      VIGIL_MODEL: 'llama3.2',
+      OPENAI_BASE_URL: 'http://localhost:11434/v1',
+    });
+    expect(local).toMatchObject({ thinker: 'openai', model: 'llama3.2', openaiBaseUrl: 'http://localhost:11434/v1' });
+    expect(local.openaiApiKey).toBeUndefined();
+  });
+
+  it('refuses the openai thinker with the default Claude model, naming VIGIL_MODEL', () => {
+    const err = caught(() => loadConfig({ VIGIL_THINKER: 'openai', OPENAI_BASE_URL: 'http://localhost:11434/v1' }));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.data).toMatchObject({ variable: 'VIGIL_MODEL' });
+    expect(err.message).toContain('VIGIL_THINKER=openai has no default model');
   });
 
   it('lets flags override the environment', () => {

@@ -11,6 +11,8 @@ const GUIDE_BY_PREFIX: ReadonlyArray<readonly [string, string]> = [
   ['VIGIL_THINKER', '[guides/claude-and-budget](guides/claude-and-budget.md)'],
   ['ANTHROPIC_', '[guides/claude-and-budget](guides/claude-and-budget.md)'],
   ['VIGIL_ANTHROPIC_', '[guides/claude-and-budget](guides/claude-and-budget.md)'],
+  ['OPENAI_', '[guides/other-models](guides/other-models.md)'],
+  ['VIGIL_OPENAI_', '[guides/other-models](guides/other-models.md)'],
   ['VIGIL_MODEL', '[guides/claude-and-budget](guides/claude-and-budget.md)'],
   ['VIGIL_PRICING_JSON', '[guides/claude-and-budget](guides/claude-and-budget.md)'],
   ['VIGIL_CACHE_TTL', '[guides/claude-and-budget](guides/claude-and-budget.md#the-prompt-cache)'],

@@ -18,6 +18,8 @@ export { VigilError } from '../errors.js';
 export type { TypedMethods } from './client-methods.js';
 export type { RpcMethodName, RpcParams, RpcResult } from '../protocol/rpc-methods.js';
 export type { VigilEvent } from '../protocol/events.schema.js';
+export type { LiveEvent, ReplyDeltaEvent } from '../protocol/live-events.schema.js';
+export type { FeedEvent } from './client-core.js';
 export type { DroppedNotification } from '../protocol/event-feed.schema.js';
 export type { ConversationEntry } from '../protocol/conversation.schema.js';
 export type { RestoreConfirmation } from '../protocol/checkpoints.schema.js';

@@ -8,11 +8,11 @@
 import { BehaviorSubject } from 'rxjs/internal/BehaviorSubject';
 import { Observable } from 'rxjs/internal/Observable';
 import { Subject } from 'rxjs/internal/Subject';
-import type { Subscriber } from 'rxjs';
 import { VigilError, describeError, type JsonRpcErrorObject } from '../errors.js';
 import type { DroppedNotification } from '../protocol/event-feed.schema.js';
 import type { RpcMethodName, RpcParams, RpcResult } from '../protocol/rpc-methods.js';
 import type { VigilEvent } from '../protocol/events.schema.js';
+import { deliverToFeed, type FeedEvent, type FeedState } from './client-feed.js';
 import { buildMethods, checkedResult, type TypedMethods } from './client-methods.js';
 import { SOCKET_CLOSED, SOCKET_OPEN, type ClientSocket, type OpenSocket } from './client-socket.js';
 import {
@@ -25,6 +25,8 @@ import {
 } from './connect-options.js';
 import { RpcError } from './rpc-error.js';
 
+export type { FeedEvent } from './client-feed.js';
+
 type Timer = ReturnType<typeof setTimeout>;
 
 interface Pending {
@@ -32,15 +34,6 @@ interface Pending {
   settle: (error: JsonRpcErrorObject | undefined, result: unknown) => void;
   fail: (err: Error) => void;
   timer: Timer;
-}
-
-interface FeedState {
-  types: readonly string[] | undefined;
-  /** The newest seq delivered (or the point the feed began after); a resubscription continues after it. */
-  cursor: number | undefined;
-  serverId: string | undefined;
-  observer: Subscriber<VigilEvent>;
-  closed: boolean;
 }
 
 /** Typed method namespaces (`client.goals.add({title})`) are merged into the class from the catalogue. */
@@ -122,8 +115,24 @@ export class ClientCore {
    * reconnection: the feed is resubscribed after the last seq it delivered, so nothing is missed or repeated.
    */
   subscribe(types?: readonly string[], options: { after?: number } = {}): Observable<VigilEvent> {
-    return new Observable<VigilEvent>((observer) => {
-      const feed: FeedState = { types, cursor: options.after, serverId: undefined, observer, closed: false };
+    return this.feed(types, options, false) as Observable<VigilEvent>;
+  }
+
+  /**
+   * The event feed as `subscribe` gives it, plus the live-only events `types` names exactly (`agent.reply_delta`: a
+   * reply's text as it is written, no seq, never replayed), each in its place among the others.
+   */
+  subscribeFeed(types: readonly string[], options: { after?: number } = {}): Observable<FeedEvent> {
+    return this.feed(types, options, true);
+  }
+
+  private feed(
+    types: readonly string[] | undefined,
+    options: { after?: number },
+    withLive: boolean,
+  ): Observable<FeedEvent> {
+    return new Observable<FeedEvent>((observer) => {
+      const feed: FeedState = { types, cursor: options.after, serverId: undefined, observer, closed: false, withLive };
       this.feeds.add(feed);
       if (this.state$.value === 'open') this.startFeed(feed);
       return () => {
@@ -307,10 +316,7 @@ export class ClientCore {
     const params = item['params'] as Record<string, unknown> | undefined;
     if (item['method'] === 'events.event' && params !== undefined) {
       const feed = this.feedsByServerId.get(params['subscription'] as string);
-      const event = params['event'] as VigilEvent;
-      if (feed === undefined || feed.closed) return;
-      feed.cursor = Math.max(feed.cursor ?? 0, event.seq);
-      feed.observer.next(event);
+      if (feed !== undefined) deliverToFeed(feed, params['event'] as FeedEvent);
     } else if (item['method'] === 'events.dropped' && params !== undefined) {
       this.droppedSubject.next(params as DroppedNotification);
     }

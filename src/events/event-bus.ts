@@ -1,12 +1,13 @@
 /** The RxJS event bus: every part emits typed events here; gateway, logs and metrics subscribe to `events$`. */
 // One RxJS module each instead of the package index, which loads all of RxJS (~220 modules) at start-up.
-import type { Observable } from 'rxjs';
+import { Observable } from 'rxjs/internal/Observable';
 import { config as rxjsConfig } from 'rxjs/internal/config';
 import { Subject } from 'rxjs/internal/Subject';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { ofTypes } from './event-filter.js';
 import { PublicationOrder, type ReleaseOutcome } from './publication-order.js';
 import type { EventPayload, EventType, VigilEvent, VigilEventOf } from '../protocol/events.schema.js';
+import type { LiveEvent } from '../protocol/live-events.schema.js';
 
 /** Where the bus gets the next `seq`; the daemon backs it with a persisted counter so seq grows across restarts. */
 export interface SeqSource {
@@ -82,6 +83,10 @@ export class EventBus {
 
   /** Every event, in emission order. */
   readonly events$: Observable<VigilEvent>;
+  /** Live-only events (live-events.schema.ts): no seq, never journaled, not part of `events$`. */
+  readonly liveEvents$: Observable<LiveEvent>;
+  private readonly liveSubject = new Subject<LiveEvent>();
+  private liveListeners = 0;
 
   constructor(options: EventBusOptions) {
     this.options = options;
@@ -89,6 +94,14 @@ export class EventBus {
     this.publicationClock = options.publicationClock ?? unrefSystemClock;
     this.currentBeat = options.currentBeat;
     this.events$ = this.subject.asObservable();
+    this.liveEvents$ = new Observable<LiveEvent>((subscriber) => {
+      this.liveListeners += 1;
+      const inner = this.liveSubject.subscribe(subscriber);
+      return () => {
+        this.liveListeners -= 1;
+        inner.unsubscribe();
+      };
+    });
     this.errorHandler = options.onSubscriberError ?? (() => {});
     subscriberErrorHandlers.add(this.errorHandler);
   }
@@ -109,6 +122,28 @@ export class EventBus {
     if (this.order.idle && !this.delivering) this.deliver([event as VigilEvent]);
     else this.release(this.order.publish(event as VigilEvent));
     return event;
+  }
+
+  /**
+   * Hands a live-only event to whoever listens now, with its time and beat but no seq: nothing stores it, and a
+   * subscriber that is not listening at this moment never gets it. A throwing subscriber is reported, never propagated.
+   */
+  emitLive<T extends LiveEvent['type']>(
+    type: T,
+    payload: Omit<Extract<LiveEvent, { type: T }>, 'type' | 'at' | 'beat'>,
+  ): void {
+    if (this.liveListeners === 0) return;
+    this.liveSubject.next({
+      type,
+      at: new Date(this.options.clock.now()).toISOString(),
+      beat: this.currentBeat(),
+      ...payload,
+    });
+  }
+
+  /** Whether anyone listens to live-only events now (a thinker streams a reply only when someone would see it). */
+  hasLiveListeners(): boolean {
+    return this.liveListeners > 0;
   }
 
   /**
@@ -161,6 +196,7 @@ export class EventBus {
     for (const seq of [...this.holdTimers.keys()]) this.clearHold(seq);
     subscriberErrorHandlers.delete(this.errorHandler);
     this.subject.complete();
+    this.liveSubject.complete();
   }
 
   private envelope<T extends EventType>(type: T, payload: EventPayload<T>): VigilEventOf<T> {

@@ -6,6 +6,7 @@ import type { Observable, Subscription } from 'rxjs';
 import type { JournalQuery } from '../runtime/facade/events.facade.js';
 import { typeMatcher } from '../events/event-filter.js';
 import type { VigilEvent } from '../protocol/events.schema.js';
+import { namedLiveTypes, type LiveEvent } from '../protocol/live-events.schema.js';
 
 /** Where a subscriber's frames go; one sink may be shared by several subscribers (one WebSocket). */
 export interface FeedSink {
@@ -21,6 +22,8 @@ export interface FeedSink {
 export interface FeedFormat {
   event(event: VigilEvent): string;
   dropped(notice: DroppedRange): string;
+  /** A live-only event: the same frame as an event's, without a seq. */
+  live(event: LiveEvent): string;
 }
 
 /** The events a subscriber missed because it fell behind. */
@@ -34,6 +37,8 @@ export interface DroppedRange {
 export interface SubscriberOptions {
   /** The live bus. */
   live$: Observable<VigilEvent>;
+  /** Live-only events (no seq, never journaled), delivered only when `types` names their type exactly. */
+  liveOnly$?: Observable<LiveEvent>;
   /** Reads the persisted journal (`runtime.history`). */
   history: (query: JournalQuery) => Promise<VigilEvent[]>;
   types?: readonly string[] | undefined;
@@ -105,6 +110,7 @@ export class EventSubscriber {
   private readonly options: SubscriberOptions;
   private readonly matches: (type: string) => boolean;
   private readonly subscription: Subscription;
+  private readonly liveOnlySubscription: Subscription | undefined;
   private readonly queue = new Fifo<VigilEvent>();
   // Live events that arrive while the journal is replayed; null once live.
   private hold: VigilEvent[] | null;
@@ -124,6 +130,13 @@ export class EventSubscriber {
     this.hold = options.after === undefined ? null : [];
     // Subscribed before the replay's first read, so nothing emitted from now on can fall between journal and live.
     this.subscription = options.live$.subscribe((event) => this.onLive(event));
+    const named = namedLiveTypes(options.types);
+    this.liveOnlySubscription =
+      named.size === 0
+        ? undefined
+        : options.liveOnly$?.subscribe((event) => {
+            if (named.has(event.type)) this.onLiveOnly(event);
+          });
   }
 
   /** Begins sending: the journal replay first (if `after` was given), then live events. */
@@ -161,6 +174,7 @@ export class EventSubscriber {
     if (this.closed) return;
     this.closed = true;
     this.subscription.unsubscribe();
+    this.liveOnlySubscription?.unsubscribe();
     this.queue.clear();
     this.hold = null;
     this.drainWaiter?.();
@@ -189,6 +203,18 @@ export class EventSubscriber {
       return;
     }
     this.enqueue(event);
+  }
+
+  /**
+   * A live-only event goes out at once or not at all: never queued, so it can never overtake an event queued before
+   * it, nor push one out of a full buffer. A subscriber replaying, behind or with a full socket misses it (the final
+   * event it anticipates, such as `agent.reply`, carries the whole of it).
+   */
+  private onLiveOnly(event: LiveEvent): void {
+    const { sink, format, highWaterBytes } = this.options;
+    if (!this.started || this.closed || this.hold !== null || this.queue.length > 0 || this.dropping !== null) return;
+    if (sink.bufferedAmount() >= highWaterBytes) return;
+    sink.write(format.live(event));
   }
 
   // The bus delivers in strictly increasing seq (`PublicationOrder`) and the journal reads only what it delivered, so

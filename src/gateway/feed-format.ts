@@ -22,11 +22,14 @@ export function jsonRpcFeedFormat(subscription: string): FeedFormat {
     event: (event) => `${prefix}${eventJson(event)}}}`,
     dropped: (notice: DroppedRange) =>
       JSON.stringify({ jsonrpc: '2.0', method: 'events.dropped', params: { subscription, ...notice } }),
+    live: (event) => `${prefix}${JSON.stringify(event)}}}`,
   };
 }
 
-/** Server-Sent Events: `id:` carries the seq (so `Last-Event-ID` resumes); a drop notice is the named event `dropped`. */
+/** Server-Sent Events: `id:` carries the seq (so `Last-Event-ID` resumes); a drop notice is the named event `dropped`; a live-only event has no `id:`. */
 export const sseFeedFormat: FeedFormat = {
   event: (event) => `id: ${event.seq}\ndata: ${eventJson(event)}\n\n`,
   dropped: (notice) => `event: dropped\ndata: ${JSON.stringify(notice)}\n\n`,
+  // No `id:`: a live-only event has no seq, and must not move the client's Last-Event-ID.
+  live: (event) => `data: ${JSON.stringify(event)}\n\n`,
 };

@@ -108,6 +108,7 @@ export class RpcConnection implements SubscriptionHost {
     const after = params.after ?? this.deps.lastSeq();
     const subscriber = new EventSubscriber({
       live$: runtime.events$,
+      liveOnly$: runtime.liveEvents$,
       history: (query) => runtime.history(query),
       types: params.types,
       after: params.after,

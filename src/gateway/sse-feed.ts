@@ -61,6 +61,7 @@ export function serveEventStream(
   const { metrics } = runtime;
   const subscriber = new EventSubscriber({
     live$: runtime.events$,
+    liveOnly$: runtime.liveEvents$,
     history: (q) => runtime.history(q),
     types: query.types,
     after: query.after,

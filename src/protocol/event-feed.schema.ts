@@ -1,6 +1,7 @@
 /** The event feed's wire shapes: subscribe/unsubscribe/history params and the two notifications a subscriber receives. */
 import { z } from 'zod';
 import { VigilEventSchema } from './events.schema.js';
+import { LiveEventSchema } from './live-events.schema.js';
 
 /** Type filters: exact event types or prefixes ending in `*` (`"checkpoint.*"`). */
 export const TypeFiltersSchema = z.array(z.string().min(1).max(200)).max(100);
@@ -31,8 +32,14 @@ export const HistoryParamsSchema = z.object({
 });
 export type HistoryParams = z.infer<typeof HistoryParamsSchema>;
 
-/** `events.event` notification params: one event for one subscription. */
-export const EventNotificationSchema = z.object({ subscription: z.string(), event: VigilEventSchema });
+/**
+ * `events.event` notification params: one event for one subscription; or a live-only event (no seq) the
+ * subscription named exactly (live-events.schema.ts).
+ */
+export const EventNotificationSchema = z.object({
+  subscription: z.string(),
+  event: z.union([VigilEventSchema, LiveEventSchema]),
+});
 export type EventNotification = z.infer<typeof EventNotificationSchema>;
 
 /**

@@ -13,6 +13,7 @@ export * from './goals.schema.js';
 export * from './heartbeat.schema.js';
 export * from './iso-time.js';
 export * from './limits.js';
+export * from './live-events.schema.js';
 export * from './mcp-config.schema.js';
 export * from './rpc-methods.js';
 export * from './schedules.schema.js';

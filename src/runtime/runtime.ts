@@ -35,6 +35,7 @@ import { TasksFacade } from './facade/tasks.facade.js';
 import { SchedulesFacade } from './facade/schedules.facade.js';
 import type { ScheduleView } from '../protocol/schedules.schema.js';
 import type { TaskView } from '../protocol/tasks.schema.js';
+import type { LiveEvent } from '../protocol/live-events.schema.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
@@ -45,6 +46,8 @@ export type { RuntimeParts } from './runtime-parts.js';
 export class Runtime {
   /** Every event, as it happens. */
   readonly events$: Observable<VigilEvent>;
+  /** Live-only events (`agent.reply_delta`): no seq, never journaled, for feeds that name their type. */
+  readonly liveEvents$: Observable<LiveEvent>;
   /** The counters the gateway reports into, and the `/metrics` text. */
   readonly metrics: MetricsFacade;
   private readonly core: RuntimeCore;
@@ -62,6 +65,7 @@ export class Runtime {
     this.restorer = new RestoreFacade(this.core, this.budget);
     this.events = new EventsFacade(this.core);
     this.events$ = this.events.live$;
+    this.liveEvents$ = this.events.liveOnly$;
     this.tasks = new TasksFacade(this.core);
     this.schedules = new SchedulesFacade(this.core, parts.schedules);
     this.metrics = parts.metrics;

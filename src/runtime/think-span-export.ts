@@ -15,9 +15,15 @@ export type { ThinkTelemetry };
 /** `gen_ai.agent.name` of every think. */
 export const AGENT_NAME = 'vigil';
 
-/** `gen_ai.provider.name` for a thinker: the conventions' `anthropic`, else a `vigil.`-prefixed name of our own. */
+/** The thinkers whose provider the GenAI conventions name (`gen_ai.provider.name`, formerly `gen_ai.system`). */
+const WELL_KNOWN_PROVIDERS: ReadonlySet<string> = new Set(['anthropic', 'openai']);
+
+/**
+ * `gen_ai.provider.name` for a thinker: the conventions' `anthropic` or `openai`, else a `vigil.`-prefixed name of
+ * our own. An OpenAI-compatible server (Ollama, vLLM, OpenRouter) is named `openai`, the API it is spoken to through.
+ */
 export function providerNameOf(thinkerKind: string): string {
-  return thinkerKind === 'anthropic' ? 'anthropic' : `vigil.${thinkerKind}`;
+  return WELL_KNOWN_PROVIDERS.has(thinkerKind) ? thinkerKind : `vigil.${thinkerKind}`;
 }
 
 /**

@@ -35,6 +35,13 @@ describe('vigil command line', () => {
     expect(daemon.stderr()).toMatch(/VIGIL_MODEL="claude-imaginary-9" has no known price/);
   });
 
+  it('exits 2 naming VIGIL_MODEL for the openai thinker with a model that has no price, 0 being a price', async () => {
+    const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', VIGIL_MODEL: 'llama3.2' };
+    const daemon = startDaemon(['run', '--thinker', 'openai', '--data-dir', '/tmp/vigil-never-created'], env);
+    expect(await daemon.exited).toBe(2);
+    expect(daemon.stderr()).toMatch(/VIGIL_MODEL="llama3.2" has no known price/);
+  });
+
   it('exits 2 for the anthropic thinker without ANTHROPIC_API_KEY', async () => {
     const daemon = startDaemon(['run', '--thinker', 'anthropic', '--data-dir', '/tmp/vigil-never-created']);
     expect(await daemon.exited).toBe(2);

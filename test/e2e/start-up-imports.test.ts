@@ -1,4 +1,4 @@
-/** Fast start: each path of the binary loads only what it needs (a client call no daemon, the offline daemon no Anthropic SDK). */
+/** Fast start: each path of the binary loads only what it needs (a client call no daemon, the offline daemon no model SDK). */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +9,9 @@ import { ROOT, runNode } from './run-process.js';
 const RECORDER = join(ROOT, 'test/fixtures/import-recorder.mjs');
 // What only the daemon needs: its modules (the wire schemas aside, which the client validates with) and their packages.
 const DAEMON_ONLY =
-  /\/dist\/(daemon\.js|runtime\/(?!.*\.schema\.js$)|heartbeat\/|subsystems\/store\/)|\/node_modules\/(level|classic-level|xstate|pino|prom-client|@anthropic-ai)\//;
+  /\/dist\/(daemon\.js|runtime\/(?!.*\.schema\.js$)|heartbeat\/|subsystems\/store\/)|\/node_modules\/(level|classic-level|xstate|pino|prom-client|@anthropic-ai|openai)\//;
 const ANTHROPIC_SDK = /\/node_modules\/@anthropic-ai\/sdk\//;
+const OPENAI_SDK = /\/node_modules\/openai\//;
 // The OpenTelemetry SDK, its exporters and Vigil's side of them (the API alone comes with prom-client).
 const OTEL_SDK =
   /\/node_modules\/@opentelemetry\/(?!api\/)|\/dist\/subsystems\/telemetry\/(otel-tracing|span-writer|bounded-span-queue)\.js$/;
@@ -50,12 +51,21 @@ describe('what each path of `vigil` imports', () => {
     expect(urls.some((url) => url.endsWith('/dist/client/node-socket.js'))).toBe(true);
   });
 
-  it('the daemon with the offline thinker never loads the Anthropic SDK; with the anthropic thinker it does', async () => {
+  it("the daemon loads the model SDK of its own thinker only: none offline, Anthropic's for anthropic, OpenAI's for openai", async () => {
     const runs: Array<{ thinker: string; env: Record<string, string> }> = [
       { thinker: 'offline', env: {} },
       { thinker: 'anthropic', env: { ANTHROPIC_API_KEY: 'sk-unused', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' } },
+      {
+        thinker: 'openai',
+        env: {
+          OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+          VIGIL_MODEL: 'llama3.2',
+          VIGIL_PRICING_JSON:
+            '{"llama3.2":{"inputPerMTok":0,"outputPerMTok":0,"cacheWritePerMTok":0,"cacheReadPerMTok":0}}',
+        },
+      },
     ];
-    const sdkLoaded: Record<string, boolean> = {};
+    const sdkLoaded: Record<string, { anthropic: boolean; openai: boolean }> = {};
     for (const run of runs) {
       const { log, env } = recorder();
       const dataDir = await mkdtemp(join(dir, `${run.thinker}-`));
@@ -67,9 +77,17 @@ describe('what each path of `vigil` imports', () => {
       await daemon.waitFor((line) => line.msg === 'gateway listening');
       daemon.kill('SIGTERM');
       expect(await daemon.exited).toBe(0);
-      sdkLoaded[run.thinker] = (await imported(log)).some((url) => ANTHROPIC_SDK.test(url));
+      const urls = await imported(log);
+      sdkLoaded[run.thinker] = {
+        anthropic: urls.some((url) => ANTHROPIC_SDK.test(url)),
+        openai: urls.some((url) => OPENAI_SDK.test(url)),
+      };
     }
-    expect(sdkLoaded).toEqual({ offline: false, anthropic: true });
+    expect(sdkLoaded).toEqual({
+      offline: { anthropic: false, openai: false },
+      anthropic: { anthropic: true, openai: false },
+      openai: { anthropic: false, openai: true },
+    });
   });
 
   it('the daemon loads no OpenTelemetry SDK without OTEL_EXPORTER_OTLP_ENDPOINT; with it, the SDK and only the chosen exporter', async () => {

@@ -32,6 +32,26 @@ describe('EventBus', () => {
     for (const event of seen) expect(VigilEventSchema.parse(event)).toEqual(event);
   });
 
+  it('hands a live-only event to its listeners with time and beat but no seq, apart from events$, and to nobody when none listens', () => {
+    const { bus } = makeBus();
+    const events: VigilEvent[] = [];
+    bus.events$.subscribe((e) => events.push(e));
+    bus.emitLive('agent.reply_delta', { turnId: 't1', text: 'unheard' });
+    expect(bus.hasLiveListeners()).toBe(false);
+    const live: unknown[] = [];
+    const subscription = bus.liveEvents$.subscribe((e) => live.push(e));
+    expect(bus.hasLiveListeners()).toBe(true);
+    bus.emitLive('agent.reply_delta', { turnId: 't1', text: 'Hel' });
+    bus.emit('agent.reply', { turnId: 't1', text: 'Hello' });
+    subscription.unsubscribe();
+    expect(bus.hasLiveListeners()).toBe(false);
+    expect(live).toEqual([
+      { type: 'agent.reply_delta', at: '2026-05-01T12:00:00.000Z', beat: 7, turnId: 't1', text: 'Hel' },
+    ]);
+    // No seq was spent on it: the reply has the next one.
+    expect(events.map((e) => [e.seq, e.type])).toEqual([[42, 'agent.reply']]);
+  });
+
   it('filters by exact type and by prefix.*', () => {
     const { bus } = makeBus();
     const checkpoints: string[] = [];

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EventSubscriber, type FeedSink } from '../../src/gateway/event-subscriber.js';
 import type { JournalQuery } from '../../src/subsystems/journal/event-journal.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
+import type { LiveEvent } from '../../src/protocol/live-events.schema.js';
 
 const event = (seq: number, type = 'heartbeat.beat'): VigilEvent =>
   ({
@@ -41,12 +42,14 @@ function setup(
   options: { journal?: VigilEvent[]; after?: number; bufferSize?: number; maxDropped?: number; types?: string[] } = {},
 ) {
   const live = new Subject<VigilEvent>();
+  const liveOnly = new Subject<LiveEvent>();
   const journal = options.journal ?? [];
   const queries: JournalQuery[] = [];
   const sink = new FakeSink();
   let onQuery: (() => void) | undefined;
   const subscriber = new EventSubscriber({
     live$: live,
+    liveOnly$: liveOnly,
     history: async (query) => {
       queries.push(query);
       const found = journal.filter((e) => e.seq > (query.after ?? 0)).slice(0, query.limit);
@@ -59,14 +62,20 @@ function setup(
     highWaterBytes: 100,
     maxDropped: options.maxDropped ?? 1000,
     sink,
-    format: { event: (e) => `E${e.seq}`, dropped: (d) => `D${d.count}:${d.firstSeq}-${d.lastSeq}` },
+    format: {
+      event: (e) => `E${e.seq}`,
+      dropped: (d) => `D${d.count}:${d.firstSeq}-${d.lastSeq}`,
+      live: (e) => `L${e.type === 'agent.reply_delta' ? e.text : ''}`,
+    },
   });
   const emit = (seq: number, type?: string) => {
     const e = event(seq, type);
     journal.push(e);
     live.next(e);
   };
-  return { live, journal, queries, sink, subscriber, emit, onQueryDo: (fn: () => void) => (onQuery = fn) };
+  const delta = (text: string) =>
+    liveOnly.next({ type: 'agent.reply_delta', at: '2026-01-01T00:00:00.000Z', beat: 1, turnId: 't-1', text });
+  return { live, journal, queries, sink, subscriber, emit, delta, onQueryDo: (fn: () => void) => (onQuery = fn) };
 }
 
 const ticks = async (n = 5) => {
@@ -92,6 +101,35 @@ describe('EventSubscriber', () => {
     emit(3, 'agent.reply');
     emit(4, 'checkpoint.failed');
     expect(sink.seqs()).toEqual([2, 4]);
+  });
+
+  it('sends a live-only event only to a subscriber naming its type exactly, at once and in place', () => {
+    const named = setup({ types: ['agent.reply_delta', 'agent.reply'] });
+    const prefixed = setup({ types: ['agent.*'] });
+    const everything = setup();
+    for (const s of [named, prefixed, everything]) s.subscriber.start();
+    for (const s of [named, prefixed, everything]) {
+      s.delta('Hel');
+      s.delta('lo');
+      s.emit(1, 'agent.reply');
+    }
+    expect(named.sink.frames).toEqual(['LHel', 'Llo', 'E1']);
+    expect(prefixed.sink.frames).toEqual(['E1']);
+    expect(everything.sink.frames).toEqual(['E1']);
+  });
+
+  it('drops a live-only event rather than queue it behind events or into a stalled socket', () => {
+    const { subscriber, sink, emit, delta } = setup({ types: ['agent.reply_delta', 'heartbeat.beat'] });
+    delta('before start');
+    subscriber.start();
+    sink.stalled = true;
+    emit(1);
+    delta('while stalled');
+    sink.stalled = false;
+    delta('behind a queued event');
+    subscriber.pump();
+    delta('caught up');
+    expect(sink.frames).toEqual(['E1', 'Lcaught up']);
   });
 
   it('buffers at most bufferSize events for a stalled sink, drops the rest and announces one range when it catches up', () => {

@@ -5,12 +5,11 @@ import type {
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
-import { VigilError } from '../../errors.js';
 import { firstUserContent, summaryBlock } from './anthropic-prompt.js';
 import type { requestTools } from './anthropic-tools.js';
 import type { CacheTtl } from './cache-ttl.js';
-import { buildBudgetedPrompt, type BudgetedPrompt } from './prompt-budget.js';
-import { fitCalibrated, type TokenCalibration } from './token-calibration.js';
+import { fitRequest, type FittedRequest } from './bounded-prompt.js';
+import type { TokenCalibration } from './token-calibration.js';
 import type { ThinkInput } from './thinker.schema.js';
 
 /** A request without the model and its output cap, which every call shares. */
@@ -30,18 +29,12 @@ export interface BoundedRequestParts {
   body(params: CallParams): MessageCreateParamsNonStreaming;
 }
 
-/** A request that fits, the prompt it was built from, and the counter that measured it (calibrated, or the plain estimate). */
-export interface BoundedRequest {
-  readonly params: CallParams;
-  readonly built: BudgetedPrompt;
-  readonly counter: TokenCalibration;
-}
+/** A request that fits, the prompt it was built from, and the counter that measured it. */
+export type BoundedRequest = FittedRequest<CallParams>;
 
 /**
- * The request for one call of the tool loop, under `bound` calibrated tokens as measured on the whole JSON body:
- * the state is rebuilt around what the loop appended, and measured again until it fits. Refused calibrated, it is
- * fitted by the plain estimate (`fitCalibrated`): no usage report can refuse a prompt the plain estimate fits.
- * Throws CONTEXT_TOO_SMALL when it cannot fit.
+ * The request for one call of the tool loop under `bound` (bounded-prompt.ts): the cached prefix, the tools, the
+ * first user message built around what the loop appended. Throws CONTEXT_TOO_SMALL when it cannot fit.
  */
 export function boundedParams(
   input: ThinkInput,
@@ -49,33 +42,18 @@ export function boundedParams(
   calibration: TokenCalibration,
 ): BoundedRequest {
   const { prefix, toolDefs, tail, bound, cacheTtl } = parts;
-  return fitCalibrated(calibration, (counter) => {
-    const frame = {
+  return fitRequest<CallParams>(input, bound, calibration, {
+    frame: () => ({
       system: [...prefix],
       tools: [...toolDefs],
       messages: [{ role: 'user' as const, content: '' }, ...tail],
-    };
-    const fixedTokens = counter.countJson(parts.body(frame));
-    let reservedTokens = 0;
-    for (let attempt = 0; ; attempt++) {
-      const built = buildBudgetedPrompt({ input, boundTokens: bound, fixedTokens, reservedTokens, counter });
+    }),
+    assemble: (built) => {
       const system = built.summary === null ? [...prefix] : [...prefix, summaryBlock(built.summary, cacheTtl)];
       const first = { role: 'user' as const, content: firstUserContent(built.conversation, built.state, cacheTtl) };
-      const params = { system, tools: [...toolDefs], messages: [first, ...tail] };
-      const over = counter.countJson(parts.body(params)) - bound;
-      if (over <= 0) return { params, built, counter };
-      // The sections' sum and the body's own measure differ by a few tokens of framing: keep that much more room.
-      if (attempt >= 4) {
-        throw new VigilError(
-          'CONTEXT_TOO_SMALL',
-          `The prompt could not be fitted under VIGIL_CONTEXT_TOKENS=${bound}.`,
-          {
-            data: { variable: 'VIGIL_CONTEXT_TOKENS', boundTokens: bound },
-          },
-        );
-      }
-      reservedTokens += over;
-    }
+      return { system, tools: [...toolDefs], messages: [first, ...tail] };
+    },
+    body: (params) => parts.body(params),
   });
 }
 

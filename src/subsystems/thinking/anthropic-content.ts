@@ -4,6 +4,8 @@ import type { ExternalToolResult } from './think-tools.js';
 import type { ToolAnswer } from './think-tool-loop.js';
 import type { TokenUsage } from './thinker.schema.js';
 
+export { sumUsage } from './token-usage.js';
+
 /** A Messages API usage object as Vigil's token usage; absent cache counts are zero. */
 export function tokenUsage(usage: Usage | undefined): TokenUsage {
   return {
@@ -12,19 +14,6 @@ export function tokenUsage(usage: Usage | undefined): TokenUsage {
     cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
     cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
   };
-}
-
-/** The sum of several calls' usage. */
-export function sumUsage(calls: readonly TokenUsage[]): TokenUsage {
-  return calls.reduce(
-    (sum, u) => ({
-      inputTokens: sum.inputTokens + u.inputTokens,
-      outputTokens: sum.outputTokens + u.outputTokens,
-      cacheWriteTokens: sum.cacheWriteTokens + u.cacheWriteTokens,
-      cacheReadTokens: sum.cacheReadTokens + u.cacheReadTokens,
-    }),
-    { inputTokens: 0, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 },
-  );
 }
 
 /** A response's text blocks joined, trimmed. */

@@ -18,6 +18,7 @@ import { TokenCalibration } from './token-calibration.js';
 import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
 import { requestTools, type ToolContext } from './anthropic-tools.js';
 import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
+import { bufferedFetch } from './buffered-fetch.js';
 import { messageText } from './prompt-sections.js';
 import { taskOfferableTools, type ThinkTools } from './think-tools.js';
 import { sumUsage, textOf, tokenUsage, toolResultBlock } from './anthropic-content.js';
@@ -28,6 +29,7 @@ import type { MemoryRecall } from './recall-tool.js';
 import type { ModelSchedules } from './schedule-tools.js';
 import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
+import { anthropicTaskConversation, type AnthropicTaskDeps } from './anthropic-task.js';
 import { ThinkSession } from './think-session.js';
 import { runThinkLoop, toolDispatcher, type ThinkLoopModel } from './think-tool-loop.js';
 import type { TaskHooks, Thinker } from './thinker.js';
@@ -62,28 +64,6 @@ export interface AnthropicThinkerOptions {
 const DEFAULT_MAX_RETRIES = 4;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_TOKENS = 4096;
-
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
-
-/**
- * `fetch` that reads the whole response body before resolving. The SDK arms its timeout around fetch only, which
- * resolves at the headers: a server that sent headers and then stalled would hang the think until the stuck-turn
- * guard (VIGIL_STUCK_TURN_S). Read inside, the body falls under the per-attempt timeout, and a body cut short fails
- * the attempt as a connection error, which the SDK retries. Right only for non-streaming calls, the only kind made.
- */
-export async function bufferedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
-  const body = await response.arrayBuffer();
-  const headers = new Headers(response.headers);
-  // The body is already decoded and complete: the wire's encoding and length no longer describe it.
-  headers.delete('content-encoding');
-  headers.delete('content-length');
-  return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers,
-  });
-}
 
 /** Thinks with Claude. Money is charged per completed call: an abort or a failure still reports what was spent. */
 export class AnthropicThinker implements Thinker {
@@ -283,17 +263,20 @@ export class AnthropicThinker implements Thinker {
    * cache the thinks keep warm is read), the sub-agent instruction after it, and only its own tools callable.
    */
   runTask(input: SwarmTaskInput, signal: AbortSignal, hooks?: TaskHooks): Promise<SwarmTaskOutput> {
-    const model: TaskModel = {
-      model: this.model,
-      price: this.price,
-      maxIterations: this.maxToolIterations,
+    const deps: AnthropicTaskDeps = {
       create: (params, callSignal, what, partial) => this.create(params, callSignal, what, partial),
-      checkAborted: (callSignal, what, partial) => this.checkAborted(callSignal, what, partial),
       cachedParts: (withTools) => {
         const { tools, system, prefix } = this.cachedParts(withTools ? 'task-with-tools' : 'task', input.identity);
         this.cacheHealth?.checkPrefix(prefix);
         return { tools, system, observe: (usage) => this.observeCache(prefix, usage) };
       },
+    };
+    const model: TaskModel<Message> = {
+      model: this.model,
+      price: this.price,
+      maxIterations: this.maxToolIterations,
+      checkAborted: (callSignal, what, partial) => this.checkAborted(callSignal, what, partial),
+      start: (task, own) => anthropicTaskConversation(deps, task, own),
     };
     return runTaskLoop(model, this.tools, input, signal, hooks);
   }

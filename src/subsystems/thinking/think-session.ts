@@ -4,10 +4,13 @@
  * preempted think reports; its final result is what a finished one returns.
  */
 import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
-import { sumUsage } from './anthropic-content.js';
+import { sumUsage } from './token-usage.js';
 import type { CallTraceRecorder } from './call-trace-recorder.js';
 import { totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import type { ThinkAction, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
+
+/** The stop reasons of a call that asked for tools: Anthropic's `tool_use`, Chat Completions' `tool_calls`. */
+const WANTS_TOOLS: ReadonlySet<string> = new Set(['tool_use', 'tool_calls']);
 
 /** The model a session is charged at. */
 export interface SessionModel {
@@ -73,7 +76,7 @@ export class ThinkSession {
       ...(this.awaitingApproval ? [] : unsentReply(input, this.actions, this.lastText)),
     ]);
     // Still asking for tools after the last call the guard allows: the iteration guard ended the think.
-    const stopReason = this.recorder.stopReason === 'tool_use' ? 'max_tool_iterations' : this.recorder.stopReason;
+    const stopReason = WANTS_TOOLS.has(this.recorder.stopReason) ? 'max_tool_iterations' : this.recorder.stopReason;
     return { ...done, trace: this.trace(stopReason) };
   }
 

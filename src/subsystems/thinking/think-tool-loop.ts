@@ -3,7 +3,7 @@
  * the recall tool, or one of Vigil's own actions, dispatched by kind), send the answers back, until the model ends
  * its turn or the iteration guard stops it. Aborts only between calls. The provider builds requests and reads replies.
  */
-import { toolUseToAction, type ToolContext } from './anthropic-tools.js';
+import { toolUseToAction, type ToolContext } from './own-tools.js';
 import { answerRecall, RECALL_TOOL_NAME, type MemoryRecall } from './recall-tool.js';
 import { answerScheduleTool, isScheduleTool, type ModelSchedules } from './schedule-tools.js';
 import type { ExternalToolResult, ThinkTools } from './think-tools.js';
@@ -14,6 +14,8 @@ export interface ToolUse {
   readonly id: string;
   readonly name: string;
   readonly input: unknown;
+  /** Why the call cannot be made as asked (arguments that are not JSON): answered with this as an error, never run. */
+  readonly invalid?: string;
 }
 
 /** The answer to one tool call, for the provider to send back: an MCP result as it came, or a plain text. */
@@ -92,7 +94,14 @@ export function toolDispatcher(
         : isScheduleTool(name)
           ? 'schedule'
           : 'action';
-  return (use) => handlers[kindOf(use.name)](use);
+  return (use) =>
+    use.invalid === undefined ? handlers[kindOf(use.name)](use) : Promise.resolve(refused(use, use.invalid, session));
+}
+
+/** A call that cannot be made: recorded as a failed call and answered with the reason, so the model can correct it. */
+function refused(use: ToolUse, reason: string, session: ThinkSession): ToolAnswer {
+  session.recorder.ownTool(use.id, use.name, false, reason);
+  return { kind: 'text', toolUseId: use.id, text: reason, isError: true };
 }
 
 /** Runs the loop; `checkAborted` throws (with the session's partial result) once the think is preempted. */
