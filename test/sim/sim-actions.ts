@@ -94,8 +94,17 @@ export class SimActions {
     const sendsInFlight = this.run.history.sends.some(
       (s) => s.incarnation === incarnation.number && s.turnId === null && s.error === null,
     );
-    this.run.drainState = `${status.pendingMessages} pending messages, ${pending.length} calls awaiting approval, sends in flight: ${sendsInFlight}, phase ${status.phase}, ${status.state}`;
-    return status.pendingMessages === 0 && pending.length === 0 && !sendsInFlight;
+    // A turn a think has taken is no longer pending but still open: a schedule's firing opens one with no send to wait on.
+    const openTurns = incarnation.published.filter(
+      (event) => event.type === 'agent.message' && runtime.isTurnOpen(event.turnId),
+    ).length;
+    // A schedule whose due time has come and whose next time has not moved on is firing (its synced write under way).
+    const now = this.run.world.now();
+    const firing = runtime
+      .listSchedules()
+      .filter((schedule) => schedule.nextAt !== null && Date.parse(schedule.nextAt) <= now).length;
+    this.run.drainState = `${status.pendingMessages} pending messages, ${openTurns} open turns, ${firing} schedules firing, ${pending.length} calls awaiting approval, sends in flight: ${sendsInFlight}, phase ${status.phase}, ${status.state}`;
+    return status.pendingMessages === 0 && openTurns === 0 && firing === 0 && pending.length === 0 && !sendsInFlight;
   }
 
   /** Records what a client would read of the budget now, whenever something was published since the last look. */
