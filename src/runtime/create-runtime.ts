@@ -67,6 +67,11 @@ export async function bootRuntime(options: RuntimeOptions, probe: BootProbe = {}
     probe.afterPhase?.('retention');
     // After the tools: the boot's prefix check sees the request a think would send now.
     thinker.useCacheHealth?.({ bus: events.bus, clock }, identity);
+    // A reply's text as the model writes it goes out live (agent.reply_delta), streamed only while a feed names it.
+    thinker.useReplyStream?.({
+      wanted: () => events.bus.hasLiveListeners(),
+      delta: (turnId, text) => events.bus.emitLive('agent.reply_delta', { turnId, text }),
+    });
     // What a think is shown beyond its messages, and what it leaves behind: summary, long-term memory, traces.
     const mind = await openMindParts({
       db,

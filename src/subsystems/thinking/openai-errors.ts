@@ -1,6 +1,7 @@
 /** Turns OpenAI SDK failures into Vigil's THINK_FAILED / THINK_REJECTED / THINK_AUTH_FAILED / THINK_ABORTED errors (think-call-errors.ts). */
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { VigilError } from '../../errors.js';
+import { StreamStalledError } from './buffered-fetch.js';
 import { providerAbortedError, statusError, transportError, type ProviderLabel } from './think-call-errors.js';
 
 /** How errors name the provider: any server speaking Chat Completions, OpenAI's own or a local one. */
@@ -29,5 +30,7 @@ export function openaiCallError<P>(err: unknown, what: string, signal: AbortSign
     };
     return statusError(OPENAI_COMPATIBLE, what, failure, partial, err);
   }
-  return transportError(OPENAI_COMPATIBLE.name, what, err, err instanceof APIConnectionError, partial);
+  // A stream that stalled or sent an error event mid-reply (an APIError without a status) may pass like a dropped connection.
+  const unreachable = err instanceof APIConnectionError || err instanceof StreamStalledError || err instanceof APIError;
+  return transportError(OPENAI_COMPATIBLE.name, what, err, unreachable, partial);
 }

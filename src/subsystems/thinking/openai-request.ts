@@ -15,6 +15,8 @@ import {
   SUB_AGENT_INSTRUCTIONS,
   SUB_AGENT_WITH_TOOLS_INSTRUCTIONS,
 } from './think-instructions.js';
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import { messageText } from './prompt-sections.js';
 import type { ThinkInput } from './thinker.schema.js';
 import type { TokenCalibration } from './token-calibration.js';
 
@@ -89,4 +91,24 @@ export function chatSectionTrace(parts: ChatRequestParts, request: FittedRequest
     })),
     ...built.sections,
   ];
+}
+
+/** A Messages request (the rolling summary's, built once for every provider) as Chat Completions messages. */
+export function chatMessagesOf(
+  params: Pick<MessageCreateParamsNonStreaming, 'system' | 'messages'>,
+): ChatCompletionMessageParam[] {
+  const system =
+    params.system === undefined
+      ? []
+      : [
+          {
+            role: 'system' as const,
+            content: typeof params.system === 'string' ? params.system : params.system.map((b) => b.text).join('\n\n'),
+          },
+        ];
+  const messages = params.messages.map((m) => ({
+    role: 'user' as const,
+    content: typeof m.content === 'string' ? m.content : messageText(m.content),
+  }));
+  return [...system, ...messages];
 }

@@ -10,7 +10,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { VigilError } from '../../errors.js';
 import { summarizeWithClaude } from './anthropic-summary.js';
-import { bufferedFetch } from './buffered-fetch.js';
+import { streamingFetch } from './buffered-fetch.js';
 import type { CacheHealthDeps } from './cache-health-monitor.js';
 import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
 import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
@@ -18,16 +18,18 @@ import { chatReply, replyText, replyToolUses, replyTranscript, toolMessage, type
 import { openaiAbortedError, openaiCallError } from './openai-errors.js';
 import {
   boundedChatParams,
+  chatMessagesOf,
   chatSectionTrace,
   systemParts,
   type ChatParams,
   type ChatRequestParts,
 } from './openai-request.js';
 import { assistantTurn, chatTaskConversation, type ChatTaskDeps } from './openai-task.js';
+import { replyDeltas, streamedCompletion, type ArgumentsListener } from './openai-stream.js';
 import { openAiToolSet } from './openai-tools.js';
 import type { ToolContext } from './own-tools.js';
-import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import { messageText } from './prompt-sections.js';
+import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
 import type { MemoryRecall } from './recall-tool.js';
 import type { ModelSchedules } from './schedule-tools.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
@@ -35,7 +37,7 @@ import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
 import { ThinkSession } from './think-session.js';
 import { runThinkLoop, toolDispatcher, type ThinkLoopModel } from './think-tool-loop.js';
 import { taskOfferableTools, type ThinkTools } from './think-tools.js';
-import type { TaskHooks, Thinker } from './thinker.js';
+import type { ReplyStream, TaskHooks, Thinker } from './thinker.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
 import { TokenCalibration } from './token-calibration.js';
 import { estimateTokens } from './token-estimate.js';
@@ -98,6 +100,7 @@ export class OpenAiThinker implements Thinker {
   private memory: MemoryRecall | undefined;
   private schedules: ModelSchedules | undefined;
   private bus: CacheHealthDeps['bus'] | undefined;
+  private replies: ReplyStream | undefined;
 
   constructor(options: OpenAiThinkerOptions) {
     const guard = options.maxToolIterations;
@@ -133,7 +136,7 @@ export class OpenAiThinker implements Thinker {
         baseURL: options.baseURL ?? 'https://api.openai.com/v1',
         maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        fetch: attemptCountingFetch(bufferedFetch),
+        fetch: attemptCountingFetch(streamingFetch(options.timeoutMs ?? DEFAULT_TIMEOUT_MS)),
       });
     this.now = options.now ?? Date.now;
   }
@@ -151,6 +154,11 @@ export class OpenAiThinker implements Thinker {
   /** Answers the model's `schedule_*` calls from the runtime's schedules. */
   useSchedules(schedules: ModelSchedules): void {
     this.schedules = schedules;
+  }
+
+  /** Streams each think's replies to `stream` while someone watches (the request then asks for a stream). */
+  useReplyStream(stream: ReplyStream): void {
+    this.replies = stream;
   }
 
   /**
@@ -199,7 +207,13 @@ export class OpenAiThinker implements Thinker {
             chatSectionTrace(parts, request),
             request.built.conversation.join('') + request.built.state,
           );
-        const reply = await this.create(request.params, signal, `${what} (call ${n})`, partial, recorder);
+        // Streamed only while someone watches: a whole reply is the simpler request, which every server serves.
+        const streaming =
+          this.replies?.wanted() === true ? replyDeltas(this.replies, ctx.turnIds, toolSet.toolName) : undefined;
+        const reply = await this.create(request.params, signal, `${what} (call ${n})`, partial, {
+          recorder,
+          streaming,
+        });
         this.observe(request.params, reply.usage);
         session.replied(reply.usage, replyTranscript(reply, toolSet.toolName), replyText(reply));
         return reply;
@@ -258,28 +272,9 @@ export class OpenAiThinker implements Thinker {
     return summarizeWithClaude(request, {
       counter: this.calibration,
       send: async (params) => {
-        const system =
-          params.system === undefined
-            ? []
-            : [
-                {
-                  role: 'system' as const,
-                  content:
-                    typeof params.system === 'string' ? params.system : params.system.map((b) => b.text).join('\n\n'),
-                },
-              ];
-        const messages = params.messages.map((m) => ({
-          role: 'user' as const,
-          content: typeof m.content === 'string' ? m.content : messageText(m.content),
-        }));
-        const reply = await this.create(
-          { messages: [...system, ...messages] },
-          signal,
-          what,
-          empty,
-          undefined,
-          params.max_tokens,
-        );
+        const reply = await this.create({ messages: chatMessagesOf(params) }, signal, what, empty, {
+          maxTokens: params.max_tokens,
+        });
         return { text: replyText(reply), ...this.usageAndCost([reply.usage]), model: this.model };
       },
       maxTokens: this.maxTokens,
@@ -309,16 +304,20 @@ export class OpenAiThinker implements Thinker {
     return { model: this.model, [this.outputCapField]: maxTokens, ...params };
   }
 
+  /** One call: whole, or streamed to `extra.streaming`; recorded in `extra.recorder`'s trace when given. */
   private async create(
     params: ChatParams,
     signal: AbortSignal,
     what: string,
     partial: () => unknown,
-    recorder?: CallTraceRecorder,
-    maxTokens?: number,
+    extra: { recorder?: CallTraceRecorder; maxTokens?: number; streaming?: ArgumentsListener | undefined } = {},
   ): Promise<ChatReply> {
+    const { recorder, streaming } = extra;
+    const body = this.body(params, extra.maxTokens);
     const send = async () =>
-      chatReply(await this.client.chat.completions.create(this.body(params, maxTokens), { signal }));
+      streaming === undefined
+        ? chatReply(await this.client.chat.completions.create(body, { signal }))
+        : streamedCompletion(this.client, body, signal, streaming);
     try {
       return recorder === undefined ? await send() : await recorder.modelCall(send, (reply) => reply.usage);
     } catch (err) {

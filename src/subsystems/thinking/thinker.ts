@@ -15,6 +15,14 @@ export interface TaskHooks {
   onModelCall(cost: { model: string; usage: TokenUsage; costMicroUsd: number }): Promise<void>;
 }
 
+/** Where a thinker streams a reply's text as the model writes it (`agent.reply_delta`, live only). */
+export interface ReplyStream {
+  /** Whether anyone would see it now: a thinker streams only then, and asks for whole replies otherwise. */
+  wanted(): boolean;
+  /** The next piece of the reply to `turnId`; the final `agent.reply` still carries the whole text. */
+  delta(turnId: string, text: string): void;
+}
+
 /** Decides what the agent does given what it sees. Implementations must honour `signal` (preemption, hard stop). */
 export interface Thinker {
   /** Short name for logs and status (`offline`, `anthropic`). */
@@ -36,4 +44,6 @@ export interface Thinker {
   useMemory?(memory: MemoryRecall): void;
   /** Gives the thinker the runtime's schedules for the model's `schedule_*` tools; a thinker without this method has none. */
   useSchedules?(schedules: ModelSchedules): void;
+  /** Streams replies' text to `stream` as the model writes it, while it is wanted; a thinker without it replies whole. */
+  useReplyStream?(stream: ReplyStream): void;
 }

@@ -11,7 +11,7 @@ import {
   type FakeChatResponse,
   type RecordedChatRequest,
 } from '../../fixtures/fake-chat-completions.js';
-import { thinkerContract } from './thinker-contract.js';
+import { streamingContract, thinkerContract, type StreamingContractProvider } from './thinker-contract.js';
 
 const MODEL = 'gpt-fake-1';
 /** As VIGIL_PRICING_JSON would give it: OpenAI bills cached input at a tenth, and writes nothing. */
@@ -29,7 +29,7 @@ function toolResults(request: RecordedChatRequest): string[] {
   return messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
 }
 
-thinkerContract<FakeChatResponse, RecordedChatRequest>({
+const provider: StreamingContractProvider<FakeChatResponse, RecordedChatRequest> = {
   kind: 'openai',
   price: PRICE,
   start: () => startFakeChatCompletions(),
@@ -57,6 +57,11 @@ thinkerContract<FakeChatResponse, RecordedChatRequest>({
   }),
   error: (status) => chatError(status, ERROR_TYPES[status] ?? 'server_error', { 'retry-after-ms': '1' }),
   hang: () => ({ kind: 'hang' }),
+  stallStream: (turn, events) => ({ kind: 'stall-stream', completion: turn, chunks: events }),
+  streamed: (request) => request.body?.stream === true,
   usageOf: (request) => (request.usage === undefined ? undefined : chatTokenUsage(request.usage)),
   toolResults,
-});
+};
+
+thinkerContract(provider);
+streamingContract(provider);

@@ -8,7 +8,7 @@ import type { ConversationMessage } from '../../../src/protocol/conversation.sch
 import { VigilError } from '../../../src/errors.js';
 import { totalCostMicroUsd, type ModelPricing } from '../../../src/subsystems/thinking/pricing.js';
 import type { ExternalToolResult, ThinkTools } from '../../../src/subsystems/thinking/think-tools.js';
-import type { Thinker } from '../../../src/subsystems/thinking/thinker.js';
+import type { ReplyStream, Thinker } from '../../../src/subsystems/thinking/thinker.js';
 import type { ThinkInput, TokenUsage } from '../../../src/subsystems/thinking/thinker.schema.js';
 import { estimateTokens } from '../../../src/subsystems/thinking/token-estimate.js';
 import { userMessageInput } from '../../fixtures/think-input.fixture.js';
@@ -67,6 +67,15 @@ const sum = (all: readonly TokenUsage[]): TokenUsage =>
     }),
     ZERO,
   );
+
+/** A reply stream that records what it is given; `wanted` says whether anyone watches. */
+function recordingStream(wanted = true): ReplyStream & { deltas: { turnId: string; text: string }[] } {
+  const deltas: { turnId: string; text: string }[] = [];
+  return { deltas, wanted: () => wanted, delta: (turnId, text) => void deltas.push({ turnId, text }) };
+}
+
+const LONG_REPLY =
+  'Tides at Brest today: high water 06:12 and 18:40, "spring" range 6.1 m; low at 12:25.\nBring a coat.';
 
 /** The VigilError a promise rejects with. */
 async function rejection(promise: Promise<unknown>): Promise<VigilError & { data: any }> {
@@ -284,6 +293,75 @@ export function thinkerContract<Scripted, Request extends ContractRequest>(
       const refused = await rejection(claude.think({ ...userMessageInput('hello', NOW), contextTokens: 1000 }, live()));
       expect(refused.code).toBe('CONTEXT_TOO_SMALL');
       expect(api.requests).toHaveLength(2);
+    });
+  });
+}
+
+/** A provider whose thinker streams replies (`useReplyStream`): what its fake adds for the streaming contract. */
+export interface StreamingContractProvider<Scripted, Request extends ContractRequest> extends ThinkerContractProvider<
+  Scripted,
+  Request
+> {
+  /** `turn` streamed (to a request asking for a stream) as far as its first `events` events, then stalled. */
+  stallStream(turn: Scripted, events: number): Scripted;
+  /** Whether the request asked for a streamed reply. */
+  streamed(request: Request): boolean;
+}
+
+/** The streaming part of the contract: `agent.reply_delta`'s source, for a provider whose thinker streams. */
+export function streamingContract<Scripted, Request extends ContractRequest>(
+  p: StreamingContractProvider<Scripted, Request>,
+): void {
+  describe(`the ${p.kind} thinker streaming replies (provider contract)`, () => {
+    let api: ContractFake<Scripted, Request>;
+    beforeEach(async () => {
+      api = await p.start();
+    });
+    afterEach(async () => {
+      await api.close();
+    });
+    const thinker = (options: Partial<{ timeoutMs: number }> = {}) =>
+      p.thinker(api.url, { maxRetries: 0, timeoutMs: options.timeoutMs ?? 5000 });
+    const reported = () => api.requests.flatMap((r) => (p.usageOf(r) === undefined ? [] : [p.usageOf(r)!]));
+
+    it('streams a reply while someone watches: its text in pieces, in order, the whole of them the final reply', async () => {
+      const stream = recordingStream();
+      const t = thinker();
+      t.useReplyStream!(stream);
+      api.enqueue(p.turn('', [{ name: 'reply', input: { turnId: 't-1', text: LONG_REPLY } }]), p.turn('done'));
+      const result = await t.think(userMessageInput('Tides?', NOW), live());
+      expect(p.streamed(api.requests[0]!)).toBe(true);
+      expect(stream.deltas.length).toBeGreaterThan(2);
+      expect(stream.deltas.every((d) => d.turnId === 't-1')).toBe(true);
+      expect(stream.deltas.map((d) => d.text).join('')).toBe(LONG_REPLY);
+      expect(result.actions).toEqual([{ type: 'reply', turnId: 't-1', text: LONG_REPLY }]);
+      expect(result.usage).toEqual(sum(reported()));
+    });
+
+    it('asks for a whole reply when no one watches, and streams nothing', async () => {
+      const stream = recordingStream(false);
+      const t = thinker();
+      t.useReplyStream!(stream);
+      api.enqueue(p.turn('', [{ name: 'reply', input: { turnId: 't-1', text: LONG_REPLY } }]), p.turn('done'));
+      const result = await t.think(userMessageInput('Tides?', NOW), live());
+      expect(api.requests.map((r) => p.streamed(r))).toEqual([false, false]);
+      expect(stream.deltas).toEqual([]);
+      expect(result.actions).toEqual([{ type: 'reply', turnId: 't-1', text: LONG_REPLY }]);
+    });
+
+    it('gives up on a stream that stalls mid-reply as a retryable THINK_FAILED; the part streamed is never a reply', async () => {
+      const stream = recordingStream();
+      const t = thinker({ timeoutMs: 300 });
+      t.useReplyStream!(stream);
+      api.enqueue(p.stallStream(p.turn('', [{ name: 'reply', input: { turnId: 't-1', text: LONG_REPLY } }]), 8));
+      const err = await rejection(t.think(userMessageInput('Tides?', NOW), live()));
+      expect(err.code).toBe('THINK_FAILED');
+      expect(err.data).toMatchObject({ retryable: true });
+      const streamed = stream.deltas.map((d) => d.text).join('');
+      expect(streamed.length).toBeGreaterThan(0);
+      expect(LONG_REPLY.startsWith(streamed) && streamed !== LONG_REPLY).toBe(true);
+      // Nothing applied, nothing charged: the cut reply goes nowhere but the live pieces already seen.
+      expect(err.data.partial).toMatchObject({ actions: [], costMicroUsd: 0 });
     });
   });
 }
