@@ -14,6 +14,7 @@ import { otelBench } from './otel.bench.js';
 import { promptBuildBench } from './prompt-build.bench.js';
 import { memorySearchBench } from './memory-search.bench.js';
 import { sealedStoreBench } from './sealed-store.bench.js';
+import { mcpBench } from './mcp.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -83,6 +84,7 @@ await run('otel', '9. OpenTelemetry export', () => otelBench());
 await run('prompt-build', '10. Prompt build at a 10,000-message history', () => promptBuildBench());
 await run('memory-search', '11. Long-term memory search', () => memorySearchBench());
 await run('sealed-store', '12. Sealed store: size and write cost with VIGIL_CHECKPOINT_KEY', () => sealedStoreBench());
+await run('mcp', '13. MCP server: vigil mcp start-up, send_message via /mcp', () => mcpBench());
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);

@@ -1,6 +1,7 @@
 /** The configuration's schema and its table of environment variables (CONTRACT §3): names, defaults, meanings. */
 import { z } from 'zod';
 import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
+import { DEFAULT_MCP_TOOLS, McpServerToolsSchema } from './protocol/mcp-server-tools.js';
 import { isValidTimeZone } from './protocol/time-zone.js';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
 import { ALLOWED_PRICE, ModelPriceSchema } from './subsystems/thinking/model-price.schema.js';
@@ -128,6 +129,7 @@ export const VigilConfigSchema = z
     otelBspExportTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     // The file's content, read by loadConfig; an embedder passes the same object directly.
     mcp: McpConfigFileSchema,
+    mcpServerTools: McpServerToolsSchema,
     taskDeadlineMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     taskMaxCostUsd: positive('expected a positive number of US dollars such as 0.50'),
   })
@@ -184,7 +186,7 @@ export const VigilConfigSchema = z
 export type VigilConfig = z.infer<typeof VigilConfigSchema>;
 
 /** How an environment string becomes the value the schema checks. */
-export type ConfigValueKind = 'string' | 'number' | 'boolean' | 'json' | 'jsonFile';
+export type ConfigValueKind = 'string' | 'number' | 'boolean' | 'json' | 'jsonFile' | 'list';
 
 /** One environment variable: its config field, how its text is read, its default text, and what it means. */
 export interface ConfigVariable {
@@ -247,6 +249,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_STUCK_TURN_S', key: 'stuckTurnS', kind: 'number', default: '600', description: 'A turn working longer than this many seconds is reset as stuck.' },
   { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
   { name: 'VIGIL_MCP_CONFIG', key: 'mcp', kind: 'jsonFile', default: undefined, unsetValue: { mcpServers: {} }, description: 'Path to a JSON file of MCP servers in the mcpServers form ({"mcpServers": {NAME: {command, args?, env?, cwd?} | {url, headers?}}}, each with optional allowedTools, requireApproval, idempotentTools, timeoutMs); unset: no MCP tools.' },
+  { name: 'VIGIL_MCP_SERVER_TOOLS', key: 'mcpServerTools', kind: 'list', default: DEFAULT_MCP_TOOLS.join(','), description: 'The tools Vigil\'s own MCP server offers hosts (/mcp on the gateway; `vigil mcp` reads it from its own environment), comma-separated; an unknown name is a configuration error.' },
   { name: 'VIGIL_TRACE_CONTENT', key: 'traceContent', kind: 'boolean', default: 'false', description: 'Keep the text of each think\'s prompt sections and answers in its trace (thinks.get); off: token counts only. Sealed at rest with VIGIL_CHECKPOINT_KEY when set.' },
   { name: 'VIGIL_TRACE_MAX_COUNT', key: 'traceMaxCount', kind: 'number', default: '1000', description: 'Keep the traces of the newest N thinks; older ones are pruned in the batch that adds a new one.' },
   { name: 'VIGIL_TRACE_MAX_AGE_DAYS', key: 'traceMaxAgeDays', kind: 'number', default: '30', description: 'Prune think traces older than this many days (0 = no age limit), in the batch that adds a new one.' },

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { CONFIG_VARIABLES, VigilConfigSchema, type ConfigVariable, type VigilConfig } from './config.schema.js';
 import { VigilError, describeError } from './errors.js';
 import { nearestNames } from './shared/nearest-names.js';
+import { splitList } from './protocol/mcp-server-tools.js';
 
 export {
   CONFIG_VARIABLES,
@@ -89,6 +90,8 @@ function readValue(variable: ConfigVariable, text: string): unknown {
       }
     case 'jsonFile':
       return readJsonFile(variable.name, t);
+    case 'list':
+      return splitList(t);
     case 'string':
       return t;
   }

@@ -147,6 +147,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
       subscriberBuffer: config.subscriberBuffer,
       rpcRateLimit: config.rpcRateLimit,
       rpcRateBurst: config.rpcRateBurst,
+      mcpTools: config.mcpServerTools,
     });
   } catch (thrown) {
     // The port was free a moment ago (preflight); another program may have taken it since.

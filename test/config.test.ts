@@ -107,6 +107,10 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
   ['offlineCostUsd', 0],
   ['pricingOverrides', {}],
   ['mcp', { mcpServers: {} }],
+  [
+    'mcpServerTools',
+    ['send_message', 'get_reply', 'get_status', 'get_conversation', 'search_memory', 'list_goals', 'add_goal'],
+  ],
   ['anthropicApiKey', undefined],
   ['anthropicBaseUrl', undefined],
   ['anthropicTimeoutMs', 120000],
@@ -506,6 +510,22 @@ describe('loadConfig: VIGIL_MCP_CONFIG', () => {
     });
     const err = caught(() => configFromDefaults({ mcp: { mcpServers: { 'bad name': { command: 'x' } } } }));
     expect(err.message).toMatch(/^mcp \(VIGIL_MCP_CONFIG\)=.* is invalid: expected a server name/);
+  });
+});
+
+describe('loadConfig: VIGIL_MCP_SERVER_TOOLS', () => {
+  it('reads a comma-separated list of the MCP server tools, spaces and empty items ignored', () => {
+    expect(loadConfig({ VIGIL_MCP_SERVER_TOOLS: ' get_status, send_message,' }).mcpServerTools).toEqual([
+      'get_status',
+      'send_message',
+    ]);
+  });
+
+  it('refuses an unknown tool name, naming the variable and the tool', () => {
+    expect(() => loadConfig({ VIGIL_MCP_SERVER_TOOLS: 'get_status,approve' })).toThrow(
+      /^VIGIL_MCP_SERVER_TOOLS="get_status,approve" is invalid: unknown tool "approve": expected a comma-separated list of tool names from send_message, /,
+    );
+    expect(() => loadConfig({ VIGIL_MCP_SERVER_TOOLS: ',' })).toThrow(/VIGIL_MCP_SERVER_TOOLS=",".*at least one/);
   });
 });
 

@@ -8,22 +8,22 @@ import { typeMatcher } from '../events/event-filter.js';
 import type { VigilEvent } from '../protocol/events.schema.js';
 import { namedLiveTypes, type LiveEvent } from '../protocol/live-events.schema.js';
 
-/** Where a subscriber's frames go; one sink may be shared by several subscribers (one WebSocket). */
-export interface FeedSink {
+/** Where a subscriber's frames go (text for a socket; events themselves in-process); one sink may be shared by several subscribers (one WebSocket). */
+export interface FeedSink<F = string> {
   /** Bytes written but not yet handed to the OS (ws `bufferedAmount`, an HTTP response's `writableLength`). */
   bufferedAmount(): number;
   /** Writes one frame; the owner calls `pump()` on its subscribers whenever a write completes. */
-  write(frame: string): void;
+  write(frame: F): void;
   /** Ends the connection: the subscriber fell behind past every bound. */
   disconnect(reason: string): void;
 }
 
 /** How events and drop notices become frames (JSON-RPC notifications or SSE messages). */
-export interface FeedFormat {
-  event(event: VigilEvent): string;
-  dropped(notice: DroppedRange): string;
+export interface FeedFormat<F = string> {
+  event(event: VigilEvent): F;
+  dropped(notice: DroppedRange): F;
   /** A live-only event: the same frame as an event's, without a seq. */
-  live(event: LiveEvent): string;
+  live(event: LiveEvent): F;
 }
 
 /** The events a subscriber missed because it fell behind. */
@@ -34,7 +34,7 @@ export interface DroppedRange {
 }
 
 /** Limits and sources of one subscriber. */
-export interface SubscriberOptions {
+export interface SubscriberOptions<F = string> {
   /** The live bus. */
   live$: Observable<VigilEvent>;
   /** Live-only events (no seq, never journaled), delivered only when `types` names their type exactly. */
@@ -52,8 +52,8 @@ export interface SubscriberOptions {
   highWaterBytes: number;
   /** Past this many events dropped in one stretch, the client is disconnected instead. */
   maxDropped: number;
-  sink: FeedSink;
-  format: FeedFormat;
+  sink: FeedSink<F>;
+  format: FeedFormat<F>;
   /** Called once if the journal cannot be read for a replay (the feed then goes live from now). */
   onReplayError?: (err: unknown) => void;
   /** Called for every event dropped because this subscriber fell behind (the `vigil_events_dropped_total` metric). */
@@ -106,8 +106,8 @@ class Fifo<T> {
 }
 
 /** One subscriber. Construct (live events are held from that moment), then `start()` once its id is on the wire. */
-export class EventSubscriber {
-  private readonly options: SubscriberOptions;
+export class EventSubscriber<F = string> {
+  private readonly options: SubscriberOptions<F>;
   private readonly matches: (type: string) => boolean;
   private readonly subscription: Subscription;
   private readonly liveOnlySubscription: Subscription | undefined;
@@ -123,7 +123,7 @@ export class EventSubscriber {
   private droppedTotal = 0;
   private drainWaiter: (() => void) | null = null;
 
-  constructor(options: SubscriberOptions) {
+  constructor(options: SubscriberOptions<F>) {
     this.options = options;
     this.matches = typeMatcher(options.types);
     this.lastSeq = options.after ?? options.liveAfter ?? 0;

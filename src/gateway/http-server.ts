@@ -1,4 +1,4 @@
-/** The gateway's one HTTP server on VIGIL_HOST:VIGIL_PORT: `ws://…/rpc`, `/healthz` (no auth), `/events` (SSE), `/metrics`, the dashboard at `/`. */
+/** The gateway's one HTTP server on VIGIL_HOST:VIGIL_PORT: `ws://…/rpc`, `/healthz` (no auth), `/events` (SSE), `/metrics`, `/mcp`, the dashboard at `/`. */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -8,13 +8,15 @@ import type { SubscriberStats } from './event-subscriber.js';
 import { createDashboardRoutes } from './dashboard-route.js';
 import { CLOSE_CODES } from './gateway-faults.js';
 import { createAuthFailureLog, createTokenCheck, tokenFromRequest } from './gateway-auth.js';
-import { DEFAULT_RATE_LIMIT } from './token-bucket.js';
+import { DEFAULT_RATE_LIMIT, type RateLimit } from './token-bucket.js';
+import { createMcpRoute } from './mcp-route.js';
 import { metricsRoute } from './metrics-route.js';
 import { ALL_METHODS } from './methods/index.js';
 import { buildOpenRpcDocument } from './openrpc.js';
 import { RpcConnection, type ConnectionLimits, type ConnectionStats } from './rpc-connection.js';
 import { serveEventStream } from './sse-feed.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
+import { DEFAULT_MCP_TOOLS, type McpToolName } from '../protocol/mcp-server-tools.js';
 
 // Still exported from here, where the library (and its users) have always found it.
 export { MAX_FRAME_BYTES };
@@ -44,12 +46,16 @@ export interface GatewayOptions {
   rpcRateLimit?: number;
   /** Requests one connection may send at once (`VIGIL_RPC_RATE_BURST`). */
   rpcRateBurst?: number;
+  /** The tools `/mcp` offers (`VIGIL_MCP_SERVER_TOOLS`; default `DEFAULT_MCP_TOOLS`). */
+  mcpTools?: readonly McpToolName[];
 }
 
 /** Counters of every live connection and stream. */
 export interface GatewayStats {
   connections: ConnectionStats[];
   streams: SubscriberStats[];
+  /** MCP sessions open on `/mcp`. */
+  mcpSessions: number;
 }
 
 /** A listening gateway. */
@@ -68,16 +74,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { metrics } = runtime;
   const log = options.log ?? silentLogger;
   const subscriberBuffer = options.subscriberBuffer ?? 1000;
+  const rateLimit: RateLimit = {
+    perSecond: options.rpcRateLimit ?? DEFAULT_RATE_LIMIT.perSecond,
+    burst: options.rpcRateBurst ?? DEFAULT_RATE_LIMIT.burst,
+  };
   const limits: ConnectionLimits = {
     maxSubscriptions: options.maxSubscriptions ?? 16,
     subscriberBuffer,
     highWaterBytes: options.highWaterBytes ?? 256 * 1024,
     maxDropped: options.maxDropped ?? subscriberBuffer * 100,
     maxInFlight: 64,
-    rateLimit: {
-      perSecond: options.rpcRateLimit ?? DEFAULT_RATE_LIMIT.perSecond,
-      burst: options.rpcRateBurst ?? DEFAULT_RATE_LIMIT.burst,
-    },
+    rateLimit,
   };
   const isValidToken = createTokenCheck(options.token);
   const authorized = (req: IncomingMessage, url: URL): boolean => isValidToken(tokenFromRequest(req, url));
@@ -95,6 +102,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const streams = new Map<ServerResponse, () => SubscriberStats>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
   const dashboard = createDashboardRoutes(options.token);
+  let boundUrl = '';
+  // Each MCP session is one connection's worth: the same rate limit, its tools calling the same handlers.
+  const mcp = createMcpRoute({
+    runtime,
+    log,
+    discover,
+    rateLimit,
+    subscriberBuffer,
+    tools: options.mcpTools ?? DEFAULT_MCP_TOOLS,
+    where: () => boundUrl,
+  });
   const routes: Record<string, RouteHandler> = {
     '/events': (req, res, url) =>
       serveEventStream(req, res, url, { runtime, log, streams, limits: { ...limits, keepAliveMs: 15_000 } }),
@@ -109,14 +127,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       sendJson(res, 200, { ok: true, beatCount: runtime.status().beatCount });
       return;
     }
+    // The token itself, never the dashboard's session cookie: an MCP host is a client like any other.
+    if (url.pathname === '/mcp') {
+      if (authorized(req, url)) mcp.handle(req, res);
+      else {
+        logRefusal(req, url);
+        refuseUnauthorized(res);
+      }
+      return;
+    }
     // Authentication first: an unauthenticated caller learns nothing about which paths exist. The dashboard's
     // session cookie opens its static files only, never the data behind /rpc, /events or /metrics; it is checked
     // first, so a reload of the page is not taken for a request that lacks the token.
     if (!dashboard.hasSession(req, url) && !authorized(req, url)) {
       logRefusal(req, url);
       if (dashboard.refusePage(req, res, url)) return;
-      res.setHeader('www-authenticate', 'Bearer');
-      sendJson(res, 401, { error: 'unauthorized: send the token as "Authorization: Bearer TOKEN" or ?token=TOKEN' });
+      refuseUnauthorized(res);
       return;
     }
     const route = routes[url.pathname];
@@ -175,12 +201,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  boundUrl = `http://${host}:${address.port}`;
   return {
-    url: `http://${host}:${address.port}`,
+    url: boundUrl,
     server,
     stats: () => ({
       connections: [...connections.values()].map((connection) => connection.stats()),
       streams: [...streams.values()].map((stats) => stats()),
+      mcpSessions: mcp.sessionCount(),
     }),
     close: async () => {
       const closing = [...connections.keys()].map(
@@ -193,7 +221,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           }),
       );
       for (const res of streams.keys()) res.end();
-      await Promise.all(closing);
+      await Promise.all([...closing, mcp.close()]);
       wss.close();
       seqTracker.unsubscribe();
       await new Promise<void>((resolve) => {
@@ -210,6 +238,11 @@ function refuseUpgrade(socket: Socket, status: number, message: string): void {
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n${status === 401 ? 'WWW-Authenticate: Bearer\r\n' : ''}\r\n${body}`,
   );
+}
+
+function refuseUnauthorized(res: ServerResponse): void {
+  res.setHeader('www-authenticate', 'Bearer');
+  sendJson(res, 401, { error: 'unauthorized: send the token as "Authorization: Bearer TOKEN" or ?token=TOKEN' });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -15,6 +15,7 @@ export * from './iso-time.js';
 export * from './limits.js';
 export * from './live-events.schema.js';
 export * from './mcp-config.schema.js';
+export * from './mcp-server-tools.js';
 export * from './rpc-methods.js';
 export * from './schedules.schema.js';
 export * from './time-zone.js';

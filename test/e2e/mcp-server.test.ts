@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type VigilClient } from '../../src/client/vigil-client.js';
@@ -117,6 +118,29 @@ describe('vigil mcp (stdio, the SDK client)', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("/mcp on the daemon's gateway (Streamable HTTP, the SDK client)", () => {
+  it('lists the tools and relays a message with the token; refuses without it', async () => {
+    const token = (await readTokenFile(dir))!;
+    const client = new Client({ name: 'vitest-http', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('send_message');
+      const reply = await client.callTool({ name: 'send_message', arguments: { text: 'hello over http' } });
+      expect(reply.isError).toBeFalsy();
+      expect(textOf(reply)).toMatch(/Hello mcp:vitest-http/);
+    } finally {
+      await client.close();
+    }
+    const refused = await fetch(`${url}/mcp`, { method: 'POST', body: '{}' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer');
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * `vigil mcp`: Vigil as an MCP server over stdio (CONTRACT §12), relaying to the running daemon with the client
- * commands' `--url`, `--token`, `--data-dir`. It answers `initialize` without the daemon, connects on the first tool
- * call (again after the daemon restarts), and exits when the host closes stdin.
+ * commands' `--url`, `--token`, `--data-dir`, offering the tools `VIGIL_MCP_SERVER_TOOLS` names. It answers
+ * `initialize` without the daemon, connects on the first tool call (again after the daemon restarts), and exits when
+ * the host closes stdin.
  */
+import { mcpToolsFromEnv } from '../../protocol/mcp-server-tools.js';
 import { UsageError, type CliIo } from './cli-io.js';
 import { clientOptions, parseClientArgs } from './client-options.js';
 
@@ -27,6 +29,11 @@ export async function mcpCommand(
     io.stderr(`vigil: ${err.message}\n${MCP_USAGE}\n`);
     return 2;
   }
+  const tools = mcpToolsFromEnv(io.env['VIGIL_MCP_SERVER_TOOLS']);
+  if ('error' in tools) {
+    io.stderr(`vigil: ${tools.error}\n`);
+    return 2;
+  }
   // Loaded only now: `vigil --help` and the other commands never pay for the MCP SDK's server side.
   const [{ StdioServerTransport }, { createVigilMcpServer }, { createLinkOpener }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/stdio.js'),
@@ -34,7 +41,7 @@ export async function mcpCommand(
     import('../mcp/client-link.js'),
   ]);
   const links = createLinkOpener(options);
-  const server = createVigilMcpServer({ openLink: links.open, where: options.url });
+  const server = createVigilMcpServer({ openLink: links.open, where: options.url, tools });
   const closed = new Promise<void>((resolve) => {
     stdin.once('end', resolve);
     stdin.once('close', resolve);

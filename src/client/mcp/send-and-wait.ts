@@ -18,8 +18,7 @@ const TERMINAL = ['agent.reply', 'agent.unanswered'] as const;
 export async function sendAndWait(link: VigilLink, text: string, from: string, waitMs: number): Promise<SendOutcome> {
   // The feed starts after the newest journalled event and replays from there, so a reply that comes before the
   // subscription is registered (or before agent.send's own answer) is still delivered.
-  const [newest] = await link.call('events.history', { limit: 1 });
-  const budget = await link.call('budget.status');
+  const [[newest], budget] = await Promise.all([link.call('events.history', { limit: 1 }), link.call('budget.status')]);
   const terminal = new Map<string, VigilEvent>();
   let wanted: string | undefined;
   let settle: ((event: VigilEvent | undefined) => void) | undefined;

@@ -3,12 +3,13 @@
  * a long-lived Vigil agent. One implementation for every transport: it speaks to the daemon only through a
  * `VigilLink`, so what a tool can do is what the link's token may do over RPC. No approval or restore is exposed.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { SendParamsSchema } from '../../protocol/agent.schema.js';
 import { ConversationListParamsSchema, type ConversationEntry } from '../../protocol/conversation.schema.js';
 import { AddGoalParamsSchema, type GoalView } from '../../protocol/goals.schema.js';
+import { DEFAULT_MCP_TOOLS, type McpToolName } from '../../protocol/mcp-server-tools.js';
 import { MemorySearchParamsSchema } from '../../protocol/memory.schema.js';
 import { VIGIL_VERSION } from '../../shared/version.js';
 import { errorResult, failureResult, textResult } from './mcp-tool-result.js';
@@ -21,6 +22,11 @@ export interface VigilMcpServerOptions {
   openLink: OpenLink;
   /** The daemon's URL as errors should name it. */
   where: string;
+  /**
+   * The tools hosts see (`VIGIL_MCP_SERVER_TOOLS`; default `DEFAULT_MCP_TOOLS`). The one place a host's tools are
+   * narrowed, so a token's scope can narrow them further here.
+   */
+  tools?: readonly McpToolName[];
 }
 
 /** `send_message`'s default wait for the reply (CONTRACT §12). */
@@ -49,172 +55,177 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer 
   };
   const clientName = (): string => server.server.getClientVersion()?.name ?? 'client';
 
-  server.registerTool(
-    'send_message',
-    {
-      title: 'Send a message to the Vigil agent',
-      description: `${ABOUT} Sends it a message, as a user would, and returns its reply text. The agent answers from its own memory and state (what it did overnight, what it found, what it plans). If the reply takes longer than waitMs, returns the turnId with status "pending": call get_reply with that turnId later.`,
-      inputSchema: {
-        text: SendParamsSchema.shape.text.describe('The message to the agent, in plain language.'),
-        waitMs: z
-          .number()
-          .int()
-          .min(0)
-          .max(MAX_WAIT_MS)
-          .optional()
-          .describe(`How long to wait for the reply, in milliseconds (default ${DEFAULT_WAIT_MS}).`),
+  const registered: Record<McpToolName, RegisteredTool> = {
+    send_message: server.registerTool(
+      'send_message',
+      {
+        title: 'Send a message to the Vigil agent',
+        description: `${ABOUT} Sends it a message, as a user would, and returns its reply text. The agent answers from its own memory and state (what it did overnight, what it found, what it plans). If the reply takes longer than waitMs, returns the turnId with status "pending": call get_reply with that turnId later.`,
+        inputSchema: {
+          text: SendParamsSchema.shape.text.describe('The message to the agent, in plain language.'),
+          waitMs: z
+            .number()
+            .int()
+            .min(0)
+            .max(MAX_WAIT_MS)
+            .optional()
+            .describe(`How long to wait for the reply, in milliseconds (default ${DEFAULT_WAIT_MS}).`),
+        },
       },
-    },
-    ({ text, waitMs }) =>
-      run(async (link) => {
-        const from = `mcp:${clientName()}`.slice(0, 200);
-        const outcome = await sendAndWait(link, text, from, waitMs ?? DEFAULT_WAIT_MS);
-        switch (outcome.kind) {
-          case 'answered':
-            return textResult(outcome.text);
-          case 'unanswered':
-            return errorResult(
-              `The agent ended turn ${outcome.turnId} without an answer (${outcome.code}): ${outcome.reason}`,
-            );
-          case 'asleep':
-            return errorResult(
-              `The agent is asleep: it has spent its daily budget (budget state "${outcome.budgetState}") and wakes at ${outcome.wakeAt} (or when the user tops the budget up). Your message is kept as turn ${outcome.turnId} and will be answered then: call get_reply with that turnId.`,
-            );
-          case 'pending':
-            return textResult(
-              `pending: no reply yet within ${waitMs ?? DEFAULT_WAIT_MS} ms. turnId: ${outcome.turnId} (call get_reply with it later).`,
-            );
-        }
-      }),
-  );
+      ({ text, waitMs }) =>
+        run(async (link) => {
+          const from = `mcp:${clientName()}`.slice(0, 200);
+          const outcome = await sendAndWait(link, text, from, waitMs ?? DEFAULT_WAIT_MS);
+          switch (outcome.kind) {
+            case 'answered':
+              return textResult(outcome.text);
+            case 'unanswered':
+              return errorResult(
+                `The agent ended turn ${outcome.turnId} without an answer (${outcome.code}): ${outcome.reason}`,
+              );
+            case 'asleep':
+              return errorResult(
+                `The agent is asleep: it has spent its daily budget (budget state "${outcome.budgetState}") and wakes at ${outcome.wakeAt} (or when the user tops the budget up). Your message is kept as turn ${outcome.turnId} and will be answered then: call get_reply with that turnId.`,
+              );
+            case 'pending':
+              return textResult(
+                `pending: no reply yet within ${waitMs ?? DEFAULT_WAIT_MS} ms. turnId: ${outcome.turnId} (call get_reply with it later).`,
+              );
+          }
+        }),
+    ),
 
-  server.registerTool(
-    'get_reply',
-    {
-      title: "Get the Vigil agent's reply to an earlier message",
-      description:
-        'Returns the Vigil agent\'s reply to a message sent earlier with send_message that was still "pending", by its turnId; says "pending" again if the agent has not answered yet.',
-      inputSchema: { turnId: z.string().min(1).max(200).describe('The turnId send_message returned.') },
-    },
-    ({ turnId }) =>
-      run(async (link) => {
-        const turn = await lookUpTurn(link, turnId);
-        switch (turn.kind) {
-          case 'answered':
-            return textResult(turn.text);
-          case 'unanswered':
-            return errorResult(`The agent ended turn ${turnId} without an answer (${turn.code}): ${turn.reason}`);
-          case 'pending':
-            return textResult(`pending: the agent has not answered turn ${turnId} yet.`);
-          case 'unknown':
-            return errorResult(
-              `Unknown turn ${JSON.stringify(turnId)}: no message with that turnId is in the agent's recent conversation.`,
-            );
-        }
-      }),
-  );
-
-  server.registerTool(
-    'get_status',
-    {
-      title: 'Vigil agent status',
-      description: `${ABOUT} Returns its status in one summary: heartbeat (awake or dormant, beats, what it is doing, messages waiting), today's budget (spent, cap, state, when it resets) and its goals.`,
-    },
-    () =>
-      run(async (link) => {
-        const [heartbeat, budget, goals] = await Promise.all([
-          link.call('heartbeat.status'),
-          link.call('budget.status'),
-          link.call('goals.list'),
-        ]);
-        const active = goals.filter((goal) => goal.status === 'active');
-        const summary = {
-          heartbeat,
-          budget,
-          goals: { total: goals.length, active: active.length, top: active.slice(0, 5).map((goal) => goal.title) },
-        };
-        return textResult(JSON.stringify(summary, null, 2));
-      }),
-  );
-
-  server.registerTool(
-    'get_conversation',
-    {
-      title: 'Read the conversation with the Vigil agent',
-      description:
-        'Returns the newest messages between users (every channel: CLI, dashboard, MCP hosts) and the Vigil agent, oldest first, one per line with time, sender and turnId.',
-      inputSchema: {
-        limit: ConversationListParamsSchema.shape.limit.describe(
-          `How many of the newest messages (default ${DEFAULT_CONVERSATION_LIMIT}).`,
-        ),
+    get_reply: server.registerTool(
+      'get_reply',
+      {
+        title: "Get the Vigil agent's reply to an earlier message",
+        description:
+          'Returns the Vigil agent\'s reply to a message sent earlier with send_message that was still "pending", by its turnId; says "pending" again if the agent has not answered yet.',
+        inputSchema: { turnId: z.string().min(1).max(200).describe('The turnId send_message returned.') },
       },
-    },
-    ({ limit }) =>
-      run(async (link) => {
-        const entries = await link.call('conversation.list', { limit: limit ?? DEFAULT_CONVERSATION_LIMIT });
-        return textResult(entries.length === 0 ? 'The conversation is empty.' : entries.map(formatEntry).join('\n'));
-      }),
-  );
+      ({ turnId }) =>
+        run(async (link) => {
+          const turn = await lookUpTurn(link, turnId);
+          switch (turn.kind) {
+            case 'answered':
+              return textResult(turn.text);
+            case 'unanswered':
+              return errorResult(`The agent ended turn ${turnId} without an answer (${turn.code}): ${turn.reason}`);
+            case 'pending':
+              return textResult(`pending: the agent has not answered turn ${turnId} yet.`);
+            case 'unknown':
+              return errorResult(
+                `Unknown turn ${JSON.stringify(turnId)}: no message with that turnId is in the agent's recent conversation.`,
+              );
+          }
+        }),
+    ),
 
-  server.registerTool(
-    'search_memory',
-    {
-      title: "Search the Vigil agent's long-term memory",
-      description:
-        'Searches the facts the Vigil agent has kept in its long-term memory (from conversations, its own work and tools), best match first, by keywords.',
-      inputSchema: {
-        query: MemorySearchParamsSchema.shape.query.describe('Keywords to look for.'),
-        limit: MemorySearchParamsSchema.shape.limit.describe('Most results wanted (default 10).'),
+    get_status: server.registerTool(
+      'get_status',
+      {
+        title: 'Vigil agent status',
+        description: `${ABOUT} Returns its status in one summary: heartbeat (awake or dormant, beats, what it is doing, messages waiting), today's budget (spent, cap, state, when it resets) and its goals.`,
       },
-    },
-    ({ query, limit }) =>
-      run(async (link) => {
-        const hits = await link.call('memory.search', { query, ...(limit === undefined ? {} : { limit }) });
-        if (hits.length === 0) return textResult(`No long-term memory matches ${JSON.stringify(query)}.`);
-        return textResult(
-          hits
-            .map(
-              (hit) =>
-                `- ${hit.content} (id ${hit.id}, from ${hit.source}, kept ${hit.createdAt}, score ${hit.score.toFixed(2)})`,
-            )
-            .join('\n'),
-        );
-      }),
-  );
+      () =>
+        run(async (link) => {
+          const [heartbeat, budget, goals] = await Promise.all([
+            link.call('heartbeat.status'),
+            link.call('budget.status'),
+            link.call('goals.list'),
+          ]);
+          const active = goals.filter((goal) => goal.status === 'active');
+          const summary = {
+            heartbeat,
+            budget,
+            goals: { total: goals.length, active: active.length, top: active.slice(0, 5).map((goal) => goal.title) },
+          };
+          return textResult(JSON.stringify(summary, null, 2));
+        }),
+    ),
 
-  server.registerTool(
-    'list_goals',
-    {
-      title: "List the Vigil agent's goals",
-      description:
-        'Lists the goals the Vigil agent works on by itself between conversations: title, priority, progress, status and due time, active first.',
-    },
-    () =>
-      run(async (link) => {
-        const goals = await link.call('goals.list');
-        return textResult(goals.length === 0 ? 'The agent has no goals.' : goals.map(formatGoal).join('\n'));
-      }),
-  );
-
-  server.registerTool(
-    'add_goal',
-    {
-      title: 'Give the Vigil agent a goal',
-      description:
-        'Adds a goal the Vigil agent will work on by itself between conversations (higher priority first). Returns the new goal.',
-      inputSchema: {
-        title: AddGoalParamsSchema.shape.title.describe('What the agent should achieve, in one sentence.'),
-        priority: AddGoalParamsSchema.shape.priority.describe(
-          'How important it is, 1 to 10, higher first (default 5).',
-        ),
+    get_conversation: server.registerTool(
+      'get_conversation',
+      {
+        title: 'Read the conversation with the Vigil agent',
+        description:
+          'Returns the newest messages between users (every channel: CLI, dashboard, MCP hosts) and the Vigil agent, oldest first, one per line with time, sender and turnId.',
+        inputSchema: {
+          limit: ConversationListParamsSchema.shape.limit.describe(
+            `How many of the newest messages (default ${DEFAULT_CONVERSATION_LIMIT}).`,
+          ),
+        },
       },
-    },
-    ({ title, priority }) =>
-      run(async (link) => {
-        const goal = await link.call('goals.add', { title, ...(priority === undefined ? {} : { priority }) });
-        return textResult(`Added: ${formatGoal(goal)}`);
-      }),
-  );
+      ({ limit }) =>
+        run(async (link) => {
+          const entries = await link.call('conversation.list', { limit: limit ?? DEFAULT_CONVERSATION_LIMIT });
+          return textResult(entries.length === 0 ? 'The conversation is empty.' : entries.map(formatEntry).join('\n'));
+        }),
+    ),
+
+    search_memory: server.registerTool(
+      'search_memory',
+      {
+        title: "Search the Vigil agent's long-term memory",
+        description:
+          'Searches the facts the Vigil agent has kept in its long-term memory (from conversations, its own work and tools), best match first, by keywords.',
+        inputSchema: {
+          query: MemorySearchParamsSchema.shape.query.describe('Keywords to look for.'),
+          limit: MemorySearchParamsSchema.shape.limit.describe('Most results wanted (default 10).'),
+        },
+      },
+      ({ query, limit }) =>
+        run(async (link) => {
+          const hits = await link.call('memory.search', { query, ...(limit === undefined ? {} : { limit }) });
+          if (hits.length === 0) return textResult(`No long-term memory matches ${JSON.stringify(query)}.`);
+          return textResult(
+            hits
+              .map(
+                (hit) =>
+                  `- ${hit.content} (id ${hit.id}, from ${hit.source}, kept ${hit.createdAt}, score ${hit.score.toFixed(2)})`,
+              )
+              .join('\n'),
+          );
+        }),
+    ),
+
+    list_goals: server.registerTool(
+      'list_goals',
+      {
+        title: "List the Vigil agent's goals",
+        description:
+          'Lists the goals the Vigil agent works on by itself between conversations: title, priority, progress, status and due time, active first.',
+      },
+      () =>
+        run(async (link) => {
+          const goals = await link.call('goals.list');
+          return textResult(goals.length === 0 ? 'The agent has no goals.' : goals.map(formatGoal).join('\n'));
+        }),
+    ),
+
+    add_goal: server.registerTool(
+      'add_goal',
+      {
+        title: 'Give the Vigil agent a goal',
+        description:
+          'Adds a goal the Vigil agent will work on by itself between conversations (higher priority first). Returns the new goal.',
+        inputSchema: {
+          title: AddGoalParamsSchema.shape.title.describe('What the agent should achieve, in one sentence.'),
+          priority: AddGoalParamsSchema.shape.priority.describe(
+            'How important it is, 1 to 10, higher first (default 5).',
+          ),
+        },
+      },
+      ({ title, priority }) =>
+        run(async (link) => {
+          const goal = await link.call('goals.add', { title, ...(priority === undefined ? {} : { priority }) });
+          return textResult(`Added: ${formatGoal(goal)}`);
+        }),
+    ),
+  };
+  const exposed = new Set<McpToolName>(options.tools ?? DEFAULT_MCP_TOOLS);
+  // Registered all, then the ones not exposed removed (before any host connects): a tool not listed does not exist.
+  for (const [name, tool] of Object.entries(registered)) if (!exposed.has(name as McpToolName)) tool.remove();
 
   return server;
 }

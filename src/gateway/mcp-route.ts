@@ -1,0 +1,141 @@
+/**
+ * `/mcp`: Vigil's MCP server over Streamable HTTP (CONTRACT §12): the server `vigil mcp` runs, its tools calling the
+ * gateway in-process (`mcp-link.ts`). Stateful: `initialize` opens a session named by `Mcp-Session-Id`, kept in memory
+ * only, so after a daemon restart an old id gets the SDK's own 404 "Session not found" and the host initialises again.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { MAX_FRAME_BYTES } from '../protocol/limits.js';
+import type { McpToolName } from '../protocol/mcp-server-tools.js';
+import { runDetached } from '../shared/run-detached.js';
+import { createInProcessLink, type InProcessLinkOptions } from './mcp-link.js';
+
+/** How to serve `/mcp`. */
+export interface McpRouteOptions extends InProcessLinkOptions {
+  /** The tools hosts see (`VIGIL_MCP_SERVER_TOOLS`). */
+  tools: readonly McpToolName[];
+  /** The gateway's URL, as tool errors name it (known once it listens). */
+  where: () => string;
+  /** Sessions held at once; past it, the least recently used is closed (default 64). */
+  maxSessions?: number;
+}
+
+/** The `/mcp` endpoint. */
+export interface McpRoute {
+  /** Serves one request that has passed authentication. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Sessions open now. */
+  sessionCount(): number;
+  /** Closes every session (their streams end). */
+  close(): Promise<void>;
+}
+
+interface Session {
+  server: McpServer;
+  transport: StreamableHTTPServerTransport;
+}
+
+const ALLOWED_METHODS = ['GET', 'POST', 'DELETE'];
+
+/** The `/mcp` route; the MCP SDK's server side is loaded on its first request, so a daemon never using it never pays. */
+export function createMcpRoute(options: McpRouteOptions): McpRoute {
+  const maxSessions = options.maxSessions ?? 64;
+  // In least-recently-used order: a used session is moved to the end.
+  const sessions = new Map<string, Session>();
+  let modules: ReturnType<typeof loadModules> | undefined;
+
+  const open = async (): Promise<Session> => {
+    const [{ StreamableHTTPServerTransport }, { createVigilMcpServer }] = await (modules ??= loadModules());
+    const link = createInProcessLink(options);
+    const server = createVigilMcpServer({
+      openLink: () => Promise.resolve(link),
+      where: options.where(),
+      tools: options.tools,
+    });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      // The WebSocket frame limit, so no path takes a larger message than /rpc does.
+      maxRequestBodySize: MAX_FRAME_BYTES,
+      onsessioninitialized: (id) => {
+        // A host that vanished without DELETE holds its session until newer ones push it out.
+        for (const [oldId, old] of sessions) {
+          if (sessions.size < maxSessions) break;
+          sessions.delete(oldId);
+          runDetached(old.server.close(), options.log, 'closing the least recently used MCP session');
+        }
+        sessions.set(id, session);
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    const session: Session = { server, transport };
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    return session;
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!ALLOWED_METHODS.includes(req.method ?? '')) {
+      res.setHeader('allow', ALLOWED_METHODS.join(', '));
+      return sendRpcError(
+        res,
+        405,
+        -32000,
+        `Method not allowed: ${req.method ?? ''} (use ${ALLOWED_METHODS.join(', ')}).`,
+      );
+    }
+    const header = req.headers['mcp-session-id'];
+    const id = Array.isArray(header) ? header[0] : header;
+    if (id !== undefined) {
+      const session = sessions.get(id);
+      // As the SDK answers an id it does not know: the host then initialises a new session.
+      if (session === undefined) return sendRpcError(res, 404, -32001, 'Session not found');
+      sessions.delete(id);
+      sessions.set(id, session);
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return sendRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    // Without a session only `initialize` is valid; the transport says so to anything else, which is then dropped.
+    const session = await open();
+    await session.transport.handleRequest(req, res);
+    if (session.transport.sessionId === undefined) await session.server.close();
+  };
+
+  return {
+    handle: (req, res) =>
+      runDetached(
+        serve(req, res).catch((err: unknown) => {
+          if (!res.headersSent) sendRpcError(res, 500, -32603, 'Internal error');
+          else res.destroy();
+          throw err;
+        }),
+        options.log,
+        'serving /mcp',
+      ),
+    sessionCount: () => sessions.size,
+    close: async () => {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(open.map((session) => session.server.close().catch(() => undefined)));
+    },
+  };
+}
+
+function loadModules() {
+  return Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('../client/mcp/vigil-mcp-server.js'),
+  ]);
+}
+
+// The SDK's own error shape: a JSON-RPC error with a null id.
+function sendRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
