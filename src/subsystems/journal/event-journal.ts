@@ -70,6 +70,9 @@ export class EventJournal implements EventRecorder {
   // events than that between restarts) would otherwise never prune, and the journal would grow without bound.
   private sincePrune = Number.POSITIVE_INFINITY;
   private prunedUpTo: string | undefined;
+  // Events in the journal: counted at the first prune of a run, then kept by the writes and prunes. Events written in
+  // another store's batch (entryOp) are not counted, so the journal may hold a few more than maxEvents, never fewer.
+  private held: number | undefined;
 
   constructor(db: VigilDb, options: EventJournalOptions = {}) {
     this.events = db.sublevel<string, VigilEvent>(SUBLEVELS.eventJournal, { valueEncoding: 'json' });
@@ -143,20 +146,21 @@ export class EventJournal implements EventRecorder {
 
   /**
    * Deletes all but the newest `maxEvents` events. By count, not by seq: seqs jump by a reserved block at each restart,
-   * so "seq above newest − maxEvents" would drop a whole earlier run's events after every restart.
+   * so "seq above newest − maxEvents" would drop a whole earlier run's events after every restart. The journal is
+   * counted once a run; after that the count follows the writes, and a prune walks only the keys it deletes.
    */
   private async prune(): Promise<void> {
-    let kept = 0;
-    let cut: string | undefined;
-    // From the newest end: the walk stops at the cut and never reaches the old end's tombstones.
-    for await (const key of this.events.keys({ reverse: true, limit: this.maxEvents + 1 })) {
-      kept += 1;
-      cut = key;
-    }
-    if (kept <= this.maxEvents || cut === undefined) return;
+    this.held ??= (await this.events.keys().all()).length;
+    const excess = this.held - this.maxEvents;
+    if (excess <= 0) return;
     // From where the last prune stopped: a range from the start would walk every tombstone not yet compacted.
-    await this.events.clear(this.prunedUpTo === undefined ? { lte: cut } : { gt: this.prunedUpTo, lte: cut });
+    const from = this.prunedUpTo === undefined ? {} : { gt: this.prunedUpTo };
+    let cut: string | undefined;
+    for await (const key of this.events.keys({ ...from, limit: excess })) cut = key;
+    if (cut === undefined) return;
+    await this.events.clear({ ...from, lte: cut });
     this.prunedUpTo = cut;
+    this.held = this.maxEvents;
   }
 
   private enqueue(event: VigilEvent): void {
@@ -185,6 +189,7 @@ export class EventJournal implements EventRecorder {
     try {
       await this.events.batch(batch.map((event) => ({ type: 'put' as const, key: seqKey(event.seq), value: event })));
       this.sincePrune += batch.length;
+      if (this.held !== undefined) this.held += batch.length;
       // Prune in steps of a tenth of the capacity, so the journal never holds more than 1.1 × maxEvents.
       if (this.sincePrune >= Math.max(1, Math.floor(this.maxEvents / 10))) {
         this.sincePrune = 0;
