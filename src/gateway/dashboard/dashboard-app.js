@@ -9,6 +9,7 @@ import { createEventsPanel } from './events.panel.js';
 import { createGoalsPanel } from './goals.panel.js';
 import { createHeartbeatPanel } from './heartbeat.panel.js';
 import { createMemoryPanel } from './memory.panel.js';
+import { createSchedulesPanel } from './schedules.panel.js';
 import { createTasksPanel } from './tasks.panel.js';
 import { createToolsPanel } from './tools.panel.js';
 import { createLongTermMemoryPanel } from './long-term-memory.panel.js';
@@ -34,6 +35,7 @@ const POLL = {
   checkpoints: 15_000,
   thinks: 15_000,
   tasks: 5000,
+  schedules: 10_000,
 };
 // A page waits less than a program for an answer, and retries a lost connection at least every five seconds.
 const CONNECTION = { requestTimeoutMs: 15_000, reconnect: { initialDelayMs: 100, maxDelayMs: 5000 } };
@@ -102,6 +104,7 @@ async function start() {
     conversation: createConversationPanel(client),
     tools: createToolsPanel(client),
     tasks: createTasksPanel(client),
+    schedules: createSchedulesPanel(client),
     thinks: createThinksPanel(client),
     events,
   };

@@ -120,9 +120,11 @@ export function formatWhen(at) {
   return date.toDateString() === new Date().toDateString() ? timeFormat.format(date) : shortFormat.format(date);
 }
 
-/** @param {number} ms @returns {string} A duration as `3h 05m`, `4m 10s` or `12s`. */
+/** @param {number} ms @returns {string} A duration as `3d 19h`, `3h 05m`, `4m 10s` or `12s`. */
 export function formatDuration(ms) {
   const s = Math.max(0, Math.round(ms / 1000));
+  // Days from two on (a weekly schedule's next firing); under that, hours read better (`30h 05m`).
+  if (s >= 2 * 86_400) return `${Math.floor(s / 86_400)}d ${String(Math.floor((s % 86_400) / 3600)).padStart(2, '0')}h`;
   if (s >= 3600) return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
   if (s >= 60) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
   return `${s}s`;
