@@ -16,13 +16,13 @@ export interface IdleBeatOptions {
 
 export const DEFAULT_IDLE_BEAT_OPTIONS: IdleBeatOptions = { warmupBeats: 2_000, beatsPerRep: 4_000, reps: 5 };
 
-const BEAT_MS = 1000;
-const START = Date.parse('2026-03-01T10:00:00Z');
+export const BEAT_MS = 1000;
+export const START = Date.parse('2026-03-01T10:00:00Z');
 
 type SimClock = ReturnType<typeof createSimulatedClock>;
 
 /** Milliseconds a heartbeat spent on `beats` beats: in all (`totalMs`) and in the synchronous beat alone (`syncMs`). */
-interface DriveTime {
+export interface DriveTime {
   totalMs: number;
   syncMs: number;
 }
@@ -34,7 +34,7 @@ const nextMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate
  * between beats), so work a beat defers (the runtime's event journal write, the event seq's block reservation)
  * runs and is counted, as it would be between real beats. The bare machine pays the same setImmediate.
  */
-async function drive(clock: SimClock, beats: number): Promise<DriveTime> {
+export async function drive(clock: SimClock, beats: number): Promise<DriveTime> {
   let syncMs = 0;
   const start = performance.now();
   for (let i = 0; i < beats; i += 1) {

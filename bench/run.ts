@@ -15,6 +15,7 @@ import { promptBuildBench } from './prompt-build.bench.js';
 import { memorySearchBench } from './memory-search.bench.js';
 import { sealedStoreBench } from './sealed-store.bench.js';
 import { mcpBench } from './mcp.bench.js';
+import { schedulesBench } from './schedules.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -85,6 +86,7 @@ await run('prompt-build', '10. Prompt build at a 10,000-message history', () => 
 await run('memory-search', '11. Long-term memory search', () => memorySearchBench());
 await run('sealed-store', '12. Sealed store: size and write cost with VIGIL_CHECKPOINT_KEY', () => sealedStoreBench());
 await run('mcp', '13. MCP server: vigil mcp start-up, send_message via /mcp', () => mcpBench());
+await run('schedules', '14. Schedules: idle cost and next due time', () => schedulesBench());
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);
