@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // The `vigil` binary: runs the compiled package (dist/, built by `npm run build`, which `npm ci` runs as `prepare`).
-// `vigil run` loads the same CLI from its start-up bundle (dist/bundle/, a few large files instead of ~500 small ones:
-// docs/performance.md, "Start-up"); every other command runs dist/cli.js, which loads only that command's modules.
+// `vigil run` and `vigil mcp` (which an MCP host starts at every session) load the same CLI from its start-up bundle
+// (dist/bundle/, a few large files instead of ~500 small ones: docs/performance.md, "Start-up"); every other command
+// runs dist/cli.js, which loads only that command's modules.
 import { existsSync } from 'node:fs';
 
-const cli = new URL(process.argv[2] === 'run' ? '../dist/bundle/cli.js' : '../dist/cli.js', import.meta.url);
+const cli = new URL(
+  process.argv[2] === 'run' || process.argv[2] === 'mcp' ? '../dist/bundle/cli.js' : '../dist/cli.js',
+  import.meta.url,
+);
 if (!existsSync(cli)) {
   // A checkout installed with --ignore-scripts, or dist/ deleted: say what to do rather than print a module error.
   process.stderr.write('vigil: the compiled package (dist/) is missing; run `npm run build` in the checkout.\n');

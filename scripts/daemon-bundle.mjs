@@ -1,5 +1,5 @@
 // The daemon's start-up bundle: esbuild bundles the compiled CLI (dist/cli.js, as tsc emitted it) into dist/bundle/,
-// which `vigil run` loads instead of resolving ~500 modules one by one (docs/performance.md, "Start-up").
+// which `vigil run` and `vigil mcp` load instead of resolving ~500 modules one by one (docs/performance.md, "Start-up").
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -14,8 +14,10 @@ export const DAEMON_BUNDLE_DIR = 'dist/bundle';
  * What stays a package import, loaded from node_modules as before:
  * - classic-level: its native binding is found next to its own files;
  * - pino: it finds its transport worker by path;
- * - the SDKs loaded only when configured (Anthropic, OpenAI, MCP, OpenTelemetry), so a plain boot still never reads them,
- *   and OpenTelemetry's API keeps one copy: its context keys are per copy, and the SDK's copy must see Vigil's spans;
+ * - the model SDKs and OpenTelemetry's, loaded only when configured, so a plain boot still never reads them, and
+ *   OpenTelemetry's API keeps one copy: its context keys are per copy, and the SDK's copy must see Vigil's spans;
+ * (the MCP SDK is bundled: `vigil mcp`, started by a host at every session, loads it at once, and it stays in chunks
+ * that only that command and a daemon with MCP servers import);
  * - ws's optional native helpers, which it requires inside a try and does without.
  */
 const EXTERNAL = [
@@ -23,7 +25,6 @@ const EXTERNAL = [
   'pino',
   '@anthropic-ai/sdk',
   'openai',
-  '@modelcontextprotocol/sdk',
   '@opentelemetry/*',
   'bufferutil',
   'utf-8-validate',

@@ -1,5 +1,5 @@
 /**
- * `vigil run` starts from its bundle (dist/bundle/, scripts/daemon-bundle.mjs): none of the compiled modules is
+ * `vigil run` and `vigil mcp` start from the bundle (dist/bundle/, scripts/daemon-bundle.mjs): none of the compiled modules is
  * resolved one by one, the packages bundled into it are not read from node_modules, and the files it finds by path
  * (package.json's version, the default identity, the dashboard and uPlot) are the package's own.
  */
@@ -40,6 +40,22 @@ describe('the daemon runs from its start-up bundle', () => {
     expect(urls.filter((url) => UNBUNDLED.test(url))).toEqual([]);
     expect(urls.filter((url) => BUNDLED_PACKAGES.test(url))).toEqual([]);
     expect(urls.some((url) => url.includes('/node_modules/pino/'))).toBe(true);
+  });
+
+  it('`vigil mcp`, started by an MCP host at every session, runs from the bundle too, the MCP SDK with it', async () => {
+    const log = join(dir, 'mcp-imports.log');
+    // stdin is closed at once, so the server loads, connects and exits: every module it needs is imported by then.
+    const run = await runNode(['bin/vigil.js', 'mcp', '--url', 'ws://127.0.0.1:9', '--token', TOKEN], {
+      VIGIL_IMPORT_LOG: log,
+      NODE_OPTIONS: `--import=${RECORDER}`,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const urls = (await readFile(log, 'utf8')).trim().split('\n');
+    expect(urls.some((url) => url.endsWith('/dist/bundle/cli.js'))).toBe(true);
+    expect(urls.filter((url) => UNBUNDLED.test(url))).toEqual([]);
+    expect(
+      urls.filter((url) => BUNDLED_PACKAGES.test(url) || /\/node_modules\/(@modelcontextprotocol|ajv)\//.test(url)),
+    ).toEqual([]);
   });
 
   it('finds the package files it reads by path: the version, the default identity, the dashboard and uPlot', async () => {
