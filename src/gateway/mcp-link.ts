@@ -52,6 +52,8 @@ export function createInProcessLink(options: InProcessLinkOptions): VigilLink {
     discover: options.discover,
   };
   return {
+    // The feed below subscribes to the bus synchronously: live from the moment subscribe() returns.
+    liveAtOnce: true,
     async call<M extends RpcMethodName>(method: M, params?: unknown): Promise<RpcResult<M>> {
       try {
         if (!bucket.take()) {

@@ -16,14 +16,18 @@ const TERMINAL = ['agent.reply', 'agent.unanswered'] as const;
 
 /** Sends `text` from `from` and waits up to `waitMs` for the turn's terminal event. */
 export async function sendAndWait(link: VigilLink, text: string, from: string, waitMs: number): Promise<SendOutcome> {
-  // The feed starts after the newest journalled event and replays from there, so a reply that comes before the
-  // subscription is registered (or before agent.send's own answer) is still delivered.
-  const [[newest], budget] = await Promise.all([link.call('events.history', { limit: 1 }), link.call('budget.status')]);
+  // Over the wire the feed starts after the newest journalled event and replays from there, so a reply that comes
+  // before the subscription is registered (or before agent.send's own answer) is still delivered. An in-process feed
+  // is live from the moment it is subscribed, before agent.send is called: nothing to read first.
+  const [after, budget] = await Promise.all([
+    link.liveAtOnce === true ? undefined : newestSeq(link),
+    link.call('budget.status'),
+  ]);
   const terminal = new Map<string, VigilEvent>();
   let wanted: string | undefined;
   let settle: ((event: VigilEvent | undefined) => void) | undefined;
   let fail: ((err: unknown) => void) | undefined;
-  const feed = link.subscribe(TERMINAL, { after: newest?.seq ?? 0 }).subscribe({
+  const feed = link.subscribe(TERMINAL, after === undefined ? {} : { after }).subscribe({
     next: (event) => {
       const turnId = (event as { turnId?: string }).turnId;
       if (turnId === undefined) return;
@@ -55,4 +59,10 @@ export async function sendAndWait(link: VigilLink, text: string, from: string, w
   } finally {
     feed.unsubscribe();
   }
+}
+
+/** The seq of the newest journalled event (0 for none): where a feed over the wire replays from. */
+async function newestSeq(link: VigilLink): Promise<number> {
+  const [newest] = await link.call('events.history', { limit: 1 });
+  return newest?.seq ?? 0;
 }

@@ -11,6 +11,12 @@ export interface VigilLink {
   call<M extends RpcMethodName>(method: M, params?: RpcParams<M>): Promise<RpcResult<M>>;
   /** The event feed (exact types or `prefix.*`), replaying after `after` from the journal when given. */
   subscribe(types?: readonly string[], options?: { after?: number }): Observable<VigilEvent>;
+  /**
+   * True when `subscribe()` without `after` delivers every event emitted from the moment it returns (an in-process
+   * feed, subscribed synchronously): a caller then needs no journal read to be sure of seeing what follows. A feed over
+   * the wire is registered only when the server has the request, so a caller replays from the journal instead.
+   */
+  readonly liveAtOnce?: boolean;
 }
 
 /** Opens (or hands back) a link; rejects with the client's error (CLIENT_DISCONNECTED, GATEWAY_UNAUTHORIZED) when it cannot. */
