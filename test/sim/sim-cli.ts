@@ -6,6 +6,7 @@
  *   npm run sim -- --seed 1234 --seeds 50   seeds 1234 to 1283
  *   npm run sim -- --seed 1234 --trace   that seed, then its whole history: events, actions, faults, the log
  *   npm run sim -- --year [--days N]     a simulated year (or N days) of one agent (docs/testing.md)
+ *   npm run sim -- --year --keep         the same, leaving its two data dirs (first week, whole run) to profile
  *
  * Exits 1 when a seed breaks an invariant; each failing seed prints the command that replays it.
  */
@@ -24,6 +25,7 @@ if (args.includes('--year')) {
   const days = value('--days');
   const ok = await runYear({
     ...(days === undefined ? {} : { days }),
+    keep: args.includes('--keep'),
     log: (line: string) => process.stdout.write(`${line}\n`),
   });
   process.exit(ok ? 0 : 1);

@@ -50,6 +50,11 @@ export interface IncarnationDeps {
   onEvent?: (event: VigilEvent) => void;
   /** Called when a think starts (before its prompt is built). */
   onThinkStart?: () => void;
+  /**
+   * Defers background work (long-term memory's index build) until the boot is done, as the daemon does once it
+   * listens; the year measures its boots so. The seeded runs keep it off: their histories replay as recorded.
+   */
+  backgroundWorkAfterBoot?: boolean;
 }
 
 /** A runtime incarnation: alive from boot until killed or stopped. */
@@ -118,7 +123,10 @@ export class Incarnation implements FeedSource {
   /** Builds and starts the runtime; false when the process died during the boot. */
   async boot(): Promise<boolean> {
     const { deps } = this;
+    let booted!: () => void;
+    const bootDone = new Promise<void>((resolve) => (booted = resolve));
     const made = createRuntime({
+      ...(deps.backgroundWorkAfterBoot === true ? { backgroundWorkAfter: bootDone } : {}),
       config: deps.config,
       db: this.db.asVigilDb(),
       clock: this.clock,
@@ -133,11 +141,11 @@ export class Incarnation implements FeedSource {
     });
     // A boot that fails (a write the disk refused) ends the process as a crash would: the daemon exits non-zero and
     // is started again. Its rejection is taken here even when a crash came first.
-    const booted = made.catch((err: unknown) => {
+    const built = made.catch((err: unknown) => {
       if (!this.killed) this.kill(`boot failed: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
     });
-    const runtime = await Promise.race([booted, this.died.then(() => undefined)]);
+    const runtime = await Promise.race([built, this.died.then(() => undefined)]);
     if (runtime === undefined || this.killed) return false;
     // The gateway starts its "newest seq" from the journal's, as the daemon's does.
     const last = await Promise.race([runtime.lastEventSeq(), this.died.then(() => undefined)]);
@@ -146,6 +154,7 @@ export class Incarnation implements FeedSource {
     this.runtimeValue = runtime;
     this.record.booted = true;
     runtime.start();
+    booted();
     return true;
   }
 

@@ -99,6 +99,7 @@ export class YearWorld {
         fsyncMs: () => 0,
         onCrash: () => undefined,
         recordEvents: false,
+        backgroundWorkAfterBoot: true,
         onEvent: (event) => {
           if (event.type === 'checkpoint.created') this.checkpointMs.push(event.durationMs);
         },

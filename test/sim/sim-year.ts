@@ -28,6 +28,8 @@ export interface YearOptions {
   days?: number;
   messagesPerDay?: number;
   seed?: number;
+  /** Leaves the data dirs (the first week's copy and the whole run's) for profiling, and says where. */
+  keep?: boolean;
   log: (line: string) => void;
 }
 
@@ -107,12 +109,17 @@ export async function runYear(options: YearOptions): Promise<boolean> {
       minutes: (performance.now() - started) / 60_000,
     });
   } finally {
-    // A failed run may leave a LevelDB writing its last files: its error, not the cleanup's, is the one to see.
-    try {
-      rmSync(root, { recursive: true, force: true, maxRetries: 3 });
-    } catch {
-      log(`could not remove ${root}`);
-    }
+    if (options.keep === true) log(`data dirs kept: ${youngDir} (the first week), ${oldDir} (the whole run)`);
+    else removeRun(root, log);
+  }
+}
+
+/** Removes the run's dirs. A failed run may leave a LevelDB writing its last files: its error, not this one, is the one to see. */
+function removeRun(root: string, log: (line: string) => void): void {
+  try {
+    rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    log(`could not remove ${root}`);
   }
 }
 

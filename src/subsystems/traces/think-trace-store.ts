@@ -14,6 +14,12 @@ import {
 import { z } from 'zod';
 import { SUBLEVELS, toStoreError, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 
+/** A kept think's id, and its start time once read. */
+interface KeptTrace {
+  id: string;
+  startedAt: number | undefined;
+}
+
 /** How many thinks are kept by default, and for how long. */
 export const DEFAULT_TRACE_MAX_COUNT = 1000;
 export const DEFAULT_TRACE_MAX_AGE_DAYS = 30;
@@ -44,8 +50,11 @@ export function retention(maxCount: number, maxAgeDays: number): TraceRetention 
 export class ThinkTraceStore {
   private readonly summaries;
   private readonly details;
-  /** Ids kept, oldest first, with their start time (for pruning without a read). */
-  private kept: { id: string; startedAt: number }[] = [];
+  /**
+   * Ids kept, oldest first, with their start time once known: the open reads keys only (a boot must not parse a
+   * thousand summaries), and pruning by age reads the start time of the oldest ones as it reaches them.
+   */
+  private kept: KeptTrace[] = [];
   private writes: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<TraceListener>();
 
@@ -70,10 +79,7 @@ export class ThinkTraceStore {
       onListenerError,
     );
     try {
-      for await (const [id, value] of store.summaries.iterator()) {
-        const summary = ThinkTraceSummarySchema.safeParse(value);
-        store.kept.push({ id, startedAt: summary.success ? summary.data.startedAt : 0 });
-      }
+      for (const id of await store.summaries.keys().all()) store.kept.push({ id, startedAt: undefined });
     } catch (err) {
       throw toStoreError(err, 'read the think traces');
     }
@@ -106,7 +112,7 @@ export class ThinkTraceStore {
       const next = [...this.kept, { id: trace.id, startedAt: trace.startedAt }];
       const cutoff = this.retention.maxAgeMs > 0 ? now - this.retention.maxAgeMs : Number.NEGATIVE_INFINITY;
       let drop = Math.max(0, next.length - this.retention.maxCount);
-      while (drop < next.length - 1 && next[drop]!.startedAt < cutoff) drop += 1;
+      while (drop < next.length - 1 && (await this.startedAtOf(next[drop]!)) < cutoff) drop += 1;
       for (const old of next.slice(0, drop)) {
         ops.push(
           { type: 'del', sublevel: this.summaries, key: old.id },
@@ -130,6 +136,15 @@ export class ThinkTraceStore {
     // Only the queue's tail swallows a failure (the next write still runs); the caller gets it from `write`.
     this.writes = write.catch(() => undefined);
     return write;
+  }
+
+  /** When a kept think started: read from its summary the first time it is asked (an unreadable one counts as 0, pruned first). */
+  private async startedAtOf(kept: KeptTrace): Promise<number> {
+    if (kept.startedAt !== undefined) return kept.startedAt;
+    const value = await this.summaries.get(kept.id).catch(() => undefined);
+    const summary = ThinkTraceSummarySchema.safeParse(value);
+    kept.startedAt = summary.success ? summary.data.startedAt : 0;
+    return kept.startedAt;
   }
 
   /** `thinks.list`: the newest `limit` summaries, older than `before` when given, newest first. */
