@@ -20,8 +20,18 @@ export const LiveEventSchema = z.discriminatedUnion('type', [ReplyDeltaEventSche
 export type LiveEvent = z.infer<typeof LiveEventSchema>;
 export type LiveEventType = LiveEvent['type'];
 
-/** The live-only event types, which a subscription receives only when it names them exactly. */
-export const LIVE_EVENT_TYPES: readonly LiveEventType[] = ['agent.reply_delta'];
+/**
+ * The live-only event types, which a subscription receives only when it names them exactly; each with what it means
+ * (docs/reference/events.md quotes these comments).
+ */
+export const LIVE_EVENT_TYPES: readonly LiveEventType[] = [
+  /**
+   * The next piece of a reply's text while the model streams it (either thinker): the pieces of one reply arrive in
+   * order before its `agent.reply`, whose text is their concatenation. A reply cut short never becomes an
+   * `agent.reply`.
+   */
+  'agent.reply_delta',
+];
 
 /** The live-only types `patterns` names exactly (a prefix or `*` names none of them). */
 export function namedLiveTypes(patterns: readonly string[] | undefined): ReadonlySet<LiveEventType> {

@@ -10,6 +10,8 @@ export interface RunCliOptions {
   env?: Record<string, string | undefined>;
   /** Timers for the command's own time limits (default: Node's). */
   timers?: CliTimers;
+  /** Stdout is a terminal (default: not one). */
+  stdoutIsTerminal?: boolean;
 }
 
 /** The command's exit code and what it printed. */
@@ -17,9 +19,11 @@ export async function runCli(
   h: GatewayHarness,
   argv: string[],
   options: RunCliOptions = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
+): Promise<{ code: number; stdout: string; stderr: string; writes: string[] }> {
   let stdout = '';
   let stderr = '';
+  // Each write to stdout, to see what was printed piece by piece.
+  const writes: string[] = [];
   const { port } = new URL(h.gateway.url);
   const io: CliIo = {
     // A data dir nobody uses, so no daemon.json in the checkout's ./data is ever read by a test.
@@ -29,13 +33,17 @@ export async function runCli(
       VIGIL_TOKEN: TEST_TOKEN,
       VIGIL_DATA_DIR: '/nonexistent/vigil-test',
     },
-    stdout: (text) => (stdout += text),
+    stdout: (text) => {
+      stdout += text;
+      writes.push(text);
+    },
     stderr: (text) => (stderr += text),
     readFile: (path) => readFile(path, 'utf8'),
     writeFile: (path, text) => writeFile(path, text),
     interrupted: () => new Promise(() => undefined),
     ...(options.timers === undefined ? {} : { timers: options.timers }),
+    ...(options.stdoutIsTerminal === undefined ? {} : { stdoutIsTerminal: options.stdoutIsTerminal }),
   };
   const code = await h.until(main(argv, io));
-  return { code, stdout, stderr };
+  return { code, stdout, stderr, writes };
 }

@@ -254,8 +254,10 @@ describe('the dashboard in Chromium against a real daemon', () => {
       await relayed.routeWebSocket(/\/rpc/, (pageSide) => {
         const serverSide = pageSide.connectToServer();
         pageSide.onMessage((message) => {
-          const frame = JSON.parse(String(message)) as { method?: string; id?: unknown };
-          if (frame.method === 'events.subscribe') subscribeId = frame.id;
+          const frame = JSON.parse(String(message)) as { method?: string; id?: unknown; params?: { types?: string[] } };
+          // The page's event feed, not its feed of reply pieces (agent.reply_delta), which it opens beside it.
+          const pieces = frame.params?.types?.includes('agent.reply_delta') === true;
+          if (frame.method === 'events.subscribe' && !pieces) subscribeId = frame.id;
           serverSide.send(message);
         });
         serverSide.onMessage((message) => {

@@ -1,13 +1,15 @@
 /**
  * `vigil send TEXT [--no-wait] [--timeout S]`: one message to the agent; prints its reply and exits 0, or prints the
- * `agent.unanswered` reason on stderr and exits 1 (CONTRACT §2, §7: every turn ends in exactly one of the two).
+ * `agent.unanswered` reason on stderr and exits 1 (CONTRACT §2, §7: every turn ends in exactly one of the two). On a
+ * terminal the reply is printed as the model writes it (`agent.reply_delta`); piped, only the final reply.
  */
 import type { Unsubscribable } from 'rxjs';
-import type { VigilEvent } from '../../protocol/events.schema.js';
+import type { FeedEvent } from '../client-core.js';
 import type { VigilClient } from '../vigil-client.js';
 import { nodeTimers, UsageError, type CliIo } from './cli-io.js';
 import { parseClientArgs, type ClientArgs } from './client-options.js';
 import { runClientCommand } from './run-client-command.js';
+import { StreamedReply } from './streamed-reply.js';
 
 /** The usage line. */
 export const SEND_USAGE =
@@ -15,6 +17,9 @@ export const SEND_USAGE =
 
 // The events that concern a turn once sent: an acknowledgement may come first, then exactly one ending.
 const TURN_EVENTS = ['agent.ack', 'agent.reply', 'agent.unanswered'] as const;
+// On a terminal, the reply's pieces too. Live only, they reach a feed that names them and is live: their own, which
+// replays nothing, so the journal replay of the other feed never holds them back.
+const PIECE_EVENTS = ['agent.reply_delta'] as const;
 // Node's timers overflow past 2^31-1 ms.
 const MAX_TIMEOUT_S = Math.floor(2_147_483_647 / 1000);
 
@@ -61,34 +66,50 @@ export function parseSendArgs(argv: string[]): { args: ClientArgs; request: Send
 async function sendAndWait(client: VigilClient, request: SendRequest, io: CliIo): Promise<number> {
   const [newest] = await client.events.history({ limit: 1 });
   const timers = io.timers ?? nodeTimers;
+  const streamed = io.stdoutIsTerminal === true ? new StreamedReply() : undefined;
   return new Promise<number>((resolve, reject) => {
     let turnId: string | undefined;
     let settled = false;
     let timer: unknown;
     let feed: Unsubscribable | undefined;
-    const early: VigilEvent[] = [];
+    let pieces: Unsubscribable | undefined;
+    const early: FeedEvent[] = [];
     const finish = (outcome: () => void): void => {
       if (settled) return;
       settled = true;
       if (timer !== undefined) timers.clearTimeout(timer);
       feed?.unsubscribe();
+      pieces?.unsubscribe();
+      // A reply cut off mid-line leaves the line ended before anything else is said.
+      const open = streamed?.cut() ?? '';
+      if (open !== '') io.stdout(open);
       outcome();
     };
-    const onEvent = (event: VigilEvent): void => {
+    const reply = (text: string): void => {
+      for (const part of streamed?.final(text) ?? [{ to: 'stdout', text: `${text}\n` }]) io[part.to](part.text);
+    };
+    const onEvent = (event: FeedEvent): void => {
       // Until agent.send answers, this turn's id is unknown: keep what arrives and look at it then.
       if (turnId === undefined) return void early.push(event);
       if (!('turnId' in event) || event.turnId !== turnId) return;
-      if (event.type === 'agent.ack') io.stderr(`vigil: acknowledged: ${event.text}\n`);
-      else if (event.type === 'agent.reply') finish(() => (io.stdout(`${event.text}\n`), resolve(0)));
-      else if (event.type === 'agent.unanswered') {
+      if (event.type === 'agent.reply_delta') {
+        if (!settled && streamed !== undefined) io.stdout(streamed.piece(event.text));
+      } else if (event.type === 'agent.ack') io.stderr(`vigil: acknowledged: ${event.text}\n`);
+      else if (event.type === 'agent.reply') {
+        // Printed before finish() ends the line of a stream, so the final text continues it.
+        if (!settled) reply(event.text);
+        finish(() => resolve(0));
+      } else if (event.type === 'agent.unanswered') {
         finish(() => (io.stderr(`vigil: the agent did not answer (${event.code}): ${event.reason}\n`), resolve(1)));
       }
     };
-    feed = client.subscribe(TURN_EVENTS, { after: newest?.seq ?? 0 }).subscribe({
-      next: onEvent,
-      error: (err: unknown) => finish(() => reject(err)),
-    });
-    if (settled) feed.unsubscribe();
+    const failed = (err: unknown) => finish(() => reject(err));
+    feed = client.subscribe(TURN_EVENTS, { after: newest?.seq ?? 0 }).subscribe({ next: onEvent, error: failed });
+    if (streamed !== undefined) pieces = client.subscribeFeed(PIECE_EVENTS).subscribe({ next: onEvent, error: failed });
+    if (settled) {
+      feed.unsubscribe();
+      pieces?.unsubscribe();
+    }
     client.agent.send({ text: request.text, ...(request.from === undefined ? {} : { from: request.from }) }).then(
       (result) => {
         turnId = result.turnId;

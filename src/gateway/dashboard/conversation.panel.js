@@ -2,16 +2,18 @@
 /**
  * The conversation panel: the conversation log (`conversation.list`, paging back with `before`) continued live by
  * `agent.message`, `agent.ack`, `agent.reply` and `agent.unanswered`, each unanswered turn marked with its code, and a
- * box to send a message.
+ * box to send a message. A reply the model is still writing (`agent.reply_delta`) shows as a draft that grows, until
+ * the turn's ending replaces it.
  */
 import { byId, describeFailure, formatTime, h, throttle, toast } from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
 /** @typedef {import('./vigil-client.js').ConversationEntry} ConversationEntry */
+/** @typedef {import('./vigil-client.js').ReplyDeltaEvent} ReplyDeltaEvent */
 /**
  * One bubble. Logged ones (from a page of the log) have its `seq`; ones the feed brought first have `arrival`.
- * @typedef {{ key: string, kind: 'message' | 'ack' | 'reply' | 'unanswered', turnId?: string, who: string, text: string,
+ * @typedef {{ key: string, kind: 'message' | 'ack' | 'reply' | 'unanswered' | 'draft', turnId?: string, who: string, text: string,
  *   at: string, seq?: number, code?: string, arrival?: number }} Bubble
  */
 
@@ -45,7 +47,7 @@ function keyOf(kind, turnId, seq) {
 
 /**
  * @param {Client} client
- * @returns {Panel}
+ * @returns {Panel & { onReplyDelta: (event: ReplyDeltaEvent) => void }}
  */
 export function createConversationPanel(client) {
   const list = byId('conversation');
@@ -58,6 +60,8 @@ export function createConversationPanel(client) {
   let live = [];
   /** Acknowledgements are not logged: they are shown beside their message while the page lives. @type {Map<string, Bubble>} */
   const acks = new Map();
+  /** Replies being written, by turn: shown after their message until the turn ends. @type {Map<string, Bubble>} */
+  const drafts = new Map();
   let arrivals = 0;
   let olderExist = false;
   // After a restore the log may have lost its newest entries (moved to an archive): the next page replaces them all.
@@ -67,7 +71,10 @@ export function createConversationPanel(client) {
   const bubbleEl = (bubble) =>
     h(
       'li',
-      { class: `chat chat-${bubble.kind}`, dataset: { turn: bubble.turnId, seq: bubble.seq, code: bubble.code } },
+      {
+        class: `chat chat-${bubble.kind === 'draft' ? 'reply chat-draft' : bubble.kind}`,
+        dataset: { turn: bubble.turnId, seq: bubble.seq, code: bubble.code },
+      },
       h(
         'div',
         { class: 'chat-meta' },
@@ -90,9 +97,9 @@ export function createConversationPanel(client) {
     const nearBottom = fromBottom - list.clientHeight < 40;
     const bubbles = [...logged, ...live];
     const ended = new Set(bubbles.filter((b) => b.kind !== 'message').map((b) => b.turnId));
-    const waiting = bubbles.filter(
-      (b) => b.kind === 'message' && b.turnId !== undefined && !ended.has(b.turnId),
-    ).length;
+    for (const turnId of drafts.keys()) if (ended.has(turnId)) drafts.delete(turnId);
+    const open = bubbles.filter((b) => b.kind === 'message' && b.turnId !== undefined && !ended.has(b.turnId));
+    const waiting = open.length;
     const unanswered = bubbles.filter((b) => b.kind === 'unanswered').length;
     /** @type {HTMLElement[]} */
     const rows = [];
@@ -113,9 +120,16 @@ export function createConversationPanel(client) {
       rows.push(bubbleEl(bubble));
       const ack = bubble.kind === 'message' && bubble.turnId !== undefined ? acks.get(bubble.turnId) : undefined;
       if (ack !== undefined) rows.push(bubbleEl(ack));
+      const draft = bubble.kind === 'message' && bubble.turnId !== undefined ? drafts.get(bubble.turnId) : undefined;
+      if (draft !== undefined) rows.push(bubbleEl(draft));
     }
-    if (bubbles.length === 0) rows.push(h('li', { class: 'empty' }, 'No messages yet. Say hello below.'));
-    if (waiting > 0)
+    // A draft whose message this page does not show (not loaded yet) goes last.
+    const shown = new Set(open.map((b) => b.turnId));
+    for (const draft of drafts.values()) if (!shown.has(draft.turnId)) rows.push(bubbleEl(draft));
+    if (bubbles.length === 0 && drafts.size === 0)
+      rows.push(h('li', { class: 'empty' }, 'No messages yet. Say hello below.'));
+    // The dots stand for a reply not begun: one being written shows itself.
+    if (open.some((b) => !drafts.has(/** @type {string} */ (b.turnId))))
       rows.push(
         h('li', { class: 'chat chat-typing', 'aria-label': 'the agent is answering' }, h('span'), h('span'), h('span')),
       );
@@ -191,8 +205,37 @@ export function createConversationPanel(client) {
       });
   });
 
+  /** @param {Bubble} draft */
+  const growDraft = (draft) => {
+    const shownText = [...list.querySelectorAll('li.chat-draft')]
+      .find((li) => li instanceof HTMLElement && li.dataset['turn'] === draft.turnId)
+      ?.querySelector('.chat-text');
+    // In place while the bubble is on the page: a reply arrives in many small pieces.
+    if (shownText instanceof HTMLElement) shownText.textContent = draft.text;
+    else render();
+  };
+
   return {
     refresh,
+    onReplyDelta(event) {
+      const ended = [...logged, ...live].some((b) => b.kind !== 'message' && b.turnId === event.turnId);
+      if (ended) return; // the ending came first: it has the whole text
+      const draft = drafts.get(event.turnId);
+      if (draft === undefined) {
+        drafts.set(event.turnId, {
+          key: `draft:${event.turnId}`,
+          kind: 'draft',
+          turnId: event.turnId,
+          who: 'agent · writing…',
+          text: event.text,
+          at: event.at,
+        });
+        render();
+      } else {
+        draft.text += event.text;
+        growDraft(draft);
+      }
+    },
     onEvent(event, replayed) {
       const { at } = event;
       switch (event.type) {
@@ -242,6 +285,14 @@ export function createConversationPanel(client) {
               at,
               code: event.code,
             });
+          }
+          break;
+        // A think that failed or was preempted wrote its drafts for nothing: the next one writes its reply anew.
+        case 'think.failed':
+        case 'agent.preempted':
+          if (!replayed && drafts.size > 0) {
+            drafts.clear();
+            render();
           }
           break;
         case 'checkpoint.restored':

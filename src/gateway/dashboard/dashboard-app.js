@@ -130,6 +130,13 @@ async function start() {
     // The feed ends only with the connection itself (no more retries), which the top bar already shows.
     error: (err) => console.warn(`the event feed ended: ${describeFailure(err)}`),
   });
+  // A reply's text as the model writes it: live only, so on a feed of its own that names it and replays nothing.
+  client.subscribeFeed(['agent.reply_delta']).subscribe({
+    next: (event) => {
+      if (event.type === 'agent.reply_delta') panels.conversation.onReplyDelta(event);
+    },
+    error: (err) => console.warn(`the reply stream ended: ${describeFailure(err)}`),
+  });
   client.dropped$.subscribe((notice) => events.dropped(notice));
   // After a reconnection the feed resumes by itself; the polled views are reloaded at once.
   let wasOpen = true;

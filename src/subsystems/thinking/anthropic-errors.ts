@@ -1,6 +1,7 @@
 /** Turns Anthropic SDK failures into Vigil's THINK_FAILED / THINK_REJECTED / THINK_AUTH_FAILED / THINK_ABORTED errors (think-call-errors.ts). */
 import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { VigilError } from '../../errors.js';
+import { StreamStalledError } from './buffered-fetch.js';
 import { providerAbortedError, statusError, transportError, type ProviderLabel } from './think-call-errors.js';
 
 export {
@@ -32,5 +33,7 @@ export function callError<P>(err: unknown, what: string, signal: AbortSignal, pa
       err,
     );
   }
-  return transportError(ANTHROPIC.name, what, err, err instanceof APIConnectionError, partial);
+  // A stream that stalled or sent an error event mid-reply (an APIError without a status) may pass like a dropped connection.
+  const unreachable = err instanceof APIConnectionError || err instanceof StreamStalledError || err instanceof APIError;
+  return transportError(ANTHROPIC.name, what, err, unreachable, partial);
 }

@@ -18,7 +18,9 @@ import { TokenCalibration } from './token-calibration.js';
 import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
 import { requestTools, type ToolContext } from './anthropic-tools.js';
 import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
-import { bufferedFetch } from './buffered-fetch.js';
+import { streamingFetch } from './buffered-fetch.js';
+import { streamedMessage } from './anthropic-stream.js';
+import { replyDeltas, type ArgumentsListener } from './reply-deltas.js';
 import { messageText } from './prompt-sections.js';
 import { taskOfferableTools, type ThinkTools } from './think-tools.js';
 import { sumUsage, textOf, tokenUsage, toolResultBlock } from './anthropic-content.js';
@@ -32,7 +34,7 @@ import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
 import { anthropicTaskConversation, type AnthropicTaskDeps } from './anthropic-task.js';
 import { ThinkSession } from './think-session.js';
 import { runThinkLoop, toolDispatcher, type ThinkLoopModel } from './think-tool-loop.js';
-import type { TaskHooks, Thinker } from './thinker.js';
+import type { ReplyStream, TaskHooks, Thinker } from './thinker.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
 
 /** Options of the Anthropic thinker. */
@@ -82,6 +84,7 @@ export class AnthropicThinker implements Thinker {
   readonly calibration = new TokenCalibration();
   private memory: MemoryRecall | undefined;
   private schedules: ModelSchedules | undefined;
+  private replies: ReplyStream | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
     const guard = options.maxToolIterations;
@@ -116,7 +119,7 @@ export class AnthropicThinker implements Thinker {
         baseURL: options.baseURL,
         maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        fetch: attemptCountingFetch(bufferedFetch),
+        fetch: attemptCountingFetch(streamingFetch(options.timeoutMs ?? DEFAULT_TIMEOUT_MS)),
       });
     this.now = options.now ?? Date.now;
   }
@@ -158,6 +161,11 @@ export class AnthropicThinker implements Thinker {
     this.schedules = schedules;
   }
 
+  /** Streams each think's replies to `stream` while someone watches (the request then asks for a stream). */
+  useReplyStream(stream: ReplyStream): void {
+    this.replies = stream;
+  }
+
   /** Runs the tool loop (think-tool-loop.ts) until the model ends its turn or the iteration guard stops it. */
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
@@ -193,7 +201,12 @@ export class AnthropicThinker implements Thinker {
         if (request === null) return null;
         if (n === 1)
           session.promptBuilt(sectionTrace(parts, request), request.built.conversation.join('') + request.built.state);
-        const response = await this.create(request.params, signal, `${what} (call ${n})`, partial, recorder);
+        // Streamed only while someone watches: the whole message is the same either way (MessageStream assembles it).
+        const streaming = this.replies?.wanted() === true ? replyDeltas(this.replies, ctx.turnIds) : undefined;
+        const response = await this.create(request.params, signal, `${what} (call ${n})`, partial, {
+          recorder,
+          streaming,
+        });
         const usage = this.observeCache(prefix, tokenUsage(response.usage));
         const [estimated, reported] = [
           estimateTokens(JSON.stringify(this.body(request.params))),
@@ -253,7 +266,7 @@ export class AnthropicThinker implements Thinker {
     });
   }
 
-  /** The whole request body as the SDK sends it, for the bound's measure. */
+  /** The whole request body as the SDK sends it (streamed: with `stream: true` added), for the bound's measure. */
   private body(params: CallParams): MessageCreateParamsNonStreaming {
     return { model: this.model, max_tokens: this.maxTokens, ...params };
   }
@@ -286,11 +299,15 @@ export class AnthropicThinker implements Thinker {
     signal: AbortSignal,
     what: string,
     partial: () => unknown,
-    recorder?: CallTraceRecorder,
+    extra: { recorder?: CallTraceRecorder; streaming?: ArgumentsListener | undefined } = {},
   ): Promise<Message> {
+    const { recorder, streaming } = extra;
     const send = async () => {
-      const body = { model: this.model, max_tokens: this.maxTokens, ...params };
-      const response = await this.client.messages.create(body, { signal });
+      const body = this.body(params);
+      const response =
+        streaming === undefined
+          ? await this.client.messages.create(body, { signal })
+          : await streamedMessage(this.client, body, signal, streaming);
       if (!Array.isArray(response?.content)) throw new MalformedResponseError('the response has no content array');
       return response;
     };

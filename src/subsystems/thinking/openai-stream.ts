@@ -10,13 +10,9 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions';
 import { chatReply, type ChatReply } from './openai-content.js';
-import { ReplyTextStream } from './reply-text-stream.js';
+import type { ArgumentsListener } from './reply-deltas.js';
 import { MalformedResponseError } from './think-call-errors.js';
-import type { ReplyStream } from './thinker.js';
 import { estimateTokens } from './token-estimate.js';
-
-/** Hears each fragment of a tool call's arguments, with the call's position in the reply and its name (as sent). */
-export type ArgumentsListener = (index: number, name: string, fragment: string) => void;
 
 interface CallSoFar {
   id: string;
@@ -112,23 +108,4 @@ export async function streamedCompletion(
   // The SDK ends an aborted stream's iteration quietly: what arrived is not a reply.
   if (signal.aborted) throw new APIUserAbortError();
   return chunks.reply(body);
-}
-
-/**
- * The listener that streams the text of each `reply` call of one model call to `stream`, for the turns this think
- * may answer only (a call naming another turn is refused when it is applied, so none of its text goes out).
- */
-export function replyDeltas(
-  stream: ReplyStream,
-  turnIds: readonly string[],
-  toolName: (wire: string) => string,
-): ArgumentsListener {
-  const replies = new Map<number, ReplyTextStream>();
-  return (index, name, fragment) => {
-    if (toolName(name) !== 'reply') return;
-    const reply = replies.get(index) ?? new ReplyTextStream();
-    replies.set(index, reply);
-    const piece = reply.push(fragment);
-    if (piece !== null && turnIds.includes(piece.turnId)) stream.delta(piece.turnId, piece.text);
-  };
 }

@@ -25,7 +25,8 @@ import {
   type ChatRequestParts,
 } from './openai-request.js';
 import { assistantTurn, chatTaskConversation, type ChatTaskDeps } from './openai-task.js';
-import { replyDeltas, streamedCompletion, type ArgumentsListener } from './openai-stream.js';
+import { streamedCompletion } from './openai-stream.js';
+import { replyDeltas, type ArgumentsListener } from './reply-deltas.js';
 import { openAiToolSet } from './openai-tools.js';
 import type { ToolContext } from './own-tools.js';
 import { messageText } from './prompt-sections.js';

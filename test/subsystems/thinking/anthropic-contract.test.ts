@@ -1,4 +1,4 @@
-/** The provider contract (thinker-contract.ts) for the Anthropic thinker, against the fake Messages API. */
+/** The provider contract (thinker-contract.ts), streaming included, for the Anthropic thinker against the fake Messages API. */
 import { AnthropicThinker } from '../../../src/subsystems/thinking/anthropic-thinker.js';
 import { resolvePrice } from '../../../src/subsystems/thinking/pricing.js';
 import {
@@ -12,7 +12,7 @@ import {
   type FakeResponse,
   type RecordedRequest,
 } from '../../fixtures/fake-messages-api.js';
-import { thinkerContract } from './thinker-contract.js';
+import { streamingContract, thinkerContract, type StreamingContractProvider } from './thinker-contract.js';
 
 const MODEL = 'claude-sonnet-4-6';
 const PRICE = resolvePrice(MODEL);
@@ -41,7 +41,7 @@ function toolResults(request: RecordedRequest): string[] {
   });
 }
 
-thinkerContract<FakeResponse, RecordedRequest>({
+const provider: StreamingContractProvider<FakeResponse, RecordedRequest> = {
   kind: 'anthropic',
   price: PRICE,
   start: () => startFakeMessagesApi(),
@@ -63,6 +63,11 @@ thinkerContract<FakeResponse, RecordedRequest>({
   }),
   error: (status) => apiError(status, ERROR_TYPES[status] ?? 'api_error', { 'retry-after-ms': '1' }),
   hang: () => ({ kind: 'hang' }),
+  stallStream: (turn, events) => ({ kind: 'stall-stream', message: turn, events }),
+  streamed: (request) => request.body?.stream === true,
   usageOf: (request) => (request.usage === undefined ? undefined : tokenUsageOf(request.usage)),
   toolResults,
-});
+};
+
+thinkerContract(provider);
+streamingContract(provider);
