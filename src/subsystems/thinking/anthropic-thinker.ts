@@ -29,7 +29,8 @@ import { CacheHealth, type CacheHealthDeps } from './cache-health-monitor.js';
 import { priceForCacheTtl, withCacheTtl, type CacheTtl } from './cache-ttl.js';
 import type { MemoryRecall } from './recall-tool.js';
 import type { ModelSchedules } from './schedule-tools.js';
-import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
+import { totalCostMicroUsd, type ModelPricing } from './pricing.js';
+import { checkedThinkerSettings, type ModelThinkerOptions } from './thinker-settings.js';
 import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
 import { anthropicTaskConversation, type AnthropicTaskDeps } from './anthropic-task.js';
 import { ThinkSession } from './think-session.js';
@@ -38,27 +39,13 @@ import type { ReplyStream, TaskHooks, Thinker } from './thinker.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
 
 /** Options of the Anthropic thinker. */
-export interface AnthropicThinkerOptions {
+export interface AnthropicThinkerOptions extends ModelThinkerOptions {
   /** The API key (sent by the SDK as a bearer token). */
   apiKey: string;
   /** Another base URL for the Messages API (a proxy, or the fake server in tests); unset: the SDK default. */
   baseURL?: string;
-  /** Model id for every call; also the `model` reported in results. */
-  model: string;
-  /** The model's price (`resolvePrice(model, overrides)`), which turns each call's usage into micro-dollars. */
-  price: ModelPricing;
-  /** Iteration guard: the most Messages calls one think may make. */
-  maxToolIterations: number;
-  /** Retries the SDK makes on 408/409/429/5xx/529 and timeouts, with backoff honouring retry-after (default 4). */
-  maxRetries?: number;
-  /** Timeout of one HTTP attempt in ms, the response body included (default 120000). */
-  timeoutMs?: number;
-  /** Output token cap of one call (default 4096), which also caps what one call can cost. */
-  maxTokens?: number;
   /** A ready client (tests, custom fetch or middleware); when given, apiKey, baseURL, maxRetries and timeoutMs are unused (and its retries are not counted in traces). */
   client?: Anthropic;
-  /** Epoch ms for the trace's timestamps (default `Date.now`); the runtime passes its clock. */
-  now?: () => number;
   /** Lifetime of the prompt cache's entries (`VIGIL_CACHE_TTL`, default 5m); 1h writes are priced at twice base input. */
   cacheTtl?: CacheTtl;
 }
@@ -87,29 +74,10 @@ export class AnthropicThinker implements Thinker {
   private replies: ReplyStream | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
-    const guard = options.maxToolIterations;
-    if (!Number.isSafeInteger(guard) || guard < 1) {
-      throw new VigilError(
-        'CONFIG_INVALID',
-        `VIGIL_MAX_TOOL_ITERATIONS=${guard} is invalid: expected a positive integer.`,
-        {
-          data: { variable: 'VIGIL_MAX_TOOL_ITERATIONS', value: guard, allowed: 'a positive integer' },
-        },
-      );
-    }
-    const price = ModelPricingSchema.safeParse(options.price);
-    if (!price.success) {
-      throw new VigilError('CONFIG_INVALID', `The price of ${options.model} is invalid: ${price.error.message}`, {
-        data: {
-          variable: 'VIGIL_PRICING_JSON',
-          value: options.price,
-          allowed: 'prices in USD per million tokens, 0 or more',
-        },
-      });
-    }
+    const { maxToolIterations: guard, price } = checkedThinkerSettings(options);
     this.model = options.model;
     this.cacheTtl = options.cacheTtl ?? '5m';
-    this.price = priceForCacheTtl(price.data, this.cacheTtl);
+    this.price = priceForCacheTtl(price, this.cacheTtl);
     this.maxToolIterations = guard;
     this.maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
     this.client =

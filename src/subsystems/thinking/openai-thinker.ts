@@ -30,7 +30,8 @@ import { replyDeltas, type ArgumentsListener } from './reply-deltas.js';
 import { openAiToolSet } from './openai-tools.js';
 import type { ToolContext } from './own-tools.js';
 import { messageText } from './prompt-sections.js';
-import { ModelPricingSchema, totalCostMicroUsd, type ModelPricing } from './pricing.js';
+import { totalCostMicroUsd, type ModelPricing } from './pricing.js';
+import { checkedThinkerSettings, type ModelThinkerOptions } from './thinker-settings.js';
 import type { MemoryRecall } from './recall-tool.js';
 import type { ModelSchedules } from './schedule-tools.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
@@ -48,29 +49,15 @@ import { sumUsage } from './token-usage.js';
 export type OutputCapField = 'max_completion_tokens' | 'max_tokens';
 
 /** Options of the OpenAI-compatible thinker. */
-export interface OpenAiThinkerOptions {
+export interface OpenAiThinkerOptions extends ModelThinkerOptions {
   /** The API key, sent as a bearer token; local servers that need none get a placeholder. */
   apiKey?: string;
   /** The endpoint's base URL (`http://localhost:11434/v1` for Ollama); unset: OpenAI's. */
   baseURL?: string;
-  /** Model id for every call; also the `model` reported in results. */
-  model: string;
-  /** The model's price (`resolvePrice(model, overrides)`; 0 for a local model), which turns usage into micro-dollars. */
-  price: ModelPricing;
-  /** Iteration guard: the most model calls one think may make. */
-  maxToolIterations: number;
-  /** Retries the SDK makes on 408/409/429/5xx and timeouts, with backoff honouring retry-after (default 4). */
-  maxRetries?: number;
-  /** Timeout of one HTTP attempt in ms, the response body included (default 120000). */
-  timeoutMs?: number;
-  /** Output token cap of one call (default 4096), which also caps what one call can cost. */
-  maxTokens?: number;
   /** The field the cap is sent in; default `max_completion_tokens` for OpenAI's own API, `max_tokens` for any other. */
   outputCapField?: OutputCapField;
   /** A ready client (tests, custom fetch); when given, apiKey, baseURL, maxRetries and timeoutMs are unused. */
   client?: OpenAI;
-  /** Epoch ms for the trace's timestamps (default `Date.now`); the runtime passes its clock. */
-  now?: () => number;
 }
 
 const DEFAULT_MAX_RETRIES = 4;
@@ -104,28 +91,9 @@ export class OpenAiThinker implements Thinker {
   private replies: ReplyStream | undefined;
 
   constructor(options: OpenAiThinkerOptions) {
-    const guard = options.maxToolIterations;
-    if (!Number.isSafeInteger(guard) || guard < 1) {
-      throw new VigilError(
-        'CONFIG_INVALID',
-        `VIGIL_MAX_TOOL_ITERATIONS=${guard} is invalid: expected a positive integer.`,
-        {
-          data: { variable: 'VIGIL_MAX_TOOL_ITERATIONS', value: guard, allowed: 'a positive integer' },
-        },
-      );
-    }
-    const price = ModelPricingSchema.safeParse(options.price);
-    if (!price.success) {
-      throw new VigilError('CONFIG_INVALID', `The price of ${options.model} is invalid: ${price.error.message}`, {
-        data: {
-          variable: 'VIGIL_PRICING_JSON',
-          value: options.price,
-          allowed: 'prices in USD per million tokens, 0 or more',
-        },
-      });
-    }
+    const { maxToolIterations: guard, price } = checkedThinkerSettings(options);
     this.model = options.model;
-    this.price = price.data;
+    this.price = price;
     this.maxToolIterations = guard;
     this.maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
     this.outputCapField = options.outputCapField ?? outputCapFieldFor(options.baseURL);
