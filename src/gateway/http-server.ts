@@ -153,8 +153,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // Authentication first: an unauthenticated caller learns nothing about which paths exist. The dashboard's
     // session cookie opens its static files only, never the data behind /rpc, /events or /metrics; it is checked
     // first, so a reload of the page is not taken for a request that lacks the token.
-    const caller = dashboard.hasSession(req, url) ? null : callerOf(req, url);
-    if (caller === null && !dashboard.hasSession(req, url)) {
+    const session = dashboard.hasSession(req, url);
+    // A dashboard file opened by the cookie has no caller: the files are the same for every scope.
+    const caller = session ? null : callerOf(req, url);
+    if (!session && caller === null) {
       logRefusal(req, url);
       if (dashboard.refusePage(req, res, url)) return;
       refuseUnauthorized(res);

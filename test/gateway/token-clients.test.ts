@@ -90,6 +90,12 @@ describe('MCP hosts with scoped tokens', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(borrowed.status).toBe(403);
+
+    // Revoking the talk token ends its sessions at once; the read token's session stays.
+    const sessions = g.h.gateway.stats().mcpSessions;
+    await g.h.runtime.tokens.revoke('talk');
+    await g.h.settle();
+    expect(g.h.gateway.stats().mcpSessions).toBe(sessions - 2);
   });
 
   it('vigil mcp with a read token offers the host the reading tools only', async () => {

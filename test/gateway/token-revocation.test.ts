@@ -54,7 +54,7 @@ describe('revoking a token', () => {
     expect((await bystander.request('heartbeat.status')).result).toBeDefined();
     expect(g.h.ofType('auth.token_revoked')).toMatchObject([{ name: 'talk' }]);
     const names = ((await g.admin.request('tokens.list')).result as Array<{ name: string }>).map((t) => t.name);
-    expect(names).toEqual(['read', 'operate', 'spare']);
+    expect(names).toEqual(['operate', 'read', 'spare']);
     expect((await g.admin.request('tokens.revoke', { name: 'talk' })).error).toMatchObject({
       code: -32004,
       data: { vigilCode: 'TOKEN_NOT_FOUND' },

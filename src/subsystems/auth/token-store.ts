@@ -24,9 +24,9 @@ export class TokenStore {
     return store;
   }
 
-  /** Every token, oldest first. */
+  /** Every token, oldest first (by name among those made in the same millisecond). */
   list(): TokenRecord[] {
-    return [...this.byId.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    return [...this.byId.values()].sort((a, b) => a.createdAt - b.createdAt || (a.name < b.name ? -1 : 1));
   }
 
   /** How many tokens are stored. */
