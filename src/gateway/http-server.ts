@@ -217,6 +217,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         connections.delete(ws);
         metrics.connectionDelta(-1);
       });
+      // Revoked (or expired) while the upgrade completed: ended$ has passed, so it is closed here.
+      const standing = runtime.tokens.standing(caller);
+      if (standing !== 'live') ws.close(CLOSE_CODES.policyViolation, `the token was ${standing}`);
     });
   });
 
