@@ -1,6 +1,6 @@
 /**
  * The `vigil` command line: the daemon (`run`) and the client commands (`send`, `rpc`, `events`, `conversation`,
- * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`, `mcp`, `schedules`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`, `mcp`, `schedules`, `tokens`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
@@ -20,6 +20,7 @@ async function usage(): Promise<string> {
     { TASKS_USAGE },
     { MEMORY_USAGE },
     { SCHEDULES_USAGE },
+    { TOKENS_USAGE },
   ] = await Promise.all([
     import('./client/commands/send.command.js'),
     import('./client/commands/rpc.command.js'),
@@ -31,6 +32,7 @@ async function usage(): Promise<string> {
     import('./client/commands/tasks.command.js'),
     import('./client/commands/memory.command.js'),
     import('./client/commands/schedules.command.js'),
+    import('./client/commands/tokens.command.js'),
   ]);
   return `usage: vigil <command>
 
@@ -65,12 +67,15 @@ commands:
   schedules list [--json] | add TEXT (--cron EXPR [--timezone TZ] | --every DURATION | --at ISO) [--catch-up P]
             | remove ID | pause ID | resume ID
       wake-ups that send the agent TEXT: a cron in a time zone, an interval or a one-shot; each firing is a turn
+  tokens create --scope read|talk|operate [--name N] [--expires 30d] | tokens list | tokens revoke NAME
+      gateway tokens that can only read, or talk, or operate; create prints the secret once
   --version   print the version
   --help      print this help
 
 client commands find the daemon through its data dir (--data-dir D, default VIGIL_DATA_DIR or ./data):
 --url URL (default: the URL in D/daemon.json, written by the running daemon; else http://VIGIL_HOST:VIGIL_PORT)
---token TOKEN (default: VIGIL_TOKEN, else the token file D/token).
+--token TOKEN (default: VIGIL_TOKEN, else the token file D/token, which may do everything; give other
+clients a narrower one with \`vigil tokens create --scope read\`).
 
 ${SEND_USAGE}
 ${RPC_USAGE}
@@ -84,7 +89,9 @@ ${TASKS_USAGE}
 
 ${MEMORY_USAGE}
 
-${SCHEDULES_USAGE}`;
+${SCHEDULES_USAGE}
+
+${TOKENS_USAGE}`;
 }
 
 /** A command's entry: its arguments (after the command's name) and the I/O; resolves to the exit code. */
@@ -115,6 +122,7 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<strin
   ['memory', async () => (await import('./client/commands/memory.command.js')).memoryCommand],
   ['mcp', async () => (await import('./client/commands/mcp.command.js')).mcpCommand],
   ['schedules', async () => (await import('./client/commands/schedules.command.js')).schedulesCommand],
+  ['tokens', async () => (await import('./client/commands/tokens.command.js')).tokensCommand],
 ]);
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */

@@ -41,6 +41,7 @@ export {
 } from './gateway/http-server.js';
 export { readTokenFile, tokenFilePath, ensureTokenFile } from './shared/token-file.js';
 export { RPC_METHODS, type RpcMethodName, type RpcParams, type RpcResult } from './protocol/rpc-methods.js';
+export { TOKEN_SCOPES, scopeAllows, type TokenScope } from './protocol/token-scopes.js';
 export type {
   DroppedNotification,
   EventNotification,

@@ -1,4 +1,4 @@
-/** docs/reference/rpc-methods.md's body: every method of the catalogue with its params, result and errors. */
+/** docs/reference/rpc-methods.md's body: every method of the catalogue with its scope, params, result and errors. */
 import { z } from 'zod';
 import { JSON_RPC_CODE_BY_ERROR } from '../../src/protocol/error-codes.js';
 import { VigilEventSchema } from '../../src/protocol/events.schema.js';
@@ -34,6 +34,8 @@ function methodSection(name: string, spec: RpcMethodSpec): string {
     '',
     spec.summary,
     '',
+    `Scope: ${code(spec.scope)} (a narrower token gets ${code('-32003')}; see [tokens and scopes](../operations/tokens-and-scopes.md)).`,
+    '',
     paramsText,
     '',
     `Result: ${result}`,
@@ -46,8 +48,8 @@ function methodSection(name: string, spec: RpcMethodSpec): string {
 export function renderRpcMethods(): string {
   const entries = Object.entries(RPC_METHODS) as [string, RpcMethodSpec][];
   const index = table(
-    ['method', 'does'],
-    entries.map(([name, spec]) => [`[${code(name)}](#${slugOf(name)})`, spec.summary]),
+    ['method', 'scope', 'does'],
+    entries.map(([name, spec]) => [`[${code(name)}](#${slugOf(name)})`, code(spec.scope), spec.summary]),
   );
   return [index, '', ...entries.map(([name, spec]) => `${methodSection(name, spec)}\n`)].join('\n');
 }

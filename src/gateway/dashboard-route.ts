@@ -103,16 +103,20 @@ export interface DashboardRoutes {
 
 /**
  * The dashboard for a gateway whose token is `token`. The session cookie holds an HMAC of the token, not the token,
- * and is honoured only for these static files: `/rpc`, `/events` and `/metrics` still need the token itself.
+ * and is honoured only for these static files: `/rpc`, `/events` and `/metrics` still need the token itself. The page
+ * opened with any valid token (`isValidToken`; a scoped one too) sets it: the files are the same for every scope, and
+ * what the page may do is what its token may do over `/rpc`.
  */
-export function createDashboardRoutes(token: string): DashboardRoutes {
+export function createDashboardRoutes(
+  token: string,
+  isValidToken: (given: string | undefined) => boolean = createTokenCheck(token),
+): DashboardRoutes {
   // The files are read at their first request (start-up stays fast); a missing build is said at once, not as a 404 later.
   assertDashboardBuilt(DASHBOARD_FILES['/dashboard/vigil-client.js']!);
   const session = createHmac('sha256', token).update('vigil dashboard session v1').digest('base64url');
   // Named after the session, so daemons on other ports of the same host (cookies ignore ports) keep theirs apart.
   const cookieName = `vigil_dashboard_${createHash('sha256').update(session).digest('hex').slice(0, 12)}`;
   const isValidSession = createTokenCheck(session);
-  const isValidToken = createTokenCheck(token);
   const cache = new Map<string, LoadedFile>();
 
   const load = (path: string): LoadedFile => {

@@ -2,6 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { VigilLogger } from '../shared/logger.js';
+import { DAEMON_CALLER, type Caller, type TokensFacade } from '../runtime/facade/tokens.facade.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -83,5 +84,19 @@ export function createRequestAuth(
     if (isValid(tokenFromRequest(req, url))) return true;
     logRefusal(req, url);
     return false;
+  };
+}
+
+/**
+ * Who a presented token stands for: the daemon's own token (`operate`), a live scoped token, or null. Each is checked
+ * in constant time for its secret; a scoped token's id (not secret) picks the one record to compare against.
+ * Called once per connection or request, never per frame.
+ */
+export function createCallerAuth(token: string, tokens: TokensFacade): (given: string | undefined) => Caller | null {
+  const isDaemonToken = createTokenCheck(token);
+  return (given) => {
+    if (given === undefined) return null;
+    if (isDaemonToken(given)) return DAEMON_CALLER;
+    return tokens.authenticate(given);
   };
 }

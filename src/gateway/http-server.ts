@@ -7,22 +7,26 @@ import { silentLogger, type VigilLogger } from '../shared/logger.js';
 import type { SubscriberStats } from './event-subscriber.js';
 import { createDashboardRoutes } from './dashboard-route.js';
 import { CLOSE_CODES } from './gateway-faults.js';
-import { createAuthFailureLog, createTokenCheck, tokenFromRequest } from './gateway-auth.js';
+import { createAuthFailureLog, createCallerAuth, tokenFromRequest } from './gateway-auth.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './token-bucket.js';
 import { createMcpRoute } from './mcp-route.js';
 import { metricsRoute } from './metrics-route.js';
 import { ALL_METHODS } from './methods/index.js';
 import { buildOpenRpcDocument } from './openrpc.js';
 import { RpcConnection, type ConnectionLimits, type ConnectionStats } from './rpc-connection.js';
-import { serveEventStream } from './sse-feed.js';
+import { serveEventStream, type SseStream } from './sse-feed.js';
+import { isVigilError } from '../errors.js';
+import type { TokenScope } from '../protocol/token-scopes.js';
+import type { Caller, TokenEnded } from '../runtime/facade/tokens.facade.js';
+import { assertCallerMay } from './scope-check.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { DEFAULT_MCP_TOOLS, type McpToolName } from '../protocol/mcp-server-tools.js';
 
 // Still exported from here, where the library (and its users) have always found it.
 export { MAX_FRAME_BYTES };
 
-/** An extra authenticated GET route. */
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void;
+/** An extra authenticated GET route; `caller` is null for a dashboard file opened by its session cookie. */
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL, caller: Caller | null) => void;
 
 /** How to start the gateway. Limits default to the configuration's defaults. */
 export interface GatewayOptions {
@@ -42,6 +46,8 @@ export interface GatewayOptions {
   maxDropped?: number;
   /** Authenticated GET routes by path. */
   routes?: Record<string, RouteHandler>;
+  /** The scope each extra route needs (default `read`, as every built-in path: `/events`, `/metrics`, the dashboard). */
+  routeScopes?: Record<string, TokenScope>;
   /** JSON-RPC requests per second per connection (`VIGIL_RPC_RATE_LIMIT`; 0 = no limit). */
   rpcRateLimit?: number;
   /** Requests one connection may send at once (`VIGIL_RPC_RATE_BURST`). */
@@ -86,8 +92,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     maxInFlight: 64,
     rateLimit,
   };
-  const isValidToken = createTokenCheck(options.token);
-  const authorized = (req: IncomingMessage, url: URL): boolean => isValidToken(tokenFromRequest(req, url));
+  // The daemon's token is `operate`; a scoped token is what its record says, as long as it lives.
+  const authenticate = createCallerAuth(options.token, runtime.tokens);
+  const callerOf = (req: IncomingMessage, url: URL): Caller | null => authenticate(tokenFromRequest(req, url));
   // Refusals are logged with the caller's address (throttled), never with what it sent as a token.
   const logRefusal = createAuthFailureLog(log);
   let openRpc: Record<string, unknown> | undefined;
@@ -99,9 +106,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   lastSeq = Math.max(lastSeq, await runtime.lastEventSeq());
 
   const connections = new Map<WebSocket, RpcConnection>();
-  const streams = new Map<ServerResponse, () => SubscriberStats>();
+  const streams = new Map<ServerResponse, SseStream>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
-  const dashboard = createDashboardRoutes(options.token);
+  const dashboard = createDashboardRoutes(options.token, (given) => authenticate(given) !== null);
   let boundUrl = '';
   // Each MCP session is one connection's worth: the same rate limit, its tools calling the same handlers.
   const mcp = createMcpRoute({
@@ -114,8 +121,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     where: () => boundUrl,
   });
   const routes: Record<string, RouteHandler> = {
-    '/events': (req, res, url) =>
-      serveEventStream(req, res, url, { runtime, log, streams, limits: { ...limits, keepAliveMs: 15_000 } }),
+    '/events': (req, res, url, caller) =>
+      serveEventStream(req, res, url, {
+        runtime,
+        log,
+        streams,
+        caller: caller!,
+        limits: { ...limits, keepAliveMs: 15_000 },
+      }),
     '/metrics': metricsRoute(metrics, log),
     ...dashboard.routes,
     ...options.routes,
@@ -129,7 +142,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     // The token itself, never the dashboard's session cookie: an MCP host is a client like any other.
     if (url.pathname === '/mcp') {
-      if (authorized(req, url)) mcp.handle(req, res);
+      const caller = callerOf(req, url);
+      if (caller !== null) mcp.handle(req, res, caller);
       else {
         logRefusal(req, url);
         refuseUnauthorized(res);
@@ -139,7 +153,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // Authentication first: an unauthenticated caller learns nothing about which paths exist. The dashboard's
     // session cookie opens its static files only, never the data behind /rpc, /events or /metrics; it is checked
     // first, so a reload of the page is not taken for a request that lacks the token.
-    if (!dashboard.hasSession(req, url) && !authorized(req, url)) {
+    const session = dashboard.hasSession(req, url);
+    // A dashboard file opened by the cookie has no caller: the files are the same for every scope.
+    const caller = session ? null : callerOf(req, url);
+    if (!session && caller === null) {
       logRefusal(req, url);
       if (dashboard.refusePage(req, res, url)) return;
       refuseUnauthorized(res);
@@ -155,15 +172,29 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       sendJson(res, 405, { error: `${req.method ?? ''} is not allowed on ${url.pathname}` });
       return;
     }
-    route(req, res, url);
+    if (caller !== null && !mayUse(url.pathname, caller, res)) return;
+    route(req, res, url, caller);
   });
+
+  // HTTP's -32003: 403 with the scope the path needs. The built-in paths all need `read`, which every token holds.
+  const mayUse = (path: string, caller: Caller, res: ServerResponse): boolean => {
+    try {
+      assertCallerMay(`GET ${path}`, options.routeScopes?.[path] ?? 'read', caller, runtime.tokens);
+      return true;
+    } catch (err) {
+      if (!isVigilError(err, 'AUTH_FORBIDDEN')) throw err;
+      sendJson(res, 403, { error: err.message, ...(err.data as object), vigilCode: err.code });
+      return false;
+    }
+  };
 
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/rpc') return refuseUpgrade(socket, 404, `no WebSocket endpoint ${url.pathname}; use /rpc`);
-    // CONTRACT §4: without a valid token, HTTP 401 and no socket.
-    if (!authorized(req, url)) {
+    // CONTRACT §4: without a valid token, HTTP 401 and no socket. Authenticated here, once for the connection's life.
+    const caller = callerOf(req, url);
+    if (caller === null) {
       logRefusal(req, url);
       return refuseUpgrade(socket, 401, 'unauthorized: a valid token is required');
     }
@@ -178,6 +209,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           limits,
           lastSeq: () => lastSeq,
           remoteAddress: req.socket.remoteAddress,
+          caller,
         }),
       );
       metrics.connectionDelta(1);
@@ -185,11 +217,24 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         connections.delete(ws);
         metrics.connectionDelta(-1);
       });
+      // Revoked (or expired) while the upgrade completed: ended$ has passed, so it is closed here.
+      const standing = runtime.tokens.standing(caller);
+      if (standing !== 'live') ws.close(CLOSE_CODES.policyViolation, `the token was ${standing}`);
     });
+  });
+
+  // A token revoked or expired: whatever was opened with it closes now, saying why.
+  const endings = runtime.tokens.ended$.subscribe(({ tokenId, reason }: TokenEnded) => {
+    const why = `token_${reason}`;
+    for (const [ws, connection] of connections)
+      if (connection.caller.tokenId === tokenId) ws.close(CLOSE_CODES.policyViolation, `the token was ${reason}`);
+    for (const stream of streams.values()) if (stream.caller.tokenId === tokenId) stream.end(why);
+    mcp.closeFor(tokenId);
   });
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error): void => {
+      endings.unsubscribe();
       seqTracker.unsubscribe();
       reject(err);
     };
@@ -207,7 +252,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     server,
     stats: () => ({
       connections: [...connections.values()].map((connection) => connection.stats()),
-      streams: [...streams.values()].map((stats) => stats()),
+      streams: [...streams.values()].map((stream) => stream.stats()),
       mcpSessions: mcp.sessionCount(),
     }),
     close: async () => {
@@ -223,6 +268,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       for (const res of streams.keys()) res.end();
       await Promise.all([...closing, mcp.close()]);
       wss.close();
+      endings.unsubscribe();
       seqTracker.unsubscribe();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -11,6 +11,7 @@ import { VigilError } from '../errors.js';
 import type { VigilEvent } from '../protocol/events.schema.js';
 import type { RpcMethodName, RpcResult } from '../protocol/rpc-methods.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { Caller } from '../runtime/facade/tokens.facade.js';
 import type { VigilLogger } from '../shared/logger.js';
 import { EventSubscriber } from './event-subscriber.js';
 import { toWireError } from './gateway-faults.js';
@@ -30,6 +31,11 @@ export interface InProcessLinkOptions {
   subscriberBuffer: number;
 }
 
+/** A link for one caller: its calls are checked against that caller's scope. */
+export interface CallerLinkOptions extends InProcessLinkOptions {
+  caller: Caller;
+}
+
 // The link's feed is `subscribe()`, an Observable; `events.subscribe` as a call has no socket to deliver to.
 const NO_SUBSCRIPTIONS: SubscriptionHost = {
   subscribe: () => {
@@ -41,7 +47,7 @@ const NO_SUBSCRIPTIONS: SubscriptionHost = {
 };
 
 /** A link that runs each call through the gateway's router, as a connection of its own. */
-export function createInProcessLink(options: InProcessLinkOptions): VigilLink {
+export function createInProcessLink(options: CallerLinkOptions): VigilLink {
   const { runtime, log, rateLimit } = options;
   const bucket = new TokenBucket(rateLimit, () => runtime.now());
   const ctx: RpcContext = {
@@ -50,6 +56,7 @@ export function createInProcessLink(options: InProcessLinkOptions): VigilLink {
     subscriptions: NO_SUBSCRIPTIONS,
     afterResponse: (fn) => queueMicrotask(fn),
     discover: options.discover,
+    caller: options.caller,
   };
   return {
     // The feed below subscribes to the bus synchronously: live from the moment subscribe() returns.

@@ -8,7 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
-import type { McpToolName } from '../protocol/mcp-server-tools.js';
+import { toolsForScope, type McpToolName } from '../protocol/mcp-server-tools.js';
+import type { Caller } from '../runtime/facade/tokens.facade.js';
 import { runDetached } from '../shared/run-detached.js';
 import { createInProcessLink, type InProcessLinkOptions } from './mcp-link.js';
 
@@ -24,8 +25,10 @@ export interface McpRouteOptions extends InProcessLinkOptions {
 
 /** The `/mcp` endpoint. */
 export interface McpRoute {
-  /** Serves one request that has passed authentication. */
-  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Serves one request that has passed authentication as `caller`. */
+  handle(req: IncomingMessage, res: ServerResponse, caller: Caller): void;
+  /** Closes every session opened with token `tokenId` (revoked or expired). */
+  closeFor(tokenId: string): void;
   /** Sessions open now. */
   sessionCount(): number;
   /** Closes every session (their streams end). */
@@ -35,6 +38,8 @@ export interface McpRoute {
 interface Session {
   server: McpServer;
   transport: StreamableHTTPServerTransport;
+  /** The token that opened it: only that token may use it, and its scope decides the tools listed and callable. */
+  caller: Caller;
 }
 
 const ALLOWED_METHODS = ['GET', 'POST', 'DELETE'];
@@ -46,13 +51,14 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   const sessions = new Map<string, Session>();
   let modules: ReturnType<typeof loadModules> | undefined;
 
-  const open = async (): Promise<Session> => {
+  const open = async (caller: Caller): Promise<Session> => {
     const [{ StreamableHTTPServerTransport }, { createVigilMcpServer }] = await (modules ??= loadModules());
-    const link = createInProcessLink(options);
+    const link = createInProcessLink({ ...options, caller });
     const server = createVigilMcpServer({
       openLink: () => Promise.resolve(link),
       where: options.where(),
-      tools: options.tools,
+      // A host holding a read token is offered the reading tools only; its link refuses the rest anyway (-32003).
+      tools: toolsForScope(options.tools, caller.scope),
     });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -71,7 +77,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
         sessions.delete(id);
       },
     });
-    const session: Session = { server, transport };
+    const session: Session = { server, transport, caller };
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
@@ -79,7 +85,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     return session;
   };
 
-  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const serve = async (req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> => {
     if (!ALLOWED_METHODS.includes(req.method ?? '')) {
       res.setHeader('allow', ALLOWED_METHODS.join(', '));
       return sendRpcError(
@@ -95,21 +101,24 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       const session = sessions.get(id);
       // As the SDK answers an id it does not know: the host then initialises a new session.
       if (session === undefined) return sendRpcError(res, 404, -32001, 'Session not found');
+      // A session is its opener's: another token (a narrower one above all) may not borrow it.
+      if (session.caller.tokenId !== caller.tokenId)
+        return sendRpcError(res, 403, -32003, 'Forbidden: this session was opened with another token.');
       sessions.delete(id);
       sessions.set(id, session);
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return sendRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     // Without a session only `initialize` is valid; the transport says so to anything else, which is then dropped.
-    const session = await open();
+    const session = await open(caller);
     await session.transport.handleRequest(req, res);
     if (session.transport.sessionId === undefined) await session.server.close();
   };
 
   return {
-    handle: (req, res) =>
+    handle: (req, res, caller) =>
       runDetached(
-        serve(req, res).catch((err: unknown) => {
+        serve(req, res, caller).catch((err: unknown) => {
           if (!res.headersSent) sendRpcError(res, 500, -32603, 'Internal error');
           else res.destroy();
           throw err;
@@ -118,6 +127,13 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
         'serving /mcp',
       ),
     sessionCount: () => sessions.size,
+    closeFor: (tokenId) => {
+      for (const [id, session] of sessions) {
+        if (session.caller.tokenId !== tokenId) continue;
+        sessions.delete(id);
+        runDetached(session.server.close(), options.log, 'closing an MCP session whose token ended');
+      }
+    },
     close: async () => {
       const open = [...sessions.values()];
       sessions.clear();

@@ -11,10 +11,14 @@ export interface NextSteps {
   dataDirFlag: string | undefined;
 }
 
-/** `Vigil is listening. Dashboard: URL/ (its token is in D/token). Talk to it: vigil send "hello"`: never the token itself. */
+/**
+ * `Vigil is listening. Dashboard: URL/ (its token is in D/token). Talk to it: vigil send "hello". A read-only token:
+ * vigil tokens create --scope read`: never the token itself.
+ */
 export function nextStepsLine(steps: NextSteps): string {
   const dashboard = `${steps.url.replace(/\/$/, '')}/`;
   const token = steps.tokenFile === undefined ? "VIGIL_TOKEN's value" : `in ${steps.tokenFile}`;
   const send = `vigil send "hello"${steps.dataDirFlag === undefined ? '' : ` --data-dir ${shellQuote(steps.dataDirFlag)}`}`;
-  return `Vigil is listening. Dashboard: ${dashboard} (its token is ${token}). Talk to it: ${send}`;
+  const narrower = `vigil tokens create --scope read${steps.dataDirFlag === undefined ? '' : ` --data-dir ${shellQuote(steps.dataDirFlag)}`}`;
+  return `Vigil is listening. Dashboard: ${dashboard} (its token is ${token}). Talk to it: ${send}. A read-only token: ${narrower}`;
 }

@@ -26,6 +26,8 @@ function describeMethod(name: string, spec: RpcMethodSpec) {
   return {
     name,
     summary: spec.summary,
+    // OpenRPC has no field for authorisation; an `x-` extension carries the scope a token needs (CONTRACT §14).
+    'x-vigil-scope': spec.scope,
     paramStructure: 'by-name',
     params: Object.entries(params.properties ?? {}).map(([param, schema]) => ({
       name: param,
@@ -34,6 +36,11 @@ function describeMethod(name: string, spec: RpcMethodSpec) {
     })),
     result: { name: `${name}.result`, schema: schemaOf(spec.result, 'output') },
     errors: [
+      ...(spec.scope === 'read'
+        ? []
+        : [
+            { code: -32003, message: `AUTH_FORBIDDEN (a token of scope ${spec.scope} is needed; data.scope names it)` },
+          ]),
       { code: -32602, message: 'Invalid params (zod issues in data, each with vigilCode)' },
       ...errorsOf(spec.errors),
     ],

@@ -12,6 +12,7 @@ import { CLOSE_CODES, protocolError, toWireError } from './gateway-faults.js';
 import { handleJsonRpcFrame } from './json-rpc.js';
 import { countRequest, routeRequest, type RpcContext, type RpcHandlers, type SubscriptionHost } from './rpc-router.js';
 import { DEFAULT_RATE_LIMIT, TokenBucket, type RateLimit } from './token-bucket.js';
+import type { Caller } from '../runtime/facade/tokens.facade.js';
 
 /** While a connection stays over its rate limit, one warn line per this many ms says how many requests were refused. */
 export const RATE_LIMIT_LOG_EVERY_MS = 10_000;
@@ -41,6 +42,8 @@ export interface ConnectionDeps {
   limits: ConnectionLimits;
   /** The client's address for logs (`req.socket.remoteAddress`); unset: read from the WebSocket's socket. */
   remoteAddress?: string | undefined;
+  /** Who opened the connection: authenticated once, at the upgrade; every request is checked against its scope. */
+  caller: Caller;
 }
 
 /** A connection's counters, for tests and metrics. */
@@ -139,6 +142,11 @@ export class RpcConnection implements SubscriptionHost {
     this.subscribers.delete(id);
   }
 
+  /** Who opened the connection. */
+  get caller(): Caller {
+    return this.deps.caller;
+  }
+
   /** Current counters. */
   stats(): ConnectionStats {
     const subscriptions: Record<string, SubscriberStats> = {};
@@ -202,6 +210,7 @@ export class RpcConnection implements SubscriptionHost {
       subscriptions: this,
       discover,
       afterResponse: (fn) => afterResponse.push(fn),
+      caller: this.deps.caller,
     };
     const response = await handleJsonRpcFrame(
       text,

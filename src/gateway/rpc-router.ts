@@ -8,6 +8,8 @@ import { protocolError } from './gateway-faults.js';
 import type { JsonRpcRequest } from './json-rpc.js';
 import { isRpcMethodName, RPC_METHODS, type RpcMethodName, type RpcResult } from '../protocol/rpc-methods.js';
 import type { SubscribeParams, SubscribeResult } from '../protocol/event-feed.schema.js';
+import type { Caller } from '../runtime/facade/tokens.facade.js';
+import { assertCallerMay } from './scope-check.js';
 
 /** What a connection offers the events methods. */
 export interface SubscriptionHost {
@@ -26,6 +28,8 @@ export interface RpcContext {
   afterResponse: (fn: () => void) => void;
   /** The OpenRPC document. */
   discover: () => Record<string, unknown>;
+  /** Who is calling: the token the connection (or request) authenticated with, and its scope. */
+  caller: Caller;
 }
 
 type ParamsOf<M extends RpcMethodName> = z.output<(typeof RPC_METHODS)[M]['params']>;
@@ -40,7 +44,8 @@ export type RpcHandler<M extends RpcMethodName> = (
 export type RpcHandlers<M extends RpcMethodName = RpcMethodName> = { [K in M]: RpcHandler<K> };
 
 /**
- * Runs `request` against `handlers`: -32601 for an unknown method, -32602 (zod issues in `data`) for bad params.
+ * Runs `request` against `handlers`: -32601 for an unknown method, -32003 beyond the caller's scope, -32602 (zod
+ * issues in `data`) for bad params.
  * Every outcome is counted in `vigil_gateway_requests_total` by method and code (0 for success).
  */
 export async function routeRequest(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContext): Promise<unknown> {
@@ -74,6 +79,8 @@ function dispatch(request: JsonRpcRequest, handlers: RpcHandlers, ctx: RpcContex
   const { method } = request;
   if (!isRpcMethodName(method)) throw methodNotFound(method);
   const spec = RPC_METHODS[method];
+  // Before the params are even read: a call beyond the token's scope is refused whatever it carries.
+  assertCallerMay(method, spec.scope, ctx.caller, ctx.runtime.tokens);
   const raw = normaliseParams(request.params, method);
   const parsed = spec.params.safeParse(raw);
   if (!parsed.success) {

@@ -4,6 +4,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { EventSubscriber, type SubscriberStats } from './event-subscriber.js';
 import { sseFeedFormat } from './feed-format.js';
 import type { VigilLogger } from '../shared/logger.js';
+import type { Caller } from '../runtime/facade/tokens.facade.js';
 
 /** SSE limits (the same as a WebSocket subscription's). */
 export interface SseLimits {
@@ -12,6 +13,14 @@ export interface SseLimits {
   maxDropped: number;
   /** Comment lines at this interval keep proxies from closing an idle stream. */
   keepAliveMs: number;
+}
+
+/** A live SSE stream as the gateway holds it: its counters, who opened it, and how to end it with a stated reason. */
+export interface SseStream {
+  stats: () => SubscriberStats;
+  caller: Caller;
+  /** Ends the stream with a last named event `closed` carrying `{reason}` (e.g. `token_revoked`). */
+  end: (reason: string) => void;
 }
 
 const SEQ = /^\d{1,16}$/;
@@ -42,7 +51,13 @@ export function serveEventStream(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-  deps: { runtime: Runtime; log: VigilLogger; limits: SseLimits; streams: Map<ServerResponse, () => SubscriberStats> },
+  deps: {
+    runtime: Runtime;
+    log: VigilLogger;
+    limits: SseLimits;
+    streams: Map<ServerResponse, SseStream>;
+    caller: Caller;
+  },
 ): void {
   const query = feedQuery(req, url);
   if (typeof query === 'string') {
@@ -83,7 +98,14 @@ export function serveEventStream(
     if (res.writableLength === 0) res.write(': keep-alive\n\n');
   }, limits.keepAliveMs);
   keepAlive.unref();
-  deps.streams.set(res, () => subscriber.stats());
+  deps.streams.set(res, {
+    stats: () => subscriber.stats(),
+    caller: deps.caller,
+    end: (reason) => {
+      subscriber.close();
+      if (!res.writableEnded && !res.destroyed) res.end(`event: closed\ndata: ${JSON.stringify({ reason })}\n\n`);
+    },
+  });
   metrics.connectionDelta(1);
   res.on('close', () => {
     metrics.connectionDelta(-1);

@@ -67,6 +67,14 @@ export const ERROR_CODES = {
   RPC_RATE_LIMITED: 'RPC_RATE_LIMITED',
   /** A gateway request came without a valid token (HTTP 401). */
   GATEWAY_UNAUTHORIZED: 'GATEWAY_UNAUTHORIZED',
+  /** The token is valid but its scope does not allow the method or path (`data.scope` names the scope needed; HTTP 403); nothing was changed. */
+  AUTH_FORBIDDEN: 'AUTH_FORBIDDEN',
+  /** No token with that name exists (never created, or revoked). */
+  TOKEN_NOT_FOUND: 'TOKEN_NOT_FOUND',
+  /** A token with that name already exists: names are unique, revoke the old one first or choose another. */
+  TOKEN_NAME_TAKEN: 'TOKEN_NAME_TAKEN',
+  /** No more tokens may be created: the store holds its maximum; revoke some first. */
+  TOKEN_LIMIT: 'TOKEN_LIMIT',
   /** The gateway's port is taken (another daemon or another program): the daemon exits before touching its data dir; pass --port. */
   GATEWAY_PORT_IN_USE: 'GATEWAY_PORT_IN_USE',
   /** A client command found no token: no --token, no VIGIL_TOKEN, and no token file in the data dir (no daemon has run with it). */
@@ -139,6 +147,10 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   CHECKPOINT_RESTORE_BUSY: -32009,
   SUBSCRIPTION_LIMIT: -32009,
   RPC_RATE_LIMITED: -32029,
+  AUTH_FORBIDDEN: -32003,
+  TOKEN_NOT_FOUND: -32004,
+  TOKEN_NAME_TAKEN: -32602,
+  TOKEN_LIMIT: -32009,
   TOOL_CALL_NOT_FOUND: -32004,
   TOOL_CALL_NOT_PENDING: -32010,
 };

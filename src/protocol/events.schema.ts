@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { TurnEndingCodeSchema } from './conversation.schema.js';
 import { ScheduleCatchUpSchema, ScheduleCreatorSchema } from './schedules.schema.js';
+import { TokenScopeSchema } from './token-scopes.js';
 
 /** The fields every event carries: a seq that only grows (also across restarts), its type, when, and at which beat. */
 export const EventEnvelopeSchema = z.object({
@@ -224,6 +225,20 @@ export const EVENT_PAYLOADS = {
     change: z.enum(['added', 'removed', 'paused', 'resumed']),
     createdBy: ScheduleCreatorSchema,
   }),
+  /**
+   * A gateway call was refused (-32003 / HTTP 403) and changed nothing: token `tokenName`, holding `tokenScope`, lacks
+   * `scope`, the scope `method` (an RPC method, or an HTTP path) needs. Never the token itself.
+   */
+  'auth.denied': z.object({
+    method: z.string(),
+    scope: TokenScopeSchema,
+    tokenName: z.string(),
+    tokenScope: TokenScopeSchema,
+  }),
+  /** A scoped token was created (`tokens.create`, `vigil tokens create`); its secret appears nowhere but the answer. */
+  'auth.token_created': z.object({ name: z.string(), scope: TokenScopeSchema }),
+  /** A token was revoked: refused from now on, and the connections and streams opened with it are closed. */
+  'auth.token_revoked': z.object({ name: z.string() }),
   /** A supervised actor threw; it is restarted from its last good state. */
   'actor.crashed': z.object({ actor: z.string(), error: z.string().optional() }),
   /** A crashed actor runs again from its last good state. */

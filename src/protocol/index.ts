@@ -19,6 +19,8 @@ export * from './mcp-server-tools.js';
 export * from './rpc-methods.js';
 export * from './schedules.schema.js';
 export * from './time-zone.js';
+export * from './token-scopes.js';
+export * from './tokens.schema.js';
 export * from './tools.schema.js';
 export * from './zod-issues.js';
 export * from './think-trace.schema.js';

@@ -3,7 +3,8 @@
  * those a host may see. Each tool names the RPC methods it calls, so what a tool can do is what those methods allow.
  */
 import { z } from 'zod';
-import type { RpcMethodName } from './rpc-methods.js';
+import { RPC_METHODS, type RpcMethodName } from './rpc-methods.js';
+import { scopeAllows, type TokenScope } from './token-scopes.js';
 
 /** Every tool the MCP server knows, in the order hosts list them. */
 export const MCP_TOOL_NAMES = [
@@ -46,6 +47,13 @@ export const MCP_TOOL_METHODS: Readonly<Record<McpToolName, readonly RpcMethodNa
   list_goals: ['goals.list'],
   add_goal: ['goals.add'],
 };
+
+/** The tools of `tools` a token of `scope` can use: those whose every RPC method its scope allows (in the same order). */
+export function toolsForScope(tools: readonly McpToolName[], scope: TokenScope): McpToolName[] {
+  return tools.filter((tool) =>
+    MCP_TOOL_METHODS[tool].every((method) => scopeAllows(scope, RPC_METHODS[method].scope)),
+  );
+}
 
 const TOOLS_ALLOWED = `expected a comma-separated list of tool names from ${MCP_TOOL_NAMES.join(', ')}`;
 

@@ -34,6 +34,14 @@ import {
 import { VigilEventSchema } from './events.schema.js';
 import { AddScheduleParamsSchema, ScheduleIdParamsSchema, ScheduleViewSchema } from './schedules.schema.js';
 import type { VigilErrorCode } from './error-codes.js';
+import type { TokenScope } from './token-scopes.js';
+import {
+  CreatedTokenSchema,
+  CreateTokenParamsSchema,
+  TokenNameParamsSchema,
+  TokenViewSchema,
+  WhoAmISchema,
+} from './tokens.schema.js';
 import {
   HistoryParamsSchema,
   SubscribeParamsSchema,
@@ -41,8 +49,13 @@ import {
   UnsubscribeParamsSchema,
 } from './event-feed.schema.js';
 
-/** One method: what it does, its by-name params (unknown names are refused), its result, and the errors it may raise. */
+/**
+ * One method: the scope a token needs to call it, what it does, its by-name params (unknown names are refused), its
+ * result, and the errors it may raise.
+ */
 export interface RpcMethodSpec<P extends z.ZodObject = z.ZodObject, R extends z.ZodType = z.ZodType> {
+  /** The narrowest token scope that may call it (CONTRACT §14); declared here once, enforced by the router. */
+  scope: TokenScope;
   summary: string;
   params: P;
   result: R;
@@ -51,40 +64,47 @@ export interface RpcMethodSpec<P extends z.ZodObject = z.ZodObject, R extends z.
 
 // Params are strict: a misspelt name (`confirmed` for `confirm`) is -32602, not silently ignored.
 function method<P extends z.ZodObject, R extends z.ZodType>(
+  scope: TokenScope,
   summary: string,
   params: P,
   result: R,
   errors: readonly VigilErrorCode[] = [],
 ): RpcMethodSpec<P, R> {
-  return { summary, params: params.strict() as P, result, errors };
+  return { scope, summary, params: params.strict() as P, result, errors };
 }
 
 const none = z.object({});
 
-/** The methods of CONTRACT §4 (plus export/import), by name. */
+/** The methods of CONTRACT §4 (plus export/import, tokens, whoami), by name, each with the scope it needs. */
 export const RPC_METHODS = {
   'heartbeat.status': method(
+    'read',
     'The heartbeat: beat count, phase, interval, where it was restored from.',
     none,
     HeartbeatStatusSchema,
   ),
   'checkpoint.list': method(
+    'read',
     'Stored checkpoints, newest first.',
     ListCheckpointsParamsSchema,
     z.array(CheckpointSummarySchema),
   ),
   'checkpoint.create': method(
+    'operate',
     'Takes a checkpoint at the next beat boundary; answers once it is stored.',
     none,
     CheckpointCreatedSchema,
     ['RUNTIME_STOPPED', 'CHECKPOINT_SAVE_FAILED'],
   ),
-  'checkpoint.get': method('The whole decoded checkpoint.', CheckpointIdParamsSchema, CognitiveCheckpointSchema, [
-    'CHECKPOINT_NOT_FOUND',
-    'CHECKPOINT_CORRUPT',
-    'CHECKPOINT_FORMAT_UNSUPPORTED',
-  ]),
+  'checkpoint.get': method(
+    'read',
+    'The whole decoded checkpoint.',
+    CheckpointIdParamsSchema,
+    CognitiveCheckpointSchema,
+    ['CHECKPOINT_NOT_FOUND', 'CHECKPOINT_CORRUPT', 'CHECKPOINT_FORMAT_UNSUPPORTED'],
+  ),
   'checkpoint.restore': method(
+    'operate',
     'Replaces the running state with a checkpoint; without confirm: true it answers -32001 describing the checkpoint.',
     RestoreParamsSchema,
     CheckpointRestoredSchema,
@@ -97,152 +117,204 @@ export const RPC_METHODS = {
     ],
   ),
   'checkpoint.export': method(
+    'operate',
     'A portable document with the checkpoint and its conversation up to the watermark.',
     CheckpointIdParamsSchema,
     CheckpointExportSchema,
     ['CHECKPOINT_NOT_FOUND', 'CHECKPOINT_CORRUPT', 'CHECKPOINT_FORMAT_UNSUPPORTED'],
   ),
   'checkpoint.import': method(
+    'operate',
     'Stores an exported document under a new id (its messages appended to this log); restore that id to run it.',
     ImportParamsSchema,
     ImportResultSchema,
     ['CHECKPOINT_EXPORT_INVALID'],
   ),
-  'budget.status': method("Today's cap, spend, remaining allowance and state.", none, BudgetStatusSchema),
+  'budget.status': method('read', "Today's cap, spend, remaining allowance and state.", none, BudgetStatusSchema),
   'budget.topUp': method(
+    'operate',
     'Adds allowance for today; a sleeping agent wakes at once. Answers the new budget.status.',
     TopUpParamsSchema,
     BudgetStatusSchema,
     ['RUNTIME_STOPPED'],
   ),
   'budget.setCap': method(
+    'operate',
     'Sets the daily cap. Answers the new budget.status.',
     SetCapParamsSchema,
     BudgetStatusSchema,
     ['RUNTIME_STOPPED'],
   ),
-  'goals.list': method('Every goal, active first.', none, z.array(GoalViewSchema)),
-  'goals.add': method('Adds a goal; answers the new goal.', AddGoalParamsSchema, GoalViewSchema, ['RUNTIME_STOPPED']),
-  'goals.complete': method('Marks a goal completed; answers the goal.', GoalIdParamsSchema, GoalViewSchema, [
+  'goals.list': method('read', 'Every goal, active first.', none, z.array(GoalViewSchema)),
+  'goals.add': method('talk', 'Adds a goal; answers the new goal.', AddGoalParamsSchema, GoalViewSchema, [
+    'RUNTIME_STOPPED',
+  ]),
+  'goals.complete': method('talk', 'Marks a goal completed; answers the goal.', GoalIdParamsSchema, GoalViewSchema, [
     'GOAL_NOT_FOUND',
     'RUNTIME_STOPPED',
   ]),
-  'memory.list': method('Working-memory items, most salient first.', none, z.array(MemoryItemViewSchema)),
+  'memory.list': method('read', 'Working-memory items, most salient first.', none, z.array(MemoryItemViewSchema)),
   'memory.search': method(
+    'read',
     'Long-term memories best matching the query (BM25, with prefix and fuzzy matches), best first; limit defaults to 10.',
     MemorySearchParamsSchema,
     z.array(MemorySearchHitSchema),
     ['STORE_IO'],
   ),
   'memory.forget': method(
+    'talk',
     'Forgets a long-term memory: gone from the store, the search index and every later prompt.',
     MemoryForgetParamsSchema,
     MemoryForgetResultSchema,
     ['MEMORY_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
   ),
-  'affect.get': method('The affect dimensions, the derived emotion and the baseline.', none, AffectViewSchema),
+  'affect.get': method('read', 'The affect dimensions, the derived emotion and the baseline.', none, AffectViewSchema),
   'agent.send': method(
+    'talk',
     'Sends the agent a message; it preempts autonomous work and the answer comes as event agent.reply.',
     SendParamsSchema,
     SendResultSchema,
     ['RUNTIME_STOPPED'],
   ),
   'conversation.list': method(
+    'read',
     'The conversation, newest last: the newest limit entries (default 50) before the seq given, so paging goes backwards.',
     ConversationListParamsSchema,
     z.array(ConversationEntrySchema),
   ),
   'events.subscribe': method(
+    'read',
     'Starts an event subscription on this connection (notifications events.event, events.dropped); after replays from the journal.',
     SubscribeParamsSchema,
     SubscribeResultSchema,
     ['SUBSCRIPTION_LIMIT'],
   ),
   'events.unsubscribe': method(
+    'read',
     'Ends an event subscription of this connection.',
     UnsubscribeParamsSchema,
     z.literal(true),
     ['SUBSCRIPTION_NOT_FOUND'],
   ),
   'events.history': method(
+    'read',
     'Past events from the persisted journal, oldest first.',
     HistoryParamsSchema,
     z.array(VigilEventSchema),
   ),
   'tools.list': method(
+    'read',
     'Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), whether its server is up and whether calls need approval.',
     none,
     z.array(ToolViewSchema),
   ),
   'tools.pending': method(
+    'read',
     "Tool calls waiting for an operator's approval, oldest first.",
     none,
     z.array(PendingToolCallSchema),
   ),
   'tools.approve': method(
+    'operate',
     'Approves a waiting tool call: it runs now, and its result goes to the next think of its turn.',
     ApproveToolCallParamsSchema,
     ToolDecisionSchema,
     ['TOOL_CALL_NOT_FOUND', 'TOOL_CALL_NOT_PENDING', 'RUNTIME_STOPPED'],
   ),
   'tools.deny': method(
+    'operate',
     'Denies a waiting tool call: it is not run, and the next think of its turn is told so, with the reason.',
     DenyToolCallParamsSchema,
     ToolDecisionSchema,
     ['TOOL_CALL_NOT_FOUND', 'TOOL_CALL_NOT_PENDING', 'RUNTIME_STOPPED'],
   ),
   'thinks.list': method(
+    'read',
     "The newest thinks' traces, newest first: why each ran, its model calls and tool calls, tokens and cost (the sums of its calls).",
     ThinksListParamsSchema,
     z.array(ThinkTraceSummarySchema),
   ),
   'thinks.get': method(
+    'read',
     "One think's trace: its calls, tool calls and the prompt's sections with their token counts (their text only with VIGIL_TRACE_CONTENT=true).",
     ThinkIdParamsSchema,
     ThinkTraceSchema,
     ['THINK_NOT_FOUND'],
   ),
   'tasks.list': method(
+    'read',
     'Sub-agent tasks, oldest first: status, prompt, turn, tools, times, deadline, spend and money cap (finished ones are kept a while).',
     none,
     z.array(TaskViewSchema),
   ),
   'tasks.cancel': method(
+    'operate',
     'Cancels a task: a queued one is dropped, a running one aborted (its model or tool call in flight too); recorded durably as cancelled, and its turn is told.',
     TaskIdParamsSchema,
     TaskViewSchema,
     ['TASK_NOT_FOUND', 'TASK_FINISHED', 'RUNTIME_STOPPED'],
   ),
   'schedules.list': method(
+    'read',
     'Every schedule, oldest first: its timing (cron in its zone, everyMs or at), text, catch-up policy, next and last firing, who set it.',
     none,
     z.array(ScheduleViewSchema),
   ),
   'schedules.add': method(
+    'operate',
     'Adds a schedule: exactly one of cron (5 fields, in timezone, default VIGIL_TIMEZONE), everyMs or at (one-shot). Each firing is a turn from schedule:<id>; catchUp (skip, once, all up to maxCatchUp) decides what fires for firings missed while down or asleep.',
     AddScheduleParamsSchema,
     ScheduleViewSchema,
     ['SCHEDULE_LIMIT', 'RUNTIME_STOPPED', 'STORE_IO'],
   ),
   'schedules.remove': method(
+    'operate',
     'Removes a schedule; turns it already opened still end as usual.',
     ScheduleIdParamsSchema,
     z.literal(true),
     ['SCHEDULE_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
   ),
   'schedules.pause': method(
+    'operate',
     'Pauses a schedule: it fires no more (and counts nothing missed) until resumed. Answers the schedule.',
     ScheduleIdParamsSchema,
     ScheduleViewSchema,
     ['SCHEDULE_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
   ),
   'schedules.resume': method(
+    'operate',
     'Resumes a paused schedule from now on. Answers the schedule.',
     ScheduleIdParamsSchema,
     ScheduleViewSchema,
     ['SCHEDULE_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
   ),
-  'rpc.discover': method('This OpenRPC document.', none, z.record(z.string(), z.unknown())),
+  'tokens.create': method(
+    'operate',
+    'Creates a token of a scope (read, talk or operate), optionally named and expiring; the answer carries its secret, shown this once.',
+    CreateTokenParamsSchema,
+    CreatedTokenSchema,
+    ['TOKEN_NAME_TAKEN', 'TOKEN_LIMIT', 'RUNTIME_STOPPED', 'STORE_IO'],
+  ),
+  'tokens.list': method(
+    'operate',
+    'Every token: name, scope, when created, when it expires and when last used; never the secret.',
+    none,
+    z.array(TokenViewSchema),
+  ),
+  'tokens.revoke': method(
+    'operate',
+    'Revokes a token by name: refused at once, and connections and streams opened with it are closed.',
+    TokenNameParamsSchema,
+    z.literal(true),
+    ['TOKEN_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
+  ),
+  'auth.whoami': method(
+    'read',
+    "The caller's token: its name, scope and expiry, so a client shows only what it may use.",
+    none,
+    WhoAmISchema,
+  ),
+  'rpc.discover': method('read', 'This OpenRPC document.', none, z.record(z.string(), z.unknown())),
 } as const;
 
 /** Every method name. */

@@ -22,6 +22,7 @@ import { heartbeatOptionsFrom } from './heartbeat-options.js';
 import { openMindParts } from './mind-parts.js';
 import { OpenTurns } from './open-turns.js';
 import { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
+import { TokenStore } from '../subsystems/auth/token-store.js';
 import { Runtime } from './runtime.js';
 import type { RuntimeOptions } from './runtime-options.js';
 
@@ -137,6 +138,7 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
     summaries: mind.summaries,
     memory: mind.memory,
     schedules: await ScheduleStore.open(db, { defaultTimezone: config.timezone }),
+    tokens: await TokenStore.open(db),
     db,
     ids,
     openTurns,

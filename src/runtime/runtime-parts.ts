@@ -21,6 +21,7 @@ import type { SummaryStore } from '../subsystems/summary/summary-store.js';
 import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 import type { OpenTurns } from './open-turns.js';
 import type { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
+import type { TokenStore } from '../subsystems/auth/token-store.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -47,6 +48,8 @@ export interface RuntimeParts {
   memory: LongTermMemory;
   /** The schedules (CONTRACT §11). */
   schedules: ScheduleStore;
+  /** The scoped gateway tokens (CONTRACT §14). */
+  tokens: TokenStore;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

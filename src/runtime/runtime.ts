@@ -36,6 +36,7 @@ import { SchedulesFacade } from './facade/schedules.facade.js';
 import type { ScheduleView } from '../protocol/schedules.schema.js';
 import type { TaskView } from '../protocol/tasks.schema.js';
 import type { LiveEvent } from '../protocol/live-events.schema.js';
+import { TokensFacade } from './facade/tokens.facade.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
@@ -50,6 +51,8 @@ export class Runtime {
   readonly liveEvents$: Observable<LiveEvent>;
   /** The counters the gateway reports into, and the `/metrics` text. */
   readonly metrics: MetricsFacade;
+  /** The scoped gateway tokens: `tokens.*`, authentication, and the notice of a token that ended. */
+  readonly tokens: TokensFacade;
   private readonly core: RuntimeCore;
   private readonly goals: GoalsFacade;
   private readonly budget: BudgetFacade;
@@ -69,6 +72,7 @@ export class Runtime {
     this.tasks = new TasksFacade(this.core);
     this.schedules = new SchedulesFacade(this.core, parts.schedules);
     this.metrics = parts.metrics;
+    this.tokens = new TokensFacade({ store: parts.tokens, bus: parts.bus, clock: parts.clock, log: parts.log });
   }
 
   /** The current beat number. */
@@ -91,6 +95,7 @@ export class Runtime {
   /** Stops at a beat boundary, writes a final checkpoint, and closes the store. Safe to call twice. */
   async stop(reason = 'stopped'): Promise<void> {
     await this.schedules.stop();
+    this.tokens.stop();
     await this.core.stop(reason);
   }
 

@@ -34,8 +34,11 @@ export interface DashboardRig {
   url: string;
   rpc: VigilClient;
   browser: Browser;
-  /** Opens the dashboard with the token and waits until it is ready; `problems` collects page and console errors. */
-  open(): Promise<{ context: BrowserContext; page: Page; problems: string[] }>;
+  /**
+   * Opens the dashboard with the token (the daemon's, or `withToken`) and waits until it is ready; `problems` collects
+   * page and console errors.
+   */
+  open(withToken?: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }>;
   close(): Promise<void>;
 }
 
@@ -79,7 +82,7 @@ export async function startDashboardRig(
     url,
     rpc,
     browser,
-    async open() {
+    async open(withToken = token) {
       const problems: string[] = [];
       const context = await browser.newContext({ viewport: { width: 1280, height: 1100 } });
       const page = await context.newPage();
@@ -88,7 +91,7 @@ export async function startDashboardRig(
       page.on('console', (message) => {
         if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
       });
-      await page.goto(`${url}/?token=${token}`);
+      await page.goto(`${url}/?token=${withToken}`);
       await page.locator('body[data-ready="true"]').waitFor();
       return { context, page, problems };
     },

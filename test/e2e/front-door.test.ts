@@ -55,7 +55,7 @@ describe('vigil run, then vigil send with --data-dir alone', () => {
     // The human line on stderr: the dashboard (no token in it), where the token is, and what to type next.
     const token = (await readFile(join(dataDir, 'token'), 'utf8')).trim();
     expect(daemon.stderr()).toBe(
-      `Vigil is listening. Dashboard: ${String(listening.url)}/ (its token is in ${join(dataDir, 'token')}). Talk to it: vigil send "hello" --data-dir ${dataDir}\n`,
+      `Vigil is listening. Dashboard: ${String(listening.url)}/ (its token is in ${join(dataDir, 'token')}). Talk to it: vigil send "hello" --data-dir ${dataDir}. A read-only token: vigil tokens create --scope read --data-dir ${dataDir}\n`,
     );
     expect(daemon.stderr()).not.toContain(token);
 

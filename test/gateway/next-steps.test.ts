@@ -4,7 +4,7 @@ import { nextStepsLine } from '../../src/gateway/next-steps.js';
 describe('nextStepsLine', () => {
   it('names the dashboard, where the token is, and the send command for the default data dir', () => {
     expect(nextStepsLine({ url: 'http://127.0.0.1:7420', tokenFile: 'data/token', dataDirFlag: undefined })).toBe(
-      'Vigil is listening. Dashboard: http://127.0.0.1:7420/ (its token is in data/token). Talk to it: vigil send "hello"',
+      'Vigil is listening. Dashboard: http://127.0.0.1:7420/ (its token is in data/token). Talk to it: vigil send "hello". A read-only token: vigil tokens create --scope read',
     );
   });
 

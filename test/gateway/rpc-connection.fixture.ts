@@ -1,4 +1,5 @@
 /** One RpcConnection on a real `ws` pair (a bare WebSocketServer on 127.0.0.1 port 0), without the HTTP gateway around it. */
+import { DAEMON_CALLER } from '../../src/runtime/facade/tokens.facade.js';
 import type { AddressInfo } from 'node:net';
 import type { Subject } from 'rxjs';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -49,6 +50,7 @@ export async function startConnection(
         discover: () => ({ openrpc: '1.3.2' }),
         lastSeq: () => h.events.at(-1)?.seq ?? 0,
         limits: { ...TEST_LIMITS, ...options.limits },
+        caller: DAEMON_CALLER,
       });
       resolve({ serverWs, connection });
     }),

@@ -47,6 +47,12 @@ export async function runClientCommand(
     if (err instanceof RpcError) {
       // The JSON-RPC error as the server sent it, on stderr (CONTRACT §2), then the names it suggests, for people.
       io.stderr(`${JSON.stringify(err.toJSON())}\n`);
+      if (err.code === -32003) {
+        const scope = (err.data as { scope?: unknown } | undefined)?.scope;
+        io.stderr(
+          `vigil: this token may not call ${err.method}${typeof scope === 'string' ? `: it needs a token of scope ${scope}` : ''}.\n`,
+        );
+      }
       const suggestions = methodSuggestions(err);
       if (suggestions.length > 0)
         io.stderr(`vigil: no method "${err.method}"; did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?\n`);

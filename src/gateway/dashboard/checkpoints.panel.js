@@ -57,6 +57,7 @@ export function createCheckpointsPanel(client, onRestored) {
           {
             type: 'button',
             class: 'btn btn-small',
+            'data-needs-scope': 'operate',
             onclick: () => runDetached(restore(checkpoint.id), 'restoring a checkpoint'),
           },
           'Restore',

@@ -88,6 +88,11 @@ async function start() {
     return;
   }
 
+  // What this token may do: controls beyond its scope are hidden (dashboard.css, [data-needs-scope]); the gateway
+  // refuses them anyway. Until the answer, every control that needs more than read stays hidden.
+  const whoami = await client.auth.whoami();
+  document.documentElement.dataset['scope'] = whoami.scope;
+
   /** @type {Shared} */
   const shared = { budget: null };
   const events = createEventsPanel();

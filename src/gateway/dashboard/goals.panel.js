@@ -35,7 +35,13 @@ export function createGoalsPanel(client) {
           ? h('span', { class: 'pill pill-soft', dataset: { state: goal.status } }, goal.status)
           : h(
               'button',
-              { type: 'button', class: 'btn btn-small', title: 'mark completed', onclick: () => complete(goal) },
+              {
+                type: 'button',
+                class: 'btn btn-small',
+                title: 'mark completed',
+                'data-needs-scope': 'talk',
+                onclick: () => complete(goal),
+              },
               '✓',
             ),
       ),

@@ -43,7 +43,11 @@ export function createLongTermMemoryPanel(client) {
     }
     results.replaceChildren(
       ...hits.map((hit) => {
-        const button = h('button', { type: 'button', class: 'btn', title: 'Forget this memory for good' }, 'Forget');
+        const button = h(
+          'button',
+          { type: 'button', class: 'btn', title: 'Forget this memory for good', 'data-needs-scope': 'talk' },
+          'Forget',
+        );
         button.addEventListener('click', () => forget(hit.id, hit.content));
         return h(
           'li',

@@ -61,6 +61,7 @@ export function createSchedulesPanel(client) {
           {
             type: 'button',
             class: 'btn btn-small schedule-resume',
+            'data-needs-scope': 'operate',
             onclick: () => act(`Resumed ${schedule.name}`, client.schedules.resume({ id: schedule.id })),
           },
           'Resume',
@@ -72,6 +73,7 @@ export function createSchedulesPanel(client) {
             {
               type: 'button',
               class: 'btn btn-small schedule-pause',
+              'data-needs-scope': 'operate',
               onclick: () => act(`Paused ${schedule.name}`, client.schedules.pause({ id: schedule.id })),
             },
             'Pause',
@@ -81,6 +83,7 @@ export function createSchedulesPanel(client) {
       {
         type: 'button',
         class: 'btn btn-small btn-danger schedule-remove',
+        'data-needs-scope': 'operate',
         onclick: () => act(`Removed ${schedule.name}`, client.schedules.remove({ id: schedule.id })),
       },
       'Remove',

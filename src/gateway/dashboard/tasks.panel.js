@@ -67,7 +67,12 @@ export function createTasksPanel(client) {
         open
           ? h(
               'button',
-              { type: 'button', class: 'btn btn-small btn-danger task-cancel', onclick: () => cancel(task) },
+              {
+                type: 'button',
+                class: 'btn btn-small btn-danger task-cancel',
+                'data-needs-scope': 'operate',
+                onclick: () => cancel(task),
+              },
               'Cancel',
             )
           : null,

@@ -66,7 +66,7 @@ export function createToolsPanel(client) {
       h('pre', { class: 'tool-args mono' }, JSON.stringify(call.args ?? null, null, 1)),
       h(
         'div',
-        { class: 'tool-call-actions' },
+        { class: 'tool-call-actions', 'data-needs-scope': 'operate' },
         reason,
         h(
           'button',

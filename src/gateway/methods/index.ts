@@ -11,6 +11,7 @@ import { thinksMethods } from './thinks.methods.js';
 import { tasksMethods } from './tasks.methods.js';
 import { memoryMethods } from './memory.methods.js';
 import { schedulesMethods } from './schedules.methods.js';
+import { tokensMethods } from './tokens.methods.js';
 
 /** The handler of every method. */
 export const ALL_METHODS: RpcHandlers = {
@@ -24,5 +25,6 @@ export const ALL_METHODS: RpcHandlers = {
   ...tasksMethods,
   ...memoryMethods,
   ...schedulesMethods,
+  ...tokensMethods,
   ...discoverMethods,
 };

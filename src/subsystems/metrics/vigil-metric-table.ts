@@ -69,6 +69,12 @@ export const VIGIL_METRIC_TABLE = {
     labelNames: ['actor'],
   },
   connections: { type: 'gauge', name: 'vigil_gateway_connections', help: 'Open WebSocket and SSE connections.' },
+  authDenied: {
+    type: 'counter',
+    name: 'vigil_gateway_auth_denied_total',
+    help: 'Gateway calls refused (-32003, HTTP 403) because the token lacked the scope they need, by that scope.',
+    labelNames: ['scope'],
+  },
   requests: {
     type: 'counter',
     name: 'vigil_gateway_requests_total',

@@ -173,6 +173,9 @@ export class VigilMetrics {
       case 'schedule.missed':
         this.metric.scheduleMissed.inc({ policy: event.policy }, event.count);
         break;
+      case 'auth.denied':
+        this.metric.authDenied.inc({ scope: event.scope });
+        break;
       case 'mcp.tools_changed':
         this.metric.mcpTools.set({ server: event.server }, event.tools);
         break;

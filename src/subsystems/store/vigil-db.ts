@@ -38,6 +38,8 @@ export const SUBLEVELS = {
   longTermMemory: 'long-term-memory',
   longTermMemoryMeta: 'long-term-memory-meta',
   schedules: 'schedules',
+  /** Scoped gateway tokens (their salted hashes, never the secrets). */
+  gatewayTokens: 'gateway-tokens',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.
