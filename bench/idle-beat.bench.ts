@@ -4,7 +4,7 @@ import { createSimulatedClock } from '../src/shared/clock.js';
 import { startBareHeartbeat } from './bare-heartbeat.js';
 import { median, withTempDir, yieldToLoop } from './bench-utils.js';
 import { CountingThinker } from './counting-thinker.js';
-import { ratioCheck, ratioInfo, sanity, type BenchOutcome } from './report.js';
+import { pairedRatioCheck, ratioInfo, sanity, type BenchOutcome } from './report.js';
 
 /** How long to drive each heartbeat. */
 export interface IdleBeatOptions {
@@ -94,11 +94,11 @@ export async function idleBeatBench(options: IdleBeatOptions = DEFAULT_IDLE_BEAT
         id: 'idle-beat',
         title: `1. Idle beat cost (${options.reps} × ${options.beatsPerRep} beats after ${options.warmupBeats} warm-up, simulated clock, real LevelDB)`,
         checks: [
-          ratioCheck(
+          pairedRatioCheck(
             'idle-beat.ratio',
             'idle beat: runtime / bare XState',
-            { value: runtimeMedian, unit: 'µs/beat', what: 'runtime' },
-            { value: bareMedian, unit: 'µs/beat', what: 'bare XState' },
+            { values: runtimeUs, unit: 'µs/beat', what: 'runtime' },
+            { values: bareUs, unit: 'µs/beat', what: 'bare XState' },
             '<=',
             1.5,
           ),

@@ -74,6 +74,36 @@ export function ratioCheck(
   };
 }
 
+/**
+ * A ratio check over paired samples (`vigil[i]` measured right beside `limit[i]`): the value is the median of the
+ * pairs' ratios, which drift of the machine between pairs does not move; the measures shown are the two medians.
+ */
+export function pairedRatioCheck(
+  id: string,
+  label: string,
+  vigil: { values: readonly number[]; unit: string; what: string },
+  limit: { values: readonly number[]; unit: string; what: string },
+  op: '<=' | '<',
+  target: number,
+): Check {
+  const middle = (values: readonly number[]): number => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  const value = middle(vigil.values.map((v, i) => v / limit.values[i]!));
+  return {
+    id,
+    label: `${label} (median of ${vigil.values.length} paired ratios)`,
+    kind: 'ratio',
+    vigil: { value: middle(vigil.values), unit: vigil.unit, what: vigil.what },
+    limit: { value: middle(limit.values), unit: limit.unit, what: limit.what },
+    value,
+    target: { op, value: target, unit: '×' },
+    pass: holds(value, op, target),
+  };
+}
+
 /** A ratio shown beside the checks without a target (no bound was set for it). */
 export function ratioInfo(id: string, label: string, vigil: Measure, limit: Measure): Check {
   return { id, label, kind: 'ratio', vigil, limit, value: vigil.value / limit.value, target: null, pass: null };
