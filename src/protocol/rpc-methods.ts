@@ -162,7 +162,8 @@ export const RPC_METHODS = {
     ['STORE_IO'],
   ),
   'memory.forget': method(
-    'talk',
+    // Not in talk's list (read plus agent.send, goals.add, goals.complete): forgetting is for good, an operator's call.
+    'operate',
     'Forgets a long-term memory: gone from the store, the search index and every later prompt.',
     MemoryForgetParamsSchema,
     MemoryForgetResultSchema,

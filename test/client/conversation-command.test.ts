@@ -47,7 +47,11 @@ describe('vigil conversation', () => {
     expect(second.stderr).toBe('');
 
     const third = await run(['conversation', '--before', String(all[0]!.seq)]);
-    expect(third).toEqual({ code: 0, stdout: '', stderr: 'vigil: no entries.\n' });
+    expect({ code: third.code, stdout: third.stdout, stderr: third.stderr }).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'vigil: no entries.\n',
+    });
   });
 
   it('prints the entries as JSON with --json, exactly as conversation.list answers', async () => {

@@ -45,7 +45,7 @@ export function createLongTermMemoryPanel(client) {
       ...hits.map((hit) => {
         const button = h(
           'button',
-          { type: 'button', class: 'btn', title: 'Forget this memory for good', 'data-needs-scope': 'talk' },
+          { type: 'button', class: 'btn', title: 'Forget this memory for good', 'data-needs-scope': 'operate' },
           'Forget',
         );
         button.addEventListener('click', () => forget(hit.id, hit.content));
