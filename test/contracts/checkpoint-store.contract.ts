@@ -192,6 +192,34 @@ export function runCheckpointStoreContract(
       await expect(store.load(all[0]!.id)).rejects.toMatchObject({ code: 'CHECKPOINT_NOT_FOUND' });
     });
 
+    it('a load racing the prune of its checkpoint sees it whole or not at all, never half-deleted', async () => {
+      // The crash loop once listed a checkpoint, then read its body before a save's prune landed and its index entry
+      // after: on LevelDB the batch lands on a worker thread, between two reads the main thread made back to back.
+      const outcomes = new Map<string, number>();
+      let [previous] = await saveMany(1, 1);
+      for (let round = 0; round < 300; round += 1) {
+        clock.increment(1_000);
+        const next = makeCheckpoint({ id: store.newId(), createdAt: clock.now(), beatCount: round });
+        let saved = false;
+        const saving = store.save(next, 1).then(() => (saved = true));
+        // Reads back to back until the save (and its prune) has landed, and one more after.
+        let last = false;
+        while (!last) {
+          last = saved;
+          const outcome = await store.loadRaw(previous!.id).then(
+            () => 'loaded',
+            (err: unknown) => (err as { code?: string }).code ?? String(err),
+          );
+          outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+          // memory-level answers within microtasks: let the save's compression (a macrotask) go on.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await saving;
+        previous = next;
+      }
+      expect([...outcomes.keys()].filter((o) => o !== 'loaded' && o !== 'CHECKPOINT_NOT_FOUND')).toEqual([]);
+    });
+
     it('prunes on request down to maxCount, bodies and index alike', async () => {
       const all = await saveMany(4);
       expect(await store.prune(1)).toEqual([all[2]!.id, all[1]!.id, all[0]!.id]);

@@ -5,6 +5,8 @@ import { createIdFactory, type IdFactory } from '../../shared/ids.js';
 import {
   SUBLEVELS,
   hasLevelCode,
+  parseStoredJson,
+  readTogether,
   toStoreError,
   writeSyncBatch,
   type VigilBatchOp,
@@ -177,9 +179,10 @@ export class CheckpointStore {
   /** The stored bytes (sealed if a key sealed them) and index entry, undecoded; a missing half is CHECKPOINT_CORRUPT. */
   async loadRaw(id: string): Promise<RawCheckpoint> {
     let bytes: Uint8Array | undefined;
-    let meta: unknown;
+    let entry: Uint8Array | undefined;
     try {
-      [bytes, meta] = await Promise.all([this.bodies.get(id), this.index.get(id)]);
+      // One snapshot for both halves: a save's prune landing between two reads made a checkpoint look half-deleted.
+      [bytes, entry] = await readTogether(this.db, id, [this.bodies, this.index]);
     } catch (err) {
       if (hasLevelCode(err, 'LEVEL_CORRUPTION') || hasLevelCode(err, 'LEVEL_DECODE_ERROR')) {
         throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} could not be read: ${describeError(err)}.`, {
@@ -188,7 +191,7 @@ export class CheckpointStore {
       }
       throw toStoreError(err, `read checkpoint ${id}`);
     }
-    return rawCheckpointOf(id, bytes, meta);
+    return rawCheckpointOf(id, bytes, entry === undefined ? undefined : indexEntryJson(id, entry));
   }
 
   /**
@@ -319,5 +322,16 @@ export class CheckpointStore {
     // Only the queue's tail swallows a failure (the next write still runs); the caller gets it from `run`.
     this.writes = run.catch(() => undefined);
     return run;
+  }
+}
+
+/** An index entry's stored bytes as JSON; CHECKPOINT_CORRUPT when they are not JSON. */
+function indexEntryJson(id: string, entry: Uint8Array): unknown {
+  try {
+    return parseStoredJson(entry);
+  } catch (err) {
+    throw new VigilError('CHECKPOINT_CORRUPT', `Checkpoint ${id} could not be read: ${describeError(err)}.`, {
+      cause: err,
+    });
   }
 }

@@ -50,6 +50,32 @@ export function writeSyncBatch(db: VigilDb, ops: VigilBatchOp[]): Promise<void> 
   return db.batch<string, unknown>(ops, SYNC_WRITE);
 }
 
+/** A sublevel of the root database, as far as `readTogether` needs it: where its keys live. */
+export interface PrefixedSublevel {
+  prefixKey(key: string, keyFormat: 'utf8'): string;
+}
+
+/**
+ * The raw bytes stored under `key` in each of `sublevels`, read from one snapshot: a single `getMany` on the root
+ * database. Two separate gets take two snapshots, and on LevelDB a batch committing on a worker thread between them
+ * makes a record written (or deleted) in one batch look half there.
+ */
+export async function readTogether(
+  db: VigilDb,
+  key: string,
+  sublevels: readonly PrefixedSublevel[],
+): Promise<Array<Uint8Array | undefined>> {
+  return db.getMany<string, Uint8Array>(
+    sublevels.map((sublevel) => sublevel.prefixKey(key, 'utf8')),
+    { keyEncoding: 'utf8', valueEncoding: 'view' },
+  );
+}
+
+/** A JSON value stored as bytes (read by `readTogether`); LEVEL_DECODE_ERROR-like failures are the caller's to name. */
+export function parseStoredJson(bytes: Uint8Array): unknown {
+  return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+}
+
 /**
  * Compacts the whole key range, so deleted and overwritten versions (pruned records, plaintext from before a key)
  * leave LevelDB's log and table files; a no-op on a database that cannot (memory-level).

@@ -4,7 +4,7 @@
  * Retention: the newest `maxCount` thinks, none older than `maxAgeMs`; what falls outside is deleted in the batch
  * that adds the new one. Keys are ids only: no user text is ever part of a key.
  */
-import { VigilError } from '../../errors.js';
+import { VigilError, describeError } from '../../errors.js';
 import {
   ThinkTraceSchema,
   ThinkTraceSummarySchema,
@@ -12,7 +12,14 @@ import {
   type ThinkTraceSummary,
 } from '../../protocol/think-trace.schema.js';
 import { z } from 'zod';
-import { SUBLEVELS, toStoreError, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
+import {
+  SUBLEVELS,
+  parseStoredJson,
+  readTogether,
+  toStoreError,
+  type VigilBatchOp,
+  type VigilDb,
+} from '../store/vigil-db.js';
 
 /** A kept think's id, and its start time once read. */
 interface KeptTrace {
@@ -168,12 +175,22 @@ export class ThinkTraceStore {
 
   /** `thinks.get`: the whole trace; THINK_NOT_FOUND when it is not kept. */
   async get(id: string): Promise<ThinkTrace> {
+    let stored: Array<Uint8Array | undefined>;
+    try {
+      // One snapshot for both: a prune landing between two reads would show the summary without its sections.
+      stored = await readTogether(this.db, id, [this.summaries, this.details]);
+    } catch (err) {
+      throw toStoreError(err, `read the trace of think ${id}`);
+    }
     let summary: unknown;
     let detail: unknown;
     try {
-      [summary, detail] = await Promise.all([this.summaries.get(id), this.details.get(id)]);
+      [summary, detail] = stored.map((bytes) => (bytes === undefined ? undefined : parseStoredJson(bytes)));
     } catch (err) {
-      throw toStoreError(err, `read the trace of think ${id}`);
+      throw new VigilError('STORE_CORRUPT', `The stored trace of think ${id} is not JSON: ${describeError(err)}.`, {
+        data: { id },
+        cause: err,
+      });
     }
     if (summary === undefined) {
       throw new VigilError(
