@@ -1,7 +1,8 @@
 /** The configuration's schema and its table of environment variables (CONTRACT §3): names, defaults, meanings. */
 import { z } from 'zod';
 import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
-import { DEFAULT_MCP_TOOLS, McpServerToolsSchema } from './protocol/mcp-server-tools.js';
+import { McpServerToolsSchema } from './protocol/mcp-server-tools.js';
+import { DEFAULT_MCP_TOOLS } from './protocol/mcp-tool-names.js';
 import { isValidTimeZone } from './protocol/time-zone.js';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
 import { ALLOWED_PRICE, ModelPriceSchema } from './subsystems/thinking/model-price.schema.js';

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { CONFIG_VARIABLES, VigilConfigSchema, type ConfigVariable, type VigilConfig } from './config.schema.js';
 import { VigilError, describeError } from './errors.js';
 import { nearestNames } from './shared/nearest-names.js';
-import { splitList } from './protocol/mcp-server-tools.js';
+import { splitList } from './protocol/mcp-tool-names.js';
 
 export {
   CONFIG_VARIABLES,

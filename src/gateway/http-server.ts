@@ -20,7 +20,7 @@ import type { TokenScope } from '../protocol/token-scopes.js';
 import type { Caller, TokenEnded } from '../runtime/facade/tokens.facade.js';
 import { assertCallerMay } from './scope-check.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
-import { DEFAULT_MCP_TOOLS, type McpToolName } from '../protocol/mcp-server-tools.js';
+import { DEFAULT_MCP_TOOLS, type McpToolName } from '../protocol/mcp-tool-names.js';
 
 // Still exported from here, where the library (and its users) have always found it.
 export { MAX_FRAME_BYTES };

@@ -7,12 +7,8 @@ import { mcpCommand } from '../../src/client/commands/mcp.command.js';
 import type { CliIo } from '../../src/client/commands/cli-io.js';
 import type { VigilLink } from '../../src/client/mcp/vigil-link.js';
 import { createVigilMcpServer } from '../../src/client/mcp/vigil-mcp-server.js';
-import {
-  DEFAULT_MCP_TOOLS,
-  MCP_TOOL_METHODS,
-  MCP_TOOL_NAMES,
-  type McpToolName,
-} from '../../src/protocol/mcp-server-tools.js';
+import { MCP_TOOL_METHODS } from '../../src/protocol/mcp-server-tools.js';
+import { DEFAULT_MCP_TOOLS, MCP_TOOL_NAMES, type McpToolName } from '../../src/protocol/mcp-tool-names.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 
 const AT = '2026-01-01T00:00:00.000Z';

@@ -3,7 +3,7 @@
  * resolved one by one, the packages bundled into it are not read from node_modules, and the files it finds by path
  * (package.json's version, the default identity, the dashboard and uPlot) are the package's own.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,27 @@ describe('the daemon runs from its start-up bundle', () => {
     expect(
       urls.filter((url) => BUNDLED_PACKAGES.test(url) || /\/node_modules\/(@modelcontextprotocol|ajv)\//.test(url)),
     ).toEqual([]);
+  });
+
+  it('`vigil mcp` answers initialize from modules that hold neither zod nor the MCP SDK (they load after)', async () => {
+    // What the command's chunk imports statically is all that loads before the early answer (early-initialize.ts).
+    const bundle = join(ROOT, 'dist/bundle');
+    const entry = (await readdir(bundle)).find((name) => /^mcp\.command-[A-Z0-9]+\.js$/.test(name));
+    expect(entry).toBeDefined();
+    const seen = new Set<string>();
+    const pending = [entry!];
+    const heavy: string[] = [];
+    for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const source = await readFile(join(bundle, name), 'utf8');
+      if (/node_modules\/(zod|@modelcontextprotocol)\//.test(source)) heavy.push(name);
+      for (const [, imported] of source.matchAll(/^(?:import|export)\s[^;]*?["']\.\/([^"']+)["']/gms)) {
+        pending.push(imported!);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(1);
+    expect(heavy).toEqual([]);
   });
 
   it('finds the package files it reads by path: the version, the default identity, the dashboard and uPlot', async () => {

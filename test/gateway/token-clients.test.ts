@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { CliIo } from '../../src/client/commands/cli-io.js';
 import { mcpCommand } from '../../src/client/commands/mcp.command.js';
-import { DEFAULT_MCP_TOOLS, toolsForScope } from '../../src/protocol/mcp-server-tools.js';
+import { toolsForScope } from '../../src/protocol/mcp-server-tools.js';
+import { DEFAULT_MCP_TOOLS } from '../../src/protocol/mcp-tool-names.js';
 import { TEST_TOKEN } from './gateway.fixture.js';
 import { startScopedGateway, type ScopedGateway } from './token-scopes.fixture.js';
 

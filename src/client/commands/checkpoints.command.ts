@@ -5,7 +5,7 @@ import { CheckpointExportSchema } from '../../protocol/checkpoint-transfer.schem
 import { RpcError } from '../rpc-error.js';
 import type { VigilClient } from '../vigil-client.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs, type ClientArgs } from './client-options.js';
+import { parseClientArgs, type ClientArgs } from './client-args.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 
 /** The usage lines. */

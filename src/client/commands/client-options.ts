@@ -3,37 +3,13 @@
  * data dir's `daemon.json` and its token file (CONTRACT §2): where the daemon is, which token to present, and where
  * each came from, so a failure can say what to change.
  */
-import { parseArgs } from 'node:util';
 import { VigilError } from '../../errors.js';
 import { readDaemonFile, type DaemonFileRead } from '../../shared/daemon-file.js';
 import { shellQuote } from '../../shared/shell-quote.js';
 import { readTokenFile, tokenFilePath } from '../../shared/token-file.js';
 import type { ConnectOptions } from '../vigil-client.js';
+import type { ClientArgs } from './client-args.js';
 import { UsageError, type CliIo } from './cli-io.js';
-
-/** Parsed arguments of a client command: its positionals and flags. */
-export interface ClientArgs {
-  positionals: string[];
-  flags: Record<string, string | boolean | undefined>;
-}
-
-/** Parses `argv` with the shared flags plus `extra`; throws UsageError on an unknown flag or a missing value. */
-export function parseClientArgs(
-  argv: string[],
-  extra: Record<string, { type: 'string' | 'boolean' }> = {},
-): ClientArgs {
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: { url: { type: 'string' }, token: { type: 'string' }, 'data-dir': { type: 'string' }, ...extra },
-    });
-    return { positionals, flags: values };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-}
 
 const nonEmpty = (value: unknown): string | undefined =>
   typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;

@@ -1,7 +1,7 @@
 /** `vigil conversation [--limit N] [--before SEQ] [--json]`: the conversation log, newest last, one line per entry. */
 import type { ConversationEntry } from '../../protocol/conversation.schema.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs } from './client-options.js';
+import { parseClientArgs } from './client-args.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 
 /** The usage line. */

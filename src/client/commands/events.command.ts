@@ -1,6 +1,6 @@
 /** `vigil events [--types T1,T2] [--after SEQ]`: the event feed, one JSON object per line, until interrupted. */
 import { UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs } from './client-options.js';
+import { parseClientArgs } from './client-args.js';
 import { runClientCommand } from './run-client-command.js';
 
 /** The usage line. */

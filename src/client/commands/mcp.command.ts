@@ -1,61 +1,89 @@
 /**
  * `vigil mcp`: Vigil as an MCP server over stdio (CONTRACT §12), relaying to the running daemon with the client
  * commands' `--url`, `--token`, `--data-dir`, offering the tools `VIGIL_MCP_SERVER_TOOLS` names that its token's scope
- * allows (asked of the daemon at start). It answers `initialize` without the daemon, connects on the first tool call (again after the daemon restarts), and exits when
- * the host closes stdin.
+ * allows (asked of the daemon while the host initialises). It answers `initialize` without waiting on the daemon,
+ * connects for the first tool call (again after the daemon restarts), and exits when the host closes stdin.
  */
-import { mcpToolsFromEnv, toolsForScope, type McpToolName } from '../../protocol/mcp-server-tools.js';
 import type { TokenScope } from '../../protocol/token-scopes.js';
 import type { LinkOpener } from '../mcp/client-link.js';
+import { mcpToolsFromEnv } from '../../protocol/mcp-tool-names.js';
+import { answerInitializeEarly } from '../mcp/early-initialize.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { clientOptions, parseClientArgs } from './client-options.js';
+import { parseClientArgs, type ClientArgs } from './client-args.js';
 
 /** The usage line. */
 export const MCP_USAGE =
   'usage: vigil mcp [--url URL] [--token TOKEN] [--data-dir D]   (an MCP server on stdin/stdout)';
 
-/** Runs `vigil mcp` until stdin closes; resolves to the exit code. */
+/**
+ * Runs `vigil mcp` until stdin closes; resolves to the exit code. Only the arguments are read before the host's
+ * `initialize` is answered: everything else (zod, the MCP SDK, the client) loads after, and nothing this module
+ * imports statically may load them.
+ */
 export async function mcpCommand(
   argv: string[],
   io: CliIo,
   stdin: NodeJS.ReadableStream = process.stdin,
   stdout: NodeJS.WritableStream = process.stdout,
 ): Promise<number> {
-  let options;
+  let args: ClientArgs;
   try {
-    const args = parseClientArgs(argv);
+    args = parseClientArgs(argv);
     if (args.positionals.length > 0) throw new UsageError(`unexpected arguments: ${args.positionals.join(' ')}`);
-    options = await clientOptions(args, io);
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.stderr(`vigil: ${err.message}\n${MCP_USAGE}\n`);
-    return 2;
+    return usageError(err, io);
   }
   const tools = mcpToolsFromEnv(io.env['VIGIL_MCP_SERVER_TOOLS']);
   if ('error' in tools) {
     io.stderr(`vigil: ${tools.error}\n`);
     return 2;
   }
-  // Loaded only now: `vigil --help` and the other commands never pay for the MCP SDK's server side.
-  const [{ StdioServerTransport }, { createVigilMcpServer }, { createLinkOpener }] = await Promise.all([
+  const early = answerInitializeEarly(stdin, stdout);
+  // Loading the modules below blocks the event loop (Node 22 and later load ES modules synchronously), so a host's
+  // first line is answered before they load; a person at a terminal is not kept waiting for a line to see an error in
+  // the data dir's files (no token file), which is found only then.
+  if ((stdin as { isTTY?: boolean }).isTTY !== true) await Promise.race([early.firstLine, early.closed]);
+  const [
+    { clientOptions },
+    { toolsForScope },
+    { StdioServerTransport },
+    { createVigilMcpServer },
+    { createLinkOpener },
+    { GatedTransport },
+  ] = await Promise.all([
+    import('./client-options.js'),
+    import('../../protocol/mcp-server-tools.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('../mcp/vigil-mcp-server.js'),
     import('../mcp/client-link.js'),
+    import('../mcp/gated-transport.js'),
   ]);
+  let options;
+  try {
+    options = await clientOptions(args, io);
+  } catch (err) {
+    return usageError(err, io);
+  }
   const links = createLinkOpener(options);
-  const scope = await tokenScope(links);
-  // A read or talk token's host is offered only the tools it may use; with the daemon down, all (calls refuse later).
-  const offered: readonly McpToolName[] = scope === undefined ? tools : toolsForScope(tools, scope);
-  const server = createVigilMcpServer({ openLink: links.open, where: options.url, tools: offered });
-  const closed = new Promise<void>((resolve) => {
-    stdin.once('end', resolve);
-    stdin.once('close', resolve);
+  const server = createVigilMcpServer({ openLink: links.open, where: options.url, tools });
+  // Asked while the host initialises: a read or talk token's host is offered only the tools it may use (with the
+  // daemon down, all: calls refuse later). Requests after `initialize` wait for it, so no host lists a tool too many.
+  const scoped = tokenScope(links).then((scope) => {
+    if (scope !== undefined) server.offerOnly(toolsForScope(tools, scope));
   });
-  await server.connect(new StdioServerTransport(stdin as never, stdout as never));
-  await closed;
+  const transport = new StdioServerTransport(early.input, stdout as never);
+  await server.connect(new GatedTransport(transport, scoped, early.isAnswered));
+  await early.closed;
   await server.close().catch(() => undefined);
   await links.close();
   return 0;
+}
+
+/** Exit 2 with the usage line for a UsageError; anything else is not a usage problem and is thrown on. */
+function usageError(err: unknown, io: CliIo): number {
+  if (!(err instanceof UsageError)) throw err;
+  io.stderr(`vigil: ${err.message}\n${MCP_USAGE}\n`);
+  return 2;
 }
 
 /** How long `vigil mcp` waits at start to learn its token's scope before offering every configured tool. */

@@ -2,7 +2,7 @@
 import type { MemorySearchHit } from '../../protocol/memory.schema.js';
 import { MAX_MEMORY_SEARCH_LIMIT } from '../../protocol/memory.schema.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs, type ClientArgs } from './client-options.js';
+import { parseClientArgs, type ClientArgs } from './client-args.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 
 /** The usage line. */

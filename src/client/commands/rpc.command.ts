@@ -1,7 +1,7 @@
 /** `vigil rpc METHOD [PARAMS_JSON]`: one JSON-RPC call, its result printed as JSON. */
 import type { RpcMethodName } from '../../protocol/rpc-methods.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs } from './client-options.js';
+import { parseClientArgs } from './client-args.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 
 /** The usage line. */

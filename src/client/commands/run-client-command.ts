@@ -3,7 +3,8 @@ import { describeError } from '../../errors.js';
 import { RpcError } from '../rpc-error.js';
 import { connect, type VigilClient } from '../vigil-client.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { resolveTarget, type ClientArgs } from './client-options.js';
+import type { ClientArgs } from './client-args.js';
+import { resolveTarget } from './client-options.js';
 import { describeConnectFailure } from './connect-failure.js';
 
 /** Prints `value` as indented JSON on stdout. */

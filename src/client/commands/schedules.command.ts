@@ -1,7 +1,7 @@
 /** `vigil schedules list | add | remove | pause | resume`: shorthands for the `schedules.*` methods. */
 import type { AddScheduleParams, ScheduleView } from '../../protocol/schedules.schema.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs, type ClientArgs } from './client-options.js';
+import { parseClientArgs, type ClientArgs } from './client-args.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 
 /** The usage line. */

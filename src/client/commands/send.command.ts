@@ -7,7 +7,7 @@ import type { Unsubscribable } from 'rxjs';
 import type { FeedEvent } from '../client-core.js';
 import type { VigilClient } from '../vigil-client.js';
 import { nodeTimers, UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs, type ClientArgs } from './client-options.js';
+import { parseClientArgs, type ClientArgs } from './client-args.js';
 import { runClientCommand } from './run-client-command.js';
 import { StreamedReply } from './streamed-reply.js';
 

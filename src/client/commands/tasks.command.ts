@@ -1,7 +1,7 @@
 /** `vigil tasks list [--json]` and `vigil tasks cancel ID`: the agent's sub-agent tasks. */
 import type { TaskView } from '../../protocol/tasks.schema.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs } from './client-options.js';
+import { parseClientArgs } from './client-args.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 
 /** The usage line. */

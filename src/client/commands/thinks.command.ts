@@ -1,7 +1,7 @@
 /** `vigil thinks list [--limit N] [--before ID] [--json]` and `vigil thinks show ID [--json]`: the think traces (CONTRACT §10). */
 import { MAX_THINKS_PAGE } from '../../protocol/thinks.schema.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs } from './client-options.js';
+import { parseClientArgs } from './client-args.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 import { formatThink, formatThinkLine } from './thinks-format.js';
 

@@ -2,7 +2,7 @@
 import type { CreateTokenParams, TokenView } from '../../protocol/tokens.schema.js';
 import { TokenScopeSchema } from '../../protocol/token-scopes.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs, type ClientArgs } from './client-options.js';
+import { parseClientArgs, type ClientArgs } from './client-args.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 
 /** The usage line. */

@@ -2,7 +2,7 @@
 import type { PendingToolCall } from '../../protocol/tool-approvals.schema.js';
 import type { ToolView } from '../../protocol/tools.schema.js';
 import { UsageError, type CliIo } from './cli-io.js';
-import { parseClientArgs } from './client-options.js';
+import { parseClientArgs } from './client-args.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 
 /** The usage lines. */

@@ -9,9 +9,9 @@ import { z } from 'zod';
 import { SendParamsSchema } from '../../protocol/agent.schema.js';
 import { ConversationListParamsSchema, type ConversationEntry } from '../../protocol/conversation.schema.js';
 import { AddGoalParamsSchema, type GoalView } from '../../protocol/goals.schema.js';
-import { DEFAULT_MCP_TOOLS, type McpToolName } from '../../protocol/mcp-server-tools.js';
+import { DEFAULT_MCP_TOOLS, type McpToolName } from '../../protocol/mcp-tool-names.js';
 import { MemorySearchParamsSchema } from '../../protocol/memory.schema.js';
-import { VIGIL_VERSION } from '../../shared/version.js';
+import { ABOUT, MCP_SERVER_INFO, MCP_SERVER_INSTRUCTIONS } from './mcp-server-identity.js';
 import { errorResult, failureResult, textResult } from './mcp-tool-result.js';
 import { sendAndWait } from './send-and-wait.js';
 import { lookUpTurn } from './turn-lookup.js';
@@ -34,17 +34,18 @@ export const DEFAULT_WAIT_MS = 60_000;
 const MAX_WAIT_MS = 600_000;
 const DEFAULT_CONVERSATION_LIMIT = 20;
 
-const ABOUT =
-  "Vigil is a long-running autonomous AI agent (a daemon on the user's machine or server) with its own goals, working memory, long-term memory and a daily spending budget; it keeps working between conversations.";
+/** The MCP server with Vigil's tools, and the one way to narrow them once connected. */
+export type VigilMcpServer = McpServer & {
+  /**
+   * Offers only `tools` from now on (those already withdrawn stay withdrawn): `vigil mcp` learns its token's scope
+   * after it has answered `initialize`, and holds the host's later requests until it has narrowed the list.
+   */
+  offerOnly(tools: readonly McpToolName[]): void;
+};
 
 /** The MCP server with Vigil's tools over `openLink`; connect it to a transport. */
-export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer {
-  const server = new McpServer(
-    { name: 'vigil', title: 'Vigil agent', version: VIGIL_VERSION },
-    {
-      instructions: `${ABOUT} Use these tools to talk to that agent, read what it said and remembers, and see or add its goals.`,
-    },
-  );
+export function createVigilMcpServer(options: VigilMcpServerOptions): VigilMcpServer {
+  const server = new McpServer(MCP_SERVER_INFO, { instructions: MCP_SERVER_INSTRUCTIONS });
   // Every tool runs on a link; a failure (daemon down, token refused, RPC error) is a tool result, never a crash.
   const run = async (body: (link: VigilLink) => Promise<CallToolResult>): Promise<CallToolResult> => {
     try {
@@ -223,11 +224,18 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): McpServer 
         }),
     ),
   };
-  const exposed = new Set<McpToolName>(options.tools ?? DEFAULT_MCP_TOOLS);
+  const offered = new Set<string>(Object.keys(registered));
+  const offerOnly = (tools: readonly McpToolName[]): void => {
+    const keep = new Set<string>(tools);
+    for (const [name, tool] of Object.entries(registered)) {
+      if (keep.has(name) || !offered.has(name)) continue;
+      offered.delete(name);
+      tool.remove();
+    }
+  };
   // Registered all, then the ones not exposed removed (before any host connects): a tool not listed does not exist.
-  for (const [name, tool] of Object.entries(registered)) if (!exposed.has(name as McpToolName)) tool.remove();
-
-  return server;
+  offerOnly(options.tools ?? DEFAULT_MCP_TOOLS);
+  return Object.assign(server, { offerOnly });
 }
 
 function formatEntry(entry: ConversationEntry): string {
