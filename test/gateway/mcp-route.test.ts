@@ -132,6 +132,21 @@ describe('/mcp (Streamable HTTP, the SDK client)', () => {
     expect(ok.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('answers a body that is not JSON with 400 and -32700, in a session or before one, and opens none', async () => {
+    const h = await gateway();
+    const auth = { authorization: `Bearer ${TEST_TOKEN}` };
+    const before = await post(h, '{"jsonrpc":"2.0",', auth);
+    expect(before.status).toBe(400);
+    expect(await before.json()).toMatchObject({ error: { code: -32700 } });
+    expect(h.gateway.stats().mcpSessions).toBe(0);
+    const opened = await post(h, INITIALIZE, auth);
+    const session = opened.headers.get('mcp-session-id')!;
+    const within = await post(h, 'not json', { ...auth, 'mcp-session-id': session });
+    expect(within.status).toBe(400);
+    expect(await within.json()).toMatchObject({ error: { code: -32700 } });
+    expect(h.gateway.stats().mcpSessions).toBe(1);
+  });
+
   it('answers an unknown session id (a daemon restarted) with 404 Session not found; the host then initialises again', async () => {
     const first = await gateway();
     const { port } = new URL(first.gateway.url);
