@@ -1,5 +1,6 @@
 /** Bench 1: the cost of an idle beat of the real runtime against a bare XState heartbeat, both on a simulated clock. */
 import { createRuntime } from '../src/runtime/create-runtime.js';
+import type { Runtime } from '../src/runtime/runtime.js';
 import { createSimulatedClock } from '../src/shared/clock.js';
 import { startBareHeartbeat } from './bare-heartbeat.js';
 import { median, withTempDir, yieldToLoop } from './bench-utils.js';
@@ -48,23 +49,28 @@ export async function drive(clock: SimClock, beats: number): Promise<DriveTime> 
   return { totalMs, syncMs };
 }
 
+/** A runtime on real LevelDB in `dataDir` that only beats (no checkpoints, a fixed interval), on the simulated `clock`. */
+export function startIdleRuntime(dataDir: string, clock: SimClock, thinker = new CountingThinker()): Promise<Runtime> {
+  return createRuntime({
+    clock,
+    thinker,
+    config: {
+      dataDir,
+      thinker: 'offline',
+      checkpointEnabled: false,
+      beatMs: BEAT_MS,
+      beatMinMs: BEAT_MS,
+      beatMaxMs: BEAT_MS,
+    },
+  });
+}
+
 /** Runs bench 1. */
 export async function idleBeatBench(options: IdleBeatOptions = DEFAULT_IDLE_BEAT_OPTIONS): Promise<BenchOutcome> {
   return withTempDir('idle', async (dataDir) => {
     const clock = createSimulatedClock(START);
     const thinker = new CountingThinker();
-    const runtime = await createRuntime({
-      clock,
-      thinker,
-      config: {
-        dataDir,
-        thinker: 'offline',
-        checkpointEnabled: false,
-        beatMs: BEAT_MS,
-        beatMinMs: BEAT_MS,
-        beatMaxMs: BEAT_MS,
-      },
-    });
+    const runtime = await startIdleRuntime(dataDir, clock, thinker);
     const bareClock = createSimulatedClock(START);
     const bare = startBareHeartbeat(bareClock);
     try {

@@ -4,12 +4,9 @@
  * repetitions; and the time to find the next due time among the 1,000 (what the runner does after every change or
  * firing), against the issue's absolute 1 ms.
  */
-import { createRuntime } from '../src/runtime/create-runtime.js';
-import type { Runtime } from '../src/runtime/runtime.js';
 import { createSimulatedClock } from '../src/shared/clock.js';
 import { median, internalsOf, withTempDir } from './bench-utils.js';
-import { CountingThinker } from './counting-thinker.js';
-import { BEAT_MS, drive, START } from './idle-beat.bench.js';
+import { drive, START, startIdleRuntime } from './idle-beat.bench.js';
 import { pairedRatioCheck, ratioCheck, ratioInfo, sanity, type BenchOutcome, type Measure } from './report.js';
 
 /** How much to drive and how many schedules. */
@@ -47,21 +44,6 @@ function scheduleParams(i: number): Record<string, unknown> {
     default:
       return { name, text, at: new Date(START + 200 * DAY_MS + i * 60_000).toISOString() };
   }
-}
-
-async function startIdleRuntime(dataDir: string, clock: ReturnType<typeof createSimulatedClock>): Promise<Runtime> {
-  return createRuntime({
-    clock,
-    thinker: new CountingThinker(),
-    config: {
-      dataDir,
-      thinker: 'offline',
-      checkpointEnabled: false,
-      beatMs: BEAT_MS,
-      beatMinMs: BEAT_MS,
-      beatMaxMs: BEAT_MS,
-    },
-  });
 }
 
 /** Runs bench 14. */
