@@ -7,6 +7,7 @@
  *   npm run sim -- --seed 1234 --trace   that seed, then its whole history: events, actions, faults, the log
  *   npm run sim -- --year [--days N]     a simulated year (or N days) of one agent (docs/testing.md)
  *   npm run sim -- --year --keep         the same, leaving its two data dirs (first week, whole run) to profile
+ *   npm run sim -- --year --probe DIR    measures again the two dirs a --keep run left in DIR (no days simulated)
  *
  * Exits 1 when a seed breaks an invariant; each failing seed prints the command that replays it.
  */
@@ -19,6 +20,12 @@ const value = (name: string): number | undefined => {
   const at = args.indexOf(name);
   return at === -1 ? undefined : Number(args[at + 1]);
 };
+
+const probeRoot = args.includes('--probe') ? args[args.indexOf('--probe') + 1] : undefined;
+if (args.includes('--year') && probeRoot !== undefined) {
+  const { probeKept } = await import('./sim-year.js');
+  process.exit((await probeKept(probeRoot, (line: string) => process.stdout.write(`${line}\n`))) ? 0 : 1);
+}
 
 if (args.includes('--year')) {
   const { runYear } = await import('./sim-year.js');

@@ -214,6 +214,22 @@ export async function sublevelSizes(dir: string): Promise<Map<string, { keys: nu
   return sizes;
 }
 
+/** The time of the newest journalled event of the data dir `dir` (not open elsewhere): where its agent stopped. */
+export async function lastEventAt(dir: string): Promise<number> {
+  const store = openStore(dir);
+  await store.open();
+  try {
+    const encoder = new TextEncoder();
+    const range = { gte: encoder.encode('!event-journal!'), lt: encoder.encode('!event-journal"'), reverse: true };
+    for await (const value of store.values({ ...range, limit: 1 })) {
+      return Date.parse((JSON.parse(new TextDecoder().decode(value)) as { at: string }).at);
+    }
+    throw new Error(`${dir} has no journalled event`);
+  } finally {
+    await store.close();
+  }
+}
+
 /** Bytes of every file under `dir`. */
 export function dirBytes(dir: string): number {
   let total = 0;

@@ -103,6 +103,7 @@ export class RestoreFacade {
         },
       });
     } catch (err) {
+      archive.abandoned();
       endings.withdraw();
       throw err;
     }

@@ -19,6 +19,8 @@ export interface ArchiveBatch {
   watermarkAfter: number;
   /** Call once the batch is durable: the log then reads as the batch left it. */
   committed(): void;
+  /** Call instead when the batch will not be written (the write carrying it failed). */
+  abandoned(): void;
 }
 
 /** What an archive plans before anyone writes it. */

@@ -39,9 +39,10 @@ export class ConversationLogReader {
     return (await this.read({ ...range, reverse: true, limit: nonNegative(limit) })).reverse();
   }
 
-  /** The last `limit` entries, ascending. */
-  async readLast(limit: number): Promise<ConversationMessage[]> {
-    return (await this.read({ reverse: true, limit: nonNegative(limit) })).reverse();
+  /** The last `limit` entries (only those after seq `after`, when given), ascending. */
+  async readLast(limit: number, after?: number): Promise<ConversationMessage[]> {
+    const range = after === undefined ? {} : { gt: conversationSeqKey(after) };
+    return (await this.read({ ...range, reverse: true, limit: nonNegative(limit) })).reverse();
   }
 
   /** How many live entries the log holds. */

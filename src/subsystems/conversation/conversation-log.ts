@@ -22,6 +22,7 @@ import {
   parseNewMessage,
 } from './conversation-codec.js';
 import { ConversationLogReader } from './conversation-log-reader.js';
+import { LIVE_COUNT_KEY, LiveCount } from './live-count.js';
 
 /**
  * The conversation log. Seqs continue from the highest ever issued (kept across `archiveAfter` and restarts), so
@@ -35,13 +36,15 @@ export class ConversationLog extends ConversationLogReader {
   private opened = false;
   private writes: Promise<unknown> = Promise.resolve();
   private readonly appended: Array<(message: ConversationMessage) => void> = [];
+  private liveCount = new LiveCount(undefined);
 
-  /** Reads the last live seq and the highest seq ever issued. */
+  /** Reads the last live seq, the highest seq ever issued and how many entries are live. */
   async open(): Promise<void> {
     try {
       this.lastLive = await this.lastLiveSeq();
-      const stored = await this.meta.get(HIGHEST_SEQ_KEY);
+      const [stored, live] = await this.meta.getMany([HIGHEST_SEQ_KEY, LIVE_COUNT_KEY]);
       this.highest = Math.max(this.lastLive, typeof stored === 'number' ? stored : 0);
+      this.liveCount = new LiveCount(live);
     } catch (err) {
       throw toStoreError(err, 'open the conversation log');
     }
@@ -84,8 +87,10 @@ export class ConversationLog extends ConversationLogReader {
           key: conversationSeqKey(message.seq),
           value: message,
         }));
-        await writeSyncBatch(this.db, [...puts, ...alongside]);
+        await writeSyncBatch(this.db, [...puts, this.countOp(messages.length), ...alongside]);
+        this.liveCount.written(messages.length);
       } catch (err) {
+        this.liveCount.failed();
         for (const message of messages) this.held.delete(message.seq);
         const seqs =
           messages.length === 1 ? `message ${messages[0]!.seq}` : `messages ${messages.map((m) => m.seq).join(', ')}`;
@@ -131,10 +136,12 @@ export class ConversationLog extends ConversationLogReader {
       try {
         const plan = await this.planArchive(watermark, archiveId, []);
         if (plan.moved.length === 0) return 0;
-        await writeSyncBatch(this.db, plan.ops);
+        await writeSyncBatch(this.db, [...plan.ops, this.countOp(-plan.moved.length)]);
+        this.liveCount.written(-plan.moved.length);
         this.lastLive = plan.lastLiveAfter;
         return plan.moved.length;
       } catch (err) {
+        this.liveCount.failed();
         throw toStoreError(err, `archive the conversation after seq ${watermark}`);
       }
     });
@@ -161,16 +168,25 @@ export class ConversationLog extends ConversationLogReader {
         throw toStoreError(err, `archive the conversation after seq ${watermark}`);
       }
       const highestAtPlan = this.highest;
+      // The batch is the restore's to write, whenever it does: until then no number of live entries holds.
+      this.liveCount.planned();
+      let settled = false;
+      const settle = () => {
+        if (!settled) this.liveCount.settled();
+        settled = true;
+      };
       return {
-        ops: plan.ops,
+        ops: [...plan.ops, this.countOp(0)],
         moved: plan.moved,
         appended: plan.appended,
         watermarkAfter: plan.lastLiveAfter,
         committed: () => {
+          settle();
           // An append written meanwhile (none is, under a restore) lies above everything the plan saw.
           if (this.lastLive <= highestAtPlan) this.lastLive = plan.lastLiveAfter;
           for (const message of plan.appended) for (const listener of this.appended) listener(message);
         },
+        abandoned: settle,
       };
     });
   }
@@ -184,8 +200,7 @@ export class ConversationLog extends ConversationLogReader {
     this.assertOpen('pruneOldest');
     return this.exclusive(async () => {
       try {
-        const newest = await this.log.keys({ reverse: true, limit: nonNegative(keepNewest) + 1 }).all();
-        const boundary = newest.length > nonNegative(keepNewest) ? Number(newest[newest.length - 1]) : 0;
+        const boundary = await this.pruneBoundary(nonNegative(keepNewest));
         const cut = Math.min(boundary, notAbove, this.watermark());
         if (cut <= 0) return 0;
         const live = await this.log.keys({ lte: conversationSeqKey(cut) }).all();
@@ -201,12 +216,44 @@ export class ConversationLog extends ConversationLogReader {
             key: id,
           });
         }
-        for (let i = 0; i < ops.length; i += 1000) await writeSyncBatch(this.db, ops.slice(i, i + 1000));
-        return ops.filter((op) => op.sublevel !== this.archives).length;
+        for (let i = 0; i < ops.length; i += 1000) {
+          const chunk = ops.slice(i, i + 1000);
+          const gone = -chunk.filter((op) => op.sublevel === this.log).length;
+          await writeSyncBatch(this.db, [...chunk, this.countOp(gone)]);
+          this.liveCount.written(gone);
+        }
+        return live.length + ops.filter((op) => op.sublevel === this.archive).length;
       } catch (err) {
+        this.liveCount.failed();
         throw toStoreError(err, `prune the conversation log up to seq ${notAbove}`);
       }
     });
+  }
+
+  /**
+   * The seq of the newest entry beyond the newest `keepNewest` (0 when there is none): read from the oldest end when
+   * the number of live entries is known, else found by walking the log (whose count is then stored for next time).
+   */
+  private async pruneBoundary(keepNewest: number): Promise<number> {
+    const known = this.liveCount.known;
+    if (known !== null) {
+      if (known <= keepNewest) return 0;
+      const oldest = await this.log.keys({ limit: known - keepNewest }).all();
+      return Number(oldest[oldest.length - 1] ?? 0);
+    }
+    if (!this.liveCount.countable) {
+      const newest = await this.log.keys({ reverse: true, limit: keepNewest + 1 }).all();
+      return newest.length > keepNewest ? Number(newest[newest.length - 1]) : 0;
+    }
+    const all = await this.log.keys().all();
+    await writeSyncBatch(this.db, [{ type: 'put', sublevel: this.meta, key: LIVE_COUNT_KEY, value: all.length }]);
+    this.liveCount.counted(all.length);
+    return all.length > keepNewest ? Number(all[all.length - keepNewest - 1]) : 0;
+  }
+
+  /** The stored number of live entries after a batch that changes them by `delta`, as an operation of that batch. */
+  private countOp(delta: number): VigilBatchOp {
+    return { ...this.liveCount.entry(delta), sublevel: this.meta };
   }
 
   /** The operations that archive every live entry after `watermark` and append `append`; call under `exclusive`. */

@@ -4,7 +4,7 @@ import { toStoreError } from './vigil-db.js';
 
 /** What the reader needs of a sublevel: its values, in key order. */
 export interface ValueSource {
-  values(): AsyncIterable<unknown>;
+  values(): { all(): Promise<unknown[]> };
 }
 
 /**
@@ -18,7 +18,8 @@ export async function readValidRecords<T extends z.ZodTypeAny>(
 ): Promise<Array<z.output<T>>> {
   const out: Array<z.output<T>> = [];
   try {
-    for await (const value of source.values()) {
+    // In one read, not value by value: an async step per record made a boot's read of a few hundred 10–30 ms.
+    for (const value of await source.values().all()) {
       const record = schema.safeParse(value);
       if (record.success) out.push(record.data);
     }

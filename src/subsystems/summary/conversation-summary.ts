@@ -195,8 +195,12 @@ export class ConversationSummaryKeeper {
     return messages.slice();
   }
 
+  /**
+   * Reads the recent turns `recent` can show: only those after the summary's watermark (a few dozen, not the last
+   * RECENT_KEPT of a months-old log at every boot). The watermark only moves forward until `adopt` reads again.
+   */
   private async reloadTail(): Promise<void> {
-    this.tail = await this.options.conversation.readLast(RECENT_KEPT);
+    this.tail = await this.options.conversation.readLast(RECENT_KEPT, this.watermark());
   }
 
   /** Aborts a running update and waits for it. */
