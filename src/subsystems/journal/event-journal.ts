@@ -38,6 +38,7 @@ const NODE_TIMERS: Pick<Clock, 'setTimeout' | 'clearTimeout'> = {
 
 // This many queued events are written at once, without waiting for the interval.
 const FLUSH_AT_EVENTS = 512;
+const UTF8 = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const;
 
 /** A query over the journal. */
 export interface JournalQuery {
@@ -74,7 +75,10 @@ export class EventJournal implements EventRecorder {
   // another store's batch (entryOp) are not counted, so the journal may hold a few more than maxEvents, never fewer.
   private held: number | undefined;
 
-  constructor(db: VigilDb, options: EventJournalOptions = {}) {
+  constructor(
+    private readonly db: VigilDb,
+    options: EventJournalOptions = {},
+  ) {
     this.events = db.sublevel<string, VigilEvent>(SUBLEVELS.eventJournal, { valueEncoding: 'json' });
     this.maxEvents = options.maxEvents ?? 10_000;
     this.onWriteError = options.onWriteError ?? (() => {});
@@ -155,8 +159,8 @@ export class EventJournal implements EventRecorder {
     if (excess <= 0) return;
     // From where the last prune stopped: a range from the start would walk every tombstone not yet compacted.
     const from = this.prunedUpTo === undefined ? {} : { gt: this.prunedUpTo };
-    let cut: string | undefined;
-    for await (const key of this.events.keys({ ...from, limit: excess })) cut = key;
+    // In one read: an async step per key made the prune of a tenth of the journal cost every beat ~2 µs.
+    const cut = (await this.events.keys({ ...from, limit: excess }).all()).at(-1);
     if (cut === undefined) return;
     await this.events.clear({ ...from, lte: cut });
     this.prunedUpTo = cut;
@@ -187,7 +191,16 @@ export class EventJournal implements EventRecorder {
 
   private async write(batch: VigilEvent[]): Promise<void> {
     try {
-      await this.events.batch(batch.map((event) => ({ type: 'put' as const, key: seqKey(event.seq), value: event })));
+      // Encoded here and written on the root, as the sublevel would (its key prefix, JSON): every beat's event comes
+      // this way, and the sublevel's per-operation layer was a fifth of the write's cost.
+      await this.db.batch(
+        batch.map((event) => ({
+          type: 'put' as const,
+          key: this.events.prefixKey(seqKey(event.seq), 'utf8'),
+          value: JSON.stringify(event),
+        })),
+        UTF8,
+      );
       this.sincePrune += batch.length;
       if (this.held !== undefined) this.held += batch.length;
       // Prune in steps of a tenth of the capacity, so the journal never holds more than 1.1 × maxEvents.
