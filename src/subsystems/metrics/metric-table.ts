@@ -30,20 +30,28 @@ type MetricOf<S extends MetricSpec> = S['type'] extends 'counter'
 /** The metrics a table builds, by the same keys, typed by their kind and labels. */
 export type MetricsOf<T extends MetricTable> = { readonly [K in keyof T]: MetricOf<T[K]> };
 
-/** Creates every metric of `table` (in the table's order) in `registry`. */
-export function buildMetrics<T extends MetricTable>(table: T, registry: Registry): MetricsOf<T> {
+/**
+ * Creates every metric of `table` (in the table's order) in `registry`; `collect` (by key) runs before a metric is
+ * read, so values tallied elsewhere can be brought in at a scrape.
+ */
+export function buildMetrics<T extends MetricTable>(
+  table: T,
+  registry: Registry,
+  collect: Partial<Record<keyof T, () => void>> = {},
+): MetricsOf<T> {
   const metrics: Record<string, Counter | Gauge | Histogram> = {};
-  for (const [key, spec] of Object.entries(table)) metrics[key] = buildMetric(spec, registry);
+  for (const [key, spec] of Object.entries(table)) metrics[key] = buildMetric(spec, registry, collect[key]);
   return metrics as MetricsOf<T>;
 }
 
-function buildMetric(spec: MetricSpec, registry: Registry): Counter | Gauge | Histogram {
+function buildMetric(spec: MetricSpec, registry: Registry, collect?: () => void): Counter | Gauge | Histogram {
   // Labels only where declared, as a hand-written declaration would pass them.
   const common = {
     name: spec.name,
     help: spec.help,
     ...(spec.labelNames === undefined ? {} : { labelNames: [...spec.labelNames] }),
     registers: [registry],
+    ...(collect === undefined ? {} : { collect }),
   };
   switch (spec.type) {
     case 'counter':

@@ -3,6 +3,7 @@ import type { Subscription } from 'rxjs';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { EventBus } from '../../events/event-bus.js';
 import type { VigilEvent } from '../../protocol/events.schema.js';
+import { BeatTally } from './beat-tally.js';
 import { buildMetrics } from './metric-table.js';
 import { VIGIL_METRIC_TABLE } from './vigil-metric-table.js';
 
@@ -18,7 +19,13 @@ export class VigilMetrics {
   private subscription: Subscription | undefined;
   private lastBeatEnd: { at: number; intervalMs: number } | undefined;
 
-  private readonly metric = buildMetrics(VIGIL_METRIC_TABLE, this.registry);
+  private readonly tally = new BeatTally();
+  private readonly metric = buildMetrics(VIGIL_METRIC_TABLE, this.registry, {
+    events: () => this.tally.flush(),
+    beats: () => this.tally.flush(),
+    beatDuration: () => this.tally.flush(),
+    beatDelay: () => this.tally.flush(),
+  });
   private cacheShareSource: (() => number) | undefined;
   // Read when scraped, so the share is today's even after midnight passed without a think.
   private readonly cacheReadShare = new Gauge({
@@ -31,6 +38,7 @@ export class VigilMetrics {
   });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
+    this.tally.useTargets(this.metric);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry, prefix: 'vigil_' });
       // prom-client names three gauges `_total`, which Prometheus keeps for counters; each is the sum of its by-type
@@ -95,19 +103,16 @@ export class VigilMetrics {
   }
 
   private onEvent(event: VigilEvent): void {
-    this.metric.events.inc({ type: event.type });
+    this.tally.event(event.type);
     switch (event.type) {
       case 'heartbeat.beat': {
         const { sense, think, integrate } = event.phaseMs;
         const duration = sense + think + integrate;
-        this.metric.beats.inc();
-        this.metric.beatDuration.observe(duration / 1000);
         // The beat began `duration` ago; it was due one interval after the previous beat ended.
         const now = performance.now();
-        if (this.lastBeatEnd !== undefined) {
-          const due = this.lastBeatEnd.at + this.lastBeatEnd.intervalMs;
-          this.metric.beatDelay.observe(Math.max(0, now - duration - due) / 1000);
-        }
+        const last = this.lastBeatEnd;
+        const delayMs = last === undefined ? undefined : Math.max(0, now - duration - (last.at + last.intervalMs));
+        this.tally.beat(duration / 1000, delayMs === undefined ? undefined : delayMs / 1000);
         this.lastBeatEnd = { at: now, intervalMs: event.intervalMs };
         break;
       }
