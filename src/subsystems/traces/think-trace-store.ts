@@ -58,12 +58,10 @@ export class ThinkTraceStore {
   private readonly summaries;
   private readonly details;
   /**
-   * Ids kept, oldest first, with their start time once known; null until the first write needs them. A boot reads
-   * only the newest id (walking a thousand keys cost a months-old agent 5–12 ms of every boot), the first `add` reads
-   * the keys, and pruning by age reads the start time of the oldest ones as it reaches them.
+   * Ids kept, oldest first, with their start time once known: the open reads keys only (a boot must not parse a
+   * thousand summaries), and pruning by age reads the start time of the oldest ones as it reaches them.
    */
-  private kept: KeptTrace[] | null = null;
-  private newest: string | undefined;
+  private kept: KeptTrace[] = [];
   private writes: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<TraceListener>();
 
@@ -76,7 +74,7 @@ export class ThinkTraceStore {
     this.details = db.sublevel<string, unknown>(SUBLEVELS.thinkTraceDetails, { valueEncoding: 'json' });
   }
 
-  /** Opens the store: reads the newest id (the ids kept are read by the first write). */
+  /** Opens the store and indexes the ids on disk (summaries only, in key order). */
   static async open(
     db: VigilDb,
     retention: TraceRetention = { maxCount: DEFAULT_TRACE_MAX_COUNT, maxAgeMs: DEFAULT_TRACE_MAX_AGE_DAYS * DAY_MS },
@@ -88,7 +86,7 @@ export class ThinkTraceStore {
       onListenerError,
     );
     try {
-      [store.newest] = await store.summaries.keys({ reverse: true, limit: 1 }).all();
+      for (const id of await store.summaries.keys().all()) store.kept.push({ id, startedAt: undefined });
     } catch (err) {
       throw toStoreError(err, 'read the think traces');
     }
@@ -97,26 +95,12 @@ export class ThinkTraceStore {
 
   /** The newest id kept, if any (so a restarted id factory issues only later ones). */
   newestId(): string | undefined {
-    return this.newest;
+    return this.kept.at(-1)?.id;
   }
 
   /** How many thinks are kept. */
-  async count(): Promise<number> {
-    await this.writes;
-    return (await this.keptIds()).length;
-  }
-
-  /** The ids kept, oldest first: read from disk the first time (summaries' keys only, in key order). */
-  private async keptIds(): Promise<KeptTrace[]> {
-    if (this.kept === null) {
-      try {
-        const ids = await this.summaries.keys().all();
-        this.kept ??= ids.map((id) => ({ id, startedAt: undefined }));
-      } catch (err) {
-        throw toStoreError(err, 'read the think traces');
-      }
-    }
-    return this.kept;
+  get size(): number {
+    return this.kept.length;
   }
 
   /** Stores `trace` (its id must sort after every kept one), pruning what retention drops in the same batch. */
@@ -132,7 +116,7 @@ export class ThinkTraceStore {
           value: content === undefined ? { sections } : { sections, content },
         },
       ];
-      const next = [...(await this.keptIds()), { id: trace.id, startedAt: trace.startedAt }];
+      const next = [...this.kept, { id: trace.id, startedAt: trace.startedAt }];
       const cutoff = this.retention.maxAgeMs > 0 ? now - this.retention.maxAgeMs : Number.NEGATIVE_INFINITY;
       let drop = Math.max(0, next.length - this.retention.maxCount);
       while (drop < next.length - 1 && (await this.startedAtOf(next[drop]!)) < cutoff) drop += 1;
@@ -148,7 +132,6 @@ export class ThinkTraceStore {
         throw toStoreError(err, `store the trace of think ${trace.id}`);
       }
       this.kept = next.slice(drop);
-      this.newest = trace.id;
       for (const listener of this.listeners) {
         try {
           listener(trace);

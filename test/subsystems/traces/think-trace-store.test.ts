@@ -158,7 +158,7 @@ describe('ThinkTraceStore on disk', () => {
     await store.add(old, clock.now());
     await store.add(recent, clock.now());
     store = await ThinkTraceStore.open(db, retention(100, 7));
-    expect(await store.count()).toBe(2);
+    expect(store.size).toBe(2);
     expect(store.newestId()).toBe(recent.id);
     const latest = traceAt(NOW + 8 * DAY);
     await store.add(latest, clock.now());
