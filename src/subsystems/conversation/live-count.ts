@@ -54,10 +54,8 @@ export class LiveCount {
   }
 
   /** The log was counted (under its write lock): `count` is adopted if no planned archive can change it unseen. */
-  counted(count: number): boolean {
-    if (!this.countable) return false;
-    this.state = { kind: 'known', count };
-    return true;
+  counted(count: number): void {
+    if (this.countable) this.state = { kind: 'known', count };
   }
 
   /** A restore archive was planned: its batch, written by the restore, removes the number (see `entry`). */

@@ -20,6 +20,8 @@ export class VigilMetrics {
   private lastBeatEnd: { at: number; intervalMs: number } | undefined;
 
   private readonly tally = new BeatTally();
+  // Each metric the tally feeds flushes it before it is read: a scrape reads metrics in turn, and whichever comes first
+  // must already show the whole tally.
   private readonly metric = buildMetrics(VIGIL_METRIC_TABLE, this.registry, {
     events: () => this.tally.flush(),
     beats: () => this.tally.flush(),
@@ -111,8 +113,8 @@ export class VigilMetrics {
         // The beat began `duration` ago; it was due one interval after the previous beat ended.
         const now = performance.now();
         const last = this.lastBeatEnd;
-        const delayMs = last === undefined ? undefined : Math.max(0, now - duration - (last.at + last.intervalMs));
-        this.tally.beat(duration / 1000, delayMs === undefined ? undefined : delayMs / 1000);
+        const delay = last === undefined ? undefined : Math.max(0, now - duration - (last.at + last.intervalMs)) / 1000;
+        this.tally.beat(duration / 1000, delay);
         this.lastBeatEnd = { at: now, intervalMs: event.intervalMs };
         break;
       }

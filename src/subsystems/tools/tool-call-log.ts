@@ -58,9 +58,10 @@ export class ToolCallLog {
         const record = ToolCallRecordSchema.safeParse(value);
         const position = Number(key);
         log.next = Math.max(log.next, position + 1);
-        if (record.success) (log.readAtOpen ??= []).push(record.data);
-        if (record.success) log.positions.set(record.data.callId, position);
-        if (record.success && isUnresolved(record.data)) log.unresolved.add(record.data.callId);
+        if (!record.success) continue;
+        (log.readAtOpen ??= []).push(record.data);
+        log.positions.set(record.data.callId, position);
+        if (isUnresolved(record.data)) log.unresolved.add(record.data.callId);
       }
     } catch (err) {
       throw toStoreError(err, 'read the tool call log');
