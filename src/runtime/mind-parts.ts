@@ -77,8 +77,12 @@ export async function openMindParts(deps: MindPartsDeps) {
   stack.defer('long-term memory', () => memory.stop());
   await memory.open();
   thinker.useMemory?.(memoryRecallOf(memory));
-  const traces = await ThinkTraceStore.open(db, traceRetention(config.traceMaxCount, config.traceMaxAgeDays), (err) =>
-    log.error({ err }, 'a think trace listener threw; tracing goes on'),
+  // Only the newest id is read during the boot; the others after it, like the memory index.
+  const traces = await ThinkTraceStore.open(
+    db,
+    traceRetention(config.traceMaxCount, config.traceMaxAgeDays),
+    (err) => log.error({ err }, 'a think trace listener threw; tracing goes on'),
+    backgroundWorkAfter === undefined ? {} : { readIdsAfter: backgroundWorkAfter },
   );
   // Each stored trace becomes its spans (invoke_agent → chat → execute_tool), only with an OTLP endpoint.
   const exporting = telemetry;

@@ -62,6 +62,9 @@ export class ThinkTraceStore {
    * thousand summaries), and pruning by age reads the start time of the oldest ones as it reaches them.
    */
   private kept: KeptTrace[] = [];
+  private idsRead = false;
+  // The newest id on disk at open, when the others are read later (`readIdsAfter`).
+  private newestAtOpen: string | undefined;
   private writes: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<TraceListener>();
 
@@ -74,11 +77,17 @@ export class ThinkTraceStore {
     this.details = db.sublevel<string, unknown>(SUBLEVELS.thinkTraceDetails, { valueEncoding: 'json' });
   }
 
-  /** Opens the store and indexes the ids on disk (summaries only, in key order). */
+  /**
+   * Opens the store and indexes the ids on disk (summaries only, in key order). With `readIdsAfter`, only the newest
+   * id is read now and the rest once that promise settles (the daemon passes "gateway listening"): a year-old store
+   * holds its full thousand, whose keys sit among their summaries, a few ms of every boot. The first `add` waits for
+   * them; nothing else needs them.
+   */
   static async open(
     db: VigilDb,
     retention: TraceRetention = { maxCount: DEFAULT_TRACE_MAX_COUNT, maxAgeMs: DEFAULT_TRACE_MAX_AGE_DAYS * DAY_MS },
     onListenerError: (err: unknown) => void = () => undefined,
+    options: { readIdsAfter?: PromiseLike<unknown> } = {},
   ): Promise<ThinkTraceStore> {
     const store = new ThinkTraceStore(
       db,
@@ -86,19 +95,33 @@ export class ThinkTraceStore {
       onListenerError,
     );
     try {
-      for (const id of await store.summaries.keys().all()) store.kept.push({ id, startedAt: undefined });
+      if (options.readIdsAfter === undefined) await store.readIds();
+      else [store.newestAtOpen] = await store.summaries.keys({ reverse: true, limit: 1 }).all();
     } catch (err) {
       throw toStoreError(err, 'read the think traces');
+    }
+    if (options.readIdsAfter !== undefined) {
+      // Ahead of every write: a failed read is retried by the first add, which fails with it if it fails again.
+      const after = Promise.resolve(options.readIdsAfter).then(() => store.readIds());
+      store.writes = after.catch(() => undefined);
     }
     return store;
   }
 
-  /** The newest id kept, if any (so a restarted id factory issues only later ones). */
-  newestId(): string | undefined {
-    return this.kept.at(-1)?.id;
+  /** Reads the kept ids (oldest first) unless they are read already. */
+  private async readIds(): Promise<void> {
+    if (this.idsRead) return;
+    const ids = await this.summaries.keys().all();
+    this.kept = ids.map((id) => ({ id, startedAt: undefined }));
+    this.idsRead = true;
   }
 
-  /** How many thinks are kept. */
+  /** The newest id kept, if any (so a restarted id factory issues only later ones). */
+  newestId(): string | undefined {
+    return this.kept.at(-1)?.id ?? this.newestAtOpen;
+  }
+
+  /** How many thinks are kept (with `readIdsAfter`, known once `flush()` resolves). */
   get size(): number {
     return this.kept.length;
   }
@@ -106,6 +129,11 @@ export class ThinkTraceStore {
   /** Stores `trace` (its id must sort after every kept one), pruning what retention drops in the same batch. */
   add(trace: ThinkTrace, now: number): Promise<void> {
     const write = this.writes.then(async () => {
+      try {
+        await this.readIds();
+      } catch (err) {
+        throw toStoreError(err, 'read the think traces');
+      }
       const { sections, content, ...summary } = trace;
       const ops: VigilBatchOp[] = [
         { type: 'put', sublevel: this.summaries, key: trace.id, value: summary },

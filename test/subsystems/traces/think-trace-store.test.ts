@@ -165,6 +165,29 @@ describe('ThinkTraceStore on disk', () => {
     expect((await store.list()).map((t) => t.id)).toEqual([latest.id, recent.id]);
   });
 
+  it('with readIdsAfter, reads only the newest id at open and the others before the first add, which prunes by them', async () => {
+    let store = await ThinkTraceStore.open(db, retention(3, 0));
+    const traces = [0, 1, 2].map((i) => traceAt(NOW + i * 1000));
+    for (const trace of traces) await store.add(trace, clock.now());
+    let release!: () => void;
+    const listening = new Promise<void>((resolve) => (release = resolve));
+    store = await ThinkTraceStore.open(db, retention(3, 0), undefined, { readIdsAfter: listening });
+    expect(store.newestId()).toBe(traces[2]!.id);
+    expect(store.size).toBe(0);
+    const latest = traceAt(NOW + 5000);
+    let added = false;
+    const adding = store.add(latest, clock.now()).then(() => (added = true));
+    // Two reads of the store's own come back meanwhile: the add is held by the promise, not by the disk.
+    await store.list();
+    await store.list();
+    expect(added).toBe(false);
+    release();
+    await adding;
+    expect(store.size).toBe(3);
+    expect((await store.list()).map((t) => t.id)).toEqual([latest.id, traces[2]!.id, traces[1]!.id]);
+    await expect(store.get(traces[0]!.id)).rejects.toMatchObject({ code: 'THINK_NOT_FOUND' });
+  });
+
   it('pages back with before and honours limit', async () => {
     const store = await ThinkTraceStore.open(db);
     const traces = [0, 1, 2, 3, 4].map((i) => traceAt(NOW + i));
