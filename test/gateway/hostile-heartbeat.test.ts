@@ -2,7 +2,8 @@
  * The heartbeat under hostile clients, on the real clock: a runtime beating every 100 ms behind the real gateway,
  * while a child process (its own event loop, so the clients' work does not count against the daemon's) churns
  * 1,000 connections, guesses tokens, floods requests, never reads, and sends oversized and deeply nested frames all
- * at once. Beats must keep arriving: no gap between two `heartbeat.beat` events above 10 × the interval.
+ * at once. Beats must keep arriving: no gap between two `heartbeat.beat` events above 10 × the interval in which the
+ * thread that beats was busy (a gap in which the machine ran other processes instead is not the gateway's).
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +44,30 @@ interface ChildReport {
   ms: number;
 }
 
+/** A moment: wall time, and the CPU time this thread (the runtime's and the gateway's) had used by then, in ms. */
+interface Mark {
+  at: number;
+  cpu: number;
+}
+
+// Node 22's and 24's (`process.threadCpuUsage`, since 22.x/23.9); the project's @types/node is still 20's.
+const threadCpuUsage = (process as NodeJS.Process & { threadCpuUsage(): NodeJS.CpuUsage }).threadCpuUsage.bind(process);
+
+function mark(): Mark {
+  const { user, system } = threadCpuUsage();
+  return { at: performance.now(), cpu: (user + system) / 1000 };
+}
+
+/**
+ * A gap between two beats: its wall time, and how long of it the thread was busy, which is the wall time unless the
+ * thread used less CPU than that (it waited for a core the machine gave to something else: on a loaded two-core CI
+ * machine a whole second, once in a while, as a wall-time bound alone saw).
+ */
+function gapBetween(from: Mark, to: Mark): { wall: number; held: number } {
+  const wall = to.at - from.at;
+  return { wall: Math.round(wall), held: Math.round(Math.min(wall, to.cpu - from.cpu)) };
+}
+
 function runChild(): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -59,13 +84,13 @@ function runChild(): Promise<ChildReport> {
 
 describe('the heartbeat under hostile clients (real clock)', () => {
   it(`keeps beating with no gap above ${10 * BEAT_MS} ms while every kind of hostile traffic hits the gateway`, async () => {
-    const beatsAt: number[] = [];
+    const beats: Mark[] = [];
     const subscription = runtime.events$.subscribe((event) => {
-      if (event.type === 'heartbeat.beat') beatsAt.push(performance.now());
+      if (event.type === 'heartbeat.beat') beats.push(mark());
     });
-    const started = performance.now();
+    const started = mark();
     const report = await runChild();
-    const ended = performance.now();
+    const ended = mark();
     subscription.unsubscribe();
 
     // The child really did all of it.
@@ -77,11 +102,13 @@ describe('the heartbeat under hostile clients (real clock)', () => {
     expect(report.nestedCodes).toEqual(Array(10).fill(-32600));
 
     // Beats all through it, including its very start and end.
-    const marks = [started, ...beatsAt.filter((t) => t >= started && t <= ended), ended];
-    const gaps = marks.slice(1).map((t, i) => t - marks[i]!);
-    const worst = Math.max(...gaps);
-    const slow = gaps.filter((gap) => gap > 2 * BEAT_MS).map((gap) => Math.round(gap));
-    const summary = `worst gap ${worst.toFixed(0)} ms of ${gaps.length} in ${(ended - started).toFixed(0)} ms; gaps over 2 beats: ${slow.join(', ')}`;
+    const marks = [started, ...beats.filter((b) => b.at >= started.at && b.at <= ended.at), ended];
+    const gaps = marks.slice(1).map((b, i) => gapBetween(marks[i]!, b));
+    // What the heartbeat's thread was kept from beating by: its own work in the gap. Time the machine gave other
+    // processes (vitest's other workers, the child) is not the gateway's doing.
+    const worst = Math.max(...gaps.map((gap) => gap.held));
+    const slow = gaps.filter((gap) => gap.wall > 2 * BEAT_MS).map((gap) => `${gap.wall} (${gap.held} busy)`);
+    const summary = `worst gap ${worst} ms busy, of ${gaps.length} in ${Math.round(ended.at - started.at)} ms; gaps over 2 beats: ${slow.join(', ')}`;
     expect(worst, summary).toBeLessThan(10 * BEAT_MS);
 
     await vi.waitFor(() => expect(gateway.stats().connections).toHaveLength(0), { timeout: 10_000 });

@@ -6,13 +6,7 @@
  * from then on nothing it asks of the disk completes (a dead process waits forever); the write being synced at that
  * moment survives (it is in the OS's log already), the ones queued behind it do not.
  */
-import {
-  AbstractIterator,
-  AbstractKeyIterator,
-  AbstractLevel,
-  AbstractValueIterator,
-  type AbstractBatchOperation,
-} from 'abstract-level';
+import { AbstractIterator, AbstractLevel, type AbstractBatchOperation } from 'abstract-level';
 import { MemoryLevel } from 'memory-level';
 import type { VigilDb } from '../../src/subsystems/store/vigil-db.js';
 
@@ -291,55 +285,26 @@ export class SimLevel extends AbstractLevel<Uint8Array, string, string> {
   }
 
   _iterator(options: Record<string, unknown>): SimIterator {
-    return new SimIterator(this, options, this.gate(), this.disk.store.iterator({ ...pickRange(options), ...VIEW }));
+    return new SimIterator(this, options, (step) => this.read('iterate', () => this.disk.track(step)));
   }
 
-  // Keys or values alone, as classic-level reads them (a keys-only walk copies no value into JavaScript): through the
-  // default `_iterator` every key walk would copy each value too, and cost a long-lived store's boot what it does not.
-  _keys(options: Record<string, unknown>): SimKeyIterator {
-    return new SimKeyIterator(this, options, this.gate(), this.disk.store.keys({ ...pickRange(options), ...VIEW }));
+  /** The shared store's iterator for `options` (keys and values as views). */
+  innerIterator(options: Record<string, unknown>) {
+    return this.disk.store.iterator({ ...pickRange(options), ...VIEW });
   }
-
-  _values(options: Record<string, unknown>): SimValueIterator {
-    return new SimValueIterator(this, options, this.gate(), this.disk.store.values({ ...pickRange(options), ...VIEW }));
-  }
-
-  /** Runs each step of an iterator through this incarnation's gate (counted, cut with the process). */
-  private gate(): Step {
-    return (step) => this.read('iterate', () => this.disk.track(step));
-  }
-}
-
-type Step = <T>(inner: () => Promise<T>) => Promise<T>;
-
-/** What the three iterators need of the store's own: entries, keys or values, one at a time or in pages. */
-interface InnerIterator<T> {
-  next(): Promise<T | undefined>;
-  nextv(size: number): Promise<T[]>;
-  close(): Promise<void>;
-}
-
-/** Up to `left` items, read in pages of at most 1,000 (an on-disk store sizes its buffer by what it is asked for). */
-async function readAll<T>(step: Step, inner: InnerIterator<T>, left: number): Promise<T[]> {
-  const all: T[] = [];
-  while (left > 0) {
-    const page = await step(() => inner.nextv(Math.min(left, 1_000)));
-    all.push(...page);
-    left -= page.length;
-    if (page.length === 0) break;
-  }
-  return all;
 }
 
 /** An iterator whose every step goes through its incarnation's gate. */
 class SimIterator extends AbstractIterator<SimLevel, Uint8Array, Uint8Array> {
+  private readonly inner;
+
   constructor(
     db: SimLevel,
     options: Record<string, unknown>,
-    private readonly step: Step,
-    private readonly inner: InnerIterator<[Uint8Array, Uint8Array]>,
+    private readonly step: <T>(inner: () => Promise<T>) => Promise<T>,
   ) {
     super(db, options);
+    this.inner = db.innerIterator(options);
   }
 
   async _next(): Promise<[Uint8Array, Uint8Array] | undefined> {
@@ -351,7 +316,15 @@ class SimIterator extends AbstractIterator<SimLevel, Uint8Array, Uint8Array> {
   }
 
   async _all(): Promise<[Uint8Array, Uint8Array][]> {
-    return readAll(this.step, this.inner, this.limit - this.count);
+    const all: [Uint8Array, Uint8Array][] = [];
+    // In pages: an on-disk store sizes its buffer by what it is asked for.
+    for (let left = this.limit - this.count; left > 0;) {
+      const page = await this.step(() => this.inner.nextv(Math.min(left, 1_000)));
+      all.push(...page);
+      left -= page.length;
+      if (page.length === 0) break;
+    }
+    return all;
   }
 
   async _close(): Promise<void> {
@@ -359,65 +332,14 @@ class SimIterator extends AbstractIterator<SimLevel, Uint8Array, Uint8Array> {
   }
 }
 
-/** The keys-only iterator, gated the same way. */
-class SimKeyIterator extends AbstractKeyIterator<SimLevel, Uint8Array> {
-  constructor(
-    db: SimLevel,
-    options: Record<string, unknown>,
-    private readonly step: Step,
-    private readonly inner: InnerIterator<Uint8Array>,
-  ) {
-    super(db, options);
-  }
-
-  async _next(): Promise<Uint8Array | undefined> {
-    return this.step(() => this.inner.next());
-  }
-
-  async _nextv(size: number): Promise<Uint8Array[]> {
-    return this.step(() => this.inner.nextv(size));
-  }
-
-  async _all(): Promise<Uint8Array[]> {
-    return readAll(this.step, this.inner, this.limit - this.count);
-  }
-
-  async _close(): Promise<void> {
-    await this.inner.close();
-  }
-}
-
-/** The values-only iterator, gated the same way. */
-class SimValueIterator extends AbstractValueIterator<SimLevel, Uint8Array, Uint8Array> {
-  constructor(
-    db: SimLevel,
-    options: Record<string, unknown>,
-    private readonly step: Step,
-    private readonly inner: InnerIterator<Uint8Array>,
-  ) {
-    super(db, options);
-  }
-
-  async _next(): Promise<Uint8Array | undefined> {
-    return this.step(() => this.inner.next());
-  }
-
-  async _nextv(size: number): Promise<Uint8Array[]> {
-    return this.step(() => this.inner.nextv(size));
-  }
-
-  async _all(): Promise<Uint8Array[]> {
-    return readAll(this.step, this.inner, this.limit - this.count);
-  }
-
-  async _close(): Promise<void> {
-    await this.inner.close();
-  }
-}
-
+/**
+ * The range of a walk, and whether it wants keys and values: a keys-only walk (`keys()`, which abstract-level runs as
+ * an iterator without values) must reach the store as one, or it would copy every value into JavaScript where
+ * classic-level copies none, and cost a long-lived store's boot in the simulation what it does not on disk.
+ */
 function pickRange(options: Record<string, unknown>): Record<string, unknown> {
   const range: Record<string, unknown> = {};
-  for (const key of ['gt', 'gte', 'lt', 'lte', 'reverse', 'limit'] as const)
+  for (const key of ['gt', 'gte', 'lt', 'lte', 'reverse', 'limit', 'keys', 'values'] as const)
     if (options[key] !== undefined) range[key] = options[key];
   return range;
 }
