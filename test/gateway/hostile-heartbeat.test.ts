@@ -50,11 +50,8 @@ interface Mark {
   cpu: number;
 }
 
-// Node 22's and 24's (`process.threadCpuUsage`, since 22.x/23.9); the project's @types/node is still 20's.
-const threadCpuUsage = (process as NodeJS.Process & { threadCpuUsage(): NodeJS.CpuUsage }).threadCpuUsage.bind(process);
-
 function mark(): Mark {
-  const { user, system } = threadCpuUsage();
+  const { user, system } = process.threadCpuUsage();
   return { at: performance.now(), cpu: (user + system) / 1000 };
 }
 
