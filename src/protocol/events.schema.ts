@@ -134,6 +134,11 @@ export const EVENT_PAYLOADS = {
   'goal.updated': z.object({ goalId: z.string(), progress: z.number(), status: z.string() }),
   /** Working memory took an item, pushing out `evictedId` when it was full. */
   'memory.admitted': z.object({ itemId: z.string(), salience: z.number(), evictedId: z.string().nullable() }),
+  /**
+   * Long-term memory went past VIGIL_MEMORY_MAX_COUNT: the memories least worth keeping (low salience, long since
+   * kept) were forgotten, in the write that kept a new one; `ids` are theirs.
+   */
+  'memory.evicted': z.object({ ids: z.array(z.string()), count: z.number().int().positive() }),
   /** A sub-agent task was queued for a turn (`spawn_task`). */
   'swarm.task_spawned': z.object({ taskId: z.string(), turnId: z.string() }),
   /** A sub-agent task ended: done, failed or cancelled; its turn's next think gets the result. */

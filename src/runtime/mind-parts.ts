@@ -72,6 +72,15 @@ export async function openMindParts(deps: MindPartsDeps) {
     onLoadError: (err) =>
       log.error({ err }, 'long-term memory could not be indexed; memory search fails until restart'),
     indexAfter: backgroundWorkAfter,
+    maxCount: config.memoryMaxCount,
+    onEvicted: (evicted) => {
+      const ids = evicted.map((memory) => memory.id);
+      log.info(
+        { count: ids.length, maxCount: config.memoryMaxCount },
+        'long-term memory at its bound: forgot the least worth keeping',
+      );
+      bus.emit('memory.evicted', { ids, count: ids.length });
+    },
   });
   // Before `open`: a build it schedules for later (indexAfter) finds memory stopping and lets go.
   stack.defer('long-term memory', () => memory.stop());

@@ -8,6 +8,7 @@
  *   npm run sim -- --year [--days N]     a simulated year (or N days) of one agent (docs/testing.md)
  *   npm run sim -- --year --keep         the same, leaving its two data dirs (first week, whole run) to profile
  *   npm run sim -- --year --probe DIR    measures again the two dirs a --keep run left in DIR (no days simulated)
+ *   npm run sim -- --year --memory-max N the year with VIGIL_MEMORY_MAX_COUNT=N (long-term memory at its bound)
  *
  * Exits 1 when a seed breaks an invariant; each failing seed prints the command that replays it.
  */
@@ -30,8 +31,10 @@ if (args.includes('--year') && probeRoot !== undefined) {
 if (args.includes('--year')) {
   const { runYear } = await import('./sim-year.js');
   const days = value('--days');
+  const memoryMaxCount = value('--memory-max');
   const ok = await runYear({
     ...(days === undefined ? {} : { days }),
+    ...(memoryMaxCount === undefined ? {} : { memoryMaxCount }),
     keep: args.includes('--keep'),
     log: (line: string) => process.stdout.write(`${line}\n`),
   });

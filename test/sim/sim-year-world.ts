@@ -54,6 +54,8 @@ export class YearWorld {
     readonly dir: string,
     startAt: number,
     seed: number,
+    /** Settings over YEAR_CONFIG (the year's `--memory-max`). */
+    private readonly overrides: Partial<VigilConfig> = {},
   ) {
     this.world = new SimWorldClock(startAt);
     this.rng = simRandom(seed);
@@ -92,7 +94,7 @@ export class YearWorld {
         disk: this.disk,
         model: this.model,
         mcp: this.mcp,
-        config: YEAR_CONFIG,
+        config: { ...YEAR_CONFIG, ...this.overrides },
         identity: SIM_IDENTITY,
         logger: this.logger,
         failWrite: () => false,
@@ -192,6 +194,28 @@ function openStore(dir: string): BackingStore {
     keyEncoding: 'view',
     valueEncoding: 'view',
   }) as unknown as BackingStore;
+}
+
+/**
+ * A fresh data dir `toDir` holding exactly the long-term memories of `fromDir` (not open elsewhere), byte for byte,
+ * and nothing else: what `memory.search` costs on it is what the same memories cost without any age.
+ */
+export async function copyLongTermMemory(fromDir: string, toDir: string): Promise<number> {
+  const [from, to] = [openStore(fromDir), openStore(toDir)];
+  await Promise.all([from.open(), to.open()]);
+  const encoder = new TextEncoder();
+  let copied = 0;
+  try {
+    for (const name of [SUBLEVELS.longTermMemory, SUBLEVELS.longTermMemoryMeta]) {
+      const range = { gte: encoder.encode(`!${name}!`), lt: encoder.encode(`!${name}"`) };
+      const entries = await from.iterator({ ...range, keyEncoding: 'view', valueEncoding: 'view' }).all();
+      await to.batch(entries.map(([key, value]) => ({ type: 'put' as const, key, value })));
+      if (name === SUBLEVELS.longTermMemory) copied = entries.length;
+    }
+  } finally {
+    await Promise.all([from.close(), to.close()]);
+  }
+  return copied;
 }
 
 /** Live keys and their bytes (key and value) per sublevel of the data dir `dir` (not open elsewhere). */

@@ -1,6 +1,7 @@
 /**
  * Long-term memory: every memory written durably (one sync batch) to its LevelDB sublevel and indexed for full-text
- * search. The same fact twice is one memory, refreshed. The index is rebuilt from the store in the background after
+ * search. The same fact twice is one memory, refreshed; past VIGIL_MEMORY_MAX_COUNT the memories least worth keeping
+ * are forgotten (`memory-retention.ts`). The index is rebuilt from the store in the background after
  * `open` (or once the host says its boot is done, `indexAfter`), so a large store never holds up the boot; until it is
  * built, searches wait and the think's recall is empty.
  */
@@ -8,6 +9,7 @@ import { VigilError } from '../../errors.js';
 import { StoredMemorySchema, type MemorySource, type StoredMemory } from '../../protocol/memory.schema.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import { MemoryIndex } from './memory-index.js';
+import { DEFAULT_MEMORY_MAX_COUNT, evictionCount, memoriesToEvict } from './memory-retention.js';
 import { memoryContentHash } from './memory-text.js';
 
 // Number.MAX_SAFE_INTEGER has 16 digits: zero-padded keys sort numerically.
@@ -62,6 +64,14 @@ export interface LongTermMemoryOptions {
    * index before then (a search, a keep) starts the build itself rather than wait.
    */
   indexAfter?: PromiseLike<unknown>;
+  /**
+   * The most memories kept (VIGIL_MEMORY_MAX_COUNT): a keep that takes the store past it forgets, in the same write,
+   * the memories least worth keeping (`memory-retention.ts`) down to 1 % below it; the new memory itself is kept.
+   * Default 100,000.
+   */
+  maxCount?: number;
+  /** Told, after the write, of the memories a keep forgot to stay within `maxCount`. */
+  onEvicted?: (memories: readonly StoredMemory[]) => void;
 }
 
 /** The long-term memory store and its index. */
@@ -179,16 +189,22 @@ export class LongTermMemory {
         createdAt: Math.min(request.createdAt ?? request.at, request.at),
         updatedAt: request.at,
       };
-      // The highest seq goes with the memory: forgetting the newest must never let its seq be issued again.
+      const maxCount = this.options.maxCount ?? DEFAULT_MEMORY_MAX_COUNT;
+      const evicted = memoriesToEvict(this.bySeq.values(), evictionCount(this.bySeq.size + 1, maxCount));
+      // The highest seq goes with the memory: forgetting the newest must never let its seq be issued again. The
+      // memories it displaces go in the same batch, so a crash never leaves the store past its bound.
       await this.write(
         [
           { type: 'put', sublevel: this.records, key: memorySeqKey(seq), value: memory },
           { type: 'put', sublevel: this.meta, key: HIGHEST_SEQ_KEY, value: seq },
+          ...evicted.map((old): VigilBatchOp => ({ type: 'del', sublevel: this.records, key: memorySeqKey(old.seq) })),
         ],
         `keep memory ${memory.id}`,
       );
       this.highest = seq;
+      for (const old of evicted) this.drop(old);
       this.remember(memory, hash);
+      if (evicted.length > 0) this.options.onEvicted?.(evicted);
       return { memory, created: true };
     });
   }
@@ -204,9 +220,7 @@ export class LongTermMemory {
         });
       }
       await this.write([{ type: 'del', sublevel: this.records, key: memorySeqKey(memory.seq) }], `forget memory ${id}`);
-      this.bySeq.delete(memory.seq);
-      this.byHash.delete(memoryContentHash(memory.content));
-      this.index.remove(memory);
+      this.drop(memory);
       return memory;
     });
   }
@@ -261,6 +275,12 @@ export class LongTermMemory {
     this.bySeq.set(memory.seq, memory);
     this.byHash.set(hash, memory.seq);
     this.index.add(memory);
+  }
+
+  private drop(memory: StoredMemory): void {
+    this.bySeq.delete(memory.seq);
+    this.byHash.delete(memoryContentHash(memory.content));
+    this.index.remove(memory);
   }
 
   private async load(): Promise<void> {

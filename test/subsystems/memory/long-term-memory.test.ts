@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LongTermMemory } from '../../../src/subsystems/memory/long-term-memory.js';
+import type { StoredMemory } from '../../../src/protocol/memory.schema.js';
+import { LongTermMemory, type LongTermMemoryOptions } from '../../../src/subsystems/memory/long-term-memory.js';
 import { memoryContentHash, normaliseMemoryText } from '../../../src/subsystems/memory/memory-text.js';
 import { openVigilDb, type VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 
@@ -14,21 +15,24 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function openStore(dataDir?: string): Promise<{ memory: LongTermMemory; db: VigilDb; dataDir: string }> {
+async function openStore(
+  dataDir?: string,
+  options?: LongTermMemoryOptions,
+): Promise<{ memory: LongTermMemory; db: VigilDb; dataDir: string }> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'vigil-ltm-store-'));
   if (dataDir === undefined) dirs.push(dir);
   const db = await openVigilDb(dir);
   dbs.push(db);
-  const memory = new LongTermMemory(db);
+  const memory = new LongTermMemory(db, options);
   await memory.open();
   await memory.whenReady();
   return { memory, db, dataDir: dir };
 }
 
-async function reopen(dataDir: string, memory: LongTermMemory, db: VigilDb) {
+async function reopen(dataDir: string, memory: LongTermMemory, db: VigilDb, options?: LongTermMemoryOptions) {
   await memory.stop();
   await db.close();
-  return openStore(dataDir);
+  return openStore(dataDir, options);
 }
 
 const AT = Date.parse('2026-03-01T10:00:00Z');
@@ -225,6 +229,51 @@ describe('LongTermMemory', () => {
     const { memory, db } = await openStore();
     await memory.keep({ content: 'secret-word-in-content', source: 'conversation', salience: 0.5, at: AT });
     for await (const key of db.keys()) expect(key).not.toContain('secret');
+  });
+});
+
+describe('LongTermMemory past VIGIL_MEMORY_MAX_COUNT', () => {
+  it('forgets the least worth keeping in the write that keeps a new one, for good', async () => {
+    const evictions: string[][] = [];
+    const options: LongTermMemoryOptions = {
+      maxCount: 5,
+      onEvicted: (memories: readonly StoredMemory[]) => evictions.push(memories.map((m) => m.id)),
+    };
+    const { memory, db, dataDir } = await openStore(undefined, options);
+    const saliences = [0.9, 0.2, 0.8, 0.1, 0.7];
+    for (const [i, salience] of saliences.entries()) {
+      await memory.keep({ content: `Fact number ${i} about quokkas.`, source: 'conversation', salience, at: AT + i });
+    }
+    expect(evictions).toEqual([]);
+    const sixth = await memory.keep({
+      content: 'Fact number 5 about quokkas.',
+      source: 'task',
+      salience: 0.05,
+      at: AT + 9,
+    });
+    // The new memory stays, whatever its salience; the weakest of the others goes (mem-4, salience 0.1).
+    expect(sixth.created).toBe(true);
+    expect(evictions).toEqual([['mem-4']]);
+    expect(memory.size).toBe(5);
+    expect(memory.get('mem-4')).toBeUndefined();
+    const found = (await memory.search('quokkas', 10)).map((hit) => hit.memory.id).sort();
+    expect(found).toEqual(['mem-1', 'mem-2', 'mem-3', 'mem-5', 'mem-6']);
+
+    // Gone from the store too, and a lower bound after a restart applies at the next keep.
+    const lowered = await reopen(dataDir, memory, db, { ...options, maxCount: 3 });
+    expect(lowered.memory.size).toBe(5);
+    expect(lowered.memory.get('mem-4')).toBeUndefined();
+    await lowered.memory.keep({ content: 'Fact number 6 about quokkas.', source: 'task', salience: 0.5, at: AT + 20 });
+    expect(evictions[1]).toEqual(['mem-6', 'mem-2', 'mem-5']);
+    expect((await lowered.memory.search('quokkas', 10)).map((hit) => hit.memory.id).sort()).toEqual([
+      'mem-1',
+      'mem-3',
+      'mem-7',
+    ]);
+    const again = await reopen(lowered.dataDir, lowered.memory, lowered.db);
+    expect((await again.memory.upTo(again.memory.watermark())).map((m) => m.id)).toEqual(['mem-1', 'mem-3', 'mem-7']);
+    // Seqs are never issued twice, evicted or not.
+    expect(again.memory.watermark()).toBe(7);
   });
 });
 

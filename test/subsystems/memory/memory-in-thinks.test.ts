@@ -167,4 +167,25 @@ describe('long-term memory in thinks', () => {
       'source',
     ]);
   });
+
+  it('forgets the least worth keeping once VIGIL_MEMORY_MAX_COUNT is passed, with a memory.evicted event', async () => {
+    api = await startFakeMessagesApi();
+    // 101 facts kept in one think; the first two matter least.
+    const facts = Array.from({ length: 101 }, (_, i) =>
+      toolUse('remember', { content: `Bounded fact number ${i}`, salience: i < 2 ? 0.1 : 0.9, keep: true }),
+    );
+    api.enqueue({ kind: 'respond', respond: (r) => message([...facts, ...replyAll(r)]) }, message([]));
+    h = await startAnthropicRuntime(api, { config: { memoryMaxCount: 100 } });
+    await untilReplied((await h.runtime.send({ text: 'Note all of this.' })).turnId);
+    // Past 100 by one: down to 1 % below the bound (99), so two go, the least salient.
+    const [evicted, ...more] = h.ofType('memory.evicted');
+    expect(more).toEqual([]);
+    expect(evicted).toMatchObject({ count: 2 });
+    const hits = await h.runtime.searchMemory({ query: 'bounded fact', limit: 100 });
+    expect(hits).toHaveLength(99);
+    const kept = new Set(hits.map((hit) => hit.id));
+    for (const id of evicted!.ids) expect(kept.has(id)).toBe(false);
+    expect(hits.map((hit) => hit.content)).not.toContain('Bounded fact number 0');
+    expect(hits.map((hit) => hit.content)).not.toContain('Bounded fact number 1');
+  });
 });
