@@ -6,7 +6,7 @@
  */
 import type { StoredMemory } from '../../protocol/memory.schema.js';
 
-/** The default bound: the size at which `memory.search` and the boot are held to their targets (bench 8). */
+/** The default bound: the size at which `memory.search` and the boot are held to their targets (`bench/memory-search.bench.ts`). */
 export const DEFAULT_MEMORY_MAX_COUNT = 100_000;
 
 /** A memory's worth halves over this many days since it was last kept (a fact kept again is fresh again). */
