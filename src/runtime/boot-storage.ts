@@ -14,7 +14,7 @@ import { EventJournal } from '../subsystems/journal/event-journal.js';
 import { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import { PersistedSeq } from '../subsystems/store/persisted-seq.js';
 import { sealStore } from '../subsystems/store/store-seal.js';
-import { openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
+import { compactBeforeClose, openVigilDb, type VigilDb } from '../subsystems/store/vigil-db.js';
 import { SwarmResultLog } from '../subsystems/swarm-results/swarm-result-log.js';
 import { SwarmTaskLog } from '../subsystems/swarm-results/swarm-task-log.js';
 import { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
@@ -28,6 +28,8 @@ export async function openStorage({ options, config, log, stack }: BootBase): Pr
   const storeDb = options.db ?? (await openVigilDb(config.dataDir));
   // A host's database is the host's to close.
   if (ownsDb) stack.defer('database', () => storeDb.close());
+  // Deferred second, so it runs after every store has written its last and just before the close.
+  if (ownsDb) stack.defer('database compaction', () => compactBeforeClose(storeDb));
   const sealing = await sealStore(storeDb, config.checkpointKey, { closeInner: ownsDb, dataDir: config.dataDir });
   // The sealing database closes the one under it only when the runtime opened that one itself (then the close above finds it closed).
   if (ownsDb && sealing.db !== storeDb) stack.defer('sealed database', () => sealing.db.close());

@@ -10,7 +10,7 @@ import { Level } from 'level';
 import { pino } from 'pino';
 import type { VigilConfig } from '../../src/config.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { SUBLEVELS } from '../../src/subsystems/store/vigil-db.js';
+import { compactBeforeClose, SUBLEVELS, type VigilDb } from '../../src/subsystems/store/vigil-db.js';
 import { SimWorldClock } from './sim-clock.js';
 import { SimDisk, type BackingStore } from './sim-disk.js';
 import { Incarnation } from './sim-incarnation.js';
@@ -135,6 +135,8 @@ export class YearWorld {
     const incarnation = this.current!;
     this.current = null;
     await incarnation.stop(() => this.tick());
+    // As the daemon's own stop does before it closes the database it opened (the simulated runtime's is the host's).
+    await compactBeforeClose(this.disk.store as unknown as VigilDb);
     await this.disk.store.close();
   }
 

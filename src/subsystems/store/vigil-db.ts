@@ -90,6 +90,22 @@ export async function compactVigilDb(db: VigilDb): Promise<void> {
   await compactable.compactRange?.(Buffer.of(0x00), Buffer.alloc(8, 0xff), { keyEncoding: 'buffer' });
 }
 
+/**
+ * Before a clean close: compacts the whole database when LevelDB holds table files at level 0 (each open turns the
+ * previous run's log into one). Otherwise, every fourth open or so starts a compaction of them into level 1 while the
+ * daemon boots, and since Vigil's keys span every table that compaction rewrites the whole store: a boot after months
+ * (a full retention window, some 6 MB) measured ~20 ms slower than one after a week on such opens. Compacted at the
+ * stop, the next open replays nothing and compacts nothing; after a `kill -9` LevelDB does as it always did. The stop
+ * pays it instead, bounded by the data dir's size (~80 ms for 6 MB). A no-op on a database that cannot (memory-level).
+ */
+export async function compactBeforeClose(db: VigilDb): Promise<boolean> {
+  const inspectable = db as unknown as { getProperty?: (property: string) => string };
+  if (inspectable.getProperty === undefined || db.status !== 'open') return false;
+  if (Number(inspectable.getProperty('leveldb.num-files-at-level0')) === 0) return false;
+  await compactVigilDb(db);
+  return true;
+}
+
 /** The location of the LevelDB files inside a data dir. */
 export function vigilDbLocation(dataDir: string): string {
   return join(dataDir, 'db');

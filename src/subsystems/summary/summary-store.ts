@@ -23,12 +23,14 @@ export class SummaryStore {
 
   /** The newest valid version, or null when none was written (a damaged one is skipped for the one before). */
   async latest(): Promise<ConversationSummary | null> {
+    const range = { gte: VERSION_PREFIX, lt: `${VERSION_PREFIX}~`, reverse: true } as const;
     try {
-      for await (const value of this.versions.values({
-        gte: VERSION_PREFIX,
-        lt: `${VERSION_PREFIX}~`,
-        reverse: true,
-      })) {
+      // The newest alone first: an iterator reads (and parses) values a chunk at a time, some 32 summaries of a few
+      // kilobytes each, where the boot needs one. The walk below is for a damaged newest only.
+      const [newest] = await this.versions.values({ ...range, limit: 1 }).all();
+      const current = ConversationSummarySchema.safeParse(newest);
+      if (current.success) return current.data;
+      for await (const value of this.versions.values(range)) {
         const parsed = ConversationSummarySchema.safeParse(value);
         if (parsed.success) return parsed.data;
       }
