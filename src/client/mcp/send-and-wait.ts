@@ -19,10 +19,7 @@ export async function sendAndWait(link: VigilLink, text: string, from: string, w
   // Over the wire the feed starts after the newest journalled event and replays from there, so a reply that comes
   // before the subscription is registered (or before agent.send's own answer) is still delivered. An in-process feed
   // is live from the moment it is subscribed, before agent.send is called: nothing to read first.
-  const [after, budget] = await Promise.all([
-    link.liveAtOnce === true ? undefined : newestSeq(link),
-    link.call('budget.status'),
-  ]);
+  const after = link.liveAtOnce === true ? undefined : await newestSeq(link);
   const terminal = new Map<string, VigilEvent>();
   let wanted: string | undefined;
   let settle: ((event: VigilEvent | undefined) => void) | undefined;
@@ -37,7 +34,13 @@ export async function sendAndWait(link: VigilLink, text: string, from: string, w
     error: (err: unknown) => fail?.(err),
   });
   try {
-    const { turnId } = await link.call('agent.send', { text, from });
+    // The budget is read beside the send, not before it (sending spends nothing, so it reads the same): in-process one
+    // pass through the router less ahead of the send; over the wire still two round trips. It is asked first, so a
+    // rate limit that refuses it refuses the send too, and nothing is sent.
+    const [budget, { turnId }] = await Promise.all([
+      link.call('budget.status'),
+      link.call('agent.send', { text, from }),
+    ]);
     // A sleeping agent answers only once it wakes (at the daily reset or a top-up): no use waiting for it.
     if (budget.state === 'sleeping' || budget.state === 'exceeded') {
       return { kind: 'asleep', turnId, wakeAt: budget.resetsAt, budgetState: budget.state };
