@@ -279,8 +279,9 @@ describe('vigil run on a damaged LevelDB directory', () => {
 
   beforeAll(async () => {
     template = await tempDir('ldb-template');
-    // Two sessions: the second open turns the first session's log into a table file, and the second session's
-    // writes stay in the new log. Losing that table loses the first session, never the newest checkpoint.
+    // Two sessions: the first one's clean stop compacts what it wrote into table files; the second runs on a database
+    // the test holds (a runtime compacts only a database it opened itself), so its writes stay in the log, as a
+    // `kill -9` would leave them. Losing the oldest table loses the first session, never the newest checkpoint.
     const now = Date.now();
     await runSession({
       dataDir: template,
@@ -289,12 +290,13 @@ describe('vigil run on a damaged LevelDB directory', () => {
       goals: ['Sweep the deck'],
       message: 'Hello, keeper.',
     });
+    const held = await openVigilDb(template);
     const second = await runSession({
-      dataDir: template,
+      db: held,
       startMs: now - 300_000,
       beats: 12,
       goals: ['Polish the brass'],
-    });
+    }).finally(() => held.close());
     newest = second.checkpoints.at(-1)!;
     goalTitles = second.goalTitles;
   });
