@@ -169,15 +169,9 @@ export class YearWorld {
 
   /** The long-term memories stored now, read through the open store (their text, in seq order). */
   async longTermMemories(): Promise<string[]> {
-    const encoder = new TextEncoder();
     const decoder = new TextDecoder();
     const contents: string[] = [];
-    const range = {
-      gte: encoder.encode(`!${SUBLEVELS.longTermMemory}!`),
-      lt: encoder.encode(`!${SUBLEVELS.longTermMemory}"`),
-      keyEncoding: 'view',
-      valueEncoding: 'view',
-    } as const;
+    const range = { ...sublevelRange(SUBLEVELS.longTermMemory), keyEncoding: 'view', valueEncoding: 'view' } as const;
     for await (const value of this.disk.store.values(range)) {
       const record = JSON.parse(decoder.decode(value)) as { content?: unknown };
       if (typeof record.content === 'string') contents.push(record.content);
@@ -189,6 +183,12 @@ export class YearWorld {
   sizeBytes(): number {
     return dirBytes(this.dir);
   }
+}
+
+/** The raw keys of sublevel `name` (level's `!name!key`; `"` is the character after `!`). */
+function sublevelRange(name: string): { gte: Uint8Array; lt: Uint8Array } {
+  const encoder = new TextEncoder();
+  return { gte: encoder.encode(`!${name}!`), lt: encoder.encode(`!${name}"`) };
 }
 
 function openStore(dir: string): BackingStore {
@@ -205,12 +205,11 @@ function openStore(dir: string): BackingStore {
 export async function copyLongTermMemory(fromDir: string, toDir: string): Promise<number> {
   const [from, to] = [openStore(fromDir), openStore(toDir)];
   await Promise.all([from.open(), to.open()]);
-  const encoder = new TextEncoder();
   let copied = 0;
   try {
     for (const name of [SUBLEVELS.longTermMemory, SUBLEVELS.longTermMemoryMeta]) {
-      const range = { gte: encoder.encode(`!${name}!`), lt: encoder.encode(`!${name}"`) };
-      const entries = await from.iterator({ ...range, keyEncoding: 'view', valueEncoding: 'view' }).all();
+      const range = { ...sublevelRange(name), keyEncoding: 'view', valueEncoding: 'view' } as const;
+      const entries = await from.iterator(range).all();
       await to.batch(entries.map(([key, value]) => ({ type: 'put' as const, key, value })));
       if (name === SUBLEVELS.longTermMemory) copied = entries.length;
     }
@@ -245,9 +244,7 @@ export async function lastEventAt(dir: string): Promise<number> {
   const store = openStore(dir);
   await store.open();
   try {
-    const encoder = new TextEncoder();
-    const range = { gte: encoder.encode('!event-journal!'), lt: encoder.encode('!event-journal"'), reverse: true };
-    for await (const value of store.values({ ...range, limit: 1 })) {
+    for await (const value of store.values({ ...sublevelRange(SUBLEVELS.eventJournal), reverse: true, limit: 1 })) {
       return Date.parse((JSON.parse(new TextDecoder().decode(value)) as { at: string }).at);
     }
     throw new Error(`${dir} has no journalled event`);
