@@ -17,9 +17,22 @@ let work: string;
 let app: string;
 let installed: Finished;
 
+/**
+ * The machine's network settings, which npm needs when it asks the registry: a TLS-inspecting proxy's CA
+ * (NODE_EXTRA_CA_CERTS) above all. Without them, on a machine whose npm cache lacked a package's metadata, every
+ * request failed with SELF_SIGNED_CERT_IN_CHAIN and npm retried until the install's timeout. Nothing else of the
+ * test's environment is passed: `npm test` sets npm_config_* (its own prefix among them) for its scripts.
+ */
+const NETWORK_SETTINGS = /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|HTTPS?_PROXY|NO_PROXY)$/i;
+const NETWORK_ENV = Object.fromEntries(
+  Object.entries(process.env).filter(
+    (entry): entry is [string, string] => NETWORK_SETTINGS.test(entry[0]) && entry[1] !== undefined,
+  ),
+);
+
 /** `npm …` in `cwd`; the whole output on failure. */
 async function npm(cwd: string, args: string[], timeoutMs: number): Promise<Finished> {
-  const result = await runProcess('npm', args, { cwd, timeoutMs });
+  const result = await runProcess('npm', args, { cwd, timeoutMs, env: NETWORK_ENV });
   if (result.code !== 0)
     throw new Error(`npm ${args.join(' ')} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
   return result;
@@ -36,7 +49,8 @@ beforeAll(async () => {
     join(app, 'package.json'),
     `${JSON.stringify({ name: 'vigil-consumer', private: true, type: 'module' }, null, 2)}\n`,
   );
-  // The dependencies are in npm's cache after `npm ci`: --prefer-offline installs without asking the registry.
+  // --prefer-offline takes what npm's cache holds without asking the registry: the tarballs after `npm ci`, and the
+  // packages' metadata once an install has resolved them (`npm ci` reads the lockfile and fetches none).
   installed = await npm(
     app,
     ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, filename), TYPES_NODE],
