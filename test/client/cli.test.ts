@@ -54,7 +54,11 @@ describe('vigil rpc', () => {
     await h.advance(2000);
     const { code, stdout } = await run(['rpc', 'heartbeat.status']);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ beatCount: 2 });
+    // `run` moves simulated time while the call is under way (100 ms a turn of the loop), so a loaded machine may see
+    // a beat or more before the answer: the status is of some moment between the call and its answer.
+    const { beatCount } = JSON.parse(stdout) as { beatCount: number };
+    expect(beatCount).toBeGreaterThanOrEqual(2);
+    expect(beatCount).toBeLessThanOrEqual(h.runtime.status().beatCount);
     const added = await run(['rpc', 'goals.add', '{"title":"From the shell","priority":4}']);
     expect(JSON.parse(added.stdout)).toMatchObject({ title: 'From the shell', priority: 4 });
   });
