@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StoredMemory } from '../../src/protocol/memory.schema.js';
-import { memorySeqKey } from '../../src/subsystems/memory/memory-keys.js';
+import { memorySeqKey } from '../../src/subsystems/memory/long-term-memory.js';
 import { SUBLEVELS } from '../../src/subsystems/store/vigil-db.js';
 import { useRuntimes, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 import { ScriptedThinker } from '../fixtures/scripted-thinker.js';

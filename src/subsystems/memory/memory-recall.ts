@@ -1,8 +1,7 @@
 /** Long-term memory as the think sees it: the memories recalled into each think, and the search behind the `recall` tool. */
 import type { MemoryRecall } from '../thinking/recall-tool.js';
 import type { RecalledMemory, ThinkInput } from '../thinking/thinker.schema.js';
-import type { LongTermMemory } from './long-term-memory.js';
-import type { MemoryHit } from './long-term-memory.types.js';
+import type { LongTermMemory, MemoryHit } from './long-term-memory.js';
 import { RECALL_MAX_MEMORIES, recallQueryOf, selectRecalled } from './recall-selection.js';
 
 // Searched deeper than shown, so a long memory skipped for the allowance can give way to shorter relevant ones.
