@@ -9,13 +9,7 @@ import { VigilError } from '../../errors.js';
 import { StoredMemorySchema, type MemorySource, type StoredMemory } from '../../protocol/memory.schema.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import { MemoryIndex } from './memory-index.js';
-import {
-  DEFAULT_MEMORY_MAX_COUNT,
-  evictionCount,
-  lastValuedAt,
-  memoriesToEvict,
-  RECALL_REFRESH_MS,
-} from './memory-retention.js';
+import { DEFAULT_MEMORY_MAX_COUNT, evictionCount, memoriesToEvict } from './memory-retention.js';
 import { memoryContentHash } from './memory-text.js';
 
 // Number.MAX_SAFE_INTEGER has 16 digits: zero-padded keys sort numerically.
@@ -78,8 +72,6 @@ export interface LongTermMemoryOptions {
   maxCount?: number;
   /** Told, after the write, of the memories a keep forgot to stay within `maxCount`. */
   onEvicted?: (memories: readonly StoredMemory[]) => void;
-  /** Told when writing that memories were used (`noteRecalled`) failed: nothing waits on that write. */
-  onRecallWriteError?: (err: unknown) => void;
 }
 
 /** The long-term memory store and its index. */
@@ -215,31 +207,6 @@ export class LongTermMemory {
       if (evicted.length > 0) this.options.onEvicted?.(evicted);
       return { memory, created: true };
     });
-  }
-
-  /**
-   * Notes that the agent used memories `ids` at `at` (recalled into a think, or found by its `recall` tool), so
-   * retention counts them as fresh: each memory's `recalledAt`, written when its last use is a day old or more. Not
-   * waited for and not synced: a use lost to a crash costs a day's precision of a 90-day half-life. A memory forgotten
-   * or evicted meanwhile stays gone (the write is queued behind those and skips what they removed).
-   */
-  noteRecalled(ids: readonly string[], at: number): void {
-    const stale = (memory: StoredMemory | undefined): memory is StoredMemory =>
-      memory !== undefined && at - lastValuedAt(memory) >= RECALL_REFRESH_MS;
-    if (!ids.some((id) => stale(this.get(id)))) return;
-    this.exclusive(async () => {
-      const used = ids.map((id) => this.get(id)).filter(stale);
-      if (used.length === 0) return;
-      const refreshed = used.map((memory): StoredMemory => ({ ...memory, recalledAt: at }));
-      for (const memory of refreshed) this.bySeq.set(memory.seq, memory);
-      const ops = refreshed.map((memory): VigilBatchOp => ({
-        type: 'put',
-        sublevel: this.records,
-        key: memorySeqKey(memory.seq),
-        value: memory,
-      }));
-      await this.db.batch(ops, {});
-    }).catch((err: unknown) => this.options.onRecallWriteError?.(toStoreError(err, 'note recalled memories')));
   }
 
   /** Deletes memory `id` from the store (synced) and the index; MEMORY_NOT_FOUND when there is none. */

@@ -14,18 +14,9 @@ const recalled = ({ memory }: MemoryHit): RecalledMemory => ({
   createdAt: memory.createdAt,
 });
 
-/** The `recall` tool's search over `memory` (waits for the index at boot); what it finds is in use at `now()`. */
-export function memoryRecallOf(memory: LongTermMemory, now: () => number): MemoryRecall {
-  return {
-    recall: async (query, limit) => {
-      const found = (await memory.search(query, limit)).map(recalled);
-      memory.noteRecalled(
-        found.map((m) => m.id),
-        now(),
-      );
-      return found;
-    },
-  };
+/** The `recall` tool's search over `memory` (waits for the index at boot). */
+export function memoryRecallOf(memory: LongTermMemory): MemoryRecall {
+  return { recall: async (query, limit) => (await memory.search(query, limit)).map(recalled) };
 }
 
 /**
