@@ -23,6 +23,15 @@ const value = (name: string): number | undefined => {
 };
 
 const probeRoot = args.includes('--probe') ? args[args.indexOf('--probe') + 1] : undefined;
+// The end of a year's run, in a process of its own (sim-year-measure.ts): the figures as one line of JSON.
+const measureRoot = args.includes('--measure') ? args[args.indexOf('--measure') + 1] : undefined;
+if (args.includes('--year') && measureRoot !== undefined) {
+  const { measureKept } = await import('./sim-year-measure.js');
+  const memoryMaxCount = value('--memory-max');
+  const overrides = memoryMaxCount === undefined ? {} : { memoryMaxCount };
+  process.stdout.write(`${JSON.stringify(await measureKept(measureRoot, value('--seed') ?? 1, overrides))}\n`);
+  process.exit(0);
+}
 if (args.includes('--year') && probeRoot !== undefined) {
   const { probeKept } = await import('./sim-year.js');
   process.exit((await probeKept(probeRoot, (line: string) => process.stdout.write(`${line}\n`))) ? 0 : 1);

@@ -24,9 +24,9 @@ export function reportYear(args: {
   rounds: number;
   log: (line: string) => void;
   days: number;
-  young: Costs[];
-  old: Costs[];
-  twin: Costs[];
+  young: readonly Costs[];
+  old: readonly Costs[];
+  twin: readonly Costs[];
   held: Probes['held'];
   bound: number;
   heap: number[];
