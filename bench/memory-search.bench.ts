@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { StoredMemory } from '../src/protocol/memory.schema.js';
-import { LongTermMemory, memorySeqKey } from '../src/subsystems/memory/long-term-memory.js';
+import { LongTermMemory } from '../src/subsystems/memory/long-term-memory.js';
+import { memorySeqKey } from '../src/subsystems/memory/memory-keys.js';
 import {
   openVigilDb,
   SUBLEVELS,

@@ -6,7 +6,7 @@
 import { describeError } from '../errors.js';
 import type { MemorySource } from '../protocol/memory.schema.js';
 import { itemsToConsolidate, seenItems, type SeenItem } from '../subsystems/memory/consolidation.js';
-import type { KeepRequest } from '../subsystems/memory/long-term-memory.js';
+import type { KeepRequest } from '../subsystems/memory/long-term-memory.types.js';
 import type { ThinkAction, ThinkReason } from '../subsystems/thinking/thinker.schema.js';
 import type { DomainActorRefs, HeartbeatDeps } from './heartbeat.types.js';
 

@@ -33,6 +33,13 @@ export const thinkLogic = fromPromise<
     review === null
       ? withPast(deps, input.thinkInput)
       : await withReview(deps, withPast(deps, input.thinkInput), review);
+  // The memories recalled into it are in use: retention counts them as fresh (written at most once a day each).
+  const recalled = thinkInput.recalledMemories ?? [];
+  if (recalled.length > 0)
+    deps.memory?.noteRecalled(
+      recalled.map((memory) => memory.id),
+      thinkInput.now,
+    );
   let result: ThinkResult;
   try {
     result = await deps.thinker.think(thinkInput, signal);

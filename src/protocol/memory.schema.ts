@@ -27,6 +27,11 @@ export const StoredMemorySchema = z.object({
   createdAt: z.number(),
   /** Epoch ms of the last time it was kept again (the same fact twice is one memory, refreshed). */
   updatedAt: z.number(),
+  /**
+   * Epoch ms of the last time the agent used it (recalled into a think, or found by its `recall` tool), to a day's
+   * precision: retention counts a memory in use as fresh (absent: never used since it was kept).
+   */
+  recalledAt: z.number().optional(),
 });
 export type StoredMemory = z.infer<typeof StoredMemorySchema>;
 

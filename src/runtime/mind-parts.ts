@@ -81,11 +81,13 @@ export async function openMindParts(deps: MindPartsDeps) {
       );
       bus.emit('memory.evicted', { ids, count: ids.length });
     },
+    onRecallWriteError: (err) =>
+      log.warn({ err }, 'could not note that memories were used; their retention counts them from before'),
   });
   // Before `open`: a build it schedules for later (indexAfter) finds memory stopping and lets go.
   stack.defer('long-term memory', () => memory.stop());
   await memory.open();
-  thinker.useMemory?.(memoryRecallOf(memory));
+  thinker.useMemory?.(memoryRecallOf(memory, () => clock.now()));
   // Only the newest id is read during the boot; the others after it, like the memory index.
   const traces = await ThinkTraceStore.open(
     db,

@@ -6,73 +6,24 @@
  * built, searches wait and the think's recall is empty.
  */
 import { VigilError } from '../../errors.js';
-import { StoredMemorySchema, type MemorySource, type StoredMemory } from '../../protocol/memory.schema.js';
+import { StoredMemorySchema, type StoredMemory } from '../../protocol/memory.schema.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import { MemoryIndex } from './memory-index.js';
-import { DEFAULT_MEMORY_MAX_COUNT, evictionCount, memoriesToEvict } from './memory-retention.js';
+import {
+  DEFAULT_MEMORY_MAX_COUNT,
+  evictionCount,
+  lastValuedAt,
+  memoriesToEvict,
+  RECALL_REFRESH_MS,
+} from './memory-retention.js';
+import { memoryIdOf, memorySeqKey, memorySeqOf } from './memory-keys.js';
+import type { KeepOutcome, KeepRequest, LongTermMemoryOptions, MemoryHit } from './long-term-memory.types.js';
 import { memoryContentHash } from './memory-text.js';
 
-// Number.MAX_SAFE_INTEGER has 16 digits: zero-padded keys sort numerically.
-const SEQ_WIDTH = 16;
 const HIGHEST_SEQ_KEY = 'highestSeq';
 // Memories read and indexed per step of the background build, between which the event loop runs (the rest of the
 // boot, beats, requests): small enough that one step holds the loop for a few milliseconds only.
 const LOAD_CHUNK = 250;
-
-/** The key of memory `seq`: a number only, so no user text is ever part of a key. */
-export function memorySeqKey(seq: number): string {
-  return String(seq).padStart(SEQ_WIDTH, '0');
-}
-
-/** The id of memory `seq`. */
-export function memoryIdOf(seq: number): string {
-  return `mem-${seq}`;
-}
-
-const ID_PATTERN = /^mem-([1-9][0-9]{0,15})$/;
-
-/** Something to keep. */
-export interface KeepRequest {
-  content: string;
-  source: MemorySource;
-  salience: number;
-  /** Epoch ms now. */
-  at: number;
-  /** When it was first kept, if earlier than now (an imported memory keeps its own). */
-  createdAt?: number;
-}
-
-/** What `keep` did: the memory as stored, and whether it is new (false: an existing one was refreshed). */
-export interface KeepOutcome {
-  memory: StoredMemory;
-  created: boolean;
-}
-
-/** A search hit: the memory and its relevance. */
-export interface MemoryHit {
-  memory: StoredMemory;
-  score: number;
-}
-
-/** Options of the store. */
-export interface LongTermMemoryOptions {
-  /** Told when the background index build fails (searches then fail with the same error). */
-  onLoadError?: (err: unknown) => void;
-  /**
-   * The background build starts once this settles (default: at `open`). The daemon passes its gateway's listening: the
-   * build's steps would otherwise run between the boot's own reads and writes and delay it. Anything that needs the
-   * index before then (a search, a keep) starts the build itself rather than wait.
-   */
-  indexAfter?: PromiseLike<unknown>;
-  /**
-   * The most memories kept (VIGIL_MEMORY_MAX_COUNT): a keep that takes the store past it forgets, in the same write,
-   * the memories least worth keeping (`memory-retention.ts`) down to 1 % below it; the new memory itself is kept.
-   * Default 100,000.
-   */
-  maxCount?: number;
-  /** Told, after the write, of the memories a keep forgot to stay within `maxCount`. */
-  onEvicted?: (memories: readonly StoredMemory[]) => void;
-}
 
 /** The long-term memory store and its index. */
 export class LongTermMemory {
@@ -209,6 +160,31 @@ export class LongTermMemory {
     });
   }
 
+  /**
+   * Notes that the agent used memories `ids` at `at` (recalled into a think, or found by its `recall` tool), so
+   * retention counts them as fresh: each memory's `recalledAt`, written when its last use is a day old or more. Not
+   * waited for and not synced: a use lost to a crash costs a day's precision of a 90-day half-life. A memory forgotten
+   * or evicted meanwhile stays gone (the write is queued behind those and skips what they removed).
+   */
+  noteRecalled(ids: readonly string[], at: number): void {
+    const stale = (memory: StoredMemory | undefined): memory is StoredMemory =>
+      memory !== undefined && at - lastValuedAt(memory) >= RECALL_REFRESH_MS;
+    if (!ids.some((id) => stale(this.get(id)))) return;
+    this.exclusive(async () => {
+      const used = ids.map((id) => this.get(id)).filter(stale);
+      if (used.length === 0) return;
+      const refreshed = used.map((memory): StoredMemory => ({ ...memory, recalledAt: at }));
+      for (const memory of refreshed) this.bySeq.set(memory.seq, memory);
+      const ops = refreshed.map((memory): VigilBatchOp => ({
+        type: 'put',
+        sublevel: this.records,
+        key: memorySeqKey(memory.seq),
+        value: memory,
+      }));
+      await this.db.batch(ops, {});
+    }).catch((err: unknown) => this.options.onRecallWriteError?.(toStoreError(err, 'note recalled memories')));
+  }
+
   /** Deletes memory `id` from the store (synced) and the index; MEMORY_NOT_FOUND when there is none. */
   async forget(id: string): Promise<StoredMemory> {
     return this.exclusive(async () => {
@@ -237,8 +213,8 @@ export class LongTermMemory {
 
   /** Memory `id`, if held. */
   get(id: string): StoredMemory | undefined {
-    const match = ID_PATTERN.exec(id);
-    return match === null ? undefined : this.bySeq.get(Number(match[1]));
+    const seq = memorySeqOf(id);
+    return seq === undefined ? undefined : this.bySeq.get(seq);
   }
 
   /** The best `limit` memories for `query`, best first: waits for the index and for every write queued before it. */

@@ -1,7 +1,8 @@
 /** Long-term memory as the think sees it: the memories recalled into each think, and the search behind the `recall` tool. */
 import type { MemoryRecall } from '../thinking/recall-tool.js';
 import type { RecalledMemory, ThinkInput } from '../thinking/thinker.schema.js';
-import type { LongTermMemory, MemoryHit } from './long-term-memory.js';
+import type { LongTermMemory } from './long-term-memory.js';
+import type { MemoryHit } from './long-term-memory.types.js';
 import { RECALL_MAX_MEMORIES, recallQueryOf, selectRecalled } from './recall-selection.js';
 
 // Searched deeper than shown, so a long memory skipped for the allowance can give way to shorter relevant ones.
@@ -14,9 +15,18 @@ const recalled = ({ memory }: MemoryHit): RecalledMemory => ({
   createdAt: memory.createdAt,
 });
 
-/** The `recall` tool's search over `memory` (waits for the index at boot). */
-export function memoryRecallOf(memory: LongTermMemory): MemoryRecall {
-  return { recall: async (query, limit) => (await memory.search(query, limit)).map(recalled) };
+/** The `recall` tool's search over `memory` (waits for the index at boot); what it finds is in use at `now()`. */
+export function memoryRecallOf(memory: LongTermMemory, now: () => number): MemoryRecall {
+  return {
+    recall: async (query, limit) => {
+      const found = (await memory.search(query, limit)).map(recalled);
+      memory.noteRecalled(
+        found.map((m) => m.id),
+        now(),
+      );
+      return found;
+    },
+  };
 }
 
 /**

@@ -9,26 +9,40 @@ import type { StoredMemory } from '../../protocol/memory.schema.js';
 /** The default bound: the size at which `memory.search` and the boot are held to their targets (`bench/memory-search.bench.ts`). */
 export const DEFAULT_MEMORY_MAX_COUNT = 100_000;
 
-/** A memory's worth halves over this many days since it was last kept (a fact kept again is fresh again). */
+/**
+ * A memory's worth halves over this many days since it was last kept or used (a fact kept again, or recalled by the
+ * agent, is fresh again).
+ */
 export const MEMORY_HALF_LIFE_DAYS = 90;
 
 const HALF_LIFE_MS = MEMORY_HALF_LIFE_DAYS * 86_400_000;
 
 /**
- * What keeping `memory` is worth at `now`: its salience, halved for every half-life since it was last kept. A fact
- * that mattered a great deal outlives many trivial ones, but not forever: a salience of 1 kept a year ago is worth
- * less than a salience of 0.1 kept today.
+ * How stale a memory's last use may be before a new use is written: a day, against a 90-day half-life, so a memory
+ * the agent recalls in every think costs one write a day, not one a think.
  */
-export function retentionValue(memory: StoredMemory, now: number): number {
-  return memory.salience * 0.5 ** (Math.max(0, now - memory.updatedAt) / HALF_LIFE_MS);
+export const RECALL_REFRESH_MS = 86_400_000;
+
+/** When `memory` was last kept or used by the agent: what its worth decays from. */
+export function lastValuedAt(memory: StoredMemory): number {
+  return Math.max(memory.updatedAt, memory.recalledAt ?? Number.NEGATIVE_INFINITY);
 }
 
 /**
- * A memory's place in the order of worth: log2 of its worth at any moment after it was last kept, less a term of that
- * moment alone. So memories rank the same whenever they are compared, and no clock is needed to choose.
+ * What keeping `memory` is worth at `now`: its salience, halved for every half-life since it was last kept or used. A
+ * fact that mattered a great deal outlives many trivial ones, but not forever: a salience of 1 kept a year ago and not
+ * used since is worth less than a salience of 0.1 kept today; a fact the agent keeps recalling stays.
+ */
+export function retentionValue(memory: StoredMemory, now: number): number {
+  return memory.salience * 0.5 ** (Math.max(0, now - lastValuedAt(memory)) / HALF_LIFE_MS);
+}
+
+/**
+ * A memory's place in the order of worth: log2 of its worth at any moment after it was last kept or used, less a term
+ * of that moment alone. So memories rank the same whenever they are compared, and no clock is needed to choose.
  */
 export function retentionRank(memory: StoredMemory): number {
-  return Math.log2(memory.salience) + memory.updatedAt / HALF_LIFE_MS;
+  return Math.log2(memory.salience) + lastValuedAt(memory) / HALF_LIFE_MS;
 }
 
 /**

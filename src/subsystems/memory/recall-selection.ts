@@ -4,7 +4,7 @@
  */
 import { estimateTokens } from '../thinking/token-estimate.js';
 import type { RecalledMemory, ThinkInput } from '../thinking/thinker.schema.js';
-import type { MemoryHit } from './long-term-memory.js';
+import type { MemoryHit } from './long-term-memory.types.js';
 
 /** At most this many memories are recalled into one think. */
 export const RECALL_MAX_MEMORIES = 5;

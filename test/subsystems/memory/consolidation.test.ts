@@ -11,7 +11,7 @@ import {
   recalledMemoryTokens,
   selectRecalled,
 } from '../../../src/subsystems/memory/recall-selection.js';
-import type { MemoryHit } from '../../../src/subsystems/memory/long-term-memory.js';
+import type { MemoryHit } from '../../../src/subsystems/memory/long-term-memory.types.js';
 
 const AT = 1_700_000_000_000;
 const MINUTE = 60_000;

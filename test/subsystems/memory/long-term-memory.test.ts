@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StoredMemory } from '../../../src/protocol/memory.schema.js';
-import { LongTermMemory, type LongTermMemoryOptions } from '../../../src/subsystems/memory/long-term-memory.js';
+import { LongTermMemory } from '../../../src/subsystems/memory/long-term-memory.js';
+import type { LongTermMemoryOptions } from '../../../src/subsystems/memory/long-term-memory.types.js';
+import { memoryRecallOf } from '../../../src/subsystems/memory/memory-recall.js';
 import { memoryContentHash, normaliseMemoryText } from '../../../src/subsystems/memory/memory-text.js';
 import { openVigilDb, type VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 
@@ -274,6 +276,77 @@ describe('LongTermMemory past VIGIL_MEMORY_MAX_COUNT', () => {
     expect((await again.memory.upTo(again.memory.watermark())).map((m) => m.id)).toEqual(['mem-1', 'mem-3', 'mem-7']);
     // Seqs are never issued twice, evicted or not.
     expect(again.memory.watermark()).toBe(7);
+  });
+});
+
+describe('LongTermMemory: memories in use', () => {
+  const DAY_MS = 86_400_000;
+
+  it('keeps a memory the agent recalls over an unused one kept at the same time, across a restart', async () => {
+    const options: LongTermMemoryOptions = { maxCount: 3 };
+    const { memory, db, dataDir } = await openStore(undefined, options);
+    for (const i of [0, 1, 2])
+      await memory.keep({ content: `Fact number ${i} about otters.`, source: 'conversation', salience: 0.5, at: AT });
+    // Two months later the agent recalls mem-1 (the others are as worthy and as old, and mem-1 would go first of them).
+    memory.noteRecalled(['mem-1'], AT + 60 * DAY_MS);
+    expect((await memory.search('otters', 10)).length).toBe(3);
+    expect(memory.get('mem-1')?.recalledAt).toBe(AT + 60 * DAY_MS);
+
+    const again = await reopen(dataDir, memory, db, options);
+    expect(again.memory.get('mem-1')?.recalledAt).toBe(AT + 60 * DAY_MS);
+    expect(again.memory.get('mem-2')?.recalledAt).toBeUndefined();
+    await again.memory.keep({ content: 'A new fact.', source: 'task', salience: 0.5, at: AT + 61 * DAY_MS });
+    // Past the bound (3, down to 1 % below it: one goes): the oldest unused one, not the one in use.
+    expect(again.memory.get('mem-1')).toBeDefined();
+    expect(again.memory.get('mem-2')).toBeUndefined();
+    expect(again.memory.get('mem-3')).toBeDefined();
+  });
+
+  it('writes a use at most once a day per memory, and never brings back a memory forgotten meanwhile', async () => {
+    const { memory, db } = await openStore();
+    await memory.keep({ content: 'Otters hold hands while sleeping.', source: 'conversation', salience: 0.5, at: AT });
+    await memory.keep({ content: 'Otters keep a favourite stone.', source: 'conversation', salience: 0.5, at: AT });
+    const batch = vi.spyOn(db, 'batch');
+    // Kept today: in use already, nothing to write.
+    memory.noteRecalled(['mem-1', 'mem-2'], AT + 1_000);
+    memory.noteRecalled(['mem-1'], AT + DAY_MS);
+    memory.noteRecalled(['mem-1'], AT + DAY_MS + 1_000);
+    await memory.search('otters', 10);
+    expect(batch).toHaveBeenCalledTimes(1);
+    expect(memory.get('mem-1')?.recalledAt).toBe(AT + DAY_MS);
+
+    // A forget queued before the use's write wins: the write skips what is gone.
+    const forgetting = memory.forget('mem-2');
+    memory.noteRecalled(['mem-2', 'mem-404'], AT + 5 * DAY_MS);
+    await forgetting;
+    await memory.search('otters', 10);
+    expect(memory.get('mem-2')).toBeUndefined();
+    expect((await memory.upTo(memory.watermark())).map((m) => m.id)).toEqual(['mem-1']);
+  });
+
+  it('counts what the recall tool finds as in use', async () => {
+    const { memory } = await openStore();
+    await memory.keep({ content: 'Otters use rocks as tools.', source: 'conversation', salience: 0.5, at: AT });
+    await memory.keep({ content: 'Beavers build dams.', source: 'conversation', salience: 0.5, at: AT });
+    const found = await memoryRecallOf(memory, () => AT + 3 * DAY_MS).recall('otters rocks', 5);
+    expect(found.map((m) => m.id)).toEqual(['mem-1']);
+    await memory.search('otters', 10);
+    expect(memory.get('mem-1')?.recalledAt).toBe(AT + 3 * DAY_MS);
+    expect(memory.get('mem-2')?.recalledAt).toBeUndefined();
+  });
+
+  it('reports a failed write of a use and goes on', async () => {
+    const errors: unknown[] = [];
+    const { memory, db } = await openStore(undefined, { onRecallWriteError: (err) => errors.push(err) });
+    await memory.keep({ content: 'Otters have dense fur.', source: 'conversation', salience: 0.5, at: AT });
+    vi.spyOn(db, 'batch').mockRejectedValueOnce(new Error('disk full'));
+    memory.noteRecalled(['mem-1'], AT + 2 * DAY_MS);
+    await memory.search('otters', 10);
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/disk full/);
+    // The next keep still writes.
+    await memory.keep({ content: 'Otters eat sea urchins.', source: 'conversation', salience: 0.5, at: AT });
+    expect(memory.size).toBe(2);
   });
 });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredMemory } from '../../../src/protocol/memory.schema.js';
 import {
   evictionCount,
+  lastValuedAt,
   MEMORY_HALF_LIFE_DAYS,
   memoriesToEvict,
   retentionRank,
@@ -48,6 +49,18 @@ describe('memory retention', () => {
     const fresh = memory(4, 0.5, NOW);
     expect(memoriesToEvict([vital, trivial, stale, fresh], 2).map((m) => m.id)).toEqual(['mem-3', 'mem-2']);
     expect(memoriesToEvict([vital, trivial, stale, fresh], 0)).toEqual([]);
+  });
+
+  it('counts a memory the agent used as fresh from that use', () => {
+    const kept = memory(1, 0.8, NOW - 2 * MEMORY_HALF_LIFE_DAYS * DAY_MS);
+    const used = { ...kept, id: 'mem-2', seq: 2, recalledAt: NOW - MEMORY_HALF_LIFE_DAYS * DAY_MS };
+    expect(lastValuedAt(kept)).toBe(kept.updatedAt);
+    expect(lastValuedAt(used)).toBe(used.recalledAt);
+    expect(retentionValue(kept, NOW)).toBeCloseTo(0.2, 10);
+    expect(retentionValue(used, NOW)).toBeCloseTo(0.4, 10);
+    // A use older than the last keep changes nothing.
+    expect(lastValuedAt({ ...kept, recalledAt: kept.updatedAt - DAY_MS })).toBe(kept.updatedAt);
+    expect(memoriesToEvict([used, kept], 1).map((m) => m.id)).toEqual(['mem-1']);
   });
 
   it('puts a salience of 0 first, the older seq first among equals', () => {
