@@ -39,7 +39,11 @@ export class ToolCallLog {
   private flushScheduled = false;
   /** Settles when the batch in flight is written (or failed). */
   private inFlight: Promise<void> | undefined;
-  /** The records read by `open`, for the first `all()` if nothing is written before it (the boot's recovery). */
+  /**
+   * The records read by `open`, for every `all()` until something is written: a boot asks twice (the tool caller's
+   * recovery and the tasks'), and a second read of a full 30-day log was most of what a year-old dir's boot cost over
+   * a week-old one's. Records are never mutated; the caller holds each of them anyway.
+   */
   private readAtOpen: ToolCallRecord[] | undefined;
 
   private constructor(
@@ -71,10 +75,8 @@ export class ToolCallLog {
 
   /** Every record, oldest first. */
   async all(): Promise<ToolCallRecord[]> {
-    const opened = this.readAtOpen;
-    this.readAtOpen = undefined;
     // Still what is on disk: every write drops them first. So a boot reads the log once, not once more to recover.
-    if (opened !== undefined) return opened;
+    if (this.readAtOpen !== undefined) return [...this.readAtOpen];
     await this.settled();
     return readValidRecords(this.calls, ToolCallRecordSchema, 'read the tool call log');
   }

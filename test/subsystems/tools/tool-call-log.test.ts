@@ -1,5 +1,5 @@
 import { MemoryLevel } from 'memory-level';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 import { ToolCallLog } from '../../../src/subsystems/tools/tool-call-log.js';
 
@@ -30,6 +30,23 @@ describe('ToolCallLog', () => {
     // A pruned call's late result is not written back.
     await reopened.result(intent(1), result, []);
     expect((await reopened.all()).map((r) => r.callId)).toEqual(['c4', 'c5', 'c6']);
+  });
+
+  it('answers every all() before its first write from what open read (a boot asks twice), and reads again after one', async () => {
+    const db = new MemoryLevel() as unknown as VigilDb;
+    const log = await ToolCallLog.open(db, 10);
+    for (let i = 1; i <= 3; i++) await log.intent(intent(i), []);
+    const reopened = await ToolCallLog.open(db, 10);
+    const store = db as unknown as { _iterator: () => unknown; _values: () => unknown };
+    const walks = [vi.spyOn(store, '_iterator'), vi.spyOn(store, '_values')];
+    const reads = () => walks.reduce((sum, walk) => sum + walk.mock.calls.length, 0);
+    const first = await reopened.all();
+    first.pop();
+    expect((await reopened.all()).map((r) => r.callId)).toEqual(['c1', 'c2', 'c3']);
+    expect(reads()).toBe(0);
+    await reopened.intent(intent(4), []);
+    expect((await reopened.all()).map((r) => r.callId)).toEqual(['c1', 'c2', 'c3', 'c4']);
+    expect(reads()).toBe(1);
   });
 
   it('never prunes a call of unknown outcome for the count: recovery reads its intent after a crash, until it is reported', async () => {
