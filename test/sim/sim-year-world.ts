@@ -167,16 +167,12 @@ export class YearWorld {
     this.runtime.send({ text }).catch(() => undefined);
   }
 
-  /** The long-term memories stored now, read through the open store (their text, in seq order). */
-  async longTermMemories(): Promise<string[]> {
-    const decoder = new TextDecoder();
-    const contents: string[] = [];
-    const range = { ...sublevelRange(SUBLEVELS.longTermMemory), keyEncoding: 'view', valueEncoding: 'view' } as const;
-    for await (const value of this.disk.store.values(range)) {
-      const record = JSON.parse(decoder.decode(value)) as { content?: unknown };
-      if (typeof record.content === 'string') contents.push(record.content);
-    }
-    return contents;
+  /** How many long-term memories the running runtime's data dir holds (its keys walked, no value read). */
+  async longTermMemoryCount(): Promise<number> {
+    let count = 0;
+    const range = { ...sublevelRange(SUBLEVELS.longTermMemory), keyEncoding: 'view' } as const;
+    for await (const _ of this.disk.store.keys(range)) count += 1;
+    return count;
   }
 
   /** The data dir's size in bytes. */

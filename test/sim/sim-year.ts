@@ -59,7 +59,7 @@ export async function runYear(options: YearOptions): Promise<boolean> {
       maxBytes = Math.max(maxBytes, year.sizeBytes());
       if (day % 7 !== 6) continue;
       heap.push(heapAfterGc());
-      memoryCounts.push((await year.longTermMemories()).length);
+      memoryCounts.push(await year.longTermMemoryCount());
       if (day === 6) {
         // The young copy: a clean stop, the files copied, and the agent goes on (a restart like any other).
         await year.stop();
