@@ -56,6 +56,8 @@ export const MemorySearchHitSchema = z.object({
   source: MemorySourceSchema,
   updatedAt: isoTime,
   salience: z.number().min(0).max(1),
+  /** The last day the agent used it (recalled into a think, or found by its `recall` tool); absent: never since kept. */
+  recalledAt: isoTime.optional(),
 });
 export type MemorySearchHit = z.infer<typeof MemorySearchHitSchema>;
 

@@ -34,7 +34,7 @@ describe('long-term memory in use', () => {
     ]);
     const h = await start({ thinker });
     await answered(h, 'Note the gate code: 4711.');
-    await h.runtime.searchMemory({ query: 'gate code' });
+    expect((await h.runtime.searchMemory({ query: 'gate code' }))[0]).not.toHaveProperty('recalledAt');
     const kept = await stored(h, 1);
     expect(kept).toMatchObject({ content: 'The gate code is 4711.' });
     expect(kept!.recalledAt).toBeUndefined();
@@ -44,7 +44,9 @@ describe('long-term memory in use', () => {
     await answered(h, 'What is the gate code?');
     const asked = thinker.calls.find((input) => input.pendingMessages.some((m) => m.text.startsWith('What')));
     expect(asked?.recalledMemories?.map((m) => m.id)).toEqual(['mem-1']);
-    await h.runtime.searchMemory({ query: 'gate code' });
+    // memory.search shows it, so an operator can see why a memory outlives its peers.
+    const [hit] = await h.runtime.searchMemory({ query: 'gate code' });
+    expect(hit?.recalledAt).toBe(new Date(asked!.now).toISOString());
     expect((await stored(h, 1))?.recalledAt).toBe(asked!.now);
 
     // Asked again within the day: in use already, nothing new written.

@@ -17,6 +17,7 @@ export async function searchMemory(core: RuntimeCore, params: MemorySearchParams
     source: memory.source,
     updatedAt: iso(memory.updatedAt),
     salience: memory.salience,
+    ...(memory.recalledAt === undefined ? {} : { recalledAt: iso(memory.recalledAt) }),
   }));
 }
 
