@@ -1,5 +1,12 @@
 /** Sealing of every value the store writes (deflated when it pays, then AES-256-GCM under a key derived once from VIGIL_CHECKPOINT_KEY), with the stored key bound as AAD. */
-import { createCipheriv, createDecipheriv, hkdfSync, randomFillSync } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  hkdfSync,
+  randomFillSync,
+  type KeyObject,
+} from 'node:crypto';
 import { VigilError } from '../../errors.js';
 import { CHECKPOINT_KEY_VARIABLE, decodeCheckpointKey, keyIdOf } from '../checkpoint/checkpoint-cipher.js';
 import { COMPRESS_MIN_BYTES, isKnownCodec, packValue, unpackValue, VALUE_CODEC } from './value-compression.js';
@@ -53,7 +60,11 @@ export function sealedValueKeyId(bytes: Uint8Array): string | undefined {
  * A long enough value is deflated first when that saves enough (value-compression.ts).
  */
 export class ValueCipher {
-  private readonly key: Buffer;
+  /**
+   * A KeyObject, not the bytes: Node 24 prepares a raw key anew for every cipher (13 µs a seal against 4 µs with a
+   * KeyObject; Node 22 took 4 µs either way), and a sealed store creates a cipher for every value it writes or reads.
+   */
+  private readonly key: KeyObject;
   private readonly prefix: Buffer;
   private ivPool = Buffer.alloc(0);
   private ivAt = 0;
@@ -72,7 +83,7 @@ export class ValueCipher {
         },
       );
     }
-    this.key = Buffer.from(hkdfSync('sha256', raw, Buffer.alloc(0), 'vigil store value seal v1', 32));
+    this.key = createSecretKey(Buffer.from(hkdfSync('sha256', raw, Buffer.alloc(0), 'vigil store value seal v1', 32)));
     const keyIdBytes = keyIdOf(raw);
     this.keyId = keyIdBytes.toString('hex');
     this.prefix = Buffer.concat([VALUE_MAGIC, Buffer.of(VALUE_SEAL_VERSION), keyIdBytes]);
