@@ -67,6 +67,7 @@ commands:
   schedules list [--json] | add TEXT (--cron EXPR [--timezone TZ] | --every DURATION | --at ISO) [--catch-up P]
             | remove ID | pause ID | resume ID
       wake-ups that send the agent TEXT: a cron in a time zone, an interval or a one-shot; each firing is a turn
+      (and a think), so --every is at least 1m
   tokens create --scope read|talk|operate [--name N] [--expires 30d] | tokens list | tokens revoke NAME
       gateway tokens that can only read, or talk, or operate; create prints the secret once
   --version   print the version

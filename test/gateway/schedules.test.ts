@@ -60,6 +60,16 @@ describe('schedules over the gateway', () => {
     expect(both.error).toMatchObject({ code: -32602, data: [{ path: ['at'] }] });
     const tooFast = await raw.request('schedules.add', { text: 'x', everyMs: 5000 });
     expect(tooFast.error).toMatchObject({ code: -32602, data: [{ path: ['everyMs'] }] });
+    // One minute is the shortest interval (CONTRACT §11): a millisecond under it is refused naming everyMs, it is not.
+    const underAMinute = await raw.request('schedules.add', { text: 'x', everyMs: 59_999 });
+    expect(underAMinute.error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/everyMs: expected at least 60000 ms/),
+      data: [{ path: ['everyMs'] }],
+    });
+    const aMinute = await raw.request('schedules.add', { text: 'x', everyMs: 60_000, name: 'a minute' });
+    expect(aMinute.result).toMatchObject({ everyMs: 60_000 });
+    expect((await raw.request('schedules.remove', { id: (aMinute.result as { id: string }).id })).result).toBe(true);
     for (const method of ['schedules.remove', 'schedules.pause', 'schedules.resume']) {
       expect((await raw.request(method, { id: 's-nope' })).error).toMatchObject({
         code: -32004,
@@ -108,6 +118,9 @@ describe('schedules over the gateway', () => {
       2,
     );
     expect(await main(['schedules', 'remove'], cliIo(harness))).toBe(2);
+    const tooShortIo = cliIo(harness);
+    expect(await main(['schedules', 'add', 'x', '--every', '59s'], tooShortIo)).toBe(2);
+    expect(tooShortIo.err()).toMatch(/--every "59s" is too short: the shortest interval is 1m \(60000 ms\)/);
     expect(await main(['schedules', 'frob'], cliIo(harness))).toBe(2);
 
     const discovered = await raw.request('rpc.discover');

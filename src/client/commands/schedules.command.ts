@@ -1,5 +1,5 @@
 /** `vigil schedules list | add | remove | pause | resume`: shorthands for the `schedules.*` methods. */
-import type { AddScheduleParams, ScheduleView } from '../../protocol/schedules.schema.js';
+import { MIN_SCHEDULE_EVERY_MS, type AddScheduleParams, type ScheduleView } from '../../protocol/schedules.schema.js';
 import { UsageError, type CliIo } from './cli-io.js';
 import { parseClientArgs, type ClientArgs } from './client-args.js';
 import { printJson, runClientCommand } from './run-client-command.js';
@@ -7,7 +7,8 @@ import { printJson, runClientCommand } from './run-client-command.js';
 /** The usage line. */
 export const SCHEDULES_USAGE =
   'usage: vigil schedules list [--json] | schedules add TEXT (--cron EXPR [--timezone TZ] | --every DURATION | --at ISO) ' +
-  '[--name N] [--catch-up skip|once|all] [--max-catch-up N] [--json] | schedules remove|pause|resume ID   [--url URL] [--token TOKEN] [--data-dir D]';
+  '[--name N] [--catch-up skip|once|all] [--max-catch-up N] [--json] | schedules remove|pause|resume ID   [--url URL] [--token TOKEN] [--data-dir D]\n' +
+  '  --every is at least 1m (a firing is a think): e.g. 90s, 30m, 2h, 1d';
 
 type SchedulesRequest =
   | { sub: 'list'; args: ClientArgs }
@@ -87,7 +88,7 @@ export function parseSchedulesArgs(argv: string[]): SchedulesRequest {
     const params = {
       text: rest.join(' '),
       ...(flag('cron') === undefined ? {} : { cron: flag('cron') }),
-      ...(every === undefined ? {} : { everyMs: parseDuration(every) }),
+      ...(every === undefined ? {} : { everyMs: everyMs(every) }),
       ...(flag('at') === undefined ? {} : { at: flag('at') }),
       ...(flag('timezone') === undefined ? {} : { timezone: flag('timezone') }),
       ...(flag('name') === undefined ? {} : { name: flag('name') }),
@@ -113,6 +114,17 @@ export function parseDuration(text: string): number {
       `--every ${JSON.stringify(text)} is invalid: expected milliseconds or a duration such as 30m, 1h or 1d.`,
     );
   return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 'ms']!);
+}
+
+/** `--every` in milliseconds, at least a minute (CONTRACT §11): a shorter one is a usage error before any call. */
+function everyMs(text: string): number {
+  const ms = parseDuration(text);
+  if (ms < MIN_SCHEDULE_EVERY_MS) {
+    throw new UsageError(
+      `--every ${JSON.stringify(text)} is too short: the shortest interval is 1m (${MIN_SCHEDULE_EVERY_MS} ms), since each firing is a think.`,
+    );
+  }
+  return ms;
 }
 
 function wholeNumber(name: string, text: string): number {
