@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { CliIo } from '../../src/client/commands/cli-io.js';
+import { writePrivateFile } from '../../src/client/commands/private-file.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from '../gateway/gateway.fixture.js';
 
 let h: GatewayHarness;
@@ -36,7 +37,8 @@ function vigil(argv: string[], env: Record<string, string> = {}) {
     stdout: (text) => (stdout += text),
     stderr: (text) => (stderr += text),
     readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text, { mode: 0o600 }),
+    // The process's own writer (processIo): exports are checked as they are written for real.
+    writeFile: writePrivateFile,
     interrupted: () => interrupted,
   };
   const code = main(argv, io);
@@ -129,6 +131,41 @@ describe('vigil checkpoints', () => {
     const result = JSON.parse(imported.stdout) as { id: string; importedFrom: string };
     expect(result.importedFrom).toBe(id);
     expect(imported.stderr).toMatch(new RegExp(`checkpoints restore ${result.id} --yes`));
+  });
+
+  it('exports over an existing 0644 file and over a symlink as a new 0600 file, never writing through the link', async () => {
+    const { id } = JSON.parse((await run(['checkpoints', 'create'])).stdout) as { id: string };
+    const existing = join(dir, 'world-readable.json');
+    await writeFile(existing, 'an older export that anyone could read\n');
+    await chmod(existing, 0o644);
+    expect((await run(['checkpoints', 'export', id, existing])).code).toBe(0);
+    expect((await stat(existing)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(existing, 'utf8'))).toMatchObject({ checkpoint: { id } });
+
+    const target = join(dir, 'someone-elses.txt');
+    await writeFile(target, 'not an export\n');
+    await chmod(target, 0o644);
+    const link = join(dir, 'linked.json');
+    await symlink(target, link);
+    expect((await run(['checkpoints', 'export', id, link])).code).toBe(0);
+    const written = await lstat(link);
+    expect(written.isFile() && !written.isSymbolicLink()).toBe(true);
+    expect(written.mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(link, 'utf8'))).toMatchObject({ checkpoint: { id } });
+    expect(await readFile(target, 'utf8')).toBe('not an export\n');
+    expect((await stat(target)).mode & 0o777).toBe(0o644);
+  });
+
+  it('exits 1 naming the file and the cause when the export cannot be written (a full disk, a directory)', async () => {
+    const { id } = JSON.parse((await run(['checkpoints', 'create'])).stdout) as { id: string };
+    const full = await run(['checkpoints', 'export', id, '/dev/full']);
+    expect(full.code).toBe(1);
+    expect(full.stderr).toBe(
+      'vigil: cannot write the export to /dev/full: no space left on the device: free some space, or give a FILE on another disk (ENOSPC).\n',
+    );
+    const directory = await run(['checkpoints', 'export', id, dir]);
+    expect(directory.code).toBe(1);
+    expect(directory.stderr).toMatch(/cannot write the export to .*: it is a directory: give a file name .*\(EISDIR\)/);
   });
 
   it('exits 2 for an unknown subcommand, missing arguments, or a file that is not an export', async () => {

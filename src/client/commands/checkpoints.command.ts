@@ -87,7 +87,12 @@ async function restore(client: VigilClient, io: CliIo, id: string, args: ClientA
 async function exportTo(client: VigilClient, io: CliIo, id: string, file: string): Promise<number> {
   const exported = await client.checkpoint.export({ id });
   const text = `${JSON.stringify(exported, null, 2)}\n`;
-  await io.writeFile(file, text);
+  try {
+    await io.writeFile(file, text);
+  } catch (err) {
+    io.stderr(`vigil: ${exportWriteFailure(file, err)}\n`);
+    return 1;
+  }
   printJson(io, {
     exported: id,
     file,
@@ -96,6 +101,29 @@ async function exportTo(client: VigilClient, io: CliIo, id: string, file: string
     bytes: Buffer.byteLength(text),
   });
   return 0;
+}
+
+// Why an export could not be written, by the file system's code, and what to do; else its own message.
+const WRITE_FAILURES: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device: free some space, or give a FILE on another disk',
+  EDQUOT: 'the disk quota is used up: free some space, or give a FILE on another disk',
+  EACCES: 'permission denied: give a FILE in a directory this user may write',
+  EPERM: 'operation not permitted: give a FILE in a directory this user may write',
+  EROFS: 'the file system is read-only: give a FILE on a writable one',
+  ENOENT: 'its directory does not exist: create it, or give another FILE',
+  ENOTDIR: 'a part of its path is a file, not a directory: give another FILE',
+  EISDIR: 'it is a directory: give a file name (e.g. DIR/export.json)',
+  ESYMLINK: 'it is a symlink to a device or pipe, which an export never writes through: give a file name',
+};
+
+/** The sentence for a failed export write (the checkpoint itself is untouched: only the file is missing). */
+export function exportWriteFailure(file: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const why =
+    code !== undefined && WRITE_FAILURES[code] !== undefined
+      ? `${WRITE_FAILURES[code]} (${code})`
+      : ((err as Error | undefined)?.message ?? String(err));
+  return `cannot write the export to ${file}: ${why}.`;
 }
 
 // The file is checked here first, so a wrong file is a usage error (2) naming what is wrong, before any call.

@@ -1,5 +1,6 @@
 /** What the client commands read and write: the environment, stdout, stderr, files, the user's interrupt, and timers. */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writePrivateFile } from './private-file.js';
 
 /** The command line's world, injectable so tests run commands in-process. */
 export interface CliIo {
@@ -7,7 +8,7 @@ export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   readFile(path: string): Promise<string>;
-  /** Writes a file only its owner can read (exports hold the conversation). */
+  /** Writes a regular file only its owner can read (exports hold the conversation), replacing, never following, what is there. */
   writeFile(path: string, text: string): Promise<void>;
   /** Resolves when the user interrupts (SIGINT/SIGTERM); listens only once asked. */
   interrupted(): Promise<void>;
@@ -36,7 +37,7 @@ export function processIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text, { mode: 0o600 }),
+    writeFile: writePrivateFile,
     interrupted: () =>
       new Promise((resolve) => {
         process.once('SIGINT', () => resolve());
