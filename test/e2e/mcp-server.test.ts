@@ -112,7 +112,11 @@ describe('vigil mcp (stdio, the SDK client)', () => {
     try {
       const result = await client.callTool({ name: 'send_message', arguments: { text: 'anyone there?' } });
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/daemon is down or unreachable at http:\/\/127\.0\.0\.1:9/);
+      // The sentence `vigil status --url …` prints: nothing answers there, the URL came from --url, what to check.
+      expect(textOf(result)).toMatch(
+        /^vigil mcp: No connection to the gateway at \S+127\.0\.0\.1:9\b.* \(from --url\)\. /,
+      );
+      expect(textOf(result)).toContain('Is the daemon running there? Check the URL, or drop --url');
       const again = await client.callTool({ name: 'get_status', arguments: {} });
       expect(again.isError).toBe(true);
     } finally {

@@ -2,6 +2,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, isVigilError } from '../../errors.js';
 import { RpcError } from '../rpc-error.js';
+import { LinkUnavailableError } from './link-unavailable.js';
 
 /** A successful tool result with one text block. */
 export function textResult(text: string): CallToolResult {
@@ -15,6 +16,8 @@ export function errorResult(text: string): CallToolResult {
 
 /** The cause of a failed call in words a model can act on; `where` names the daemon's URL. */
 export function failureResult(err: unknown, where: string): CallToolResult {
+  // Already worded as the client commands word it, naming what to run: `vigil mcp` says what `vigil status` would.
+  if (err instanceof LinkUnavailableError) return errorResult(`vigil mcp: ${err.message}`);
   if (isVigilError(err, 'CLIENT_DISCONNECTED')) {
     return errorResult(
       `Vigil's daemon is down or unreachable at ${where} (${describeError(err)}). Ask the user to start it with \`vigil run\`, or to check the --url/--data-dir given to \`vigil mcp\`.`,

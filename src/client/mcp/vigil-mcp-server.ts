@@ -20,8 +20,8 @@ import type { OpenLink, VigilLink } from './vigil-link.js';
 /** How to build the server: where the daemon is (for messages) and how to reach it. */
 export interface VigilMcpServerOptions {
   openLink: OpenLink;
-  /** The daemon's URL as errors should name it. */
-  where: string;
+  /** The daemon's URL as errors should name it (a function when it can change: `vigil mcp` finds it again after a restart). */
+  where: string | (() => string);
   /**
    * The tools hosts see (`VIGIL_MCP_SERVER_TOOLS`; default `DEFAULT_MCP_TOOLS`). The one place a host's tools are
    * narrowed, so a token's scope can narrow them further here.
@@ -51,7 +51,7 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): VigilMcpSe
     try {
       return await body(await options.openLink());
     } catch (err) {
-      return failureResult(err, options.where);
+      return failureResult(err, typeof options.where === 'string' ? options.where : options.where());
     }
   };
   const clientName = (): string => server.server.getClientVersion()?.name ?? 'client';
