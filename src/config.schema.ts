@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
 import { McpServerToolsSchema } from './protocol/mcp-server-tools.js';
+import { AllowedHostsSchema, AllowedOriginsSchema } from './protocol/request-origin.js';
 import { DEFAULT_MCP_TOOLS } from './protocol/mcp-tool-names.js';
 import { isValidTimeZone } from './protocol/time-zone.js';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
@@ -49,6 +50,8 @@ export const VigilConfigSchema = z
   .object({
     dataDir: nonEmpty('expected a non-empty directory path'),
     host: nonEmpty('expected a host name or IP address'),
+    allowedHosts: AllowedHostsSchema,
+    allowedOrigins: AllowedOriginsSchema,
     port: intIn(0, 65535, ALLOWED_PORT),
     token: nonEmpty('expected a non-empty token').optional(),
     thinker: z.enum(THINKER_KINDS, { error: 'expected "offline", "anthropic" or "openai"' }),
@@ -211,6 +214,8 @@ export interface ConfigVariable {
 export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_DATA_DIR', key: 'dataDir', kind: 'string', default: './data', flag: '--data-dir', description: 'Directory for LevelDB and the token file.' },
   { name: 'VIGIL_HOST', key: 'host', kind: 'string', default: '127.0.0.1', flag: '--host', description: 'Gateway host to listen on.' },
+  { name: 'VIGIL_ALLOWED_HOSTS', key: 'allowedHosts', kind: 'list', default: undefined, unsetValue: [], description: 'Further Host names the gateway answers, comma-separated, each optionally with :port (a name without a port matches any port): a reverse proxy\'s public name. Always accepted: localhost, 127.0.0.1 and [::1] with the gateway\'s port, and VIGIL_HOST unless it is 0.0.0.0 or ::. Any other Host gets 403 (DNS rebinding).' },
+  { name: 'VIGIL_ALLOWED_ORIGINS', key: 'allowedOrigins', kind: 'list', default: undefined, unsetValue: [], description: 'Further browser Origins the gateway accepts, comma-separated http(s) origins (https://vigil.example.com): a reverse proxy\'s. Always accepted: the gateway\'s own (http:// and an accepted default Host) and requests without an Origin. Any other Origin, null included, gets 403.' },
   { name: 'VIGIL_PORT', key: 'port', kind: 'number', default: '7420', flag: '--port', description: 'Gateway port, 0 to 65535 (0 = any free port; the "gateway listening" log line tells which).' },
   { name: 'VIGIL_TOKEN', key: 'token', kind: 'string', default: undefined, secret: true, description: 'Gateway token; unset: a random one is created once in DATA_DIR/token (mode 0600) and reused.' },
   { name: 'VIGIL_THINKER', key: 'thinker', kind: 'string', default: 'offline', flag: '--thinker', description: 'offline (deterministic, no network), anthropic (needs ANTHROPIC_API_KEY) or openai (any OpenAI-compatible Chat Completions endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, VIGIL_MODEL).' },

@@ -148,6 +148,8 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
       rpcRateLimit: config.rpcRateLimit,
       rpcRateBurst: config.rpcRateBurst,
       mcpTools: config.mcpServerTools,
+      allowedHosts: config.allowedHosts,
+      allowedOrigins: config.allowedOrigins,
     });
   } catch (thrown) {
     // The port was free a moment ago (preflight); another program may have taken it since.

@@ -73,6 +73,8 @@ function nodeForAnyone(): string {
 const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
   ['dataDir', './data'],
   ['host', '127.0.0.1'],
+  ['allowedHosts', []],
+  ['allowedOrigins', []],
   ['port', 7420],
   ['token', undefined],
   ['thinker', 'offline'],

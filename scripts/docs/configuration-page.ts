@@ -7,6 +7,7 @@ const GUIDE_BY_PREFIX: ReadonlyArray<readonly [string, string]> = [
   ['VIGIL_DATA_DIR', '[operations/deployment](operations/deployment.md)'],
   ['VIGIL_HOST', '[reference/gateway](reference/gateway.md)'],
   ['VIGIL_PORT', '[reference/gateway](reference/gateway.md)'],
+  ['VIGIL_ALLOWED_', '[reference/gateway](reference/gateway.md#where-a-request-comes-from)'],
   ['VIGIL_TOKEN', '[reference/gateway](reference/gateway.md#authentication)'],
   ['VIGIL_THINKER', '[guides/claude-and-budget](guides/claude-and-budget.md)'],
   ['ANTHROPIC_', '[guides/claude-and-budget](guides/claude-and-budget.md)'],

@@ -10,6 +10,7 @@ import { CLOSE_CODES } from './gateway-faults.js';
 import { createAuthFailureLog, createCallerAuth, tokenFromRequest } from './gateway-auth.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './token-bucket.js';
 import { createMcpRoute } from './mcp-route.js';
+import { createOriginGuard, originPolicy, refusalMessage, type OriginPolicy } from './request-origin.js';
 import { metricsRoute } from './metrics-route.js';
 import { ALL_METHODS } from './methods/index.js';
 import { buildOpenRpcDocument } from './openrpc.js';
@@ -54,6 +55,10 @@ export interface GatewayOptions {
   rpcRateBurst?: number;
   /** The tools `/mcp` offers (`VIGIL_MCP_SERVER_TOOLS`; default `DEFAULT_MCP_TOOLS`). */
   mcpTools?: readonly McpToolName[];
+  /** Further `Host` names accepted (`VIGIL_ALLOWED_HOSTS`): a reverse proxy's. */
+  allowedHosts?: readonly string[];
+  /** Further `Origin`s accepted (`VIGIL_ALLOWED_ORIGINS`): a reverse proxy's. */
+  allowedOrigins?: readonly string[];
 }
 
 /** Counters of every live connection and stream. */
@@ -134,8 +139,28 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ...options.routes,
   };
 
+  // DNS rebinding: Host and Origin before anything else, /healthz included. Built now, so a bad allow-list entry fails
+  // the start; rebuilt for the bound port once listening (port 0), before any request can arrive.
+  const policyFor = (port: number): OriginPolicy =>
+    originPolicy({
+      boundHost: options.host,
+      port,
+      allowedHosts: options.allowedHosts ?? [],
+      allowedOrigins: options.allowedOrigins ?? [],
+    });
+  let policy = policyFor(options.port);
+  const guardOrigin = createOriginGuard(() => policy, log);
+
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const where = guardOrigin(req, url);
+    if (!where.ok) {
+      // An MCP host reads a JSON-RPC error, as the MCP SDK's own host and origin validation answers.
+      if (url.pathname === '/mcp')
+        sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refusalMessage(where) }, id: null });
+      else sendJson(res, 403, { error: refusalMessage(where), refused: where.header });
+      return;
+    }
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       sendJson(res, 200, { ok: true, beatCount: runtime.status().beatCount });
       return;
@@ -191,6 +216,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const where = guardOrigin(req, url);
+    if (!where.ok) return refuseUpgrade(socket, 403, refusalMessage(where));
     if (url.pathname !== '/rpc') return refuseUpgrade(socket, 404, `no WebSocket endpoint ${url.pathname}; use /rpc`);
     // CONTRACT §4: without a valid token, HTTP 401 and no socket. Authenticated here, once for the connection's life.
     const caller = callerOf(req, url);
@@ -245,6 +272,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
   });
   const address = server.address() as AddressInfo;
+  policy = policyFor(address.port);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   boundUrl = `http://${host}:${address.port}`;
   return {
