@@ -7,7 +7,8 @@ import { silentLogger, type VigilLogger } from '../shared/logger.js';
 import type { SubscriberStats } from './event-subscriber.js';
 import { createDashboardRoutes } from './dashboard-route.js';
 import { CLOSE_CODES } from './gateway-faults.js';
-import { createAuthFailureLog, createCallerAuth, tokenFromRequest } from './gateway-auth.js';
+import { createAuthFailureLog, createCallerAuth } from './gateway-auth.js';
+import { createThrottledAuth, type AuthOutcome } from './auth-throttle.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './token-bucket.js';
 import { createMcpRoute } from './mcp-route.js';
 import { createOriginGuard, originPolicy, refusalMessage, type OriginPolicy } from './request-origin.js';
@@ -59,6 +60,8 @@ export interface GatewayOptions {
   allowedHosts?: readonly string[];
   /** Further `Origin`s accepted (`VIGIL_ALLOWED_ORIGINS`): a reverse proxy's. */
   allowedOrigins?: readonly string[];
+  /** Wrong tokens one address may send before it is answered 429 (default `DEFAULT_FAILED_AUTH_LIMIT`; rate 0 = off). */
+  failedAuthLimit?: RateLimit;
 }
 
 /** Counters of every live connection and stream. */
@@ -99,9 +102,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
   // The daemon's token is `operate`; a scoped token is what its record says, as long as it lives.
   const authenticate = createCallerAuth(options.token, runtime.tokens);
-  const callerOf = (req: IncomingMessage, url: URL): Caller | null => authenticate(tokenFromRequest(req, url));
-  // Refusals are logged with the caller's address (throttled), never with what it sent as a token.
-  const logRefusal = createAuthFailureLog(log);
+  // Refusals are logged with the caller's address (throttled), never with what it sent as a token; an address that
+  // sent too many wrong tokens is answered 429 before its token is looked at.
+  const admit = createThrottledAuth({
+    authenticate,
+    logRefusal: createAuthFailureLog(log),
+    now: () => runtime.now(),
+    limit: options.failedAuthLimit,
+    onThrottled: () => metrics.authThrottled(),
+  });
   let openRpc: Record<string, unknown> | undefined;
   const discover = (): Record<string, unknown> => (openRpc ??= buildOpenRpcDocument());
 
@@ -167,12 +176,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     // The token itself, never the dashboard's session cookie: an MCP host is a client like any other.
     if (url.pathname === '/mcp') {
-      const caller = callerOf(req, url);
-      if (caller !== null) mcp.handle(req, res, caller);
-      else {
-        logRefusal(req, url);
-        refuseUnauthorized(res);
-      }
+      const outcome = admit(req, url);
+      if (outcome.kind === 'admitted') mcp.handle(req, res, outcome.caller);
+      else refuseUnauthorized(res, outcome);
       return;
     }
     // Authentication first: an unauthenticated caller learns nothing about which paths exist. The dashboard's
@@ -180,13 +186,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // first, so a reload of the page is not taken for a request that lacks the token.
     const session = dashboard.hasSession(req, url);
     // A dashboard file opened by the cookie has no caller: the files are the same for every scope.
-    const caller = session ? null : callerOf(req, url);
-    if (!session && caller === null) {
-      logRefusal(req, url);
-      if (dashboard.refusePage(req, res, url)) return;
-      refuseUnauthorized(res);
+    const outcome = session ? null : admit(req, url);
+    if (outcome !== null && outcome.kind !== 'admitted') {
+      if (outcome.kind === 'refused' && dashboard.refusePage(req, res, url)) return;
+      refuseUnauthorized(res, outcome);
       return;
     }
+    const caller = outcome?.caller ?? null;
     const route = routes[url.pathname];
     if (route === undefined) {
       sendJson(res, 404, { error: `no route ${url.pathname}` });
@@ -220,11 +226,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (!where.ok) return refuseUpgrade(socket, 403, refusalMessage(where));
     if (url.pathname !== '/rpc') return refuseUpgrade(socket, 404, `no WebSocket endpoint ${url.pathname}; use /rpc`);
     // CONTRACT §4: without a valid token, HTTP 401 and no socket. Authenticated here, once for the connection's life.
-    const caller = callerOf(req, url);
-    if (caller === null) {
-      logRefusal(req, url);
-      return refuseUpgrade(socket, 401, 'unauthorized: a valid token is required');
-    }
+    const outcome = admit(req, url);
+    if (outcome.kind === 'throttled') return refuseUpgrade(socket, 429, tooManyFailures(outcome), outcome.retryAfterMs);
+    if (outcome.kind === 'refused') return refuseUpgrade(socket, 401, 'unauthorized: a valid token is required');
+    const { caller } = outcome;
     wss.handleUpgrade(req, socket, head, (ws) => {
       connections.set(
         ws,
@@ -306,17 +311,27 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 }
 
-function refuseUpgrade(socket: Socket, status: number, message: string): void {
+function refuseUpgrade(socket: Socket, status: number, message: string, retryAfterMs?: number): void {
   const body = JSON.stringify({ error: message });
+  const retryAfter = retryAfterMs === undefined ? '' : `Retry-After: ${Math.ceil(retryAfterMs / 1000)}\r\n`;
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n${status === 401 ? 'WWW-Authenticate: Bearer\r\n' : ''}\r\n${body}`,
+      `Content-Length: ${Buffer.byteLength(body)}\r\n${status === 401 ? 'WWW-Authenticate: Bearer\r\n' : ''}${retryAfter}\r\n${body}`,
   );
 }
 
-function refuseUnauthorized(res: ServerResponse): void {
+function refuseUnauthorized(res: ServerResponse, outcome: Exclude<AuthOutcome, { kind: 'admitted' }>): void {
+  if (outcome.kind === 'throttled') {
+    res.setHeader('retry-after', String(Math.ceil(outcome.retryAfterMs / 1000)));
+    sendJson(res, 429, { error: tooManyFailures(outcome) });
+    return;
+  }
   res.setHeader('www-authenticate', 'Bearer');
   sendJson(res, 401, { error: 'unauthorized: send the token as "Authorization: Bearer TOKEN" or ?token=TOKEN' });
+}
+
+function tooManyFailures({ retryAfterMs }: { retryAfterMs: number }): string {
+  return `too many wrong tokens from this address: no token is checked from it for ${Math.ceil(retryAfterMs / 1000)} s`;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

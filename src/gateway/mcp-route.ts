@@ -12,6 +12,7 @@ import { toolsForScope } from '../protocol/mcp-server-tools.js';
 import type { McpToolName } from '../protocol/mcp-tool-names.js';
 import type { Caller } from '../runtime/facade/tokens.facade.js';
 import { runDetached } from '../shared/run-detached.js';
+import { MAX_FRAME_DEPTH, nestsDeeperThan } from './frame-depth.js';
 import { serveMcpExchange } from './mcp-exchange.js';
 import { createInProcessLink, type InProcessLinkOptions } from './mcp-link.js';
 
@@ -21,9 +22,20 @@ export interface McpRouteOptions extends InProcessLinkOptions {
   tools: readonly McpToolName[];
   /** The gateway's URL, as tool errors name it (known once it listens). */
   where: () => string;
-  /** Sessions held at once; past it, the least recently used is closed (default 64). */
+  /** Sessions held at once by the whole gateway (default `MAX_MCP_SESSIONS`). */
   maxSessions?: number;
+  /** Sessions one token holds at once; past it, that token's least recently used is closed (default `MAX_MCP_SESSIONS_PER_TOKEN`). */
+  maxSessionsPerToken?: number;
 }
+
+/** The sessions `/mcp` holds at once, all tokens together. */
+export const MAX_MCP_SESSIONS = 64;
+
+/**
+ * The sessions one token holds at once: a quarter of the whole, so one token (a read token's host initialising in a
+ * loop) pushes out only its own sessions and leaves the others three quarters at least.
+ */
+export const MAX_MCP_SESSIONS_PER_TOKEN = 16;
 
 /** The `/mcp` endpoint. */
 export interface McpRoute {
@@ -48,9 +60,25 @@ const ALLOWED_METHODS = ['GET', 'POST', 'DELETE'];
 
 /** The `/mcp` route; the MCP SDK's server side is loaded on its first request, so a daemon never using it never pays. */
 export function createMcpRoute(options: McpRouteOptions): McpRoute {
-  const maxSessions = options.maxSessions ?? 64;
+  const maxSessions = options.maxSessions ?? MAX_MCP_SESSIONS;
+  const maxPerToken = options.maxSessionsPerToken ?? MAX_MCP_SESSIONS_PER_TOKEN;
   // In least-recently-used order: a used session is moved to the end.
   const sessions = new Map<string, Session>();
+  const heldBy = (caller: Caller): number => {
+    let held = 0;
+    for (const session of sessions.values()) if (session.caller.tokenId === caller.tokenId) held += 1;
+    return held;
+  };
+  // The least recently used session `caller`'s token holds, closed; false when it holds none.
+  const evictOldestOf = (caller: Caller): boolean => {
+    for (const [id, session] of sessions) {
+      if (session.caller.tokenId !== caller.tokenId) continue;
+      sessions.delete(id);
+      runDetached(session.server.close(), options.log, 'closing the least recently used MCP session of its token');
+      return true;
+    }
+    return false;
+  };
   let modules: ReturnType<typeof loadModules> | undefined;
 
   const open = async (caller: Caller): Promise<Session> => {
@@ -67,11 +95,14 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       // The WebSocket frame limit, so no path takes a larger message than /rpc does.
       maxRequestBodySize: MAX_FRAME_BYTES,
       onsessioninitialized: (id) => {
-        // A host that vanished without DELETE holds its session until newer ones push it out.
-        for (const [oldId, old] of sessions) {
-          if (sessions.size < maxSessions) break;
-          sessions.delete(oldId);
-          runDetached(old.server.close(), options.log, 'closing the least recently used MCP session');
+        // A host that vanished without DELETE holds its session until newer ones of the same token push it out; a
+        // token never pushes out another's, so a read token's host cannot close an operator's session.
+        while (heldBy(caller) >= maxPerToken || sessions.size >= maxSessions) {
+          if (evictOldestOf(caller)) continue;
+          // Only when initialize requests of other tokens raced this one past the check in serve(): the new session
+          // goes, and the host's next request learns it is not found.
+          runDetached(server.close(), options.log, 'closing an MCP session opened past the gateway-wide cap');
+          return;
         }
         sessions.set(id, session);
       },
@@ -116,6 +147,16 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     if (req.method !== 'POST') return sendRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     const body = await readJsonBody(req, res);
     if (body === undefined) return;
+    // The gateway is full of other tokens' sessions: this token has none of its own to give up, and takes none of theirs.
+    if (sessions.size >= maxSessions && heldBy(caller) === 0) {
+      res.setHeader('retry-after', '60');
+      return sendRpcError(
+        res,
+        503,
+        -32000,
+        `Service Unavailable: the gateway holds ${maxSessions} MCP sessions, the most it may, none of them this token's; retry once one has closed.`,
+      );
+    }
     // Without a session only `initialize` is valid; the transport says so to anything else, which is then dropped.
     const session = await open(caller);
     await serveMcpExchange(session.transport, req, res, body.value);
@@ -160,10 +201,22 @@ function loadModules() {
 /**
  * A POST's body as JSON, read here and handed to the SDK's transport as parsed: it reads bodies through web streams,
  * which cost ~2–3 ms a call (bench 13, about the think's own time). Answers as the SDK would and resolves to
- * undefined when the body is over the WebSocket frame limit (413) or not JSON (400, -32700). Read by its events, not
- * `for await`: the async iterator's promise per chunk and its end came to ~0.1 ms a call on a loaded machine.
+ * undefined when the body is over the WebSocket frame limit (413, told by its Content-Length before a byte is read,
+ * or counted as it arrives), nests deeper than a frame may (400, -32600, as `/rpc` answers such a frame) or is not
+ * JSON (400, -32700). Read by its events, not `for await`: the async iterator's promise per chunk and its end came to
+ * ~0.1 ms a call on a loaded machine.
  */
 function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<{ value: unknown } | undefined> {
+  const tooLarge = (): void => {
+    // The rest is not read: the connection closes after the answer rather than carry it.
+    res.setHeader('connection', 'close');
+    sendRpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${MAX_FRAME_BYTES} bytes`);
+    req.destroy();
+  };
+  if (Number(req.headers['content-length'] ?? 0) > MAX_FRAME_BYTES) {
+    tooLarge();
+    return Promise.resolve(undefined);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -179,16 +232,24 @@ function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<{ valu
         return;
       }
       stop();
-      // The rest is not read: the connection closes after the answer rather than carry it.
-      res.setHeader('connection', 'close');
-      sendRpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${MAX_FRAME_BYTES} bytes`);
-      req.destroy();
+      tooLarge();
       resolve(undefined);
     };
     const onEnd = (): void => {
       stop();
+      const text = Buffer.concat(chunks).toString('utf8');
+      // JSON.parse of a 1 MiB body nested 500,000 deep holds the heartbeat's thread for up to ~330 ms; this pass stops
+      // at level 129. Refused unparsed, so no id can be known: null, as /rpc answers (and JSON-RPC §5 for any such).
+      if (nestsDeeperThan(text, MAX_FRAME_DEPTH)) {
+        sendRpcError(res, 400, -32600, 'Invalid Request', {
+          reason: `the body nests deeper than ${MAX_FRAME_DEPTH} levels`,
+          vigilCode: 'RPC_INVALID_REQUEST',
+        });
+        resolve(undefined);
+        return;
+      }
       try {
-        resolve({ value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown });
+        resolve({ value: JSON.parse(text) as unknown });
       } catch {
         sendRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
         resolve(undefined);
@@ -204,8 +265,9 @@ function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<{ valu
   });
 }
 
-function sendRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+function sendRpcError(res: ServerResponse, status: number, code: number, message: string, data?: unknown): void {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  const body = JSON.stringify({ jsonrpc: '2.0', error, id: null });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }

@@ -12,4 +12,6 @@ export interface MetricsFacade {
   requestHandled(method: string, code: number): void;
   /** Events a slow subscriber did not get. */
   eventsDropped(count: number): void;
+  /** A request or upgrade refused (429) because its address sent too many wrong tokens. */
+  authThrottled(): void;
 }

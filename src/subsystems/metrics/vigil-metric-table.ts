@@ -75,6 +75,11 @@ export const VIGIL_METRIC_TABLE = {
     help: 'Gateway calls refused (-32003, HTTP 403) because the token lacked the scope they need, by that scope.',
     labelNames: ['scope'],
   },
+  authThrottled: {
+    type: 'counter',
+    name: 'vigil_gateway_auth_throttled_total',
+    help: 'Requests and upgrades refused with HTTP 429, unchecked, because their address had sent too many wrong tokens.',
+  },
   requests: {
     type: 'counter',
     name: 'vigil_gateway_requests_total',

@@ -79,6 +79,11 @@ export class VigilMetrics {
     this.metric.connections.inc(delta);
   }
 
+  /** A request or upgrade refused (429) because its address sent too many wrong tokens. */
+  authThrottled(): void {
+    this.metric.authThrottled.inc();
+  }
+
   /** One JSON-RPC request answered, with its error code (0 for success). */
   requestHandled(method: string, code: number): void {
     this.metric.requests.inc({ method, code: String(code) });
