@@ -5,7 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Runtime } from '../runtime/runtime.js';
 import { silentLogger, type VigilLogger } from '../shared/logger.js';
 import type { SubscriberStats } from './event-subscriber.js';
-import { createDashboardRoutes } from './dashboard-route.js';
+import { createDashboardRoutes, DASHBOARD_SESSION_PATH } from './dashboard-route.js';
 import { CLOSE_CODES } from './gateway-faults.js';
 import { createAuthFailureLog, createCallerAuth, tokenFromRequest } from './gateway-auth.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './token-bucket.js';
@@ -108,7 +108,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const connections = new Map<WebSocket, RpcConnection>();
   const streams = new Map<ServerResponse, SseStream>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
-  const dashboard = createDashboardRoutes(options.token, (given) => authenticate(given) !== null);
+  const dashboard = createDashboardRoutes({ token: options.token, tokens: runtime.tokens, now: () => runtime.now() });
   let boundUrl = '';
   // Each MCP session is one connection's worth: the same rate limit, its tools calling the same handlers.
   const mcp = createMcpRoute({
@@ -150,9 +150,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }
       return;
     }
+    // The page trades its token (Bearer) for its session cookie; dashboard-route.ts answers 204, 401 or 403.
+    if (url.pathname === DASHBOARD_SESSION_PATH && req.method === 'POST') {
+      const caller = callerOf(req, url);
+      if (caller === null) logRefusal(req, url);
+      dashboard.exchange(req, res, caller);
+      return;
+    }
     // Authentication first: an unauthenticated caller learns nothing about which paths exist. The dashboard's
-    // session cookie opens its static files only, never the data behind /rpc, /events or /metrics; it is checked
-    // first, so a reload of the page is not taken for a request that lacks the token.
+    // session cookie opens its static files here (its WebSocket at the upgrade), never /events or /metrics; it is
+    // checked first, so a reload of the page is not taken for a request that lacks the token.
     const session = dashboard.hasSession(req, url);
     // A dashboard file opened by the cookie has no caller: the files are the same for every scope.
     const caller = session ? null : callerOf(req, url);
@@ -192,8 +199,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/rpc') return refuseUpgrade(socket, 404, `no WebSocket endpoint ${url.pathname}; use /rpc`);
-    // CONTRACT §4: without a valid token, HTTP 401 and no socket. Authenticated here, once for the connection's life.
-    const caller = callerOf(req, url);
+    // CONTRACT §4: without a valid token, HTTP 401 and no socket. Authenticated here, once for the connection's life:
+    // by the token, or by the dashboard's session cookie from the gateway's own origin (its scope is its token's).
+    const caller = callerOf(req, url) ?? dashboard.upgradeCaller(req);
     if (caller === null) {
       logRefusal(req, url);
       return refuseUpgrade(socket, 401, 'unauthorized: a valid token is required');
