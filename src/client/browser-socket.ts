@@ -1,6 +1,9 @@
 /**
- * The browser's transport for the typed client: the page's own WebSocket. It cannot set headers, so the token goes
- * as `?token=` on the upgrade (CONTRACT §4); the dashboard's session cookie opens its static files only, never `/rpc`.
+ * The browser's transport for the typed client: the page's own WebSocket. A browser cannot set headers on it, so it
+ * authenticates one of two ways. Without a token (the dashboard), the upgrade carries the page's HttpOnly session
+ * cookie, which the gateway honours from its own origin only: nothing secret is in the URL. With a token (a script of
+ * its own), the token goes as `?token=` on the upgrade: accepted, but the weaker form, since URLs end up in proxies'
+ * access logs (docs/operations/tokens-and-scopes.md).
  */
 import type { ClientSocket, OpenSocket } from './client-socket.js';
 
@@ -21,6 +24,7 @@ export function browserSocket(WebSocketClass?: WhatwgWebSocketClass): OpenSocket
     if (Socket === undefined)
       throw new Error('This platform has no global WebSocket: in Node, use the client from vigil-client.js.');
     const withToken = new URL(url);
+    // Only when asked: the dashboard passes none and rides its cookie.
     if (token !== undefined) withToken.searchParams.set('token', token);
     const ws = new Socket(withToken.toString());
     ws.binaryType = 'arraybuffer';
@@ -39,7 +43,7 @@ export function browserSocket(WebSocketClass?: WhatwgWebSocketClass): OpenSocket
         new Error(
           opened
             ? 'the connection was lost'
-            : 'the gateway refused the connection or could not be reached (a browser does not tell which: a wrong token, or a stopped daemon)',
+            : 'the gateway refused the connection or could not be reached (a browser does not tell which: a wrong token or an ended session, or a stopped daemon)',
         ),
       ),
     );

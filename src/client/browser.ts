@@ -31,7 +31,10 @@ export function connect(options: ConnectOptions): Promise<VigilClient> {
   return connectClient(VigilClient, options);
 }
 
-/** A connection to the gateway over the browser's WebSocket, the token as `?token=`; use `connect()` to get one. */
+/**
+ * A connection to the gateway over the browser's WebSocket: by the page's session cookie without a token, or with the
+ * token as `?token=` (the weaker form); use `connect()` to get one.
+ */
 export class VigilClient extends ClientCore {
   constructor(options: ConnectOptions) {
     super(options, openBrowserSocket);

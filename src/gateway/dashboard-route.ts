@@ -1,16 +1,17 @@
 /**
  * The dashboard's static files at `GET /` and `/dashboard/…`: a fixed list (no path from a request ever reaches the
- * file system), with content types, ETags, security headers and a session cookie that lets reloads and the page's
- * own scripts load without the token in their URLs.
+ * file system), with content types, ETags and security headers; and the exchange of a token for the browser's cookie
+ * session (cookie-session.ts), so that neither the page's URL nor its WebSocket carries the token.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VigilError } from '../errors.js';
-import { createTokenCheck, tokenFromRequest } from './gateway-auth.js';
+import type { Caller } from '../runtime/facade/tokens.facade.js';
+import { createCookieSessions, isSameOrigin, type TokenStanding } from './cookie-session.js';
 
 // Served from the build, wherever this module runs: compiled in dist/gateway/, or as source in src/gateway/ (under
 // vitest); both stand two levels below the package root. Only the build has the bundled client beside the copies.
@@ -78,7 +79,7 @@ function contentSecurityPolicy(page: string): string {
 
 const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
-  // The first load's URL carries ?token=: no Referer may repeat it, even to this server.
+  // The first load's URL carries ?token=: no Referer may repeat it, not even the redirect's.
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
 } as const;
@@ -91,32 +92,44 @@ interface LoadedFile {
   csp?: string;
 }
 
-/** The dashboard's routes plus the session check the HTTP server consults before refusing a request. */
+/** Where the page trades a token (`Authorization: Bearer`) for its session cookie: `POST`, answered 204. */
+export const DASHBOARD_SESSION_PATH = '/dashboard/session';
+
+/** The dashboard's routes plus the session checks the HTTP server consults before refusing a request. */
 export interface DashboardRoutes {
-  /** Handlers by path (`/` and every `/dashboard/…` file). */
-  routes: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL) => void>;
-  /** True when `req` is for one of the dashboard's files and carries this gateway's session cookie. */
+  /** Handlers by path (`/` and every `/dashboard/…` file); `caller` is null for a file opened by the cookie. */
+  routes: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL, caller: Caller | null) => void>;
+  /** True when `req` is for one of the dashboard's files, carries a live session cookie and no `?token=` (which wins). */
   hasSession(req: IncomingMessage, url: URL): boolean;
+  /** The caller of a `/rpc` upgrade opened by its session cookie from the gateway's own origin; null otherwise. */
+  upgradeCaller(req: IncomingMessage): Caller | null;
+  /** Answers `POST /dashboard/session`: the cookie for `caller` (the Bearer token's), or 401 / 403. */
+  exchange(req: IncomingMessage, res: ServerResponse, caller: Caller | null): void;
   /** Answers an unauthenticated browser asking for the page with a short HTML explanation; false if it is not one. */
   refusePage(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
 }
 
+/** What the dashboard needs: the daemon's token (the cookie's key derives from it), the tokens area, the clock. */
+export interface DashboardOptions {
+  token: string;
+  tokens: TokenStanding;
+  /** Epoch ms now (default `Date.now`; the gateway passes the runtime's clock). */
+  now?: () => number;
+}
+
 /**
- * The dashboard for a gateway whose token is `token`. The session cookie holds an HMAC of the token, not the token,
- * and is honoured only for these static files: `/rpc`, `/events` and `/metrics` still need the token itself. The page
- * opened with any valid token (`isValidToken`; a scoped one too) sets it: the files are the same for every scope, and
- * what the page may do is what its token may do over `/rpc`.
+ * The dashboard of a gateway. A page opened with `/?token=T` (any valid token, a scoped one too) is answered with its
+ * session cookie and a 303 to `/` without the token. Why a redirect rather than serving the page and letting its
+ * script remove the token with `history.replaceState` (the page did that before): the URL with the token is never the
+ * document's URL, so it never enters the tab's session history (back/forward), no script on the page (nor an
+ * extension reading `location`) ever sees it, a reload cannot send it again, and it works before any script runs.
+ * The cookie opens the page's files and its WebSocket to `/rpc` (same origin only); `/events`, `/metrics` and `/mcp`
+ * still need the token itself (the page uses neither; a program sends `Authorization: Bearer`).
  */
-export function createDashboardRoutes(
-  token: string,
-  isValidToken: (given: string | undefined) => boolean = createTokenCheck(token),
-): DashboardRoutes {
+export function createDashboardRoutes({ token, tokens, now = Date.now }: DashboardOptions): DashboardRoutes {
   // The files are read at their first request (start-up stays fast); a missing build is said at once, not as a 404 later.
   assertDashboardBuilt(DASHBOARD_FILES['/dashboard/vigil-client.js']!);
-  const session = createHmac('sha256', token).update('vigil dashboard session v1').digest('base64url');
-  // Named after the session, so daemons on other ports of the same host (cookies ignore ports) keep theirs apart.
-  const cookieName = `vigil_dashboard_${createHash('sha256').update(session).digest('hex').slice(0, 12)}`;
-  const isValidSession = createTokenCheck(session);
+  const sessions = createCookieSessions({ token, tokens, now });
   const cache = new Map<string, LoadedFile>();
 
   const load = (path: string): LoadedFile => {
@@ -131,17 +144,25 @@ export function createDashboardRoutes(
     return file;
   };
 
-  const serve = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+  const serve: DashboardRoutes['routes'][string] = (req, res, url, caller) => {
+    if (url.pathname === '/' && caller !== null && url.searchParams.has('token')) {
+      // The token was in the address: trade it for the cookie and send the browser on to the same page without it.
+      url.searchParams.delete('token');
+      res.writeHead(303, {
+        ...SECURITY_HEADERS,
+        location: `${url.pathname}${url.search}`,
+        'set-cookie': sessions.issue(caller, req),
+        'cache-control': 'no-store',
+        'content-length': 0,
+      });
+      res.end();
+      return;
+    }
     const file = load(url.pathname);
     const headers: Record<string, string | number> = { ...SECURITY_HEADERS, 'content-type': file.type };
     if (url.pathname === '/') {
-      // The page is asked for with the token in its URL: nothing may keep a copy of that response.
       headers['cache-control'] = 'no-store';
       headers['content-security-policy'] = file.csp ?? "default-src 'none'";
-      if (isValidToken(tokenFromRequest(req, url))) {
-        // A session cookie (no expiry): reloads and the page's own files load without the token in their URLs.
-        headers['set-cookie'] = `${cookieName}=${session}; Path=/; HttpOnly; SameSite=Strict`;
-      }
     } else {
       // Revalidated on every load (cheap 304s), so a daemon upgrade never runs a stale mix of modules.
       headers['cache-control'] = 'private, no-cache';
@@ -162,8 +183,36 @@ export function createDashboardRoutes(
   return {
     routes,
     hasSession(req, url) {
-      if (!Object.hasOwn(DASHBOARD_FILES, url.pathname)) return false;
-      return isValidSession(readCookie(req.headers.cookie, cookieName));
+      if (!Object.hasOwn(DASHBOARD_FILES, url.pathname) || url.searchParams.has('token')) return false;
+      // The files hold no data (they are the package's own), and a browser sends no Origin on a navigation or on the
+      // page's own GETs; still, a request that says it comes from elsewhere does not get them by the cookie.
+      if (req.headers.origin !== undefined && !isSameOrigin(req)) return false;
+      if (/^(cross|same)-site$/.test(String(req.headers['sec-fetch-site']))) return false;
+      return sessions.callerOf(req) !== null;
+    },
+    upgradeCaller(req) {
+      // A browser always sends Origin on a WebSocket upgrade: one that is absent or foreign is not the page.
+      return isSameOrigin(req) ? sessions.callerOf(req) : null;
+    },
+    exchange(req, res, caller) {
+      // fetch() sends Origin on every POST: only the page itself may set its cookie (no login forced from elsewhere).
+      const status = !isSameOrigin(req) ? 403 : caller === null ? 401 : 204;
+      const headers: Record<string, string | number> = { ...SECURITY_HEADERS, 'cache-control': 'no-store' };
+      if (status === 204) headers['set-cookie'] = sessions.issue(caller!, req);
+      if (status === 401) headers['www-authenticate'] = 'Bearer';
+      const body =
+        status === 204
+          ? ''
+          : JSON.stringify({
+              error:
+                status === 403
+                  ? 'a session is opened by the dashboard page itself (same origin) only'
+                  : 'unauthorized: send the token as "Authorization: Bearer TOKEN"',
+            });
+      if (body !== '') headers['content-type'] = 'application/json; charset=utf-8';
+      headers['content-length'] = Buffer.byteLength(body);
+      res.writeHead(status, headers);
+      res.end(body);
     },
     refusePage(req, res, url) {
       if (url.pathname !== '/' || !/text\/html/.test(req.headers.accept ?? '')) return false;
@@ -191,22 +240,12 @@ export function assertDashboardBuilt(bundle: string): void {
   );
 }
 
-/** The value of cookie `name` in a Cookie header, if present. */
-function readCookie(header: string | undefined, name: string): string | undefined {
-  if (header === undefined) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
 const UNAUTHORIZED_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Vigil — token required</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;background:#0f1419;color:#d7dde4;display:grid;place-items:center;height:100vh;margin:0}
 main{max-width:34rem;padding:2rem;border:1px solid #2a323c;border-radius:10px;background:#161c23}code{color:#7fd1b9}</style></head>
 <body><main><h1>Token required</h1>
 <p>Open the dashboard once with the gateway token in the address: <code>http://HOST:PORT/?token=TOKEN</code>.
-The page then keeps it for this browser session and removes it from the address bar.</p>
+The gateway trades it for a session cookie and sends the browser on to the page without it.</p>
 <p>The token is <code>VIGIL_TOKEN</code>, or the file <code>token</code> in the daemon's data directory.</p></main></body></html>
 `;

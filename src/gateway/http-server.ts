@@ -5,9 +5,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Runtime } from '../runtime/runtime.js';
 import { silentLogger, type VigilLogger } from '../shared/logger.js';
 import type { SubscriberStats } from './event-subscriber.js';
-import { createDashboardRoutes } from './dashboard-route.js';
+import { createDashboardRoutes, DASHBOARD_SESSION_PATH } from './dashboard-route.js';
 import { CLOSE_CODES } from './gateway-faults.js';
-import { createAuthFailureLog, createCallerAuth } from './gateway-auth.js';
+import { createAuthFailureLog, createCallerAuth, tokenFromRequest } from './gateway-auth.js';
 import { createThrottledAuth, type AuthOutcome } from './auth-throttle.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './token-bucket.js';
 import { createMcpRoute } from './mcp-route.js';
@@ -122,7 +122,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const connections = new Map<WebSocket, RpcConnection>();
   const streams = new Map<ServerResponse, SseStream>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
-  const dashboard = createDashboardRoutes(options.token, (given) => authenticate(given) !== null);
+  const dashboard = createDashboardRoutes({ token: options.token, tokens: runtime.tokens, now: () => runtime.now() });
   let boundUrl = '';
   // Each MCP session is one connection's worth: the same rate limit, its tools calling the same handlers.
   const mcp = createMcpRoute({
@@ -181,9 +181,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       else refuseUnauthorized(res, outcome);
       return;
     }
+    // The page trades its token (Bearer) for its session cookie; dashboard-route.ts answers 204, 401 or 403.
+    if (url.pathname === DASHBOARD_SESSION_PATH && req.method === 'POST') {
+      const outcome = admit(req, url);
+      if (outcome.kind === 'throttled') refuseUnauthorized(res, outcome);
+      else dashboard.exchange(req, res, outcome.kind === 'admitted' ? outcome.caller : null);
+      return;
+    }
     // Authentication first: an unauthenticated caller learns nothing about which paths exist. The dashboard's
-    // session cookie opens its static files only, never the data behind /rpc, /events or /metrics; it is checked
-    // first, so a reload of the page is not taken for a request that lacks the token.
+    // session cookie opens its static files here (its WebSocket at the upgrade), never /events or /metrics; it is
+    // checked first, so a reload of the page is not taken for a request that lacks the token.
     const session = dashboard.hasSession(req, url);
     // A dashboard file opened by the cookie has no caller: the files are the same for every scope.
     const outcome = session ? null : admit(req, url);
@@ -225,8 +232,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const where = guardOrigin(req, url);
     if (!where.ok) return refuseUpgrade(socket, 403, refusalMessage(where));
     if (url.pathname !== '/rpc') return refuseUpgrade(socket, 404, `no WebSocket endpoint ${url.pathname}; use /rpc`);
-    // CONTRACT §4: without a valid token, HTTP 401 and no socket. Authenticated here, once for the connection's life.
-    const outcome = admit(req, url);
+    // CONTRACT §4: without a valid token, HTTP 401 and no socket. Authenticated here, once for the connection's life:
+    // by the token, or (when none is presented) by the dashboard's session cookie from the gateway's own origin (its
+    // scope is its token's). A cookie is no guess at a token, so it neither drains nor meets the failed-auth throttle.
+    const cookieCaller = tokenFromRequest(req, url) === undefined ? dashboard.upgradeCaller(req) : null;
+    const outcome: AuthOutcome = cookieCaller !== null ? { kind: 'admitted', caller: cookieCaller } : admit(req, url);
     if (outcome.kind === 'throttled') return refuseUpgrade(socket, 429, tooManyFailures(outcome), outcome.retryAfterMs);
     if (outcome.kind === 'refused') return refuseUpgrade(socket, 401, 'unauthorized: a valid token is required');
     const { caller } = outcome;

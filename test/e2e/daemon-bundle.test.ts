@@ -91,7 +91,8 @@ describe('the daemon runs from its start-up bundle', () => {
       expect(status.code, status.stderr).toBe(0);
       const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
       expect(JSON.parse(status.stdout)).toMatchObject({ version });
-      const page = await fetch(`${url}/?token=${TOKEN}`);
+      // A program asks with the Bearer header (?token= is the browser's once-only trade for a cookie and a 303).
+      const page = await fetch(`${url}/`, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<html');
       const client = await fetch(`${url}/dashboard/vigil-client.js?token=${TOKEN}`);

@@ -110,13 +110,13 @@ describe('the dashboard in Chromium against a real daemon', () => {
       // Errors include CSP violations and failed loads (a 401 or 404 for one of the page's own files).
       if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
     });
-    // What the page fetched and which sockets it opened: the bundled typed client, over /rpc with ?token=.
+    // What the page fetched and which sockets it opened: the bundled typed client, over /rpc by the session cookie.
     const loaded: string[] = [];
     page.on('request', (request) => loaded.push(new URL(request.url()).pathname));
     const sockets: URL[] = [];
     page.on('websocket', (socket) => sockets.push(new URL(socket.url())));
 
-    // Load with the token once: the page keeps it for the session and takes it out of the address bar.
+    // Load with the token once: the gateway trades it for the session cookie and redirects to the page without it.
     await timed('page load to live', async () => {
       await page.goto(`${url}/?token=${TOKEN}`);
       await page.locator('body[data-ready="true"]').waitFor();
@@ -125,15 +125,15 @@ describe('the dashboard in Chromium against a real daemon', () => {
     // The page runs the typed client of src/client, bundled by esbuild, not a twin of it.
     expect(loaded).toContain('/dashboard/vigil-client.js');
     expect(loaded.filter((path) => /browser-client/.test(path))).toEqual([]);
-    // A page cannot set headers on a WebSocket: the token goes as ?token= (CONTRACT §4); the cookie never opens /rpc.
-    expect(sockets.map((socket) => [socket.pathname, socket.searchParams.get('token')])).toEqual([['/rpc', TOKEN]]);
+    // The WebSocket rides the HttpOnly cookie: no token in its URL, none kept by the page.
+    expect(sockets.map((socket) => [socket.pathname, socket.search])).toEqual([['/rpc', '']]);
     // (This project type-checks tests without the DOM library, hence the cast.)
     const storedToken = await page.evaluate(() =>
       (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem(
         'vigil.token',
       ),
     );
-    expect(storedToken).toBe(TOKEN);
+    expect(storedToken).toBeNull();
     await expect.poll(() => page.locator('#connection').getAttribute('data-state'), { timeout: WAIT_MS }).toBe('open');
 
     // The beat count advances by itself (the heartbeat.beat feed).
@@ -219,7 +219,7 @@ describe('the dashboard in Chromium against a real daemon', () => {
       await page.locator('#events li[data-type="checkpoint.restored"]').first().waitFor();
     });
 
-    // A reload needs no token in the address: the session cookie serves the page, the tab's storage the connection.
+    // A reload needs no token in the address: the session cookie serves the page and opens its connection.
     await timed('reload without the token', async () => {
       await page.reload();
       await page.locator('body[data-ready="true"]').waitFor();

@@ -1,6 +1,7 @@
 /**
- * The dashboard's static files: only the fixed list, with content types, caching and security headers; the session
- * cookie opens those files and nothing else; no request path reaches the file system.
+ * The dashboard's static files and its cookie session: only the fixed list, with content types, caching and security
+ * headers; the token traded once for a cookie that opens those files and the page's WebSocket (same origin, the
+ * token's scope, the token's life) and nothing else; no request path reaches the file system.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -41,29 +42,55 @@ function raw(path: string, headers: Record<string, string> = {}, method = 'GET')
 
 const bearer = { authorization: `Bearer ${TEST_TOKEN}` };
 
-/** The `name=value` pair the first page load sets. */
-async function sessionCookie(): Promise<string> {
-  const page = await raw(`/?token=${TEST_TOKEN}`);
+/** The `name=value` pair the first page load with `token` sets. */
+async function sessionCookie(token = TEST_TOKEN): Promise<string> {
+  const page = await raw(`/?token=${token}`);
+  expect(page.status).toBe(303);
   const setCookie = page.headers['set-cookie'];
   expect(setCookie).toHaveLength(1);
   return setCookie![0]!.split(';')[0]!;
 }
 
+/** The gateway's own origin, as a browser on its page sends it. */
+const ownOrigin = (): string => `http://127.0.0.1:${new URL(h.gateway.url).port}`;
+
+/** A WebSocket upgrade to /rpc with these headers: the open socket, or the HTTP status it was refused with. */
+function upgrade(headers: Record<string, string>): Promise<WebSocket | number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(h.rpcUrl, { headers });
+    ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.once('open', () => resolve(ws));
+    ws.once('error', () => undefined);
+  });
+}
+
+/** Sends one request on an open socket and resolves with its response. */
+function call(ws: WebSocket, method: string, params: unknown = {}): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    ws.once('message', (data) => resolve(JSON.parse(String(data)) as Record<string, unknown>));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+  });
+}
+
 describe('the dashboard page and files', () => {
-  it('serves the page for the token with a session cookie, no caching and a strict content security policy', async () => {
-    const page = await raw(`/?token=${TEST_TOKEN}`);
+  it('trades ?token= for a session cookie and a 303 to the page without it, which it serves uncached under a strict policy', async () => {
+    const first = await raw(`/?token=${TEST_TOKEN}&view=goals`);
+    expect(first.status).toBe(303);
+    expect(first.headers['location']).toBe('/?view=goals');
+    expect(first.headers['cache-control']).toBe('no-store');
+    expect(first.headers['referrer-policy']).toBe('no-referrer');
+    expect(first.body).toBe('');
+    const [cookie, ...attributes] = (first.headers['set-cookie'] as string[])[0]!.split(';').map((part) => part.trim());
+    expect(attributes).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict']);
+    // The cookie is a signed session statement: not the token.
+    expect(cookie).not.toContain(TEST_TOKEN);
+
+    const page = await raw('/', { cookie: cookie! });
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers['cache-control']).toBe('no-store');
-    expect(page.headers['referrer-policy']).toBe('no-referrer');
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect(page.body).toContain('<script type="module" src="/dashboard/dashboard-app.js"></script>');
-
-    const [cookie, ...attributes] = (page.headers['set-cookie'] as string[])[0]!.split(';').map((part) => part.trim());
-    expect(attributes).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict']);
-    // The cookie is a derived session key: not the token, and useless for anything but these files.
-    expect(cookie).not.toContain(TEST_TOKEN);
-
     const csp = String(page.headers['content-security-policy']);
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("connect-src 'self'");
@@ -71,6 +98,10 @@ describe('the dashboard page and files', () => {
     // The one inline script, the import map, is allowed by its exact hash.
     const importMap = /<script type="importmap">([\s\S]*?)<\/script>/.exec(page.body)![1]!;
     expect(csp).toContain(`'sha256-${createHash('sha256').update(importMap).digest('base64')}'`);
+    // A program with the Bearer header gets the page itself, and no cookie it has no use for.
+    const program = await raw('/', bearer);
+    expect(program.status).toBe(200);
+    expect(program.headers['set-cookie']).toBeUndefined();
   });
 
   it('refuses the page without the token: JSON for programs, a short explanation for browsers', async () => {
@@ -84,26 +115,68 @@ describe('the dashboard page and files', () => {
     expect(browser.body).not.toContain(TEST_TOKEN);
     expect((await raw('/?token=wrong')).status).toBe(401);
     expect((await raw('/dashboard/dashboard-app.js')).status).toBe(401);
-    expect((await raw('/', { cookie: 'vigil_dashboard_000000000000=forged' })).status).toBe(401);
+    expect((await raw('/', { cookie: 'vigil_session_000000000000=forged.forged' })).status).toBe(401);
+    // A wrong token in the address is refused even beside a good cookie: the address wins, and it is wrong.
+    expect((await raw('/?token=wrong', { cookie: await sessionCookie() })).status).toBe(401);
   });
 
-  it('lets the session cookie load the page and its files, and nothing else', async () => {
+  it('lets the session cookie load the page, its files and its WebSocket from the same origin, and nothing else', async () => {
     const cookie = await sessionCookie();
     const page = await raw('/', { cookie });
     expect(page.status).toBe(200);
     // Only a token sets the cookie; a cookie-authorised load does not renew it.
     expect(page.headers['set-cookie']).toBeUndefined();
     expect((await raw('/dashboard/dashboard-app.js', { cookie: `other=1; ${cookie}` })).status).toBe(200);
+    // A request that says it comes from elsewhere does not get even the files by the cookie.
+    expect((await raw('/dashboard/dashboard-app.js', { cookie, origin: 'http://evil.example' })).status).toBe(401);
+    expect((await raw('/dashboard/dashboard-app.js', { cookie, 'sec-fetch-site': 'cross-site' })).status).toBe(401);
 
     expect((await raw('/metrics', { cookie })).status).toBe(401);
     expect((await raw('/events', { cookie })).status).toBe(401);
-    const refusedUpgrade = await new Promise<number>((resolve) => {
-      const ws = new WebSocket(`${h.rpcUrl}`, { headers: { cookie } });
-      ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-      ws.once('open', () => resolve(101));
-      ws.once('error', () => undefined);
-    });
-    expect(refusedUpgrade).toBe(401);
+    expect((await raw('/events', { cookie, origin: ownOrigin() })).status).toBe(401);
+
+    // The upgrade: the cookie from the gateway's own origin opens /rpc, as the daemon token's caller.
+    const socket = await upgrade({ cookie, origin: ownOrigin() });
+    expect(socket).toBeInstanceOf(WebSocket);
+    expect((await call(socket as WebSocket, 'auth.whoami'))['result']).toMatchObject({ scope: 'operate' });
+    (socket as WebSocket).close();
+    // Without an Origin (not a browser page), or from another origin, the cookie opens nothing.
+    expect(await upgrade({ cookie })).toBe(401);
+    expect(await upgrade({ cookie, origin: 'http://evil.example' })).toBe(401);
+    expect(await upgrade({ cookie, origin: `http://127.0.0.1:${Number(new URL(h.gateway.url).port) + 1}` })).toBe(401);
+    expect(await upgrade({ cookie, origin: ownOrigin(), host: 'evil.example' })).toBe(401);
+  });
+
+  it('carries a scoped token’s scope into its session and ends the session with the token', async () => {
+    const created = await h.runtime.tokens.create({ scope: 'read', name: 'cookie-reader' });
+    const cookie = await sessionCookie(created.token);
+    const socket = (await upgrade({ cookie, origin: ownOrigin() })) as WebSocket;
+    expect(socket).toBeInstanceOf(WebSocket);
+    expect((await call(socket, 'auth.whoami'))['result']).toMatchObject({ scope: 'read', name: 'cookie-reader' });
+    const refused = await call(socket, 'goals.add', { title: 'not for a reader' });
+    expect(refused['error']).toMatchObject({ code: -32003, data: { scope: 'talk' } });
+
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    await h.runtime.tokens.revoke('cookie-reader');
+    expect(await closed).toBe(1008);
+    expect((await raw('/', { cookie })).status).toBe(401);
+    expect(await upgrade({ cookie, origin: ownOrigin() })).toBe(401);
+  });
+
+  it('trades a Bearer token for the cookie at POST /dashboard/session, for the page’s own origin only', async () => {
+    const origin = ownOrigin();
+    const opened = await raw('/dashboard/session', { ...bearer, origin }, 'POST');
+    expect(opened.status).toBe(204);
+    expect(opened.headers['cache-control']).toBe('no-store');
+    const cookie = (opened.headers['set-cookie'] as string[])[0]!.split(';')[0]!;
+    expect(await raw('/', { cookie }).then((page) => page.status)).toBe(200);
+
+    expect((await raw('/dashboard/session', { authorization: 'Bearer wrong', origin }, 'POST')).status).toBe(401);
+    expect((await raw('/dashboard/session', { origin }, 'POST')).status).toBe(401);
+    const foreign = await raw('/dashboard/session', { ...bearer, origin: 'http://evil.example' }, 'POST');
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers['set-cookie']).toBeUndefined();
+    expect((await raw('/dashboard/session', bearer, 'POST')).status).toBe(403);
   });
 
   it('serves every listed file with its content type, an ETag and revalidation (304)', async () => {

@@ -1,5 +1,5 @@
 // @ts-check
-/** The dashboard's entry: takes the token, connects the typed client, wires every panel to the live feed and to polling. */
+/** The dashboard's entry: connects the typed client by the session cookie, wires every panel to the live feed and to polling. */
 import { createAffectPanel } from './affect.panel.js';
 import { createBudgetPanel } from './budget.panel.js';
 import { createCheckpointsPanel } from './checkpoints.panel.js';
@@ -13,7 +13,7 @@ import { createSchedulesPanel } from './schedules.panel.js';
 import { createTasksPanel } from './tasks.panel.js';
 import { createToolsPanel } from './tools.panel.js';
 import { createLongTermMemoryPanel } from './long-term-memory.panel.js';
-import { forgetSessionToken, keepSessionToken, takeSessionToken } from './session-token.js';
+import { openSession } from './session-token.js';
 import { createThinksPanel } from './thinks.panel.js';
 import { connect } from './vigil-client.js';
 
@@ -52,10 +52,15 @@ function askForToken(reason) {
     'submit',
     (submit) => {
       submit.preventDefault();
-      keepSessionToken(input.value.trim());
+      const token = input.value.trim();
       input.value = '';
       gate.hidden = true;
-      runDetached(start(), 'starting the dashboard');
+      runDetached(
+        openSession(token).then((opened) =>
+          opened ? start() : askForToken('The gateway refused that token. Paste the token to try again.'),
+        ),
+        'opening a session',
+      );
     },
     { once: true },
   );
@@ -69,22 +74,16 @@ function showConnection(state) {
 }
 
 async function start() {
-  const token = takeSessionToken();
-  if (token === null) {
-    askForToken(
-      'Open this page with ?token=… once, or paste the gateway token (VIGIL_TOKEN, or the file "token" in the data dir).',
-    );
-    return;
-  }
   /** @type {Client} */
   let client;
   try {
-    // The page's own origin: connect() turns http(s) into ws(s) and adds /rpc; the token goes as ?token=.
-    client = await connect({ url: window.location.origin, token, ...CONNECTION });
+    // The page's own origin: connect() turns http(s) into ws(s) and adds /rpc. No token: the upgrade carries the
+    // session cookie (HttpOnly: this script never sees it), which the gateway honours from this origin only.
+    client = await connect({ url: window.location.origin, ...CONNECTION });
   } catch (err) {
-    forgetSessionToken();
+    // The session ended (its token revoked or expired, or the daemon's token changed): a new token opens a new one.
     showConnection('closed');
-    askForToken(`${describeFailure(err)} Paste the token to try again.`);
+    askForToken(`${describeFailure(err)} Paste the token to open a new session.`);
     return;
   }
 

@@ -1,30 +1,26 @@
 // @ts-check
-/** The gateway token for this browser tab: taken from `?token=` once, kept in sessionStorage, removed from the address bar. */
+/**
+ * The dashboard's session: the page never holds the token. Opened with `/?token=`, the gateway has already traded it
+ * for an HttpOnly cookie (the page's URL never carries it); a token pasted into the form is traded the same way here,
+ * in a POST header, never in a URL, and forgotten at once.
+ */
 
-const KEY = 'vigil.token';
+/** Where the gateway trades a token for the session cookie (dashboard-route.ts, DASHBOARD_SESSION_PATH). */
+const SESSION_PATH = '/dashboard/session';
 
 /**
- * The token to connect with: a `?token=` in the address wins (and is moved out of it at once, so it is neither
- * bookmarked, nor shared with a copied link, nor left in the history), else the one this tab kept.
- * @returns {string | null}
+ * Trades `token` for this browser's session cookie; resolves true once set, false if the gateway refused the token.
+ * @param {string} token
+ * @returns {Promise<boolean>}
  */
-export function takeSessionToken() {
-  const url = new URL(window.location.href);
-  const given = url.searchParams.get('token');
-  if (given !== null) {
-    url.searchParams.delete('token');
-    window.history.replaceState(window.history.state, '', `${url.pathname}${url.search}${url.hash}`);
-    if (given !== '') sessionStorage.setItem(KEY, given);
-  }
-  return sessionStorage.getItem(KEY);
-}
-
-/** @param {string} token Keeps `token` for this tab (typed into the token form). */
-export function keepSessionToken(token) {
-  sessionStorage.setItem(KEY, token);
-}
-
-/** Forgets the kept token (it was refused). */
-export function forgetSessionToken() {
-  sessionStorage.removeItem(KEY);
+export async function openSession(token) {
+  const answer = await fetch(SESSION_PATH, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    credentials: 'same-origin',
+    cache: 'no-store',
+  });
+  if (answer.status === 204) return true;
+  if (answer.status === 401) return false;
+  throw new Error(`the gateway answered ${answer.status} to the session exchange`);
 }
