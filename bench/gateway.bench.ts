@@ -33,7 +33,7 @@ export const DEFAULT_GATEWAY_BENCH_OPTIONS: GatewayBenchOptions = {
   reps: 3,
 };
 
-const TOKEN = 'bench-token';
+const TOKEN = 'bench-token-0123456789abcdef';
 
 /** Throughput and latency of one load run. */
 interface LoadResult {

@@ -12,7 +12,7 @@ import { startDaemon, type DaemonProcess } from '../test/e2e/daemon-process.js';
 import { median, withTempDir } from './bench-utils.js';
 import { differenceCheck, ratioCheck, sanity, type BenchOutcome } from './report.js';
 
-const TOKEN = 'bench-mcp-token';
+const TOKEN = 'bench-mcp-token-0123456789';
 const BIN = fileURLToPath(new URL('../bin/vigil.js', import.meta.url));
 const INITIALIZE = `${JSON.stringify({
   jsonrpc: '2.0',

@@ -8,7 +8,7 @@ import { startDaemon, type DaemonProcess } from '../test/e2e/daemon-process.js';
 import { connect, type VigilClient } from '../src/client/vigil-client.js';
 import { withTempDir } from './bench-utils.js';
 
-const TOKEN = 'bench-paired-sends-token';
+const TOKEN = 'bench-paired-sends-token-0123';
 const BEAT_MS = 30_000;
 
 /** One side of the pair. */

@@ -9,6 +9,7 @@ import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkp
 import { ALLOWED_PRICE, ModelPriceSchema } from './subsystems/thinking/model-price.schema.js';
 import { OTLP_PROTOCOLS } from './subsystems/telemetry/otlp-settings.js';
 import { CACHE_TTLS } from './subsystems/thinking/cache-ttl.js';
+import { GATEWAY_TOKEN_ALLOWED, isStrongGatewayToken } from './shared/token-strength.js';
 
 export { ModelPriceSchema, type ModelPrice } from './subsystems/thinking/model-price.schema.js';
 
@@ -53,7 +54,7 @@ export const VigilConfigSchema = z
     allowedHosts: AllowedHostsSchema,
     allowedOrigins: AllowedOriginsSchema,
     port: intIn(0, 65535, ALLOWED_PORT),
-    token: nonEmpty('expected a non-empty token').optional(),
+    token: nonEmpty(GATEWAY_TOKEN_ALLOWED).refine(isStrongGatewayToken, { error: GATEWAY_TOKEN_ALLOWED }).optional(),
     thinker: z.enum(THINKER_KINDS, { error: 'expected "offline", "anthropic" or "openai"' }),
     model: nonEmpty('expected a model id such as claude-sonnet-5-5'),
     identityFile: nonEmpty('expected a path to a readable file').optional(),
@@ -217,7 +218,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_ALLOWED_HOSTS', key: 'allowedHosts', kind: 'list', default: undefined, unsetValue: [], description: 'Further Host names the gateway answers, comma-separated, each optionally with :port (a name without a port matches any port): a reverse proxy\'s public name. Always accepted: localhost, 127.0.0.1 and [::1] with the gateway\'s port, and VIGIL_HOST unless it is 0.0.0.0 or ::. Any other Host gets 403 (DNS rebinding).' },
   { name: 'VIGIL_ALLOWED_ORIGINS', key: 'allowedOrigins', kind: 'list', default: undefined, unsetValue: [], description: 'Further browser Origins the gateway accepts, comma-separated http(s) origins (https://vigil.example.com): a reverse proxy\'s. Always accepted: the gateway\'s own (http:// and an accepted default Host) and requests without an Origin. Any other Origin, null included, gets 403.' },
   { name: 'VIGIL_PORT', key: 'port', kind: 'number', default: '7420', flag: '--port', description: 'Gateway port, 0 to 65535 (0 = any free port; the "gateway listening" log line tells which).' },
-  { name: 'VIGIL_TOKEN', key: 'token', kind: 'string', default: undefined, secret: true, description: 'Gateway token; unset: a random one is created once in DATA_DIR/token (mode 0600) and reused.' },
+  { name: 'VIGIL_TOKEN', key: 'token', kind: 'string', default: undefined, secret: true, description: 'Gateway token (operate scope); at least 128 bits: 32+ hex digits or 22+ base64url/base64 characters (openssl rand -hex 16); unset: a random one is created once in DATA_DIR/token (mode 0600) and reused.' },
   { name: 'VIGIL_THINKER', key: 'thinker', kind: 'string', default: 'offline', flag: '--thinker', description: 'offline (deterministic, no network), anthropic (needs ANTHROPIC_API_KEY) or openai (any OpenAI-compatible Chat Completions endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, VIGIL_MODEL).' },
   { name: 'ANTHROPIC_API_KEY', key: 'anthropicApiKey', kind: 'string', default: undefined, secret: true, description: 'API key for the anthropic thinker; required when VIGIL_THINKER=anthropic.' },
   { name: 'ANTHROPIC_BASE_URL', key: 'anthropicBaseUrl', kind: 'string', default: undefined, description: 'Alternative http(s) base URL for the Anthropic API; unset: the SDK default.' },

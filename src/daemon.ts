@@ -5,6 +5,8 @@ import { startGateway } from './gateway/http-server.js';
 import { nextStepsLine } from './gateway/next-steps.js';
 import { assertCanListen, listenError } from './gateway/port-check.js';
 import { assertDataDirUsable } from './shared/data-dir-check.js';
+import { findExposedPaths, warnExposedPaths } from './shared/data-dir-exposure.js';
+import { makeNewFilesPrivate } from './shared/private-files.js';
 import { clientReachableUrl, readDaemonFile, removeDaemonFile, writeDaemonFile } from './shared/daemon-file.js';
 import { assertTokenPolicy, ensureTokenFile } from './shared/token-file.js';
 import { createRuntime } from './runtime/create-runtime.js';
@@ -67,6 +69,9 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     io.stderr(`vigil: ${describeError(err)}`);
     return isVigilError(err) ? 2 : 1;
   }
+  // Before the first file is made: the data dir, its token and every LevelDB file are the user's alone (why a umask,
+  // and why only here: private-files.ts).
+  makeNewFilesPrivate();
   const terminal = io.stdoutIsTerminal === true;
   const log = createLogger(config.logLevel, {
     pretty: terminal,
@@ -81,6 +86,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     io.stderr(`vigil: ${describeError(err)}`);
     return startExitCode(err);
   }
+  warnExposedPaths(await findExposedPaths(config.dataDir, config.token === undefined), log);
 
   if (repair) {
     try {

@@ -163,7 +163,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       VIGIL_DATA_DIR: '/var/lib/vigil',
       VIGIL_PORT: '0',
-      VIGIL_TOKEN: 'secret',
+      VIGIL_TOKEN: 'secret-token-0123456789abcdef',
       VIGIL_CHECKPOINT_ENABLED: 'No',
       VIGIL_DAILY_BUDGET_USD: '0.25',
       VIGIL_TIMEZONE: 'Europe/Berlin',
@@ -176,7 +176,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       dataDir: '/var/lib/vigil',
       port: 0,
-      token: 'secret',
+      token: 'secret-token-0123456789abcdef',
       checkpointEnabled: false,
       dailyBudgetUsd: 0.25,
       timezone: 'Europe/Berlin',
@@ -302,6 +302,31 @@ describe('loadConfig', () => {
   it('phrases the message as a sentence saying what is allowed', () => {
     const err = caught(() => loadConfig({ VIGIL_PORT: '70000' }));
     expect(err.message).toBe('VIGIL_PORT="70000" is invalid: expected an integer from 0 to 65535.');
+  });
+
+  it('wants 128 bits in VIGIL_TOKEN: 32 hex digits, or 22 base64url or base64 characters, and never shows it', () => {
+    const accepted = [
+      'ab'.repeat(16), // openssl rand -hex 16
+      'Zm9vYmFyYmF6cXV4cXV1eA', // 22 base64url characters
+      'q1w2e3r4t5y6u7i8o9p0+/==', // openssl rand -base64 16: 22 characters and their padding
+      `vgt_${'0'.repeat(16)}_${'A'.repeat(43)}`, // a scoped token
+    ];
+    for (const token of accepted) expect(loadConfig({ VIGIL_TOKEN: token }).token).toBe(token);
+    // Hex is 4 bits a digit: 31 digits are too few even though 22 base64 characters would do.
+    for (const token of [
+      'x',
+      'ab'.repeat(15) + 'a',
+      'Zm9vYmFyYmF6cXV4cXV1e',
+      'q1w2e3r4t5y6u7i8o9p0+==',
+      'a pass phrase of many words',
+    ]) {
+      const err = caught(() => loadConfig({ VIGIL_TOKEN: token }));
+      expect(err.message).toMatch(
+        /^VIGIL_TOKEN="<hidden, \d+ characters>" is invalid: expected at least 128 random bits/,
+      );
+      if (token.length > 1) expect(err.message).not.toContain(token);
+      expect(err.data).toMatchObject({ variable: 'VIGIL_TOKEN' });
+    }
   });
 
   it('lists every invalid variable, one per line', () => {

@@ -6,6 +6,7 @@ import type { BudgetLimits } from '../actors/budget/budget.schema.js';
 import type { goalsLogic } from '../actors/goals/goals.actor.js';
 import type { swarmsLogic } from '../actors/swarms/swarms.actor.js';
 import type { workingMemoryLogic } from '../actors/working-memory/working-memory.actor.js';
+import type { TokenScope } from '../protocol/token-scopes.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdFactory } from '../shared/ids.js';
 import type { VigilLogger } from '../shared/logger.js';
@@ -189,7 +190,8 @@ export interface HeartbeatContext {
 
 /** Events the heartbeat accepts from the runtime. */
 export type HeartbeatEvent =
-  | { type: 'USER_MESSAGE'; message: PendingMessage }
+  /** A new message always says with which scope it was sent; only an old checkpoint's or log's may lack it. */
+  | { type: 'USER_MESSAGE'; message: PendingMessage & { scope: TokenScope } }
   | { type: 'PAUSE' }
   | { type: 'RESUME' }
   | { type: 'APPLY_SEED'; seed: HeartbeatSeed }

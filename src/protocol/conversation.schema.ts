@@ -1,5 +1,6 @@
 /** The conversation log's records: one message per entry, and the archives that hold entries moved aside by a restore. */
 import { z } from 'zod';
+import { TokenScopeSchema } from './token-scopes.js';
 
 /** How a turn may end without an answer (CONTRACT §7). */
 export const TurnEndingCodeSchema = z.enum([
@@ -28,6 +29,11 @@ export const ConversationMessageSchema = z.object({
   text: z.string(),
   /** Who sent a user message (a client or channel name). */
   from: z.string().optional(),
+  /**
+   * The scope a user message was sent with (its token's, or a schedule's: see `schedule-firing.ts`): what the offline
+   * thinker's commands may do for it. Absent in messages logged before scopes were recorded: those act as `operate`.
+   */
+  scope: TokenScopeSchema.optional(),
   /** An agent entry that ends its turn without an answer: why (the text says it in words). */
   unanswered: TurnEndingSchema.optional(),
   /** Epoch ms. */
@@ -55,6 +61,8 @@ export const PendingMessageSchema = z.object({
   turnId: z.string(),
   text: z.string(),
   from: z.string(),
+  /** The scope it was sent with (see ConversationMessageSchema); absent in checkpoints from before: `operate`. */
+  scope: TokenScopeSchema.optional(),
   /** Epoch ms. */
   at: z.number(),
   /** Thinks that carried this message and ended without answering it (NO_ANSWER after a few). */

@@ -161,7 +161,8 @@ export const EVENT_PAYLOADS = {
   }),
   /**
    * An MCP server could not be reached or went away; it is tried again in `retryInMs`. `wasUp`: it had been connected
-   * (a crash or a dropped connection), rather than a connection attempt that failed.
+   * (a crash or a dropped connection), rather than a connection attempt that failed. `reason`: what happened, the exit
+   * code or signal and the error's class, never the server's stderr or error text (those are logged at debug).
    */
   'mcp.server_down': z.object({
     server: z.string(),

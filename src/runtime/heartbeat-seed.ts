@@ -179,7 +179,8 @@ export function replayTurns(
   for (const message of messagesAfter) {
     if (message.role === 'user') {
       if (!pending.some((p) => p.turnId === message.turnId)) {
-        pending.push({ turnId: message.turnId, text: message.text, from: message.from ?? 'user', at: message.at });
+        const { turnId, text, from = 'user', scope, at } = message;
+        pending.push({ turnId, text, from, ...(scope === undefined ? {} : { scope }), at });
       }
       unreadReplies = 0;
       lastMessageAt = message.at;

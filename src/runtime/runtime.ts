@@ -14,6 +14,7 @@ import type { VigilEvent } from '../protocol/events.schema.js';
 import type { AddGoalParams, GoalView } from '../protocol/goals.schema.js';
 import type { HeartbeatStatus } from '../protocol/heartbeat.schema.js';
 import type { ToolView } from '../protocol/tools.schema.js';
+import type { TokenScope } from '../protocol/token-scopes.js';
 import type { MemoryForgetResult, MemorySearchHit, MemorySearchParams } from '../protocol/memory.schema.js';
 import { forgetMemory, searchMemory } from './facade/memory.facade.js';
 import type { JournalQuery } from '../subsystems/journal/event-journal.js';
@@ -189,9 +190,12 @@ export class Runtime {
     return actorStates(this.core);
   }
 
-  /** `agent.send`: accepted once synced; the turn ends in exactly one `agent.reply` or `agent.unanswered`. */
-  send(params: SendParams): Promise<SendResult> {
-    return sendMessage(this.core, params);
+  /**
+   * `agent.send`: accepted once synced; the turn ends in exactly one `agent.reply` or `agent.unanswered`. `scope`: the
+   * sender's (the gateway passes its caller's); a program embedding the runtime holds `operate`, as the daemon's token.
+   */
+  send(params: SendParams, scope: TokenScope = 'operate'): Promise<SendResult> {
+    return sendMessage(this.core, params, scope);
   }
 
   /** `conversation.list`: the newest `limit` entries before `before` (a seq), newest last. */

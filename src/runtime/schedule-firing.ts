@@ -6,10 +6,22 @@
  * a firing is never lost and never repeated.
  */
 import type { NewConversationMessage } from '../protocol/conversation.schema.js';
+import type { ScheduleCreator } from '../protocol/schedules.schema.js';
+import type { TokenScope } from '../protocol/token-scopes.js';
 import type { VigilEvent } from '../protocol/events.schema.js';
 import type { FiringPlan } from '../subsystems/schedules/firing-plan.js';
 import type { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import { iso, type RuntimeCore } from './runtime-core.js';
+
+/**
+ * The scope a schedule's firings act with. An operator's schedule (`schedules.add`, which needs `operate`) fires as
+ * the operate holder who set it, acting later: its text is theirs. The model's own (`schedule_add`, or `/schedule
+ * add` typed to the offline thinker) fires as `talk`: whoever asked the model for it may have held only a talk token,
+ * and a firing must not let a message do later what its sender could not do now.
+ */
+export function firingScope(createdBy: ScheduleCreator): TokenScope {
+  return createdBy === 'operator' ? 'operate' : 'talk';
+}
 
 /** Who a schedule's messages are from. */
 export function scheduleSender(scheduleId: string): string {
@@ -26,6 +38,7 @@ export async function writeFiringPlan(core: RuntimeCore, store: ScheduleStore, p
   const { conversation, journal, bus, ids, clock } = core.parts;
   const scheduleId = plan.record.id;
   const from = scheduleSender(scheduleId);
+  const scope = firingScope(plan.record.createdBy);
   const at = clock.now();
   const turns = plan.firings.map((firing) => ({ ...firing, turnId: `t-${ids.next()}` }));
   const messages = turns.map((turn): NewConversationMessage => ({
@@ -33,6 +46,7 @@ export async function writeFiringPlan(core: RuntimeCore, store: ScheduleStore, p
     role: 'user',
     text: turn.text,
     from,
+    scope,
     at,
   }));
   // Stamped just before the write, published once it is durable (as the TurnCloser does), so they go out in seq order.
@@ -74,7 +88,7 @@ export async function writeFiringPlan(core: RuntimeCore, store: ScheduleStore, p
     for (const event of events) bus.publish(event);
     for (const turn of turns) {
       bus.emit('agent.message', { turnId: turn.turnId, text: turn.text, from });
-      core.actor.send({ type: 'USER_MESSAGE', message: { turnId: turn.turnId, text: turn.text, from, at } });
+      core.actor.send({ type: 'USER_MESSAGE', message: { turnId: turn.turnId, text: turn.text, from, scope, at } });
     }
   } finally {
     // The heartbeat has them: a checkpoint from now on counts them as seen.

@@ -4,6 +4,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DAEMON_FILE_NAME, DaemonFileSchema, type DaemonFile } from '../protocol/daemon-file.schema.js';
 import { describeError } from '../errors.js';
+import { PRIVATE_FILE_MODE } from './private-files.js';
 
 /** Where the daemon file of `dataDir` lives. */
 export function daemonFilePath(dataDir: string): string {
@@ -21,11 +22,14 @@ export function clientReachableUrl(url: string): string {
   return parsed.origin;
 }
 
-/** Writes the file whole or not at all (a temporary file renamed over it), so a client never reads half of it. */
+/**
+ * Writes the file whole or not at all (a temporary file renamed over it), so a client never reads half of it. Mode
+ * 0600 like every file of the data dir: a client that can use the data dir runs as its user.
+ */
 export async function writeDaemonFile(dataDir: string, info: DaemonFile): Promise<string> {
   const path = daemonFilePath(dataDir);
   const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(DaemonFileSchema.parse(info), null, 2)}\n`, { mode: 0o644 });
+  await writeFile(temporary, `${JSON.stringify(DaemonFileSchema.parse(info), null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   try {
     await rename(temporary, path);
   } catch (err) {

@@ -7,6 +7,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { VigilError, describeError } from '../errors.js';
+import { PRIVATE_DIR_MODE } from './private-files.js';
 
 // The errors that mean "this user cannot use this path", as opposed to a disk fault: each has its sentence.
 const REASONS: Readonly<Record<string, string>> = {
@@ -42,12 +43,13 @@ export function dataDirError(dataDir: string, path: string, cause: unknown): Vig
 }
 
 /**
- * `mkdir -p`, one level at a time. Node's own `recursive` loops for ever where a parent answers ENOENT to every
- * mkdir (under /proc), so the walk is ours: it stops at the first ancestor that exists.
+ * `mkdir -p -m 700`, one level at a time. Node's own `recursive` loops for ever where a parent answers ENOENT to every
+ * mkdir (under /proc), so the walk is ours: it stops at the first ancestor that exists. Only the data dir itself is
+ * made private: its parents are the operator's.
  */
-async function makeDirectories(dir: string): Promise<void> {
+async function makeDirectories(dir: string, mode?: number): Promise<void> {
   try {
-    await mkdir(dir);
+    await mkdir(dir, { mode });
     return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -57,7 +59,7 @@ async function makeDirectories(dir: string): Promise<void> {
     await makeDirectories(parent);
   }
   try {
-    await mkdir(dir);
+    await mkdir(dir, { mode });
   } catch (err) {
     // Made a moment ago by another process: as good as made here.
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -73,12 +75,12 @@ async function assertAccess(dataDir: string, path: string, mode: number): Promis
 }
 
 /**
- * Creates `dataDir` if missing and checks that it, its entries and the entries of its subdirectories (the store's
+ * Creates `dataDir` if missing (mode 0700) and checks that it, its entries and the entries of its subdirectories (the store's
  * files) are readable and writable. Throws CONFIG_INVALID naming VIGIL_DATA_DIR when not.
  */
 export async function assertDataDirUsable(dataDir: string): Promise<void> {
   try {
-    await makeDirectories(dataDir);
+    await makeDirectories(dataDir, PRIVATE_DIR_MODE);
     // An existing file answers EEXIST like a directory: only stat tells them apart.
     if (!(await stat(dataDir)).isDirectory())
       throw Object.assign(new Error(`${dataDir} is a file`), { code: 'EEXIST' });

@@ -1,9 +1,10 @@
 /** The gateway token: `VIGIL_TOKEN` when set, else one generated once into `DATA_DIR/token` (mode 0600) and reused. */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VigilError, describeError } from '../errors.js';
 import { isLoopbackHost } from './loopback.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 
 /** The token file's name inside the data dir. */
 export const TOKEN_FILE_NAME = 'token';
@@ -54,30 +55,30 @@ export async function readTokenFile(dataDir: string): Promise<string | undefined
   }
 }
 
-/** The data dir's token, created with mode 0600 on first use; a file readable by others is narrowed to 0600. */
+/**
+ * The data dir's token, created with mode 0600 on first use. A file an operator opened to others is left as it is
+ * (shared on purpose, perhaps): the daemon warns about it at boot with the chmod that closes it (data-dir-exposure.ts).
+ */
 export async function ensureTokenFile(
   dataDir: string,
   retry = true,
 ): Promise<{ token: string; path: string; created: boolean }> {
   const path = tokenFilePath(dataDir);
   try {
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const existing = await readTokenFile(dataDir);
-    if (existing !== undefined) {
-      if (((await stat(path)).mode & 0o077) !== 0) await chmod(path, 0o600);
-      return { token: existing, path, created: false };
-    }
+    if (existing !== undefined) return { token: existing, path, created: false };
     const token = generateToken();
     // `wx`: never overwrite a token another process wrote a moment ago; the mode applies at creation.
-    await writeFile(path, `${token}\n`, { mode: 0o600, flag: 'wx' });
+    await writeFile(path, `${token}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
     return { token, path, created: true };
   } catch (err) {
     // Another process created it between our read and write: read theirs (once; an empty file is then replaced).
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
       if (retry) return ensureTokenFile(dataDir, false);
       const token = generateToken();
-      await writeFile(path, `${token}\n`, { mode: 0o600 });
-      await chmod(path, 0o600);
+      await writeFile(path, `${token}\n`, { mode: PRIVATE_FILE_MODE });
+      await chmod(path, PRIVATE_FILE_MODE);
       return { token, path, created: true };
     }
     if (err instanceof VigilError) throw err;

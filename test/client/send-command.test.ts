@@ -54,7 +54,7 @@ describe('vigil send', () => {
       env: {
         VIGIL_HOST: '127.0.0.1',
         VIGIL_PORT: new URL(harness.gateway.url).port,
-        VIGIL_TOKEN: 'test-token-0123456789',
+        VIGIL_TOKEN: 'test-token-0123456789abcdef',
         VIGIL_DATA_DIR: '/nonexistent/vigil-test',
       },
       timers: harness.clock,

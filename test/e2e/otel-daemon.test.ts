@@ -8,7 +8,7 @@ import { connect } from '../../src/client/vigil-client.js';
 import { startOtlpCollector, type OtlpCollector } from '../fixtures/otlp/otlp-collector.js';
 import { FAST_ENV, startDaemon, type DaemonProcess } from './daemon-process.js';
 
-const TOKEN = 'otel-e2e-token';
+const TOKEN = 'otel-e2e-token-0123456789';
 let dir: string;
 const started: DaemonProcess[] = [];
 const collectors: OtlpCollector[] = [];

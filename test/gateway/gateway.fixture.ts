@@ -4,7 +4,7 @@ import { startGateway, type Gateway, type GatewayOptions } from '../../src/gatew
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 
 /** The token every gateway test uses. */
-export const TEST_TOKEN = 'test-token-0123456789';
+export const TEST_TOKEN = 'test-token-0123456789abcdef';
 
 /** A runtime harness plus its gateway. */
 export interface GatewayHarness extends RuntimeHarness {

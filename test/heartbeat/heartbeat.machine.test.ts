@@ -16,7 +16,10 @@ const pathSince = (harness: MachineHarness, from: number): string[] => harness.p
 
 /** Delivers a user message as `agent.send` does once it is logged. */
 function userMessage(harness: MachineHarness, turnId: string, text: string): void {
-  harness.actor.send({ type: 'USER_MESSAGE', message: { turnId, text, from: 'user', at: harness.clock.now() } });
+  harness.actor.send({
+    type: 'USER_MESSAGE',
+    message: { turnId, text, from: 'user', scope: 'operate', at: harness.clock.now() },
+  });
 }
 
 describe('heartbeatMachine', () => {

@@ -11,6 +11,7 @@ export const agentMethods: RpcHandlers<AgentMethod> = {
   'goals.complete': (params, { runtime }) => runtime.completeGoal(params.id),
   'memory.list': (_params, { runtime }) => runtime.listMemory(),
   'affect.get': (_params, { runtime }) => runtime.getAffect(),
-  'agent.send': (params, { runtime }) => runtime.send(params),
+  // With the caller's scope: a talk token's message cannot make the agent do what only operate may (CONTRACT §14).
+  'agent.send': (params, { runtime, caller }) => runtime.send(params, caller.scope),
   'conversation.list': (params, { runtime }) => runtime.listConversation(params),
 };

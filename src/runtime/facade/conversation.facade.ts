@@ -2,6 +2,7 @@
 import { resetsAt } from '../../actors/budget/budget.reducer.js';
 import { VigilError } from '../../errors.js';
 import type { SendParams, SendResult } from '../../protocol/agent.schema.js';
+import type { TokenScope } from '../../protocol/token-scopes.js';
 import type {
   ConversationEntry,
   ConversationListParams,
@@ -20,9 +21,10 @@ export const SLEEPING_ACK_TEXT = "I'm resting: today's budget is spent. I'll ans
  * which wakes for it; the turn ends in exactly one `agent.reply` or `agent.unanswered`. A message arriving during
  * autonomous work preempts it (`agent.preempted`, then `agent.ack`); one arriving during a user turn follows the busy
  * strategy: interrupt (answer both next), enqueue (after this turn) or reject. Asleep over the budget: an ack saying
- * when it wakes, and the answer after.
+ * when it wakes, and the answer after. `scope` is the sender's: the turn carries it, so what the agent does for the
+ * message (the offline thinker's `/tool`, `/schedule`) is what that sender may do.
  */
-export async function sendMessage(core: RuntimeCore, params: SendParams): Promise<SendResult> {
+export async function sendMessage(core: RuntimeCore, params: SendParams, scope: TokenScope): Promise<SendResult> {
   core.assertRunning();
   const { conversation, clock, ids, bus, deps } = core.parts;
   const strategy = deps.options.busyStrategy;
@@ -41,10 +43,13 @@ export async function sendMessage(core: RuntimeCore, params: SendParams): Promis
   return core.exclusive.run(async () => {
     const at = clock.now();
     // Held until the heartbeat has it: a checkpoint in between must not count the message as seen.
-    const stored = await conversation.append({ turnId, role: 'user', text: params.text, from, at }, [], { hold: true });
+    // The scope is logged with the message: a turn replayed after a crash acts with the scope it was sent with.
+    const stored = await conversation.append({ turnId, role: 'user', text: params.text, from, scope, at }, [], {
+      hold: true,
+    });
     try {
       bus.emit('agent.message', { turnId, text: params.text, from });
-      core.actor.send({ type: 'USER_MESSAGE', message: { turnId, text: params.text, from, at } });
+      core.actor.send({ type: 'USER_MESSAGE', message: { turnId, text: params.text, from, scope, at } });
     } finally {
       conversation.release(stored.seq);
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { AbstractBatchOperation, AbstractBatchOptions, AbstractLevel } from 'abstract-level';
 import { Level } from 'level';
 import { VigilError, describeError, isVigilError, type VigilErrorCode } from '../../errors.js';
+import { PRIVATE_DIR_MODE } from '../../shared/private-files.js';
 
 /** The database every store module takes: string keys at the root; both on-disk `Level` and `MemoryLevel` satisfy it. */
 export type VigilDb = AbstractLevel<string | Buffer | Uint8Array, string, string>;
@@ -118,7 +119,8 @@ export function vigilDbLocation(dataDir: string): string {
 export async function openVigilDb(dataDir: string): Promise<VigilDb> {
   const location = vigilDbLocation(dataDir);
   try {
-    await mkdir(location, { recursive: true });
+    // 0700 whatever the umask (an embedding program keeps its own): other users cannot reach a file inside.
+    await mkdir(location, { recursive: true, mode: PRIVATE_DIR_MODE });
   } catch (err) {
     throw new VigilError('STORE_IO', `The data dir ${dataDir} could not be created: ${describeError(err)}.`, {
       cause: err,

@@ -1,4 +1,4 @@
-/** The offline thinker's `/schedule add {json}`, `/schedule list` and `/schedule remove ID`: the model's schedule tools, typed as a message. */
+/** The offline thinker's `/schedule add {json}`, `/schedule list` and `/schedule remove ID`: the model's schedule tools, typed as a message by an operate sender (offline-command-scope.ts). */
 import { answerScheduleTool, type ModelSchedules } from './schedule-tools.js';
 import type { PendingMessage, ThinkAction } from './thinker.schema.js';
 

@@ -8,6 +8,7 @@ import { answerToolCommand, parseToolCommand } from './offline-tool-command.js';
 import { answerTaskCommand, runTaskToolLines } from './offline-task.js';
 import { answerRecallCommand, parseRecallCommand } from './offline-recall-command.js';
 import { answerScheduleCommand, parseScheduleCommand } from './offline-schedule-command.js';
+import { refusalBeyondScope } from './offline-command-scope.js';
 import type { ModelSchedules } from './schedule-tools.js';
 import type { MemoryRecall } from './recall-tool.js';
 import { keyTerms, excerpt } from './offline-text.js';
@@ -85,7 +86,10 @@ export class OfflineThinker implements Thinker {
     this.schedules = schedules;
   }
 
-  /** Answers pending messages, digests swarm results, then does the reason's own work (a goal step or a debrief). */
+  /**
+   * Answers pending messages, digests swarm results, then does the reason's own work (a goal step or a debrief). The
+   * commands that act (`/tool`, `/schedule`, `/task tools=…`) do so only for a sender with operate (offline-command-scope.ts).
+   */
   async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
     const what = `think for turn ${input.turnId}`;
     const step = async (): Promise<void> => {
@@ -110,18 +114,23 @@ export class OfflineThinker implements Thinker {
       }
       const scheduleCommand = parseScheduleCommand(message.text);
       if (scheduleCommand !== undefined) {
-        actions.push(...(await answerScheduleCommand(message, scheduleCommand, this.schedules)));
+        actions.push(
+          ...(refusalBeyondScope(message, '/schedule') ??
+            (await answerScheduleCommand(message, scheduleCommand, this.schedules))),
+        );
         await step();
         continue;
       }
       const command = parseToolCommand(message.text);
       const task = command === undefined ? answerTaskCommand(message, tools) : undefined;
-      if (task !== undefined) actions.push(...task);
+      // A task given tools calls them as `/tool` would (offline-task.ts): the same scope.
+      const givesTools = task?.some((action) => action.type === 'spawn_task' && action.tools !== undefined) === true;
+      if (task !== undefined)
+        actions.push(...((givesTools ? refusalBeyondScope(message, '/task tools=…') : undefined) ?? task));
+      else if (command === undefined) actions.push(...answerMessage(message, ctx));
       else
         actions.push(
-          ...(command === undefined
-            ? answerMessage(message, ctx)
-            : await answerToolCommand(message, command, tools, signal)),
+          ...(refusalBeyondScope(message, '/tool') ?? (await answerToolCommand(message, command, tools, signal))),
         );
       await step();
     }

@@ -1,4 +1,4 @@
-/** The offline thinker's `/tool NAME {json}` command: calls an MCP tool through the runtime's durable path and replies with its result. */
+/** The offline thinker's `/tool NAME {json}` command: calls an MCP tool through the runtime's durable path and replies with its result (for an operate sender only: offline-command-scope.ts). */
 import { excerpt } from './offline-text.js';
 import type { ExternalToolResult, ThinkTools } from './think-tools.js';
 import type { PendingMessage, ThinkAction } from './thinker.schema.js';

@@ -11,6 +11,8 @@
  * sources (tsx), the compiled package and the tests, with nothing to resolve on disk.
  */
 
+import { umaskBeforePrivate } from '../../shared/private-files.js';
+
 /** How long the server gets after its stdin ends before SIGTERM, and after SIGTERM before SIGKILL. */
 export const LAUNCHER_GRACE_MS = 1000;
 
@@ -20,13 +22,15 @@ export const LAUNCHER_ORPHAN_CHECK_MS = 200;
 /** The prefix of the lines the launcher itself writes to stderr. */
 export const LAUNCHER_TAG = 'vigil-mcp-launcher';
 
-// Plain CommonJS-free JavaScript for `node -e`: argv is [node, command, ...args]. No template placeholders inside.
+// Plain CommonJS-free JavaScript for `node -e`: argv is [node, umask, command, ...args]. No template placeholders inside.
 const SOURCE = String.raw`
 const { spawn } = require('node:child_process');
 const GRACE_MS = __GRACE_MS__;
 const ORPHAN_CHECK_MS = __ORPHAN_CHECK_MS__;
 const TAG = '__TAG__';
-const [command, ...args] = process.argv.slice(1);
+const [umask, command, ...args] = process.argv.slice(1);
+// The umask the daemon was started with (it keeps 077 for its data dir): a server's files are the operator's to share.
+if (umask !== '') process.umask(Number.parseInt(umask, 8));
 const parent = process.ppid;
 let ending = false;
 const say = (line) => { try { process.stderr.write(TAG + ': ' + line + '\n'); } catch {} };
@@ -62,7 +66,14 @@ setInterval(() => { if (process.ppid !== parent) end('orphaned'); }, ORPHAN_CHEC
   .replace('__ORPHAN_CHECK_MS__', String(LAUNCHER_ORPHAN_CHECK_MS))
   .replace('__TAG__', LAUNCHER_TAG);
 
-/** The command line that runs `command args` under the launcher: `node -e <launcher> -- command …args`. */
-export function launcherCommand(command: string, args: readonly string[] = []): { command: string; args: string[] } {
-  return { command: process.execPath, args: ['-e', SOURCE, '--', command, ...args] };
+/**
+ * The command line that runs `command args` under the launcher: `node -e <launcher> -- UMASK command …args`. UMASK
+ * (octal, or empty to keep the daemon's) is the one the server gets: by default the umask `vigil run` was started with.
+ */
+export function launcherCommand(
+  command: string,
+  args: readonly string[] = [],
+  umask: number | undefined = umaskBeforePrivate(),
+): { command: string; args: string[] } {
+  return { command: process.execPath, args: ['-e', SOURCE, '--', umask?.toString(8) ?? '', command, ...args] };
 }

@@ -9,6 +9,7 @@ import { runDetached } from '../../shared/run-detached.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
 import { createServerTransport, type ServerTransport } from './mcp-transport.js';
 import { StderrTail } from './stderr-tail.js';
+import { downReason, errorClass } from './down-reason.js';
 
 /** Where a connection stands. */
 export type ConnectionState = 'idle' | 'connecting' | 'up' | 'waiting' | 'stopped';
@@ -162,7 +163,9 @@ export class ServerConnection {
       this.options.listener.up(server, tools, this.attempts);
     } catch (err) {
       if (generation !== this.generation) return;
-      this.fail(describeError(err), false);
+      // The message may be the server's own words (an error it answered): the log at debug has it, the event only its class.
+      log.debug({ server, err: describeError(err) }, 'connecting to an MCP server failed');
+      this.fail(`it could not be connected (${errorClass(err)})`, false);
     }
   }
 
@@ -187,16 +190,21 @@ export class ServerConnection {
       this.retryTimer = undefined;
       runDetached(this.connect(), this.options.log, `reconnecting to MCP server ${this.options.server}`);
     }, retryInMs);
-    this.options.listener.down(this.options.server, this.withStderr(reason), wasUp, retryInMs);
+    this.options.listener.down(this.options.server, this.downReason(reason), wasUp, retryInMs);
     // A process that is still there (a timed-out handshake) is ended in the background; its close is ignored.
     if (client !== undefined)
       runDetached(this.close(client), this.options.log, `closing MCP server ${this.options.server}`);
   }
 
-  /** The reason, with the server's last words on stderr when it has any (why a process exited is usually there). */
-  private withStderr(reason: string): string {
+  /**
+   * The reason with how the process ended (down-reason.ts). The server's last words on stderr, which often say why,
+   * go to the log at debug level only: the event reaches read tokens, and a chatty server may print a secret.
+   */
+  private downReason(reason: string): string {
     const lines = this.tail?.recent() ?? [];
-    return lines.length === 0 ? reason : `${reason} (stderr: ${lines.slice(-2).join(' | ')})`;
+    if (lines.length > 0)
+      this.options.log.debug({ server: this.options.server, stderr: lines }, 'mcp server down: its last stderr lines');
+    return downReason(reason, lines);
   }
 
   private async listTools(client: Client): Promise<Tool[]> {
@@ -249,7 +257,10 @@ export class ServerConnection {
         () => {
           if (generation === this.generation) this.schedulePing(generation);
         },
-        (err: unknown) => this.lost(generation, `it did not answer a ping (${describeError(err)})`),
+        (err: unknown) => {
+          this.options.log.debug({ server: this.options.server, err: describeError(err) }, 'an MCP server ping failed');
+          this.lost(generation, `it did not answer a ping (${errorClass(err)})`);
+        },
       );
     }, this.timing.pingIntervalMs);
   }

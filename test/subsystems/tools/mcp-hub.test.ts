@@ -7,6 +7,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { isVigilError } from '../../../src/errors.js';
 import { MCP_REQUEST_TIMEOUT } from '../../../src/subsystems/tools/mcp-hub.js';
 import { startHttpMcpServer, type HttpMcpFixture } from '../../fixtures/mcp-http-server.js';
+import { recordingLogger } from '../../faults/recording-logger.js';
 import { isAlive, resultText, stdioFixture, useHubs } from './mcp-hub.fixture.js';
 
 const startHub = useHubs();
@@ -113,9 +114,10 @@ describe('McpHub', () => {
   it('reports a crashed server down, retries it with capped exponential back-off on the clock, and lists it again when back', async () => {
     const gate = join(dir, 'gate');
     writeFileSync(gate, 'open');
+    const recorded = recordingLogger();
     const h = startHub(
       { local: stdioFixture({ FIXTURE_GATE_FILE: gate }) },
-      { timing: { backoff: { baseMs: 1000, maxMs: 4000 } } },
+      { timing: { backoff: { baseMs: 1000, maxMs: 4000 } }, log: recorded.log },
     );
     await h.next('mcp.server_up');
     const crashed = h.hub.callTool('mcp__local__crash', { code: 7 });
@@ -127,6 +129,15 @@ describe('McpHub', () => {
     expect(first).toMatchObject({ server: 'local', wasUp: true, retryInMs: 1000 });
     expect(first.reason).toMatch(/closed/);
     expect(first.reason).toContain('exited with code 7');
+    // What the server itself wrote on stderr is for the debug log, never the event read tokens see.
+    expect(first.reason).not.toContain('fixture');
+    expect(recorded.records).toContainEqual(
+      expect.objectContaining({
+        level: 20,
+        server: 'local',
+        stderr: expect.arrayContaining(['fixture: crashing with code 7']),
+      }),
+    );
     expect(h.hub.get('mcp__local__echo')).toMatchObject({ available: false });
     await expect(h.hub.callTool('mcp__local__echo', { text: 'x' })).rejects.toSatisfy((err) =>
       isVigilError(err, 'TOOL_UNAVAILABLE'),
@@ -141,7 +152,8 @@ describe('McpHub', () => {
       h.clock.increment(1);
       const down = await h.next('mcp.server_down', () => true, seen);
       expect(down).toMatchObject({ wasUp: false });
-      expect(down.reason).toContain('gate is closed');
+      expect(down.reason).toMatch(/^it could not be connected \(\w+[^)]*\); the server exited with code 3$/);
+      expect(down.reason).not.toContain('gate is closed');
       waits.push(down.retryInMs);
     }
     expect(waits).toEqual([2000, 4000, 4000]);
