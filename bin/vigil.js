@@ -15,7 +15,19 @@ if (!existsSync(cli)) {
   process.exit(1);
 }
 /** @type {unknown} */
-const loaded = await import(cli.href);
-const { main } = /** @type {{ main: (argv: string[]) => Promise<number> }} */ (loaded);
+let loaded;
+try {
+  loaded = await import(cli.href);
+} catch (err) {
+  // A half-written or stale build: one line saying what to do (the stack with VIGIL_LOG_LEVEL=debug, as for any failure).
+  const debug = ['debug', 'trace'].includes((process.env.VIGIL_LOG_LEVEL ?? '').trim().toLowerCase());
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(
+    `vigil: the compiled package (dist/) does not load (${message}); run \`npm run build\` in the checkout.\n`,
+  );
+  if (debug && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+}
+const { runVigil } = /** @type {{ runVigil: (argv: string[]) => Promise<number> }} */ (loaded);
 // Exit explicitly: a stopped daemon must not linger on a stray handle.
-process.exit(await main(process.argv.slice(2)));
+process.exit(await runVigil(process.argv.slice(2)));

@@ -4,6 +4,7 @@
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
+import { failureReport } from './shared/failure-report.js';
 import { nearestNames } from './shared/nearest-names.js';
 import { VIGIL_VERSION } from './shared/version.js';
 
@@ -130,7 +131,16 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<strin
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [command, ...rest] = argv;
   const load = command === undefined ? undefined : COMMANDS.get(command);
-  if (load !== undefined) return (await load())(rest, io);
+  if (load !== undefined) {
+    try {
+      const entry = await load();
+      return await entry(rest, io);
+    } catch (err) {
+      // Each command reports what it expects; anything else is one line too, its stack only for debugging (§2: exit 1).
+      io.stderr(failureReport(err, io.env));
+      return 1;
+    }
+  }
   switch (command) {
     case '--version':
     case 'version':
@@ -150,4 +160,26 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       return 2;
     }
   }
+}
+
+/**
+ * The `vigil` binary's entry (bin/vigil.js): `main` on the real process. An error thrown where nothing awaits it (a
+ * stream's error event, a promise no one handles) would have Node print its stack and exit 1: it is printed as one
+ * line instead, with the stack only when VIGIL_LOG_LEVEL is debug or trace, and the exit code stays 1.
+ */
+export function runVigil(argv: string[]): Promise<number> {
+  const io = processIo();
+  // A reader that went away (`vigil events | head -3`) ends a client command quietly, as it ends any Unix filter. Not
+  // the daemon's (its stop writes a final checkpoint) nor `vigil mcp`'s (stdout is its host's channel).
+  if (argv[0] !== 'run' && argv[0] !== 'mcp') {
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(0);
+      throw err;
+    });
+  }
+  process.on('uncaughtException', (err) => {
+    process.stderr.write(failureReport(err, io.env));
+    process.exit(1);
+  });
+  return main(argv, io);
 }

@@ -7,6 +7,7 @@ import { assertCanListen, listenError } from './gateway/port-check.js';
 import { assertDataDirUsable } from './shared/data-dir-check.js';
 import { findExposedPaths, warnExposedPaths } from './shared/data-dir-exposure.js';
 import { makeNewFilesPrivate } from './shared/private-files.js';
+import { failureReport } from './shared/failure-report.js';
 import { clientReachableUrl, readDaemonFile, removeDaemonFile, writeDaemonFile } from './shared/daemon-file.js';
 import { assertTokenPolicy, ensureTokenFile } from './shared/token-file.js';
 import { createRuntime } from './runtime/create-runtime.js';
@@ -19,6 +20,11 @@ export interface DaemonIo {
   stderr: (line: string) => void;
   /** Stdout is a terminal: log lines are written for a person instead of as JSON. */
   stdoutIsTerminal?: boolean;
+}
+
+/** The line a start-up failure prints on stderr (its stack too with VIGIL_LOG_LEVEL=debug or trace). */
+function failureLine(err: unknown, io: DaemonIo): string {
+  return failureReport(err, io.env).trimEnd();
 }
 
 /** Exit code for a start-up error (CONTRACT §2): 2 for configuration (a sealed data dir's key included), else 1. */
@@ -66,7 +72,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     // Before anything is opened: a gateway reachable from other machines needs a token the operator chose.
     assertTokenPolicy(config);
   } catch (err) {
-    io.stderr(`vigil: ${describeError(err)}`);
+    io.stderr(failureLine(err, io));
     return isVigilError(err) ? 2 : 1;
   }
   // Before the first file is made: the data dir, its token and every LevelDB file are the user's alone (why a umask,
@@ -83,7 +89,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     await preflight(config);
   } catch (err) {
     log.error({ code: isVigilError(err) ? err.code : 'INTERNAL', err: describeError(err) }, 'cannot start');
-    io.stderr(`vigil: ${describeError(err)}`);
+    io.stderr(failureLine(err, io));
     return startExitCode(err);
   }
   warnExposedPaths(await findExposedPaths(config.dataDir, config.token === undefined), log);
@@ -95,7 +101,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
       log.info({ dataDir: config.dataDir, ...recovered }, 'store repaired');
     } catch (err) {
       log.error({ err: describeError(err) }, 'store repair failed');
-      io.stderr(`vigil: ${describeError(err)}`);
+      io.stderr(failureLine(err, io));
       return 1;
     }
   }
@@ -111,7 +117,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     const err = withRepairHint(thrown, config.dataDir);
     const code = isVigilError(err) ? err.code : 'INTERNAL';
     log.error({ code, err: describeError(err) }, 'cannot start');
-    io.stderr(`vigil: ${describeError(err)}`);
+    io.stderr(failureLine(err, io));
     // A wrong or missing VIGIL_CHECKPOINT_KEY for a sealed data dir is a configuration error, like an invalid value.
     return startExitCode(err);
   }
@@ -161,7 +167,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     // The port was free a moment ago (preflight); another program may have taken it since.
     const err = isVigilError(thrown) ? thrown : listenError(thrown, config.host, config.port);
     log.error({ code: err.code, err: describeError(err) }, 'gateway failed to start');
-    io.stderr(`vigil: ${describeError(err)}`);
+    io.stderr(failureLine(err, io));
     await runtime.stop('gateway_failed');
     return startExitCode(err);
   }

@@ -3,6 +3,7 @@
  * data dir's `daemon.json` and its token file (CONTRACT §2): where the daemon is, which token to present, and where
  * each came from, so a failure can say what to change.
  */
+import { stat } from 'node:fs/promises';
 import { VigilError } from '../../errors.js';
 import { readDaemonFile, type DaemonFileRead } from '../../shared/daemon-file.js';
 import { shellQuote } from '../../shared/shell-quote.js';
@@ -118,9 +119,34 @@ export async function resolveToken(
   );
 }
 
+/**
+ * CONFIG_INVALID (exit 2) when the data dir the command reads is a file: its daemon.json and token could never be
+ * there, and "no token file" would send the user looking for a daemon. A missing directory is left to the token
+ * file's own error, which says how to start the daemon there.
+ */
+async function assertDataDirNotAFile(flags: ClientArgs['flags'], dataDir: string): Promise<void> {
+  let isFile: boolean;
+  try {
+    isFile = !(await stat(dataDir)).isDirectory();
+  } catch {
+    return;
+  }
+  if (!isFile) return;
+  const origin = nonEmpty(flags['data-dir']) === undefined ? 'VIGIL_DATA_DIR' : '--data-dir';
+  throw new VigilError(
+    'CONFIG_INVALID',
+    `The data dir ${dataDir} (${origin}) is a file, not a directory: give the directory the daemon runs on ` +
+      `(\`vigil run --data-dir D\`), or its address and token with --url and --token.`,
+    { data: { variable: 'VIGIL_DATA_DIR', value: dataDir } },
+  );
+}
+
 /** Resolves where the daemon is and which token to present (usage errors first, then the files). */
 export async function resolveTarget(args: ClientArgs, io: CliIo): Promise<DaemonTarget> {
   const dataDir = clientDataDir(args.flags, io.env);
+  // Only a data dir that will be read: with --url and a token given, it is not.
+  const tokenGiven = nonEmpty(args.flags['token']) ?? nonEmpty(io.env['VIGIL_TOKEN']);
+  if (flagUrl(args.flags) === undefined || tokenGiven === undefined) await assertDataDirNotAFile(args.flags, dataDir);
   const { url, source: urlSource, daemonFile } = await resolveDaemonUrl(args.flags, io.env, dataDir);
   const { token, source: tokenSource } = await resolveToken(args.flags, io.env, dataDir);
   return { url, urlSource, token, tokenSource, dataDir, daemonFile };

@@ -1,5 +1,6 @@
 /** Runs a client command and turns its outcome into CONTRACT §2 exit codes: 0 done, 1 RPC or runtime error, 2 bad usage. */
-import { describeError } from '../../errors.js';
+import { isVigilError } from '../../errors.js';
+import { failureReport } from '../../shared/failure-report.js';
 import { RpcError } from '../rpc-error.js';
 import { connect, type VigilClient } from '../vigil-client.js';
 import { UsageError, type CliIo } from './cli-io.js';
@@ -59,8 +60,9 @@ export async function runClientCommand(
         io.stderr(`vigil: no method "${err.method}"; did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?\n`);
       return 1;
     }
-    io.stderr(`vigil: ${describeError(err)}\n`);
-    return 1;
+    // A known failure's message says what to do; anything else is one line too, its stack only for debugging.
+    io.stderr(failureReport(err, io.env));
+    return isVigilError(err, 'CONFIG_INVALID') ? 2 : 1;
   } finally {
     // The exit code is decided; a connection that fails to close cleanly changes nothing for the user.
     await client?.close().catch(() => undefined);

@@ -5,6 +5,7 @@ import type { AbstractBatchOperation, AbstractBatchOptions, AbstractLevel } from
 import { Level } from 'level';
 import { VigilError, describeError, isVigilError, type VigilErrorCode } from '../../errors.js';
 import { PRIVATE_DIR_MODE } from '../../shared/private-files.js';
+import { dataDirError } from '../../shared/data-dir-check.js';
 
 /** The database every store module takes: string keys at the root; both on-disk `Level` and `MemoryLevel` satisfy it. */
 export type VigilDb = AbstractLevel<string | Buffer | Uint8Array, string, string>;
@@ -122,6 +123,9 @@ export async function openVigilDb(dataDir: string): Promise<VigilDb> {
     // 0700 whatever the umask (an embedding program keeps its own): other users cannot reach a file inside.
     await mkdir(location, { recursive: true, mode: PRIVATE_DIR_MODE });
   } catch (err) {
+    // A file where the store's directory goes: this is no Vigil data dir, and repairing could not help (exit 2).
+    const errno = (err as NodeJS.ErrnoException).code;
+    if (errno === 'EEXIST' || errno === 'ENOTDIR') throw dataDirError(dataDir, location, err);
     throw new VigilError('STORE_IO', `The data dir ${dataDir} could not be created: ${describeError(err)}.`, {
       cause: err,
     });

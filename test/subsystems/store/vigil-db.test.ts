@@ -1,5 +1,5 @@
 /** Opening the data dir's database: creation, the lock held by another daemon, other failures, and repair. */
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,10 +46,20 @@ describe('openVigilDb', () => {
     expect(await again.get('k')).toBe('kept');
   });
 
-  it('rejects with STORE_IO when the data dir cannot hold a database', async () => {
+  it('rejects with CONFIG_INVALID naming VIGIL_DATA_DIR when the data dir, or its db, is a file (no repair can help)', async () => {
     const file = join(dataDir, 'not-a-dir');
     await writeFile(file, 'x');
-    await expect(openVigilDb(file)).rejects.toMatchObject({ code: 'STORE_IO' });
+    await expect(openVigilDb(file)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      data: { variable: 'VIGIL_DATA_DIR' },
+    });
+    const holdsDbFile = join(dataDir, 'holds-a-db-file');
+    await mkdir(holdsDbFile);
+    await writeFile(join(holdsDbFile, 'db'), 'not LevelDB');
+    await expect(openVigilDb(holdsDbFile)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/it is a file, not a directory \(EEXIST\) at .*holds-a-db-file\/db\./),
+    });
   });
 
   it('repairs a closed database and keeps its data', async () => {
