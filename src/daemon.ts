@@ -156,6 +156,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
       token,
       log,
       maxSubscriptions: config.maxSubscriptions,
+      maxConnections: config.maxConnections,
       subscriberBuffer: config.subscriberBuffer,
       rpcRateLimit: config.rpcRateLimit,
       rpcRateBurst: config.rpcRateBurst,

@@ -102,6 +102,7 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
   ['toolCallRetentionDays', 30],
   ['memoryMaxCount', 100_000],
   ['maxSubscriptions', 16],
+  ['maxConnections', 256],
   ['subscriberBuffer', 1000],
   ['busyStrategy', 'interrupt'],
   ['maxToolIterations', 8],

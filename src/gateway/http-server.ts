@@ -9,6 +9,7 @@ import { createDashboardRoutes, DASHBOARD_SESSION_PATH } from './dashboard-route
 import { CLOSE_CODES } from './gateway-faults.js';
 import { createAuthFailureLog, createCallerAuth, tokenFromRequest } from './gateway-auth.js';
 import { createThrottledAuth, type AuthOutcome } from './auth-throttle.js';
+import { ConnectionCaps, DEFAULT_MAX_CONNECTIONS, connectionRefusalMessage } from './connection-caps.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './token-bucket.js';
 import { createMcpRoute } from './mcp-route.js';
 import { createOriginGuard, originPolicy, refusalMessage, type OriginPolicy } from './request-origin.js';
@@ -60,6 +61,8 @@ export interface GatewayOptions {
   allowedHosts?: readonly string[];
   /** Further `Origin`s accepted (`VIGIL_ALLOWED_ORIGINS`): a reverse proxy's. */
   allowedOrigins?: readonly string[];
+  /** WebSockets, SSE streams and /mcp exchanges open at once, half of them for one token at most (`VIGIL_MAX_CONNECTIONS`). */
+  maxConnections?: number;
   /** Wrong tokens one address may send before it is answered 429 (default `DEFAULT_FAILED_AUTH_LIMIT`; rate 0 = off). */
   failedAuthLimit?: RateLimit;
 }
@@ -119,6 +122,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const seqTracker = runtime.events$.subscribe((event) => (lastSeq = Math.max(lastSeq, event.seq)));
   lastSeq = Math.max(lastSeq, await runtime.lastEventSeq());
 
+  // More connections would buy more throughput past the per-connection rate limit: counted in all and per token.
+  const caps = new ConnectionCaps(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   const connections = new Map<WebSocket, RpcConnection>();
   const streams = new Map<ServerResponse, SseStream>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
@@ -131,6 +136,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     discover,
     rateLimit,
     subscriberBuffer,
+    caps,
     tools: options.mcpTools ?? DEFAULT_MCP_TOOLS,
     where: () => boundUrl,
   });
@@ -140,6 +146,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         runtime,
         log,
         streams,
+        caps,
         caller: caller!,
         limits: { ...limits, keepAliveMs: 15_000 },
       }),
@@ -240,6 +247,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (outcome.kind === 'throttled') return refuseUpgrade(socket, 429, tooManyFailures(outcome), outcome.retryAfterMs);
     if (outcome.kind === 'refused') return refuseUpgrade(socket, 401, 'unauthorized: a valid token is required');
     const { caller } = outcome;
+    const grant = caps.open(caller.tokenId);
+    if (grant.kind === 'refused') {
+      metrics.connectionRefused(grant.reason);
+      return refuseUpgrade(socket, 503, connectionRefusalMessage(grant.reason, caps));
+    }
+    // The socket's close, not the WebSocket's: a handshake ws refuses never becomes one, and its slot comes back too.
+    socket.once('close', grant.release);
     wss.handleUpgrade(req, socket, head, (ws) => {
       connections.set(
         ws,

@@ -12,6 +12,7 @@ import { toolsForScope } from '../protocol/mcp-server-tools.js';
 import type { McpToolName } from '../protocol/mcp-tool-names.js';
 import type { Caller } from '../runtime/facade/tokens.facade.js';
 import { runDetached } from '../shared/run-detached.js';
+import { connectionRefusalMessage, type ConnectionCaps } from './connection-caps.js';
 import { MAX_FRAME_DEPTH, nestsDeeperThan } from './frame-depth.js';
 import { serveMcpExchange } from './mcp-exchange.js';
 import { createInProcessLink, type InProcessLinkOptions } from './mcp-link.js';
@@ -20,6 +21,8 @@ import { createInProcessLink, type InProcessLinkOptions } from './mcp-link.js';
 export interface McpRouteOptions extends InProcessLinkOptions {
   /** The tools hosts see (`VIGIL_MCP_SERVER_TOOLS`). */
   tools: readonly McpToolName[];
+  /** The gateway's connection caps: each exchange (a GET's stream, a POST while its tool runs) holds a slot while open. */
+  caps: ConnectionCaps;
   /** The gateway's URL, as tool errors name it (known once it listens). */
   where: () => string;
   /** Sessions held at once by the whole gateway (default `MAX_MCP_SESSIONS`). */
@@ -164,7 +167,13 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   };
 
   return {
-    handle: (req, res, caller) =>
+    handle: (req, res, caller) => {
+      const grant = options.caps.open(caller.tokenId);
+      if (grant.kind === 'refused') {
+        options.runtime.metrics.connectionRefused(grant.reason);
+        return sendRpcError(res, 503, -32000, `Service Unavailable: ${connectionRefusalMessage(grant.reason, options.caps)}.`);
+      }
+      res.once('close', grant.release);
       runDetached(
         serve(req, res, caller).catch((err: unknown) => {
           if (!res.headersSent) sendRpcError(res, 500, -32603, 'Internal error');
@@ -173,7 +182,8 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
         }),
         options.log,
         'serving /mcp',
-      ),
+      );
+    },
     sessionCount: () => sessions.size,
     closeFor: (tokenId) => {
       for (const [id, session] of sessions) {

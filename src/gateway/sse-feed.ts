@@ -5,6 +5,7 @@ import { EventSubscriber, type SubscriberStats } from './event-subscriber.js';
 import { sseFeedFormat } from './feed-format.js';
 import type { VigilLogger } from '../shared/logger.js';
 import type { Caller } from '../runtime/facade/tokens.facade.js';
+import { connectionRefusalMessage, type ConnectionCaps } from './connection-caps.js';
 
 /** SSE limits (the same as a WebSocket subscription's). */
 export interface SseLimits {
@@ -56,6 +57,8 @@ export function serveEventStream(
     log: VigilLogger;
     limits: SseLimits;
     streams: Map<ServerResponse, SseStream>;
+    /** The gateway's connection caps: a stream holds a slot while it is open. */
+    caps: ConnectionCaps;
     caller: Caller;
   },
 ): void {
@@ -64,6 +67,14 @@ export function serveEventStream(
     res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: query }));
     return;
   }
+  const grant = deps.caps.open(deps.caller.tokenId);
+  if (grant.kind === 'refused') {
+    deps.runtime.metrics.connectionRefused(grant.reason);
+    const body = JSON.stringify({ error: connectionRefusalMessage(grant.reason, deps.caps), reason: grant.reason });
+    res.writeHead(503, { 'content-type': 'application/json; charset=utf-8' }).end(body);
+    return;
+  }
+  res.once('close', grant.release);
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',

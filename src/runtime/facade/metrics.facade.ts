@@ -12,6 +12,8 @@ export interface MetricsFacade {
   requestHandled(method: string, code: number): void;
   /** Events a slow subscriber did not get. */
   eventsDropped(count: number): void;
+  /** A WebSocket, SSE or /mcp connection refused at a connection cap (`VIGIL_MAX_CONNECTIONS`). */
+  connectionRefused(reason: 'gateway_full' | 'token_full'): void;
   /** A request or upgrade refused (429) because its address sent too many wrong tokens. */
   authThrottled(): void;
 }

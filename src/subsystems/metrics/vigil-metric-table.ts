@@ -75,6 +75,12 @@ export const VIGIL_METRIC_TABLE = {
     help: 'Gateway calls refused (-32003, HTTP 403) because the token lacked the scope they need, by that scope.',
     labelNames: ['scope'],
   },
+  connectionsRefused: {
+    type: 'counter',
+    name: 'vigil_gateway_connections_refused_total',
+    help: 'WebSocket, SSE and /mcp connections refused with HTTP 503 at a cap, by reason: gateway_full (VIGIL_MAX_CONNECTIONS in all) or token_full (half of it, the most for one token).',
+    labelNames: ['reason'],
+  },
   authThrottled: {
     type: 'counter',
     name: 'vigil_gateway_auth_throttled_total',

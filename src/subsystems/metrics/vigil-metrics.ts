@@ -79,6 +79,11 @@ export class VigilMetrics {
     this.metric.connections.inc(delta);
   }
 
+  /** A WebSocket, SSE or /mcp connection refused at a connection cap. */
+  connectionRefused(reason: 'gateway_full' | 'token_full'): void {
+    this.metric.connectionsRefused.inc({ reason });
+  }
+
   /** A request or upgrade refused (429) because its address sent too many wrong tokens. */
   authThrottled(): void {
     this.metric.authThrottled.inc();
