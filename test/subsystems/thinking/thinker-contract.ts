@@ -436,6 +436,27 @@ export function streamingContract<Scripted, Request extends ContractRequest>(
       expect(joined(stream.deltas)).toBe(LONG_REPLY);
     });
 
+    it('keeps the turn open for a tool call waiting for an operator: the text streamed before it is no reply (the one draft left)', async () => {
+      const stream = recordingStream();
+      const t = thinker();
+      t.useReplyStream!(stream);
+      const held: ThinkTools = {
+        ...echoTools(),
+        call: () =>
+          Promise.resolve({
+            isError: false,
+            content: [{ type: 'text', text: 'waits for approval' }],
+            pendingApproval: 'c-1',
+          }),
+      };
+      t.useTools!(held);
+      api.enqueue(p.turn('I will ask for approval.', [{ name: 'mcp__fixture__echo', input: { text: 'ship it' } }]));
+      api.enqueue(p.turn('Asked; waiting for the operator.'));
+      const result = await t.think(userMessageInput('Ship it.', NOW), live());
+      expect(result.actions).toEqual([]);
+      expect(joined(stream.deltas)).toBe('I will ask for approval.');
+    });
+
     it('gives up on a stream that stalls mid-reply as a retryable THINK_FAILED; the part streamed is never a reply', async () => {
       const stream = recordingStream();
       const t = thinker({ timeoutMs: 300 });
