@@ -2,7 +2,8 @@
  * agent.reply_delta end to end, for each provider that streams: the runtime with the OpenAI-compatible thinker (the
  * real openai SDK against the fake Chat Completions API) or the Anthropic thinker (the real Anthropic SDK against the
  * fake Messages API) behind the gateway; a WebSocket subscriber naming the type gets the reply's text in pieces before
- * the agent.reply, whose text is their concatenation, and a subscriber to agent.* gets only the reply.
+ * the agent.reply, whose text is their concatenation (whether the model wrote it in the reply tool or as plain text),
+ * and a subscriber to agent.* gets only the reply.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { VigilConfig } from '../../src/config.js';
@@ -17,6 +18,8 @@ interface Provider {
   config: Partial<VigilConfig>;
   /** Answers the next think with one reply call to `turnId`, then ends it. */
   replyWith(turnId: string, said: string): void;
+  /** Answers the next think in plain text, calling no tool (as many local models do). */
+  answerInText(said: string): void;
   /** Whether each request asked for a stream. */
   streamed(): boolean[];
   close(): Promise<void>;
@@ -31,6 +34,7 @@ const PROVIDERS: Record<string, () => Promise<Provider>> = {
       config: { thinker: 'openai', openaiBaseUrl: api.url, model, pricingOverrides: { [model]: price } },
       replyWith: (turnId, said) =>
         api.enqueue(completion(null, [toolCall('reply', { turnId, text: said })]), completion('done')),
+      answerInText: (said) => api.enqueue(completion(said)),
       streamed: () => api.requests.map((r) => r.body?.stream === true),
       close: () => api.close(),
     };
@@ -41,6 +45,7 @@ const PROVIDERS: Record<string, () => Promise<Provider>> = {
       config: { thinker: 'anthropic', anthropicApiKey: 'sk-test', anthropicBaseUrl: api.url },
       replyWith: (turnId, said) =>
         api.enqueue(message([toolUse('reply', { turnId, text: said })]), message([text('done')])),
+      answerInText: (said) => api.enqueue(message([text(said)])),
       streamed: () => api.requests.map((r) => r.body?.stream === true),
       close: () => api.close(),
     };
@@ -93,6 +98,25 @@ describe.each(Object.keys(PROVIDERS))('agent.reply_delta from a streamed %s repl
     expect(got.at(-1)).toMatchObject({ type: 'agent.reply', turnId: sent.turnId, text: TEXT });
     expect(deltas.map((e) => e['text']).join('')).toBe(TEXT);
     expect(feedOf(client, prefixed).map((e) => e['type'])).not.toContain('agent.reply_delta');
+  });
+
+  it('streams an answer the model writes in plain text the same way: pieces before the agent.reply, their concatenation its text', async () => {
+    provider = await PROVIDERS[name]!();
+    h = await startGatewayHarness({ runtime: { config: provider.config } });
+    const client = await h.connect();
+    const named = await subscribe(client, ['agent.reply_delta', 'agent.reply']);
+    const sent = await h.runtime.send({ text: 'When is high water?' });
+    provider.answerInText(`${TEXT}\n`);
+    await h.advance(1000);
+    await client.waitFor(() => feedOf(client, named).some((e) => e['type'] === 'agent.reply'), 'the reply');
+
+    expect(provider.streamed()).toEqual([true]);
+    const got = feedOf(client, named);
+    const deltas = got.slice(0, -1);
+    expect(deltas.length).toBeGreaterThanOrEqual(2);
+    expect(deltas.every((e) => e['type'] === 'agent.reply_delta' && e['turnId'] === sent.turnId)).toBe(true);
+    expect(got.at(-1)).toMatchObject({ type: 'agent.reply', turnId: sent.turnId, text: TEXT });
+    expect(deltas.map((e) => e['text']).join('')).toBe(TEXT);
   });
 
   it('asks the model for a whole reply while no feed names agent.reply_delta', async () => {

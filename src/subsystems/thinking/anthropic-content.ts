@@ -24,6 +24,17 @@ export function textOf(content: readonly ContentBlock[]): string {
     .trim();
 }
 
+/**
+ * The text a response wrote before its first tool call: its non-empty text blocks up to there, joined by a newline,
+ * trimmed. What a streamed call gives out of its text is the start of this (plain-text-stream.ts reads blocks alike).
+ */
+export function textBeforeTools(content: readonly ContentBlock[]): string {
+  const firstTool = content.findIndex((block) => block.type === 'tool_use');
+  return textOf(
+    content.slice(0, firstTool === -1 ? content.length : firstTool).filter((b) => b.type !== 'text' || b.text !== ''),
+  );
+}
+
 /** An MCP tool's result as a tool_result block: text, and images the API accepts as images. */
 export function externalResult(toolUseId: string, result: ExternalToolResult): ToolResultBlockParam {
   const content = result.content.map((part) =>

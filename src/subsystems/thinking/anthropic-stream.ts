@@ -1,13 +1,13 @@
 /**
  * One Messages call streamed: the SDK's MessageStream puts the message back together (content blocks, tool inputs
- * from their `input_json_delta`s, usage with the cache counts, stop_reason), and each tool call's input fragments are
- * handed on as they arrive, for the reply's text as it is written.
+ * from their `input_json_delta`s, usage with the cache counts, stop_reason), and the text and each tool call's input
+ * fragments are handed on as they arrive, for the reply's text as it is written.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { AnthropicError, APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { StreamStalledError } from './buffered-fetch.js';
-import type { ArgumentsListener } from './reply-deltas.js';
+import type { CallListener } from './reply-deltas.js';
 import { MalformedResponseError } from './think-call-errors.js';
 
 /**
@@ -19,14 +19,18 @@ export async function streamedMessage(
   client: Anthropic,
   body: MessageCreateParamsNonStreaming,
   signal: AbortSignal,
-  onArguments: ArgumentsListener,
+  listener: CallListener,
 ): Promise<Message> {
   const stream = client.messages.stream(body, { signal });
   stream.on('streamEvent', (event, snapshot) => {
-    if (event.type !== 'content_block_delta' || event.delta.type !== 'input_json_delta') return;
+    // A tool call is known to begin at its block's start, before any of its input: text after it is not streamed.
+    if (event.type === 'content_block_start' && event.content_block.type === 'tool_use')
+      listener.arguments(event.index, event.content_block.name, '');
+    if (event.type !== 'content_block_delta') return;
+    if (event.delta.type === 'text_delta') listener.text(event.index, event.delta.text);
     const block = snapshot.content[event.index];
-    if (block?.type === 'tool_use' && event.delta.partial_json !== '')
-      onArguments(event.index, block.name, event.delta.partial_json);
+    if (event.delta.type === 'input_json_delta' && block?.type === 'tool_use' && event.delta.partial_json !== '')
+      listener.arguments(event.index, block.name, event.delta.partial_json);
   });
   try {
     await stream.done();

@@ -20,10 +20,10 @@ import { requestTools, type ToolContext } from './anthropic-tools.js';
 import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
 import { streamingFetch } from './buffered-fetch.js';
 import { streamedMessage } from './anthropic-stream.js';
-import { replyDeltas, type ArgumentsListener } from './reply-deltas.js';
+import { ThinkDeltas, type CallListener } from './reply-deltas.js';
 import { messageText } from './prompt-sections.js';
 import { taskOfferableTools, type ThinkTools } from './think-tools.js';
-import { sumUsage, textOf, tokenUsage, toolResultBlock } from './anthropic-content.js';
+import { sumUsage, textBeforeTools, textOf, tokenUsage, toolResultBlock } from './anthropic-content.js';
 import { cachePrefixOf, type CachePrefix } from './cache-health.js';
 import { CacheHealth, type CacheHealthDeps } from './cache-health-monitor.js';
 import { priceForCacheTtl, withCacheTtl, type CacheTtl } from './cache-ttl.js';
@@ -147,6 +147,7 @@ export class AnthropicThinker implements Thinker {
     // One snapshot per think: the list stays the same for all its calls, and is the same array while nothing changed.
     const { tools: toolDefs, system, prefix } = this.cachedParts('think', input.identity);
     const session = new ThinkSession(this, recorder, system);
+    const deltas = new ThinkDeltas(this.replies, ctx.turnIds);
     const partial = () => session.partial(signal.aborted);
     this.cacheHealth?.checkPrefix(prefix);
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
@@ -169,8 +170,10 @@ export class AnthropicThinker implements Thinker {
         if (request === null) return null;
         if (n === 1)
           session.promptBuilt(sectionTrace(parts, request), request.built.conversation.join('') + request.built.state);
-        // Streamed only while someone watches: the whole message is the same either way (MessageStream assembles it).
-        const streaming = this.replies?.wanted() === true ? replyDeltas(this.replies, ctx.turnIds) : undefined;
+        // Streamed only while someone watches (reply-deltas.ts): the message is the same either way (MessageStream
+        // assembles it).
+        const plainTurn = session.plainTextTurn(input);
+        const streaming = deltas.nextCall(plainTurn);
         const response = await this.create(request.params, signal, `${what} (call ${n})`, partial, {
           recorder,
           streaming,
@@ -183,6 +186,8 @@ export class AnthropicThinker implements Thinker {
         if (this.calibration.observe(estimated, reported) === 'implausible')
           this.bus?.emit('think.usage_implausible', { reported, estimated });
         session.replied(usage, messageText(response.content), textOf(response.content));
+        // Before the call's tool calls are applied: its text answers first, whatever they do (reply-deltas.ts).
+        session.answeredInText(plainTurn, textBeforeTools(response.content));
         return response;
       },
       toolUses: (response) => response.content.flatMap((block) => (block.type === 'tool_use' ? [block] : [])),
@@ -267,7 +272,7 @@ export class AnthropicThinker implements Thinker {
     signal: AbortSignal,
     what: string,
     partial: () => unknown,
-    extra: { recorder?: CallTraceRecorder; streaming?: ArgumentsListener | undefined } = {},
+    extra: { recorder?: CallTraceRecorder; streaming?: CallListener | undefined } = {},
   ): Promise<Message> {
     const { recorder, streaming } = extra;
     const send = async () => {

@@ -1,6 +1,7 @@
 /**
  * A streamed Chat Completion put back together: its chunks (`data:` lines up to `[DONE]`) into the one reply the tool
- * loop reads, each tool call's argument fragments handed on as they arrive (for the reply's text as it is written).
+ * loop reads, its text and each tool call's argument fragments handed on as they arrive (for the reply's text as it
+ * is written).
  */
 import type OpenAI from 'openai';
 import { APIUserAbortError } from 'openai';
@@ -10,7 +11,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions';
 import { chatReply, type ChatReply } from './openai-content.js';
-import type { ArgumentsListener } from './reply-deltas.js';
+import type { CallListener } from './reply-deltas.js';
 import { MalformedResponseError } from './think-call-errors.js';
 import { estimateTokens } from './token-estimate.js';
 
@@ -29,7 +30,7 @@ export class ChunkAccumulator {
   private id = '';
   private model = '';
 
-  constructor(private readonly onArguments?: ArgumentsListener) {}
+  constructor(private readonly listener?: CallListener) {}
 
   /** Takes the next chunk. */
   add(chunk: ChatCompletionChunk): void {
@@ -38,7 +39,9 @@ export class ChunkAccumulator {
     if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (choice === undefined) return;
-    this.content += choice.delta?.content ?? '';
+    const text = choice.delta?.content ?? '';
+    this.content += text;
+    if (text !== '') this.listener?.text(0, text);
     for (const part of choice.delta?.tool_calls ?? []) {
       const call = this.calls.get(part.index) ?? { id: '', name: '', arguments: '' };
       call.id ||= part.id ?? '';
@@ -46,7 +49,8 @@ export class ChunkAccumulator {
       const fragment = part.function?.arguments ?? '';
       call.arguments += fragment;
       this.calls.set(part.index, call);
-      if (fragment !== '') this.onArguments?.(part.index, call.name, fragment);
+      // Handed on even with no arguments yet: the call has begun, so text after it is not streamed as an answer.
+      this.listener?.arguments(part.index, call.name, fragment);
     }
     if (choice.finish_reason !== null && choice.finish_reason !== undefined) this.finishReason = choice.finish_reason;
   }
@@ -97,13 +101,13 @@ export async function streamedCompletion(
   client: OpenAI,
   body: ChatCompletionCreateParamsNonStreaming,
   signal: AbortSignal,
-  onArguments: ArgumentsListener,
+  listener: CallListener,
 ): Promise<ChatReply> {
   const stream = await client.chat.completions.create(
     { ...body, stream: true, stream_options: { include_usage: true } },
     { signal },
   );
-  const chunks = new ChunkAccumulator(onArguments);
+  const chunks = new ChunkAccumulator(listener);
   for await (const chunk of stream) chunks.add(chunk);
   // The SDK ends an aborted stream's iteration quietly: what arrived is not a reply.
   if (signal.aborted) throw new APIUserAbortError();

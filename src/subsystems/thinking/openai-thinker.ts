@@ -26,7 +26,7 @@ import {
 } from './openai-request.js';
 import { assistantTurn, chatTaskConversation, type ChatTaskDeps } from './openai-task.js';
 import { streamedCompletion } from './openai-stream.js';
-import { replyDeltas, type ArgumentsListener } from './reply-deltas.js';
+import { ThinkDeltas, type CallListener } from './reply-deltas.js';
 import { openAiToolSet } from './openai-tools.js';
 import type { ToolContext } from './own-tools.js';
 import { messageText } from './prompt-sections.js';
@@ -152,6 +152,7 @@ export class OpenAiThinker implements Thinker {
     };
     const system = systemParts(input.identity, 'think');
     const session = new ThinkSession(this, recorder, system);
+    const deltas = new ThinkDeltas(this.replies, ctx.turnIds, toolSet.toolName);
     const partial = () => session.partial(signal.aborted);
     // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
     const notices = tools?.notices(ctx.turnIds) ?? [];
@@ -176,15 +177,18 @@ export class OpenAiThinker implements Thinker {
             chatSectionTrace(parts, request),
             request.built.conversation.join('') + request.built.state,
           );
-        // Streamed only while someone watches: a whole reply is the simpler request, which every server serves.
-        const streaming =
-          this.replies?.wanted() === true ? replyDeltas(this.replies, ctx.turnIds, toolSet.toolName) : undefined;
+        // Streamed only while someone watches (reply-deltas.ts): a whole reply is the simpler request, which every
+        // server serves.
+        const plainTurn = session.plainTextTurn(input);
+        const streaming = deltas.nextCall(plainTurn);
         const reply = await this.create(request.params, signal, `${what} (call ${n})`, partial, {
           recorder,
           streaming,
         });
         this.observe(request.params, reply.usage);
         session.replied(reply.usage, replyTranscript(reply, toolSet.toolName), replyText(reply));
+        // Before the call's tool calls are applied: its text answers first, whatever they do (reply-deltas.ts).
+        session.answeredInText(plainTurn, replyText(reply));
         return reply;
       },
       toolUses: (reply) => replyToolUses(reply, toolSet.toolName),
@@ -279,7 +283,7 @@ export class OpenAiThinker implements Thinker {
     signal: AbortSignal,
     what: string,
     partial: () => unknown,
-    extra: { recorder?: CallTraceRecorder; maxTokens?: number; streaming?: ArgumentsListener | undefined } = {},
+    extra: { recorder?: CallTraceRecorder; maxTokens?: number; streaming?: CallListener | undefined } = {},
   ): Promise<ChatReply> {
     const { recorder, streaming } = extra;
     const body = this.body(params, extra.maxTokens);

@@ -30,6 +30,8 @@ export class ThinkSession {
   private lastText = '';
   /** A call waits for an operator's approval: the turn stays open and its closing text is not taken as the answer. */
   private awaitingApproval = false;
+  /** The replies the model wrote as its own text (`answeredInText`), apart from those it wrote with the reply tool. */
+  private readonly textReplies = new Set<ThinkAction>();
 
   constructor(
     private readonly priced: SessionModel,
@@ -56,9 +58,42 @@ export class ThinkSession {
     this.transcript.push({ role: 'user', text: transcriptText });
   }
 
-  /** A tool call waits for an operator's decision. */
+  /**
+   * The turn the next call's own text answers (null: none), judged before the call, so its text can stream as it is
+   * written (reply-deltas.ts). The final text's rule (`unsentReply`): no reply call made, no tool call waiting for an
+   * operator, a message open; once the think has answered a turn in text, later text continues that answer.
+   */
+  plainTextTurn(input: ThinkInput): string | null {
+    if (this.awaitingApproval) return null;
+    const replies = this.actions.filter((a) => a.type === 'reply');
+    if (replies.some((a) => !this.textReplies.has(a))) return null;
+    return replies[0]?.turnId ?? plainReplyTarget(input, this.actions);
+  }
+
+  /**
+   * A call ended with `text` (trimmed) before its first tool call, `turnId` being what `plainTextTurn` said before it:
+   * the text is a reply to that turn, applied before the call's tool calls (so it comes first in the turn's final
+   * text), whatever they are, a reply call included (unless one waits for an operator: `approvalPending`). Decided at
+   * the call's end, not the think's, because the text may have streamed to the user as it was written, and a piece
+   * given out cannot be taken back; decided the same whether it streamed or not, so the reply never depends on who
+   * watches.
+   */
+  answeredInText(turnId: string | null, text: string): void {
+    if (turnId === null || text === '') return;
+    const reply: ThinkAction = { type: 'reply', turnId, text };
+    this.actions.push(reply);
+    this.textReplies.add(reply);
+  }
+
+  /**
+   * A tool call waits for an operator's decision: the turn stays open for it, so the think's text is no reply after
+   * all (the one case where text that streamed is not in the turn's final reply: that comes after the decision).
+   */
   approvalPending(): void {
     this.awaitingApproval = true;
+    for (let i = this.actions.length - 1; i >= 0; i--)
+      if (this.textReplies.has(this.actions[i]!)) this.actions.splice(i, 1);
+    this.textReplies.clear();
   }
 
   /**
@@ -104,13 +139,18 @@ export class ThinkSession {
 /**
  * A user message must not go unanswered because the model wrote its answer as text instead of calling reply: the
  * final text answers one message still unanswered (this turn's own, else the newest). Others stay open for the
- * next think, which sees them again; they are never marked answered by a reply meant for another.
+ * next think, which sees them again; they are never marked answered by a reply meant for another. Each call's text
+ * before its tool calls has answered already (`answeredInText`): this is left for text no call answered with, such as
+ * a last call's text after a tool call when the iteration guard ended the think.
  */
 function unsentReply(input: ThinkInput, actions: readonly ThinkAction[], text: string): ThinkAction[] {
-  if (text === '') return [];
-  const answered = new Set(actions.flatMap((a) => (a.type === 'reply' ? [a.turnId] : [])));
-  const waiting = input.pendingMessages.filter((m) => !answered.has(m.turnId));
-  if (waiting.length === 0 || answered.size > 0) return [];
-  const target = waiting.find((m) => m.turnId === input.turnId) ?? waiting[waiting.length - 1]!;
-  return [{ type: 'reply', turnId: target.turnId, text }];
+  const turnId = text === '' ? null : plainReplyTarget(input, actions);
+  return turnId === null ? [] : [{ type: 'reply', turnId, text }];
+}
+
+/** The message the model's text answers when it calls no reply: this turn's own if pending, else the newest. */
+function plainReplyTarget(input: ThinkInput, actions: readonly ThinkAction[]): string | null {
+  if (actions.some((a) => a.type === 'reply')) return null;
+  const waiting = input.pendingMessages;
+  return (waiting.find((m) => m.turnId === input.turnId) ?? waiting[waiting.length - 1])?.turnId ?? null;
 }

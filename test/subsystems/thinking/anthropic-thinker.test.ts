@@ -187,6 +187,8 @@ describe('AnthropicThinker tool loop', () => {
 
     expect(ThinkResultSchema.parse(result)).toEqual(result);
     expect(result.actions).toEqual([
+      // Text before the first tool call answers first (it may have streamed as written): the turn's reply joins both.
+      { type: 'reply', turnId: 't-1', text: 'Let me answer first.' },
       { type: 'reply', turnId: 't-1', text: 'About 20% done.' },
       { type: 'remember', content: 'Ada asked about the report on 1 March', salience: 0.7 },
       { type: 'goal_add', title: 'Send Ada the outline', priority: 8, dueAt: Date.parse('2026-03-02T08:00:00Z') },

@@ -349,6 +349,114 @@ export function streamingContract<Scripted, Request extends ContractRequest>(
       expect(result.actions).toEqual([{ type: 'reply', turnId: 't-1', text: LONG_REPLY }]);
     });
 
+    const joined = (deltas: readonly { text: string }[]) => deltas.map((d) => d.text).join('');
+    /** The turn's final text as settle-think.ts writes it: its replies joined by a blank line. */
+    const finalText = (actions: readonly { type: string; turnId?: string; text?: string }[], turnId: string) =>
+      actions.flatMap((a) => (a.type === 'reply' && a.turnId === turnId ? [a.text] : [])).join('\n\n');
+
+    it('streams a reply written as text in pieces, without the space around it: the whole of them the final reply', async () => {
+      const stream = recordingStream();
+      const t = thinker();
+      t.useReplyStream!(stream);
+      api.enqueue(p.turn(`\n  ${LONG_REPLY} \n\n`));
+      const result = await t.think(userMessageInput('Tides?', NOW), live());
+      expect(p.streamed(api.requests[0]!)).toBe(true);
+      expect(stream.deltas.length).toBeGreaterThan(2);
+      expect(stream.deltas.every((d) => d.turnId === 't-1')).toBe(true);
+      expect(joined(stream.deltas)).toBe(LONG_REPLY);
+      expect(result.actions).toEqual([{ type: 'reply', turnId: 't-1', text: LONG_REPLY }]);
+    });
+
+    it('keeps text it streamed before a tool call as the start of the reply: no piece is ever taken back', async () => {
+      const stream = recordingStream();
+      const t = thinker();
+      t.useReplyStream!(stream);
+      t.useTools!(echoTools());
+      api.enqueue(p.turn('Let me look that up.', [{ name: 'mcp__fixture__echo', input: { text: 'tides' } }]));
+      api.enqueue(p.turn(LONG_REPLY));
+      const result = await t.think(userMessageInput('Tides?', NOW), live());
+      expect(result.actions).toEqual([
+        { type: 'reply', turnId: 't-1', text: 'Let me look that up.' },
+        { type: 'reply', turnId: 't-1', text: LONG_REPLY },
+      ]);
+      expect(stream.deltas.every((d) => d.turnId === 't-1')).toBe(true);
+      expect(joined(stream.deltas)).toBe(`Let me look that up.\n\n${LONG_REPLY}`);
+      expect(joined(stream.deltas)).toBe(finalText(result.actions, 't-1'));
+    });
+
+    it('keeps text it streamed before a reply call as the start of that reply, and streams no text after it', async () => {
+      const stream = recordingStream();
+      const t = thinker();
+      t.useReplyStream!(stream);
+      api.enqueue(p.turn('One moment.', [{ name: 'reply', input: { turnId: 't-1', text: LONG_REPLY } }]));
+      api.enqueue(p.turn('Replied; nothing else to do.'));
+      const result = await t.think(userMessageInput('Tides?', NOW), live());
+      expect(result.actions).toEqual([
+        { type: 'reply', turnId: 't-1', text: 'One moment.' },
+        { type: 'reply', turnId: 't-1', text: LONG_REPLY },
+      ]);
+      expect(joined(stream.deltas)).toBe(`One moment.\n\n${LONG_REPLY}`);
+      expect(joined(stream.deltas)).toBe(finalText(result.actions, 't-1'));
+    });
+
+    it('answers alike while no one watches: text before a tool call is the start of the reply, streamed or not', async () => {
+      const stream = recordingStream(false);
+      const t = thinker();
+      t.useReplyStream!(stream);
+      t.useTools!(echoTools());
+      api.enqueue(p.turn('Let me look that up.', [{ name: 'mcp__fixture__echo', input: { text: 'tides' } }]));
+      api.enqueue(p.turn(LONG_REPLY));
+      const result = await t.think(userMessageInput('Tides?', NOW), live());
+      expect(api.requests.map((r) => p.streamed(r))).toEqual([false, false]);
+      expect(stream.deltas).toEqual([]);
+      expect(result.actions).toEqual([
+        { type: 'reply', turnId: 't-1', text: 'Let me look that up.' },
+        { type: 'reply', turnId: 't-1', text: LONG_REPLY },
+      ]);
+    });
+
+    it("streams text to the turn it answers, the newest pending one when the think's own is not", async () => {
+      const stream = recordingStream();
+      const t = thinker();
+      t.useReplyStream!(stream);
+      api.enqueue(p.turn(LONG_REPLY));
+      const input: ThinkInput = {
+        ...userMessageInput('first', NOW),
+        reason: 'goal_work',
+        turnId: 'auto-1',
+        pendingMessages: [
+          { turnId: 't-1', text: 'first', from: 'ada', at: NOW - 20 },
+          { turnId: 't-2', text: 'second', from: 'ada', at: NOW - 10 },
+        ],
+      };
+      const result = await t.think(input, live());
+      expect(result.actions).toEqual([{ type: 'reply', turnId: 't-2', text: LONG_REPLY }]);
+      expect(stream.deltas.length).toBeGreaterThan(2);
+      expect(stream.deltas.every((d) => d.turnId === 't-2')).toBe(true);
+      expect(joined(stream.deltas)).toBe(LONG_REPLY);
+    });
+
+    it('keeps the turn open for a tool call waiting for an operator: the text streamed before it is no reply (the one draft left)', async () => {
+      const stream = recordingStream();
+      const t = thinker();
+      t.useReplyStream!(stream);
+      const held: ThinkTools = {
+        ...echoTools(),
+        call: () =>
+          Promise.resolve({
+            isError: false,
+            content: [{ type: 'text', text: 'waits for approval' }],
+            pendingApproval: 'c-1',
+          }),
+      };
+      t.useTools!(held);
+      api.enqueue(p.turn('I will ask for approval.', [{ name: 'mcp__fixture__echo', input: { text: 'ship it' } }]));
+      api.enqueue(p.turn('Asked; waiting for the operator.'));
+      const result = await t.think(userMessageInput('Ship it.', NOW), live());
+      expect(result.actions).toEqual([]);
+      expect(joined(stream.deltas)).toBe('I will ask for approval.');
+    });
+
     it('gives up on a stream that stalls mid-reply as a retryable THINK_FAILED; the part streamed is never a reply', async () => {
       const stream = recordingStream();
       const t = thinker({ timeoutMs: 300 });
