@@ -41,8 +41,9 @@ export interface OriginPolicyOptions {
 /** The policy of a gateway listening on `boundHost:port`. Throws CONFIG_INVALID for an entry that is not a host or origin. */
 export function originPolicy(options: OriginPolicyOptions): OriginPolicy {
   const { port } = options;
-  // `::1` as VIGIL_HOST is `[::1]` in a Host header.
-  const bound = normalHostName(options.boundHost.includes(':') ? `[${options.boundHost}]` : options.boundHost);
+  // `fd00::5` as VIGIL_HOST is `[fd00::5]` in a Host header.
+  const { boundHost } = options;
+  const bound = normalHostName(boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost);
   const ownHosts = new Set<string>(LOOPBACK_HOSTS);
   if (bound !== undefined && !WILDCARD_HOSTS.has(bound)) ownHosts.add(bound);
   const allowedHosts = (options.allowedHosts ?? []).map((entry) =>

@@ -100,6 +100,7 @@ describe('judgeRequestOrigin', () => {
     expect(judge(lan, 'localhost:7420')).toEqual({ ok: true });
     const v6 = originPolicy({ boundHost: 'fd00::5', port: PORT });
     expect(judge(v6, '[fd00::5]:7420')).toEqual({ ok: true });
+    expect(judge(originPolicy({ boundHost: '[fd00::5]', port: PORT }), '[fd00::5]:7420')).toEqual({ ok: true });
     for (const boundHost of ['0.0.0.0', '::']) {
       const any = originPolicy({ boundHost, port: PORT });
       expect(judge(any, '0.0.0.0:7420'), boundHost).toMatchObject({ ok: false, header: 'host' });
