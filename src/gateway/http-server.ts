@@ -150,9 +150,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }
       return;
     }
-    // The page trades its token (Bearer) for its session cookie; dashboard-route.ts answers 204, 401 or 403.
+    // The page trades its token (Bearer) for its session cookie; dashboard-route.ts answers 204, 401 or 403. The
+    // header only: the query string is left out, since this path exists to keep the token out of URLs.
     if (url.pathname === DASHBOARD_SESSION_PATH && req.method === 'POST') {
-      const caller = callerOf(req, url);
+      const caller = callerOf(req, new URL(url.pathname, url));
       if (caller === null) logRefusal(req, url);
       dashboard.exchange(req, res, caller);
       return;

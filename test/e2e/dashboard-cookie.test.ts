@@ -145,11 +145,7 @@ describe('the dashboard’s cookie session in Chromium against a real daemon', (
     await expect.poll(beat, { timeout: WAIT_MS }).toBeGreaterThan(0);
     const seen = await beat();
     await expect.poll(beat, { timeout: WAIT_MS }).toBeGreaterThan(seen + 3);
-    expect(
-      await page.evaluate(
-        () => (globalThis as unknown as { document: Document }).document.documentElement.dataset['scope'],
-      ),
-    ).toBe('read');
+    expect(await page.locator('html').getAttribute('data-scope')).toBe('read');
 
     // Another origin of the same host: the browser sends the cookie along (same site), the gateway refuses it.
     const rpcUrl = `${url.replace('http', 'ws')}/rpc`;

@@ -182,6 +182,8 @@ describe('the dashboard page and files', () => {
 
     expect((await raw('/dashboard/session', { authorization: 'Bearer wrong', origin }, 'POST')).status).toBe(401);
     expect((await raw('/dashboard/session', { origin }, 'POST')).status).toBe(401);
+    // The header only: a token in this path's query string is not taken.
+    expect((await raw(`/dashboard/session?token=${TEST_TOKEN}`, { origin }, 'POST')).status).toBe(401);
     const foreign = await raw('/dashboard/session', { ...bearer, origin: 'http://evil.example' }, 'POST');
     expect(foreign.status).toBe(403);
     expect(foreign.headers['set-cookie']).toBeUndefined();
