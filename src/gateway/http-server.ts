@@ -188,9 +188,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       else refuseUnauthorized(res, outcome);
       return;
     }
-    // The page trades its token (Bearer) for its session cookie; dashboard-route.ts answers 204, 401 or 403.
+    // The page trades its token (Bearer) for its session cookie; dashboard-route.ts answers 204, 401 or 403. The
+    // header only: the query string is left out, since this path exists to keep the token out of URLs.
     if (url.pathname === DASHBOARD_SESSION_PATH && req.method === 'POST') {
-      const outcome = admit(req, url);
+      const outcome = admit(req, new URL(url.pathname, url));
       if (outcome.kind === 'throttled') refuseUnauthorized(res, outcome);
       else dashboard.exchange(req, res, outcome.kind === 'admitted' ? outcome.caller : null);
       return;

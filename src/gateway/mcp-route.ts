@@ -171,7 +171,12 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       const grant = options.caps.open(caller.tokenId);
       if (grant.kind === 'refused') {
         options.runtime.metrics.connectionRefused(grant.reason);
-        return sendRpcError(res, 503, -32000, `Service Unavailable: ${connectionRefusalMessage(grant.reason, options.caps)}.`);
+        return sendRpcError(
+          res,
+          503,
+          -32000,
+          `Service Unavailable: ${connectionRefusalMessage(grant.reason, options.caps)}.`,
+        );
       }
       res.once('close', grant.release);
       runDetached(
