@@ -16,6 +16,7 @@ import { memorySearchBench } from './memory-search.bench.js';
 import { sealedStoreBench } from './sealed-store.bench.js';
 import { mcpBench } from './mcp.bench.js';
 import { schedulesBench } from './schedules.bench.js';
+import { recallBench } from './recall.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -87,6 +88,7 @@ await run('memory-search', '11. Long-term memory search', () => memorySearchBenc
 await run('sealed-store', '12. Sealed store: size and write cost with VIGIL_CHECKPOINT_KEY', () => sealedStoreBench());
 await run('mcp', '13. MCP server: vigil mcp start-up, send_message via /mcp', () => mcpBench());
 await run('schedules', '14. Schedules: idle cost and next due time', () => schedulesBench());
+await run('recall', '15. Recall on LoCoMo', () => recallBench());
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);

@@ -25,8 +25,11 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
+/** Turns one word of a memory or a query into the term indexed and looked up, or null to leave it out. */
+export type TermProcessor = (term: string) => string | null;
+
 /** Terms are lower-cased words; stop words are left out of both documents and queries. */
-function processTerm(term: string): string | null {
+export function lowerCaseWithoutStopWords(term: string): string | null {
   const lower = term.toLowerCase();
   return lower.length === 0 || STOP_WORDS.has(lower) ? null : lower;
 }
@@ -44,7 +47,7 @@ const EXACT_ONLY: SearchOptions = { prefix: false, fuzzy: false, combineWith: 'O
 const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
 
 /** True when each searchable word of `query` matched some memory exactly. */
-function everyTermFound(query: string, results: readonly SearchResult[]): boolean {
+function everyTermFound(query: string, results: readonly SearchResult[], processTerm: TermProcessor): boolean {
   const found = new Set(results.flatMap((result) => result.queryTerms));
   return tokenize(query).every((token) => {
     const term = processTerm(token);
@@ -54,12 +57,17 @@ function everyTermFound(query: string, results: readonly SearchResult[]): boolea
 
 /** The index. Not persisted: a serialized copy would be one more thing to keep in step with the store. */
 export class MemoryIndex {
-  private readonly search$ = new MiniSearch<IndexedMemory>({
-    idField: 'seq',
-    fields: ['content'],
-    processTerm,
-    searchOptions: SEARCH_OPTIONS,
-  });
+  private readonly search$: MiniSearch<IndexedMemory>;
+
+  /** `processTerm` is the analysis of words (the recall benchmark compares others); the runtime uses the default. */
+  constructor(private readonly processTerm: TermProcessor = lowerCaseWithoutStopWords) {
+    this.search$ = new MiniSearch<IndexedMemory>({
+      idField: 'seq',
+      fields: ['content'],
+      processTerm,
+      searchOptions: SEARCH_OPTIONS,
+    });
+  }
 
   /** How many memories are indexed. */
   get size(): number {
@@ -90,7 +98,8 @@ export class MemoryIndex {
   search(query: string, limit: number): IndexHit[] {
     if (limit <= 0) return [];
     const exact = this.search$.search(query, EXACT_ONLY);
-    const hits = exact.length >= limit && everyTermFound(query, exact) ? exact : this.search$.search(query);
+    const hits =
+      exact.length >= limit && everyTermFound(query, exact, this.processTerm) ? exact : this.search$.search(query);
     return hits.slice(0, limit).map((hit) => ({ seq: hit.id as number, score: hit.score }));
   }
 }

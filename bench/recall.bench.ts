@@ -1,0 +1,245 @@
+/**
+ * Bench 15: recall on LoCoMo. Each conversation's turns are indexed as memories through the real memory index
+ * (MemoryIndex: the analysis, BM25+ and the prefix and fuzzy matching the runtime uses), each question of categories
+ * 1–4 is searched, and recall@1/5/10 (the share of a question's evidence turns among the first k hits) is averaged
+ * overall and per category; beside it, in the same run, plain BM25 (MiniSearch with the same words, no prefix or fuzzy)
+ * and the candidate improvements: stemming, the speaker and the date as part of what a turn says, neighbouring turns.
+ *
+ * The conversations are not in the repository (the data's README asks it be used for evaluation only): the bench
+ * reads them from $VIGIL_LOCOMO_DIR, by default ../shared/data/locomo beside the repository, and is skipped with a
+ * line saying so when they are absent. LoCoMo: Maharana et al., "Evaluating Very Long-Term Conversational Memory of
+ * LLM Agents", ACL 2024.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import MiniSearch from 'minisearch';
+import { lowerCaseWithoutStopWords, MemoryIndex, type TermProcessor } from '../src/subsystems/memory/memory-index.js';
+import { stemmedWithoutStopWords } from '../src/subsystems/memory/text-analysis.js';
+import { ratioInfo, sanity, type BenchOutcome, type Detail } from './report.js';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DEFAULT_DIR = resolve(REPO_ROOT, '../shared/data/locomo');
+const KS = [1, 5, 10] as const;
+const CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
+
+/** One turn of a conversation, with what is known around it. */
+interface Turn {
+  diaId: string;
+  speaker: string;
+  text: string;
+  /** "8 May 2023": the day of the turn's session. */
+  date: string;
+}
+
+interface Question {
+  question: string;
+  evidence: string[];
+  category: number;
+}
+
+interface Conversation {
+  turns: Turn[];
+  questions: Question[];
+}
+
+/** A way of searching a conversation: built once from its turns, then asked each question. */
+interface Variant {
+  name: string;
+  build(turns: readonly Turn[]): (query: string, limit: number) => number[];
+}
+
+/** "1:56 pm on 8 May, 2023" → "8 May 2023". */
+function dayOf(dateTime: string): string {
+  return (dateTime.split(' on ')[1] ?? dateTime).replace(',', '');
+}
+
+/** Reads one conversation file into its turns (in order) and its answerable questions. */
+function parseConversation(raw: Record<string, unknown>): Conversation {
+  const turns: Turn[] = [];
+  for (let n = 1; Array.isArray(raw[`session_${n}`]); n += 1) {
+    const dateTime = raw[`session_${n}_date_time`];
+    const date = dayOf(typeof dateTime === 'string' ? dateTime : '');
+    for (const turn of raw[`session_${n}`] as Array<Record<string, unknown>>) {
+      const caption = typeof turn['blip_caption'] === 'string' ? ` [shares ${turn['blip_caption']}]` : '';
+      turns.push({
+        diaId: String(turn['dia_id']),
+        speaker: String(turn['speaker']),
+        text: `${String(turn['text'])}${caption}`,
+        date,
+      });
+    }
+  }
+  const questions = (raw['qa'] as Array<Record<string, unknown>>)
+    .map((qa) => ({
+      question: String(qa['question']),
+      evidence: (qa['evidence'] as unknown[]).map(String),
+      category: Number(qa['category']),
+    }))
+    .filter((qa) => qa.category in CATEGORIES && qa.evidence.length > 0);
+  return { turns, questions };
+}
+
+/** The conversations in `dir`, or null when there are none (the data is not in the repository, nor in CI). */
+async function loadConversations(dir: string): Promise<Conversation[] | null> {
+  const files = await readdir(dir).catch(() => [] as string[]);
+  const conversations = files.filter((file) => file.endsWith('.json')).sort();
+  if (conversations.length === 0) return null;
+  return Promise.all(
+    conversations.map(async (file) =>
+      parseConversation(JSON.parse(await readFile(join(dir, file), 'utf8')) as Record<string, unknown>),
+    ),
+  );
+}
+
+/** A variant on the real memory index: `content` is what a turn's memory says, `processTerm` the word analysis. */
+function memoryIndexVariant(
+  name: string,
+  content: (turns: readonly Turn[], i: number) => string,
+  processTerm?: TermProcessor,
+): Variant {
+  return {
+    name,
+    build(turns) {
+      const index = new MemoryIndex(processTerm);
+      turns.forEach((_, i) => index.add({ seq: i + 1, content: content(turns, i) }));
+      return (query, limit) => index.search(query, limit).map((hit) => hit.seq - 1);
+    },
+  };
+}
+
+const textOnly = (turns: readonly Turn[], i: number) => turns[i]!.text;
+const withSpeakerAndDate = (turns: readonly Turn[], i: number) =>
+  `${turns[i]!.speaker} said on ${turns[i]!.date}: ${turns[i]!.text}`;
+/** The turn after the one before it: a reply often names what it answers only in the question it follows. */
+const withPrevious = (content: (turns: readonly Turn[], i: number) => string) => (turns: readonly Turn[], i: number) =>
+  i === 0 ? content(turns, i) : `${content(turns, i)} ${turns[i - 1]!.text}`;
+
+/** The baseline: MiniSearch's BM25 over the same words as the memory index, without prefix or fuzzy matching. */
+const plainBm25: Variant = {
+  name: 'plain BM25',
+  build(turns) {
+    const index = new MiniSearch<{ id: number; content: string }>({
+      fields: ['content'],
+      processTerm: lowerCaseWithoutStopWords,
+      searchOptions: { combineWith: 'OR', prefix: false, fuzzy: false },
+    });
+    index.addAll(turns.map((turn, id) => ({ id, content: turn.text })));
+    return (query, limit) =>
+      index
+        .search(query)
+        .slice(0, limit)
+        .map((hit) => hit.id as number);
+  },
+};
+
+export const VARIANTS: readonly Variant[] = [
+  plainBm25,
+  memoryIndexVariant('vigil today', textOnly, lowerCaseWithoutStopWords),
+  memoryIndexVariant('+ stemming', textOnly, stemmedWithoutStopWords),
+  memoryIndexVariant('+ speaker and date', withSpeakerAndDate, lowerCaseWithoutStopWords),
+  memoryIndexVariant('+ previous turn', withPrevious(textOnly), lowerCaseWithoutStopWords),
+  memoryIndexVariant('+ stemming, speaker and date', withSpeakerAndDate, stemmedWithoutStopWords),
+  memoryIndexVariant(
+    '+ stemming, speaker, date, previous turn',
+    withPrevious(withSpeakerAndDate),
+    stemmedWithoutStopWords,
+  ),
+];
+
+/** Recall@1/5/10 of one variant: overall and per category, each the mean over the questions. */
+export interface RecallFigures {
+  overall: Record<(typeof KS)[number], number>;
+  byCategory: Record<string, Record<(typeof KS)[number], number>>;
+  questions: number;
+}
+
+/** Searches every question of every conversation with `variant` and averages recall@k. */
+export function measureRecall(variant: Variant, conversations: readonly Conversation[]): RecallFigures {
+  const sums = new Map<string, { n: number; at: Record<number, number> }>();
+  const add = (key: string, at: Record<number, number>) => {
+    const sum = sums.get(key) ?? { n: 0, at: { 1: 0, 5: 0, 10: 0 } };
+    sum.n += 1;
+    for (const k of KS) sum.at[k]! += at[k]!;
+    sums.set(key, sum);
+  };
+  for (const conversation of conversations) {
+    const search = variant.build(conversation.turns);
+    for (const qa of conversation.questions) {
+      const hits = search(qa.question, 10).map((i) => conversation.turns[i]!.diaId);
+      const at: Record<number, number> = {};
+      for (const k of KS) {
+        const top = new Set(hits.slice(0, k));
+        at[k] = qa.evidence.filter((id) => top.has(id)).length / qa.evidence.length;
+      }
+      add('overall', at);
+      add(CATEGORIES[qa.category]!, at);
+    }
+  }
+  const mean = (key: string) => {
+    const sum = sums.get(key) ?? { n: 0, at: { 1: 0, 5: 0, 10: 0 } };
+    const of = (k: number) => (sum.n === 0 ? 0 : sum.at[k]! / sum.n);
+    return { 1: of(1), 5: of(5), 10: of(10) };
+  };
+  return {
+    overall: mean('overall'),
+    byCategory: Object.fromEntries(Object.values(CATEGORIES).map((name) => [name, mean(name)])),
+    questions: sums.get('overall')?.n ?? 0,
+  };
+}
+
+/** Runs bench 15 on the conversations in `dir`. */
+export async function recallBench(dir = process.env['VIGIL_LOCOMO_DIR'] ?? DEFAULT_DIR): Promise<BenchOutcome> {
+  const title = '15. Recall on LoCoMo (memory.search finding what was said)';
+  const conversations = await loadConversations(dir);
+  if (conversations === null) {
+    const line = `skipped: no LoCoMo conversations in ${dir} (set VIGIL_LOCOMO_DIR to a directory of them)`;
+    process.stderr.write(`bench: ${line}\n`);
+    return { id: 'recall', title, checks: [], details: [], sanity: [], notes: [line] };
+  }
+  const figures = VARIANTS.map((variant) => ({ name: variant.name, ...measureRecall(variant, conversations) }));
+  const baseline = figures[0]!;
+  const today = figures[1]!;
+  const details: Detail[] = figures.flatMap((f) => [
+    ...KS.map((k) => ({ label: `${f.name}: recall@${k}`, value: f.overall[k], unit: '' })),
+    ...Object.entries(f.byCategory).map(([category, at]) => ({
+      label: `${f.name}: recall@10 ${category}`,
+      value: at[10],
+      unit: '',
+    })),
+  ]);
+  const recall = (value: number, what: string) => ({ value, unit: '', what });
+  return {
+    id: 'recall',
+    title: `${title}: ${conversations.length} conversations, ${today.questions} questions`,
+    checks: figures
+      .slice(1)
+      .map((f) =>
+        ratioInfo(
+          `recall.${f.name.replace(/[^a-z]+/g, '-')}`,
+          `${f.name}: recall@10 / plain BM25 recall@10`,
+          recall(f.overall[10], f.name),
+          recall(baseline.overall[10], 'plain BM25'),
+        ),
+      ),
+    details,
+    sanity: [
+      sanity(
+        'every conversation has turns and questions',
+        conversations.every((c) => c.turns.length > 0 && c.questions.length > 0),
+        `${conversations.length} conversations`,
+      ),
+      sanity('the search finds evidence at all', today.overall[10] > 0, `recall@10 ${today.overall[10].toFixed(2)}`),
+    ],
+    notes: [
+      'Each turn is one memory (its text, and the caption of a photo it shares); questions of category 5 (no answer) are left out.',
+      `Data: ${dir}. LoCoMo: Maharana et al., "Evaluating Very Long-Term Conversational Memory of LLM Agents", ACL 2024.`,
+    ],
+  };
+}
+
+// `node --import tsx bench/recall.bench.ts` runs it alone.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const outcome = await recallBench();
+  console.log(JSON.stringify(outcome, null, 2));
+}
