@@ -253,7 +253,7 @@ export async function sealedStoreBench(
           unit: 'µs',
         },
         {
-          label: "what an append seals (its message, deflated, and the log's count)",
+          label: "what an append seals (its message, deflated, and the log's count), main thread's CPU",
           value: appendSealUs(),
           unit: 'µs',
         },
