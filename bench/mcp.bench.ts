@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { connect, type VigilClient } from '../src/client/vigil-client.js';
 import { startDaemon, type DaemonProcess } from '../test/e2e/daemon-process.js';
 import { median, withTempDir } from './bench-utils.js';
-import { differenceCheck, pairedRatioCheck, sanity, type BenchOutcome } from './report.js';
+import { differenceCheck, pairedRatioCheck, ratioInfo, sanity, type BenchOutcome } from './report.js';
 
 const TOKEN = 'bench-mcp-token';
 const BIN = fileURLToPath(new URL('../bin/vigil.js', import.meta.url));
@@ -23,12 +23,15 @@ const SERVER_TIMING_PREFIX = 'vigil-bench-server-timing ';
 interface ServerTiming {
   mcp: number[];
   ws: number[];
+  /** The daemon's main-thread CPU ms during each of those. */
+  mcpCpu: number[];
+  wsCpu: number[];
 }
 
 /** The daemon's own timings from its stderr (printed as it exits); empty lists when it printed none. */
 function serverTimingOf(stderr: string): ServerTiming {
   const line = stderr.split('\n').find((l) => l.startsWith(SERVER_TIMING_PREFIX));
-  if (line === undefined) return { mcp: [], ws: [] };
+  if (line === undefined) return { mcp: [], ws: [], mcpCpu: [], wsCpu: [] };
   return JSON.parse(line.slice(SERVER_TIMING_PREFIX.length)) as ServerTiming;
 }
 const INITIALIZE = `${JSON.stringify({
@@ -172,6 +175,8 @@ export async function mcpBench(options: McpBenchOptions = DEFAULT_MCP_BENCH_OPTI
       const viaWs = blocks.ws.flat();
       const serverMcp = serverMcpBlocks.flat();
       const serverWs = serverWsBlocks.flat();
+      const serverMcpCpu = serverBlocks(server.mcpCpu).flat();
+      const serverWsCpu = serverBlocks(server.wsCpu).flat();
       const sends = options.rounds * options.perBlock;
       const calls = options.warmup + options.rounds * (1 + options.perBlock);
 
@@ -203,6 +208,12 @@ export async function mcpBench(options: McpBenchOptions = DEFAULT_MCP_BENCH_OPTI
             { values: serverWsBlocks.map(median), unit: 'ms', what: `agent.send → agent.reply, ${serverWs.length}` },
             '<=',
             1.2,
+          ),
+          ratioInfo(
+            'mcp-send-server-cpu-ratio',
+            "the same in the daemon, its main thread's CPU time only (other processes' load left out)",
+            { value: median(serverMcpCpu), unit: 'ms', what: 'POST /mcp' },
+            { value: median(serverWsCpu), unit: 'ms', what: 'agent.send → agent.reply' },
           ),
         ],
         details: [

@@ -20,32 +20,48 @@ import { Server } from 'node:http';
 export const SERVER_TIMING_PREFIX = 'vigil-bench-server-timing ';
 const REPLY_EVENT = '"type":"agent.reply"';
 
-/** @type {{ mcp: number[]; ws: number[] }} */
-const samples = { mcp: [], ws: [] };
-/** @type {WeakMap<object, number>} */
+/**
+ * Per exchange, in order: its wall-clock ms, and the ms of CPU time the daemon's main thread used meanwhile (the
+ * bench sends one request at a time to a daemon that is otherwise idle, so that is the exchange's own, and other
+ * processes' load does not add to it).
+ * @type {{ mcp: number[]; ws: number[]; mcpCpu: number[]; wsCpu: number[] }}
+ */
+const samples = { mcp: [], ws: [], mcpCpu: [], wsCpu: [] };
+/** @typedef {{ at: number; cpu: NodeJS.CpuUsage }} Start */
+/** @type {WeakMap<object, Start>} */
 const requestStarts = new WeakMap();
+
+/** @returns {Start} */
+const startNow = () => ({ at: performance.now(), cpu: process.threadCpuUsage() });
+
+/** @param {'mcp' | 'ws'} path @param {Start} started */
+function record(path, started) {
+  const cpu = process.threadCpuUsage(started.cpu);
+  samples[path].push(performance.now() - started.at);
+  samples[path === 'mcp' ? 'mcpCpu' : 'wsCpu'].push((cpu.user + cpu.system) / 1000);
+}
 
 subscribe('http.server.request.start', (message) => {
   const { request } = /** @type {{ request: import('node:http').IncomingMessage }} */ (message);
   if (request.method === 'POST' && request.url?.startsWith('/mcp') === true) {
-    requestStarts.set(request, performance.now());
+    requestStarts.set(request, startNow());
   }
 });
 
 subscribe('http.server.response.finish', (message) => {
   const { request } = /** @type {{ request: import('node:http').IncomingMessage }} */ (message);
   const started = requestStarts.get(request);
-  if (started !== undefined) samples.mcp.push(performance.now() - started);
+  if (started !== undefined) record('mcp', started);
 });
 
 /** @param {import('node:stream').Duplex} socket */
 function timeWebSocket(socket) {
-  /** @type {number | undefined} */
+  /** @type {Start | undefined} */
   let started;
   let wroteSince = false;
   socket.prependListener('data', () => {
     if (started === undefined || wroteSince) {
-      started = performance.now();
+      started = startNow();
       wroteSince = false;
     }
   });
@@ -53,7 +69,7 @@ function timeWebSocket(socket) {
   /** @type {(chunk: unknown, ...rest: unknown[]) => boolean} */
   const timedWrite = (chunk, ...rest) => {
     if (started !== undefined && isReply(chunk)) {
-      samples.ws.push(performance.now() - started);
+      record('ws', started);
       started = undefined;
     } else {
       wroteSince = true;
