@@ -18,10 +18,18 @@ export default defineConfig(
     languageOptions: {
       parserOptions: {
         // Each file is typed by its nearest tsconfig: the root one, or the dashboard's for its browser modules (JSDoc,
-        // checkJs). The few plain JS files no tsconfig includes (this file, bin/, scripts/, test fixtures run by Node
-        // as they are) get a default project with the root tsconfig's options, so their imports are typed too.
+        // checkJs). The few plain JS files no tsconfig includes (this file, bin/, scripts/, a bench's preload, test
+        // fixtures run by Node as they are) get a default project with the root tsconfig's options, so their imports are
+        // typed too.
         projectService: {
-          allowDefaultProject: ['*.js', 'bin/*.js', 'scripts/*.mjs', 'test/fixtures/*.mjs', 'test/fixtures/*/*.mjs'],
+          allowDefaultProject: [
+            '*.js',
+            'bin/*.js',
+            'scripts/*.mjs',
+            'bench/*.mjs',
+            'test/fixtures/*.mjs',
+            'test/fixtures/*/*.mjs',
+          ],
           defaultProject: 'tsconfig.json',
         },
         tsconfigRootDir: import.meta.dirname,
@@ -70,7 +78,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['bin/**', 'scripts/**', 'test/fixtures/**/*.mjs', '*.js'],
+    files: ['bin/**', 'scripts/**', 'bench/*.mjs', 'test/fixtures/**/*.mjs', '*.js'],
     languageOptions: { globals: globals.node },
   },
   {

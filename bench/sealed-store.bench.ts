@@ -18,6 +18,7 @@ import type { ConversationMessage } from '../src/protocol/conversation.schema.js
 import { makeCheckpoint } from '../test/fixtures/checkpoint.fixture.js';
 import { median, percentile, withTempDir } from './bench-utils.js';
 import {
+  pairedRatioCheck,
   ratioCheck,
   ratioInfo,
   renderReport,
@@ -113,15 +114,21 @@ async function sizeAfter(
   return { bytes, compacted: await dirBytes(dir), textBytes };
 }
 
-/** Median ms of each named async step, in interleaved rounds. */
+/**
+ * Ms of each named async step, in interleaved rounds whose order is reversed every other round: a synced write right
+ * after another one may find the disk in another state (its journal commit under way) than the first, and neither
+ * side should always be the one that comes second. `samples[name][i]` is round i's, so the sides pair up by index.
+ */
 async function interleaved(
   steps: Record<string, () => Promise<unknown>>,
   rounds: number,
   warmup: number,
 ): Promise<Record<string, number[]>> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(steps).map((name) => [name, []]));
+  const forward = Object.entries(steps);
+  const backward = [...forward].reverse();
   for (let round = 0; round < warmup + rounds; round += 1) {
-    for (const [name, step] of Object.entries(steps)) {
+    for (const [name, step] of round % 2 === 0 ? forward : backward) {
       const start = performance.now();
       await step();
       if (round >= warmup) samples[name]!.push(performance.now() - start);
@@ -186,27 +193,39 @@ export async function sealedStoreBench(
         10,
       );
       const cipher = new ValueCipher(KEY);
+      // µs of the main thread's CPU time per call of `fn`, after 1,000 untimed calls: a loop of 10,000 calls timed by
+      // the wall clock measured the machine's other load as much as the seal (3-10× the quiet figure under a load
+      // average of 15).
+      const cpuUsPerCall = (fn: () => void): number => {
+        for (let i = 0; i < 1000; i += 1) fn();
+        const started = process.threadCpuUsage();
+        for (let i = 0; i < 10_000; i += 1) fn();
+        const used = process.threadCpuUsage(started);
+        return (used.user + used.system) / 10_000;
+      };
       const storeKey = Buffer.from('!conversation!0000000000000001');
       // As SealedLevel seals a conversation value: deflated from the conversation's threshold.
-      const sealOpenUs = (value: Buffer) => {
-        for (let i = 0; i < 1000; i += 1)
-          cipher.open(storeKey, cipher.seal(storeKey, value, CONVERSATION_COMPRESS_MIN_BYTES));
-        const started = performance.now();
-        for (let i = 0; i < 10_000; i += 1)
-          cipher.open(storeKey, cipher.seal(storeKey, value, CONVERSATION_COMPRESS_MIN_BYTES));
-        return ((performance.now() - started) * 1000) / 10_000;
-      };
+      const sealOpenUs = (value: Buffer) =>
+        cpuUsPerCall(() => cipher.open(storeKey, cipher.seal(storeKey, value, CONVERSATION_COMPRESS_MIN_BYTES)));
       const message = Buffer.from(
         JSON.stringify({ seq: 1, turnId: 'turn-1', role: 'user', text: messageText(1), at: 0 }),
       );
       const small = Buffer.from(JSON.stringify({ turnId: 'turn-0000000001', openedAt: 0, deadlineAt: 1 }));
+      // What an append seals: its message (deflated) and the log's live count, written in the same batch.
+      const countKey = Buffer.from('!conversation-meta!count');
+      const count = Buffer.from(JSON.stringify({ count: 100_000 }));
+      const appendSealUs = () =>
+        cpuUsPerCall(() => {
+          cipher.seal(storeKey, message, CONVERSATION_COMPRESS_MIN_BYTES);
+          cipher.seal(countKey, count, CONVERSATION_COMPRESS_MIN_BYTES);
+        });
       const messageSealed = cipher.seal(storeKey, message, CONVERSATION_COMPRESS_MIN_BYTES).byteLength;
       checks.push(
-        ratioCheck(
+        pairedRatioCheck(
           'sealed-store.append',
-          'synced conversation append p50: with key / without',
-          ms(median(appendMs.sealed!), 'sealed'),
-          ms(median(appendMs.plain!), 'plain'),
+          'synced conversation append: with key / without',
+          { values: appendMs.sealed!, unit: 'ms', what: 'sealed' },
+          { values: appendMs.plain!, unit: 'ms', what: 'plain' },
           '<=',
           1.2,
         ),
@@ -228,16 +247,26 @@ export async function sealedStoreBench(
       details.push(
         { label: 'synced append p50 without key', value: median(appendMs.plain!), unit: 'ms' },
         { label: 'synced append p50 with key', value: median(appendMs.sealed!), unit: 'ms' },
+        {
+          label: 'synced append p50, with key − without',
+          value: (median(appendMs.sealed!) - median(appendMs.plain!)) * 1000,
+          unit: 'µs',
+        },
+        {
+          label: "what an append seals (its message, deflated, and the log's count), main thread's CPU",
+          value: appendSealUs(),
+          unit: 'µs',
+        },
         { label: 'synced append p99 with key', value: percentile(appendMs.sealed!, 99), unit: 'ms' },
         { label: 'checkpoint save p50 without key', value: median(saveMs.plain!), unit: 'ms' },
         { label: 'checkpoint save p50 with key', value: median(saveMs.sealed!), unit: 'ms' },
         {
-          label: `seal + open of one ${message.byteLength}-byte message value (deflated, sealed ${messageSealed} B)`,
+          label: `seal + open of one ${message.byteLength}-byte message value (deflated, sealed ${messageSealed} B), CPU`,
           value: sealOpenUs(message),
           unit: 'µs',
         },
         {
-          label: `seal + open of one ${small.byteLength}-byte value (under the ${CONVERSATION_COMPRESS_MIN_BYTES}-byte threshold: stored)`,
+          label: `seal + open of one ${small.byteLength}-byte value (under the ${CONVERSATION_COMPRESS_MIN_BYTES}-byte threshold: stored), CPU`,
           value: sealOpenUs(small),
           unit: 'µs',
         },
