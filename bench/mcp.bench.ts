@@ -32,12 +32,15 @@ interface ServerTiming {
   /** The daemon's main-thread CPU ms during each of those. */
   mcpCpu: number[];
   wsCpu: number[];
+  /** Its main-thread CPU ms so far at the start of each. */
+  mcpStartCpu: number[];
+  wsStartCpu: number[];
 }
 
 /** The daemon's own timings from its stderr (printed as it exits); empty lists when it printed none. */
 function serverTimingOf(stderr: string): ServerTiming {
   const line = stderr.split('\n').find((l) => l.startsWith(SERVER_TIMING_PREFIX));
-  if (line === undefined) return { mcp: [], ws: [], mcpCpu: [], wsCpu: [] };
+  if (line === undefined) return { mcp: [], ws: [], mcpCpu: [], wsCpu: [], mcpStartCpu: [], wsStartCpu: [] };
   return JSON.parse(line.slice(SERVER_TIMING_PREFIX.length)) as ServerTiming;
 }
 const INITIALIZE = `${JSON.stringify({
@@ -183,6 +186,13 @@ export async function mcpBench(options: McpBenchOptions = DEFAULT_MCP_BENCH_OPTI
       const serverWs = serverWsBlocks.flat();
       const serverMcpCpu = serverBlocks(server.mcpCpu).flat();
       const serverWsCpu = serverBlocks(server.wsCpu).flat();
+      // A call's whole cost to the daemon: from its start to the next call's in the same block, so the work the daemon
+      // goes on with after answering (the rest of the turn's beat) counts too, on both paths; each block's last call,
+      // followed by the other path's, is left out.
+      const perCallCpu = (starts: number[]): number[] =>
+        serverBlocks(starts).flatMap((block) => block.slice(1).map((cpu, i) => cpu - block[i]!));
+      const serverMcpCallCpu = perCallCpu(server.mcpStartCpu);
+      const serverWsCallCpu = perCallCpu(server.wsStartCpu);
       const sends = options.rounds * options.perBlock;
       const calls = options.warmup + options.rounds * (1 + options.perBlock);
 
@@ -221,6 +231,12 @@ export async function mcpBench(options: McpBenchOptions = DEFAULT_MCP_BENCH_OPTI
             { value: median(serverMcpCpu), unit: 'ms', what: 'POST /mcp' },
             { value: median(serverWsCpu), unit: 'ms', what: 'agent.send → agent.reply' },
           ),
+          ratioInfo(
+            'mcp-send-call-cpu-ratio',
+            "the daemon's main-thread CPU per call, from one call's start to the next's (the rest of the turn included)",
+            { value: median(serverMcpCallCpu), unit: 'ms', what: `send_message, ${serverMcpCallCpu.length} calls` },
+            { value: median(serverWsCallCpu), unit: 'ms', what: `agent.send, ${serverWsCallCpu.length}` },
+          ),
         ],
         details: [
           { label: 'vigil mcp spawn → initialize, median', value: spawnMedian, unit: 'ms' },
@@ -228,6 +244,11 @@ export async function mcpBench(options: McpBenchOptions = DEFAULT_MCP_BENCH_OPTI
           { label: 'agent.send → agent.reply over ws, median', value: median(viaWs), unit: 'ms' },
           { label: 'in the daemon: POST /mcp send_message, median', value: median(serverMcp), unit: 'ms' },
           { label: 'in the daemon: agent.send → agent.reply, median', value: median(serverWs), unit: 'ms' },
+          {
+            label: "the daemon's main-thread CPU per call: send_message − agent.send (medians, start to next start)",
+            value: median(serverMcpCallCpu) - median(serverWsCallCpu),
+            unit: 'ms',
+          },
           {
             label: 'the host SDK client and HTTP: send_message − its time in the daemon (medians)',
             value: median(viaMcp) - median(serverMcp),
@@ -247,9 +268,14 @@ export async function mcpBench(options: McpBenchOptions = DEFAULT_MCP_BENCH_OPTI
             server.ws.length === calls && server.mcp.length >= calls,
             `${server.ws.length} WebSocket turns, ${server.mcp.length} POSTs to /mcp`,
           ),
+          sanity(
+            "the daemon read its CPU at every call's start",
+            server.wsStartCpu.length === server.ws.length && server.mcpStartCpu.length === server.mcp.length,
+            `${server.wsStartCpu.length} and ${server.mcpStartCpu.length} starts`,
+          ),
         ],
         notes: [
-          'In the daemon: /mcp from the request head parsed to the answer written; the WebSocket from the agent.send frame read to the agent.reply event written (bench/server-timing.preload.mjs, loaded with NODE_OPTIONS).',
+          'In the daemon: /mcp from the request head parsed to the answer written; the WebSocket from the agent.send frame read to the agent.reply event written (bench/server-timing.preload.mjs, loaded with NODE_OPTIONS). CPU from /proc/thread-self/schedstat where there is one.',
         ],
       };
     } finally {

@@ -6,14 +6,20 @@
  *
  * - /mcp: from `http.server.request.start` (the request's head parsed; a small POST's body is in the same read) to
  *   `http.server.response.finish` (the whole answer written), for every POST to /mcp.
- * - WebSocket: from the arrival of a frame on an upgraded socket (its `data` event) to the write of the
- *   `agent.reply` event that ends the turn. The frame timed is the last one before the daemon wrote anything (the
- *   `agent.send`, not a `heartbeat.status` answered before it).
+ * - WebSocket: from the arrival of a frame on an upgraded socket (its `data` event) to the return of the write of the
+ *   `agent.reply` event that ends the turn (the event handed to the socket, as `finish` says of /mcp's answer). The
+ *   frame timed is the last one before the daemon wrote anything (the `agent.send`, not a `heartbeat.status` answered
+ *   before it).
+ *
+ * The CPU time of the daemon's main thread is read at each start and end: from `/proc/thread-self/schedstat` where
+ * there is one (Linux: the scheduler's own count, to the nanosecond, the running slice included), else
+ * `process.threadCpuUsage()`, which on Linux counts only up to the thread's last tick or sleep: a window read with it
+ * missed the work since then (up to a millisecond), so what one exchange did after its last wait was counted to the next.
  *
  * Plain HTTP sockets are left alone: a `data` listener on one would take its reads away from Node's native parser.
  */
 import { subscribe } from 'node:diagnostics_channel';
-import { writeSync } from 'node:fs';
+import { openSync, readSync, writeSync } from 'node:fs';
 import { Server } from 'node:http';
 
 /** The stderr line's prefix; the bench finds the line by it. */
@@ -21,30 +27,61 @@ export const SERVER_TIMING_PREFIX = 'vigil-bench-server-timing ';
 const REPLY_EVENT = '"type":"agent.reply"';
 
 /**
- * Per exchange, in order: its wall-clock ms, and the ms of CPU time the daemon's main thread used meanwhile (the
- * bench sends one request at a time to a daemon that is otherwise idle, so that is the exchange's own, and other
- * processes' load does not add to it).
- * @type {{ mcp: number[]; ws: number[]; mcpCpu: number[]; wsCpu: number[] }}
+ * Per exchange, in order: its wall-clock ms, the ms of CPU time the daemon's main thread used meanwhile (the bench
+ * sends one request at a time to a daemon that is otherwise idle, so that is the exchange's own, and other processes'
+ * load does not add to it), and the thread's CPU ms so far at its start: from one start to the next is all a call cost
+ * the daemon, the work it goes on with after the answer (the rest of the turn's beat) included.
+ * @type {{ mcp: number[]; ws: number[]; mcpCpu: number[]; wsCpu: number[]; mcpStartCpu: number[]; wsStartCpu: number[] }}
  */
-const samples = { mcp: [], ws: [], mcpCpu: [], wsCpu: [] };
-/** @typedef {{ at: number; cpu: NodeJS.CpuUsage }} Start */
+const samples = { mcp: [], ws: [], mcpCpu: [], wsCpu: [], mcpStartCpu: [], wsStartCpu: [] };
+/** @typedef {{ at: number; cpu: number }} Start */
 /** @type {WeakMap<object, Start>} */
 const requestStarts = new WeakMap();
 
-/** @returns {Start} */
-const startNow = () => ({ at: performance.now(), cpu: process.threadCpuUsage() });
+/** The main thread's CPU ms so far. */
+const threadCpuMs =
+  schedstatReader() ??
+  (() => {
+    const { user, system } = process.threadCpuUsage();
+    return (user + system) / 1000;
+  });
+
+/** @returns {(() => number) | undefined} */
+function schedstatReader() {
+  /** @type {number} */
+  let fd;
+  try {
+    fd = openSync('/proc/thread-self/schedstat', 'r');
+  } catch {
+    return undefined;
+  }
+  const buffer = Buffer.alloc(128);
+  // The first field: nanoseconds on a CPU. Read again at offset 0 through the same descriptor, so it stays this thread's.
+  return () => {
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    const text = buffer.toString('latin1', 0, read);
+    return Number(text.slice(0, text.indexOf(' '))) / 1e6;
+  };
+}
+
+/** @param {'mcp' | 'ws'} path @returns {Start} */
+function startNow(path) {
+  const started = { at: performance.now(), cpu: threadCpuMs() };
+  samples[path === 'mcp' ? 'mcpStartCpu' : 'wsStartCpu'].push(started.cpu);
+  return started;
+}
 
 /** @param {'mcp' | 'ws'} path @param {Start} started */
 function record(path, started) {
-  const cpu = process.threadCpuUsage(started.cpu);
+  const cpu = threadCpuMs() - started.cpu;
   samples[path].push(performance.now() - started.at);
-  samples[path === 'mcp' ? 'mcpCpu' : 'wsCpu'].push((cpu.user + cpu.system) / 1000);
+  samples[path === 'mcp' ? 'mcpCpu' : 'wsCpu'].push(cpu);
 }
 
 subscribe('http.server.request.start', (message) => {
   const { request } = /** @type {{ request: import('node:http').IncomingMessage }} */ (message);
   if (request.method === 'POST' && request.url?.startsWith('/mcp') === true) {
-    requestStarts.set(request, startNow());
+    requestStarts.set(request, startNow('mcp'));
   }
 });
 
@@ -60,23 +97,31 @@ function timeWebSocket(socket) {
   let started;
   let wroteSince = false;
   socket.prependListener('data', () => {
-    if (started === undefined || wroteSince) {
-      started = startNow();
-      wroteSince = false;
-    }
+    if (started !== undefined && !wroteSince) return;
+    // A frame the daemon answered (heartbeat.status) started a window the next frame replaces: its start is dropped.
+    if (started !== undefined) samples.wsStartCpu.pop();
+    started = startNow('ws');
+    wroteSince = false;
   });
   const write = /** @type {(...args: unknown[]) => unknown} */ (Reflect.get(socket, 'write'));
   /** @type {(chunk: unknown, ...rest: unknown[]) => boolean} */
   const timedWrite = (chunk, ...rest) => {
-    if (started !== undefined && isReply(chunk)) {
+    const ends = started !== undefined && isReply(chunk);
+    const written = /** @type {boolean} */ (Reflect.apply(write, socket, [chunk, ...rest]));
+    if (ends && started !== undefined) {
       record('ws', started);
       started = undefined;
     } else {
       wroteSince = true;
     }
-    return /** @type {boolean} */ (Reflect.apply(write, socket, [chunk, ...rest]));
+    return written;
   };
   socket.write = /** @type {typeof socket.write} */ (/** @type {unknown} */ (timedWrite));
+  // A frame still unanswered by a turn's reply when the connection ends (the last events.unsubscribe) started nothing.
+  socket.once('close', () => {
+    if (started !== undefined) samples.wsStartCpu.pop();
+    started = undefined;
+  });
 }
 
 /** @param {unknown} chunk */
