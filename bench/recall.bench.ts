@@ -3,7 +3,9 @@
  * (MemoryIndex: the analysis, BM25+ and the prefix and fuzzy matching the runtime uses), each question of categories
  * 1–4 is searched, and recall@1/5/10 (the share of a question's evidence turns among the first k hits) is averaged
  * overall and per category; beside it, in the same run, plain BM25 (MiniSearch with the same words, no prefix or fuzzy)
- * and the candidate improvements: stemming, the speaker and the date as part of what a turn says, neighbouring turns.
+ * and the candidate improvements: stemming, the speaker and the date as part of what a turn says, neighbouring turns;
+ * and the conversation search the runtime uses (ConversationSearchIndex, src/subsystems/conversation/search/), each
+ * turn indexed as a message of the conversation log through exactly its API.
  *
  * The conversations are not in the repository (the data's README asks it be used for evaluation only): the bench
  * reads them from $VIGIL_LOCOMO_DIR, by default ../shared/data/locomo beside the repository, and is skipped with a
@@ -15,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import MiniSearch from 'minisearch';
 import { lowerCaseWithoutStopWords, MemoryIndex, type TermProcessor } from '../src/subsystems/memory/memory-index.js';
+import { ConversationSearchIndex } from '../src/subsystems/conversation/search/conversation-search-index.js';
 import { stemmedWithoutStopWords } from '../src/subsystems/memory/text-analysis.js';
 import { ratioInfo, sanity, type BenchOutcome, type Detail } from './report.js';
 
@@ -30,6 +33,8 @@ interface Turn {
   text: string;
   /** "8 May 2023": the day of the turn's session. */
   date: string;
+  /** The session's start, epoch ms (LoCoMo gives no time per turn). */
+  at: number;
 }
 
 interface Question {
@@ -39,6 +44,8 @@ interface Question {
 }
 
 interface Conversation {
+  /** The two speakers: the first is the user, the second stands for the agent. */
+  speakers: [string, string];
   turns: Turn[];
   questions: Question[];
 }
@@ -46,12 +53,23 @@ interface Conversation {
 /** A way of searching a conversation: built once from its turns, then asked each question. */
 interface Variant {
   name: string;
-  build(turns: readonly Turn[]): (query: string, limit: number) => number[];
+  build(turns: readonly Turn[], speakers: readonly [string, string]): (query: string, limit: number) => number[];
 }
 
 /** "1:56 pm on 8 May, 2023" → "8 May 2023". */
 function dayOf(dateTime: string): string {
   return (dateTime.split(' on ')[1] ?? dateTime).replace(',', '');
+}
+
+const MONTHS = 'january february march april may june july august september october november december'.split(' ');
+
+/** "1:56 pm on 8 May, 2023" → its epoch ms, read as UTC (NaN when it is not in that form). */
+export function sessionTime(dateTime: string): number {
+  const match = /(\d+):(\d+)\s*(am|pm) on (\d+) (\w+),? (\d+)/i.exec(dateTime);
+  if (match === null) return NaN;
+  const [, hour, minute, half, day, month, year] = match as unknown as [string, ...string[]];
+  const h = (Number(hour) % 12) + (half!.toLowerCase() === 'pm' ? 12 : 0);
+  return Date.UTC(Number(year), MONTHS.indexOf(month!.toLowerCase()), Number(day), h, Number(minute));
 }
 
 /** Reads one conversation file into its turns (in order) and its answerable questions. */
@@ -60,6 +78,7 @@ function parseConversation(raw: Record<string, unknown>): Conversation {
   for (let n = 1; Array.isArray(raw[`session_${n}`]); n += 1) {
     const dateTime = raw[`session_${n}_date_time`];
     const date = dayOf(typeof dateTime === 'string' ? dateTime : '');
+    const at = sessionTime(typeof dateTime === 'string' ? dateTime : '');
     for (const turn of raw[`session_${n}`] as Array<Record<string, unknown>>) {
       const caption = typeof turn['blip_caption'] === 'string' ? ` [shares ${turn['blip_caption']}]` : '';
       turns.push({
@@ -67,6 +86,7 @@ function parseConversation(raw: Record<string, unknown>): Conversation {
         speaker: String(turn['speaker']),
         text: `${String(turn['text'])}${caption}`,
         date,
+        at,
       });
     }
   }
@@ -77,7 +97,7 @@ function parseConversation(raw: Record<string, unknown>): Conversation {
       category: Number(qa['category']),
     }))
     .filter((qa) => qa.category in CATEGORIES && qa.evidence.length > 0);
-  return { turns, questions };
+  return { speakers: [String(raw['speaker_a']), String(raw['speaker_b'])], turns, questions };
 }
 
 /** The conversations in `dir`, or null when there are none (the data is not in the repository, nor in CI). */
@@ -115,6 +135,27 @@ const withSpeakerAndDate = (turns: readonly Turn[], i: number) =>
 const withPrevious = (content: (turns: readonly Turn[], i: number) => string) => (turns: readonly Turn[], i: number) =>
   i === 0 ? content(turns, i) : `${content(turns, i)} ${turns[i - 1]!.text}`;
 
+/**
+ * The conversation index the runtime uses (ConversationSearchIndex: its documents, options and ranking), each turn a
+ * message: the first speaker's as the user's (`from` their name), the second's as the agent's (named after them).
+ */
+const conversationIndex: Variant = {
+  name: 'conversation search',
+  build(turns, [user, agent]) {
+    const index = new ConversationSearchIndex({ agentName: agent });
+    turns.forEach((turn, i) =>
+      index.add({
+        seq: i + 1,
+        role: turn.speaker === user ? 'user' : 'assistant',
+        from: turn.speaker === user ? user : undefined,
+        text: turn.text,
+        at: turn.at,
+      }),
+    );
+    return (query, limit) => index.search(query, { limit }).map((hit) => hit.seq - 1);
+  },
+};
+
 /** The baseline: MiniSearch's BM25 over the same words as the memory index, without prefix or fuzzy matching. */
 const plainBm25: Variant = {
   name: 'plain BM25',
@@ -145,6 +186,7 @@ export const VARIANTS: readonly Variant[] = [
     withPrevious(withSpeakerAndDate),
     stemmedWithoutStopWords,
   ),
+  conversationIndex,
 ];
 
 /** Recall@1/5/10 of one variant: overall and per category, each the mean over the questions. */
@@ -164,7 +206,7 @@ export function measureRecall(variant: Variant, conversations: readonly Conversa
     sums.set(key, sum);
   };
   for (const conversation of conversations) {
-    const search = variant.build(conversation.turns);
+    const search = variant.build(conversation.turns, conversation.speakers);
     for (const qa of conversation.questions) {
       const hits = search(qa.question, 10).map((i) => conversation.turns[i]!.diaId);
       const at: Record<number, number> = {};
