@@ -1,9 +1,13 @@
 /**
  * What one message of the conversation is indexed as. A message alone rarely says who said it or when ("Yes, last
  * week!"), while questions about it usually do ("when did Caroline go to the support group?"), so its document holds,
- * beside its text, the speaker's name and the day it was said (written out: "8 May 2023", "May 2023", the weekday),
- * and the text of the message before it (the question a reply answers), each a field of its own so a search can weigh
- * them apart. The recall benchmark (bench/recall.bench.ts) measured each of these choices.
+ * beside its text, the speaker's name and the day it was said in words ("Monday 8 May 2023"), and, as context, the
+ * message before it (the question a reply answers), each a field of its own so a search weighs them apart
+ * (`conversationSearchOptions`); the message after it counts at ranking (`rankConversationHits`). The names of the people in the
+ * conversation are left out of what a message says: said inside a message, a participant's name is mostly how they
+ * are addressed ("Thanks, Caroline!"), which tells nothing of what the message is about and made a question about
+ * Caroline find the other speaker's messages to her; who said a message is its `speaker` field. The recall benchmark
+ * (bench/recall.bench.ts, docs/performance.md "Recall on LoCoMo") measured each of these choices.
  */
 
 /** A message as the conversation search needs it: a subset of the conversation log's record. */
@@ -21,14 +25,22 @@ export interface ConversationSearchMessage {
 /** The fields of a message's document, each searched with its own weight (`conversationSearchOptions`). */
 export interface ConversationSearchDocument {
   seq: number;
-  /** The message's own words. */
+  /** The message's own words, without the participants' names. */
   text: string;
   /** Who said it. */
   speaker: string;
-  /** When: the day, the month and the weekday in words, in the index's time zone. */
+  /** When: the weekday, the day, the month and the year in words, in the index's time zone. */
   date: string;
   /** The message before it, as context (empty for the first one). */
   previous: string;
+}
+
+/** What is known around a message when it is indexed. */
+export interface ConversationSearchContext {
+  /** The message just before it in the conversation. */
+  previous?: ConversationSearchMessage | undefined;
+  /** The participants' names as lower-cased words (`participantWords`): left out of what the messages say. */
+  participants?: ReadonlySet<string> | undefined;
 }
 
 /** How the words of a document are made from a message: who the agent is called, and the zone days are counted in. */
@@ -37,6 +49,11 @@ export interface ConversationDocumentFormat {
   agentName?: string;
   /** An IANA zone (VIGIL_TIMEZONE); default UTC. */
   timeZone?: string;
+  /**
+   * The names of the people in the conversation (the user's, the agent's), when known: their words are left out of
+   * what the messages say. Only people's names: a client name such as "cli" or "dashboard" is a word messages use.
+   */
+  participants?: readonly string[];
 }
 
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
@@ -69,17 +86,42 @@ export function speakerOf(message: ConversationSearchMessage, agentName = 'agent
   return message.role === 'assistant' ? agentName : (message.from ?? 'user');
 }
 
-/** The document indexed for `message`, given the message before it in the conversation (if any). */
+const WORDS = /(\p{L}+)/u;
+
+/** The lower-cased words of the names of the people in the conversation: the context's `participants`. */
+export function participantWords(names: readonly string[] = []): Set<string> {
+  return new Set(
+    names.flatMap((name) =>
+      name
+        .split(WORDS)
+        .filter((part, i) => i % 2 === 1 && part.length > 1)
+        .map((word) => word.toLowerCase()),
+    ),
+  );
+}
+
+/** `text` without the words in `names`. */
+function withoutNames(text: string, names: ReadonlySet<string> | undefined): string {
+  if (names === undefined || names.size === 0) return text;
+  return text
+    .split(WORDS)
+    .map((part, i) => (i % 2 === 1 && names.has(part.toLowerCase()) ? '' : part))
+    .join('');
+}
+
+/** The document indexed for `message`, given what is known around it. */
 export function conversationSearchDocument(
   message: ConversationSearchMessage,
-  previous: ConversationSearchMessage | undefined,
+  context: ConversationSearchContext = {},
   format: ConversationDocumentFormat = {},
 ): ConversationSearchDocument {
+  const said = (other: ConversationSearchMessage | undefined) =>
+    other === undefined ? '' : withoutNames(other.text, context.participants);
   return {
     seq: message.seq,
-    text: message.text,
+    text: said(message),
     speaker: speakerOf(message, format.agentName),
     date: spokenDate(message.at, format.timeZone),
-    previous: previous?.text ?? '',
+    previous: said(context.previous),
   };
 }
