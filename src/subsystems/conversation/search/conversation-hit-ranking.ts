@@ -22,6 +22,11 @@ export const NEIGHBOUR_WEIGHT = 0.35;
  */
 const LIFTED_HITS = 100;
 
+/** How many of the raw hits (best first) `rankConversationHits` reads for a page of `limit`: a caller maps no more. */
+export function liftedHitCount(limit: number): number {
+  return Math.max(LIFTED_HITS, 10 * limit);
+}
+
 /**
  * The best `limit` messages, best first, from `rawHits` (the messages that matched, best first as MiniSearch returns
  * them). `accept` says
@@ -33,7 +38,7 @@ export function rankConversationHits(
   accept: (seq: number) => boolean = () => true,
 ): ConversationHit[] {
   if (limit <= 0) return [];
-  const best = rawHits.slice(0, Math.max(LIFTED_HITS, 10 * limit));
+  const best = rawHits.slice(0, liftedHitCount(limit));
   const own = new Map<number, number>();
   for (const hit of best) own.set(hit.seq, hit.score);
   const scored = new Map<number, number>();

@@ -21,7 +21,7 @@ import {
   type ConversationSearchDocument,
   type ConversationSearchMessage,
 } from './conversation-search-document.js';
-import { rankConversationHits, type ConversationHit } from './conversation-hit-ranking.js';
+import { liftedHitCount, rankConversationHits, type ConversationHit } from './conversation-hit-ranking.js';
 import { conversationSearchOptions } from './conversation-search-options.js';
 
 /** A search's page and its time window (epoch ms; `before` and `after` exclusive). */
@@ -95,11 +95,8 @@ export class ConversationSearchIndex {
     };
     const everything = before === undefined && after === undefined;
     const raw = this.search$.search(query, everything ? {} : { filter: (hit) => inWindow(hit.id as number) });
-    return rankConversationHits(
-      raw.map((hit) => ({ seq: hit.id as number, score: hit.score })),
-      limit,
-      inWindow,
-    );
+    const best = raw.slice(0, liftedHitCount(limit)).map((hit) => ({ seq: hit.id as number, score: hit.score }));
+    return rankConversationHits(best, limit, inWindow);
   }
 
   private document(
