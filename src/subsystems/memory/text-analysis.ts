@@ -1,7 +1,8 @@
 /**
- * Word analyses for the memory index: what a word of a memory or a query becomes before it is indexed or looked up.
- * Stemming (Porter's algorithm) lets "painting", "painted" and "paints" meet at "paint", so a question worded
- * otherwise than the message it asks about still finds it; the recall benchmark (bench/recall.bench.ts) measures it.
+ * Word analyses for the memory and conversation indexes: what a word of a memory, a message or a query becomes before
+ * it is indexed or looked up. Stemming (Porter's algorithm) lets "painting", "painted" and "paints" meet at "paint", so
+ * a question worded otherwise than the message it asks about still finds it; the recall benchmark
+ * (bench/recall.bench.ts) measures it.
  */
 import { stemmer } from 'stemmer';
 import { lowerCaseWithoutStopWords } from './memory-index.js';
@@ -10,4 +11,13 @@ import { lowerCaseWithoutStopWords } from './memory-index.js';
 export function stemmedWithoutStopWords(term: string): string | null {
   const word = lowerCaseWithoutStopWords(term);
   return word === null ? null : stemmer(word);
+}
+
+// The words of a question that say what kind of answer is wanted ("how many times", "what kind of", "would she
+// likely"), not what it is about: they would only find messages that happen to use them. Stop words are out already.
+const QUESTION_WORDS = new Set('could how kind likely many might much sort type whom whose would'.split(' '));
+
+/** A query's word, as `stemmedWithoutStopWords`, with the question's own words left out too. */
+export function stemmedQueryWord(term: string): string | null {
+  return QUESTION_WORDS.has(term.toLowerCase()) ? null : stemmedWithoutStopWords(term);
 }
