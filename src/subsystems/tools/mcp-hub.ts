@@ -6,6 +6,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, VigilError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
 import { isStdioServer, type McpServerEntry } from '../../protocol/mcp-config.schema.js';
+import type { CallbackOutcome } from '../../protocol/tools.schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
 import type { ServerTransport, TransportAuth } from './mcp-transport.js';
@@ -44,13 +45,6 @@ export interface SignInNeeded {
   /** Epoch ms: when the authorization URL stops working (`tools.login` makes a new one). */
   expiresAt: number;
 }
-
-/** How a sign-in's callback went. */
-export type CallbackOutcome =
-  | { kind: 'signed_in'; server: string }
-  | { kind: 'failed'; server: string; error: string }
-  /** No live sign-in has this state (never made, used already, or older than 10 minutes): nothing was done. */
-  | { kind: 'unknown_state' };
 
 /** How a call may be bounded by its caller. */
 export interface ToolCallOptions {
