@@ -4,10 +4,14 @@
  * the authorization URL, the fixture's authorization server approves at once and redirects to the gateway), a used or
  * unknown state answered with a page and no side effect, and a tool call once signed in.
  */
+import { request } from 'node:http';
+import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
+import type { CliIo } from '../../src/client/commands/cli-io.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { startOAuthMcpServer, type OAuthMcpFixture } from '../fixtures/oauth-mcp-server.js';
-import { startGatewayHarness, type GatewayHarness } from './gateway.fixture.js';
+import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 
 let h: GatewayHarness | undefined;
 let fixture: OAuthMcpFixture | undefined;
@@ -38,12 +42,13 @@ function nextEvent<T extends VigilEvent['type']>(
   });
 }
 
-async function start(): Promise<GatewayHarness> {
+async function start(publicUrl?: string): Promise<GatewayHarness> {
   fixture = await startOAuthMcpServer();
   const harness = await startGatewayHarness({
     runtime: {
       config: { mcp: { mcpServers: { remote: { url: fixture.url }, local: { url: `${fixture.issuer}/x` } } } },
     },
+    ...(publicUrl === undefined ? {} : { gateway: { publicUrl } }),
   });
   // As the daemon does once it listens: the callback is the gateway's own /oauth/callback.
   harness.runtime.mcpServers.useGatewayUrl(harness.gateway.url);
@@ -129,5 +134,52 @@ describe('OAuth sign-ins over the gateway', () => {
     }
     expect(h.events.slice(before).filter((e) => e.type.startsWith('mcp.auth'))).toEqual([]);
     expect((await fetch(`${h.gateway.url}/oauth/callback`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('vigil tools login prints the URL and waits until the browser has signed in', async () => {
+    h = await start();
+    await nextEvent(h, 'mcp.auth_required', (e) => e.server === 'remote');
+    let stdout = '';
+    let stderr = '';
+    let printed!: (url: string) => void;
+    const url = new Promise<string>((resolve) => (printed = resolve));
+    const io: CliIo = {
+      env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: new URL(h.gateway.url).port, VIGIL_TOKEN: TEST_TOKEN },
+      stdout: (text) => {
+        stdout += text;
+        if (stdout.endsWith('\n')) printed(stdout.trim());
+      },
+      stderr: (text) => (stderr += text),
+      readFile: (path) => readFile(path, 'utf8'),
+      writeFile: (path, text) => writeFile(path, text),
+      interrupted: () => new Promise(() => undefined),
+    };
+    const exit = main(['tools', 'login', 'remote'], io);
+    const approved = await fetch(await url, { redirect: 'manual' });
+    expect((await fetch(approved.headers.get('location')!)).status).toBe(200);
+    expect(await exit).toBe(0);
+    expect(stderr).toContain('signed in to remote');
+
+    stdout = '';
+    expect(await main(['tools', 'login', 'remote', '--no-wait'], io)).toBe(0);
+    expect(stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
+    expect(await main(['tools', 'logout', 'local'], io)).toBe(1);
+  });
+
+  it("accepts VIGIL_PUBLIC_URL's host and origin like allowed ones", async () => {
+    h = await start('https://vigil.example.com/agent');
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${h!.gateway.url}/healthz`, { headers }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await status({ host: 'vigil.example.com' })).toBe(200);
+    expect(await status({ host: 'vigil.example.com', origin: 'https://vigil.example.com' })).toBe(200);
+    expect(await status({ host: 'elsewhere.example.com' })).toBe(403);
+    expect(await status({ host: 'vigil.example.com', origin: 'https://elsewhere.example.com' })).toBe(403);
   });
 });
