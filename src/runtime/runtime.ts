@@ -13,7 +13,6 @@ import type { ConversationEntry, ConversationListParams } from '../protocol/conv
 import type { VigilEvent } from '../protocol/events.schema.js';
 import type { AddGoalParams, GoalView } from '../protocol/goals.schema.js';
 import type { HeartbeatStatus } from '../protocol/heartbeat.schema.js';
-import type { ToolView } from '../protocol/tools.schema.js';
 import type { TokenScope } from '../protocol/token-scopes.js';
 import type { MemoryForgetResult, MemorySearchHit, MemorySearchParams } from '../protocol/memory.schema.js';
 import { forgetMemory, searchMemory } from './facade/memory.facade.js';
@@ -27,7 +26,7 @@ import type { MetricsFacade } from './facade/metrics.facade.js';
 import { actorStates, getAffect, listMemory } from './facade/mind.facade.js';
 import { RestoreFacade } from './facade/restore.facade.js';
 import { heartbeatStatus } from './facade/status.facade.js';
-import { approveToolCall, denyToolCall, listTools, pendingToolCalls } from './facade/tools.facade.js';
+import { approveToolCall, denyToolCall, McpServersFacade, pendingToolCalls } from './facade/tools.facade.js';
 import type { DenyToolCallParams, PendingToolCall, ToolDecision } from '../protocol/tool-approvals.schema.js';
 import { getThink, listThinks, onThinkTrace } from './facade/thinks.facade.js';
 import type { ThinkTrace, ThinkTraceSummary } from '../protocol/think-trace.schema.js';
@@ -54,6 +53,8 @@ export class Runtime {
   readonly metrics: MetricsFacade;
   /** The scoped gateway tokens: `tokens.*`, authentication, and the notice of a token that ended. */
   readonly tokens: TokensFacade;
+  /** The MCP servers: `tools.list`, and their OAuth sign-ins (`tools.login`, `tools.logout`, `/oauth/callback`). */
+  readonly mcpServers: McpServersFacade;
   private readonly core: RuntimeCore;
   private readonly goals: GoalsFacade;
   private readonly budget: BudgetFacade;
@@ -74,6 +75,7 @@ export class Runtime {
     this.schedules = new SchedulesFacade(this.core, parts.schedules);
     this.metrics = parts.metrics;
     this.tokens = new TokensFacade({ store: parts.tokens, bus: parts.bus, clock: parts.clock, log: parts.log });
+    this.mcpServers = new McpServersFacade(this.core);
   }
 
   /** The current beat number. */
@@ -216,11 +218,6 @@ export class Runtime {
   /** `budget.setCap`: a new daily cap. */
   setCap(params: SetCapParams): Promise<BudgetStatus> {
     return this.budget.setCap(params);
-  }
-
-  /** `tools.list`: every MCP tool by name, whether its server is up and whether calls need approval. */
-  listTools(): ToolView[] {
-    return listTools(this.core);
   }
 
   /** `tools.pending`: tool calls waiting for an operator's approval, oldest first. */
