@@ -100,7 +100,8 @@ export async function openMindParts(deps: MindPartsDeps) {
   // Before `open`: a build it schedules for later (indexAfter) finds memory stopping and lets go.
   stack.defer('long-term memory', () => memory.stop());
   await memory.open();
-  thinker.useMemory?.(memoryRecallOf(memory, () => clock.now()));
+  // The model's `recall` searches its memories and the whole conversation together.
+  thinker.useMemory?.(memoryRecallOf(memory, () => clock.now(), conversationSearch));
   // Only the newest id is read during the boot; the others after it, like the memory index.
   const traces = await ThinkTraceStore.open(
     db,

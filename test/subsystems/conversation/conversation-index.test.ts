@@ -8,6 +8,9 @@ import { ConversationIndex } from '../../../src/subsystems/conversation/conversa
 import { ConversationLog } from '../../../src/subsystems/conversation/conversation-log.js';
 import { ConversationSearch } from '../../../src/subsystems/conversation/conversation-search.js';
 import { openVigilDb, type VigilDb } from '../../../src/subsystems/store/vigil-db.js';
+import { memoryRecallOf, recallMessagesForThink } from '../../../src/subsystems/memory/memory-recall.js';
+import { LongTermMemory } from '../../../src/subsystems/memory/long-term-memory.js';
+import { recallHitLine } from '../../../src/subsystems/thinking/recall-tool.js';
 
 const dirs: string[] = [];
 const dbs: VigilDb[] = [];
@@ -136,5 +139,45 @@ describe('ConversationIndex', () => {
     const { log, search } = await openAll();
     await fill(log, 10);
     expect(await search.search({ query: 'the and of', limit: 5 })).toEqual([]);
+  });
+});
+
+describe('recall over memories and the conversation', () => {
+  it("recalls into a think an old message its prompt no longer shows, never one it shows nor the turn's own", async () => {
+    const { log, search } = await openAll();
+    await fill(log, 300, { at: 5, text: 'The name of the book I mentioned is Piranesi.' });
+    await log.append({ turnId: 't-ask', role: 'user', text: 'What was the book I mentioned?', at: AT + 400 * HOUR });
+    await search.search({ query: 'book', limit: 1 });
+    const recent = await log.readLast(50);
+    const input = {
+      pendingMessages: [{ turnId: 't-ask', text: 'What was the book I mentioned?', from: 'alice', at: AT }],
+      goals: [],
+      conversation: { summary: null, recent },
+    };
+    const recalled = await recallMessagesForThink(search, input);
+    expect(recalled.map((m) => m.seq)).toEqual([5]);
+    const shown = await recallMessagesForThink(search, {
+      ...input,
+      conversation: { summary: null, recent: await log.readLast(400) },
+    });
+    expect(shown).toEqual([]);
+  });
+
+  it("the recall tool answers memories and messages together, each saying which it is and when, never the asking turn's", async () => {
+    const { db, log, search } = await openAll();
+    const memory = new LongTermMemory(db);
+    await memory.open();
+    await memory.keep({ content: 'Alice reads Piranesi every winter.', source: 'conversation', salience: 0.7, at: AT });
+    await fill(log, 20, { at: 3, text: 'My favourite novel is Piranesi.' });
+    await log.append({ turnId: 't-ask', role: 'user', text: 'Piranesi?', at: AT + 100 * HOUR });
+    const hits = await memoryRecallOf(memory, () => AT, search).recall('Piranesi', 5, 't-ask');
+    expect(hits.map((hit) => hit.source)).toEqual(['memory', 'conversation']);
+    expect(hits.map(recallHitLine)).toEqual([
+      expect.stringMatching(
+        /^- \[mem-1\] memory \(conversation\), 2026-03-01T10:00:00.000Z: "Alice reads Piranesi every winter."$/,
+      ),
+      `- [msg-3] conversation, user (alice), ${new Date(AT + 3 * HOUR).toISOString()}: "My favourite novel is Piranesi."`,
+    ]);
+    await memory.stop();
   });
 });
