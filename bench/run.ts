@@ -13,6 +13,7 @@ import { thinkTraceBench } from './think-trace.bench.js';
 import { otelBench } from './otel.bench.js';
 import { promptBuildBench } from './prompt-build.bench.js';
 import { memorySearchBench } from './memory-search.bench.js';
+import { conversationSearchBench } from './conversation-search.bench.js';
 import { sealedStoreBench } from './sealed-store.bench.js';
 import { mcpBench } from './mcp.bench.js';
 import { schedulesBench } from './schedules.bench.js';
@@ -89,6 +90,7 @@ await run('sealed-store', '12. Sealed store: size and write cost with VIGIL_CHEC
 await run('mcp', '13. MCP server: vigil mcp start-up, send_message via /mcp', () => mcpBench());
 await run('schedules', '14. Schedules: idle cost and next due time', () => schedulesBench());
 await run('recall', '15. Recall on LoCoMo', () => recallBench());
+await run('conversation-search', '16. Conversation search at 10,000 messages', () => conversationSearchBench());
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);

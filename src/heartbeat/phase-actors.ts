@@ -7,11 +7,13 @@ import { budgetRefOf, partialCostOf, recordCost } from './cost-recorder.js';
 import type { HeartbeatDeps } from './heartbeat.types.js';
 import { thinkStart, traceThink } from './think-trace.js';
 import { DEFAULT_CONTEXT_TOKENS } from '../subsystems/thinking/context-defaults.js';
+import { recallMessagesForThink } from '../subsystems/memory/memory-recall.js';
 
 /**
  * One think. Its cost is in the ledger before the result is returned (and so before it is applied). A think that
  * fails or is aborted (preemption, hard stop) still records what its finished API calls cost; its actions are dropped.
- * It is shown the conversation (summary and recent turns) read here, off the machine; once it has paid, its work is
+ * It is shown the conversation (summary and recent turns) read here, off the machine, and older messages recalled by
+ * their words; once it has paid, its work is
  * logged for a later debrief and the summary is brought up to date in the background, never delaying the reply.
  */
 export const thinkLogic = fromPromise<
@@ -29,10 +31,8 @@ export const thinkLogic = fromPromise<
   const review = input.review ?? null;
   const start = thinkStart(deps);
   // Only a debrief reads the store on its way to the model; the conversation comes from memory.
-  const thinkInput =
-    review === null
-      ? withPast(deps, input.thinkInput)
-      : await withReview(deps, withPast(deps, input.thinkInput), review);
+  const past = await withRecalledMessages(deps, withPast(deps, input.thinkInput));
+  const thinkInput = review === null ? past : await withReview(deps, past, review);
   // The memories recalled into it are in use: retention counts them as fresh (written at most once a day each).
   const recalled = thinkInput.recalledMemories ?? [];
   if (recalled.length > 0)
@@ -71,6 +71,22 @@ function withPast(deps: HeartbeatDeps, input: ThinkInput): ThinkInput {
   const bound = options.contextTokens === undefined ? {} : { contextTokens: options.contextTokens };
   if (context === undefined) return { ...input, ...bound };
   return { ...input, ...bound, conversation: context.conversation(options.contextTokens ?? DEFAULT_CONTEXT_TOKENS) };
+}
+
+/**
+ * The input with the older messages recalled for it (those that left its recent conversation), when the runtime keeps
+ * a conversation search. A failed read costs only the recall: the think goes on without it.
+ */
+async function withRecalledMessages(deps: HeartbeatDeps, input: ThinkInput): Promise<ThinkInput> {
+  const search = deps.conversationSearch;
+  if (search === undefined) return input;
+  try {
+    const recalledMessages = await recallMessagesForThink(search, input);
+    return recalledMessages.length === 0 ? input : { ...input, recalledMessages };
+  } catch (err) {
+    deps.log.warn({ err: describeError(err) }, 'could not recall older messages into a think; it goes on without them');
+    return input;
+  }
 }
 
 /** A debrief's input with the turn it validates. */

@@ -17,7 +17,7 @@ export const MCP_TOOL_METHODS: Readonly<Record<McpToolName, readonly RpcMethodNa
   get_reply: ['conversation.list'],
   get_status: ['heartbeat.status', 'budget.status', 'goals.list'],
   get_conversation: ['conversation.list'],
-  search_memory: ['memory.search'],
+  search_memory: ['memory.search', 'conversation.search'],
   list_goals: ['goals.list'],
   add_goal: ['goals.add'],
 };

@@ -10,6 +10,8 @@ import { createIdFactory } from '../shared/ids.js';
 import type { VigilLogger } from '../shared/logger.js';
 import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 import { TurnWorkLog } from '../subsystems/conversation/turn-work-log.js';
+import { ConversationIndex } from '../subsystems/conversation/conversation-index.js';
+import { ConversationSearch } from '../subsystems/conversation/conversation-search.js';
 import { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 import { memoryRecallOf } from '../subsystems/memory/memory-recall.js';
 import type { VigilDb } from '../subsystems/store/vigil-db.js';
@@ -41,7 +43,7 @@ export interface MindPartsDeps {
   stack: CleanupStack;
 }
 
-/** Opens the summary, the think context, long-term memory and the think traces. */
+/** Opens the summary, the think context, the conversation's search, long-term memory and the think traces. */
 export async function openMindParts(deps: MindPartsDeps) {
   const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry, backgroundWorkAfter, stack } =
     deps;
@@ -67,6 +69,17 @@ export async function openMindParts(deps: MindPartsDeps) {
     work: new TurnWorkLog(),
     toolCalls: () => toolCallLog.all(),
   });
+  // Indexed from the log in the background, after the boot (like long-term memory's): 10,000 messages never hold up
+  // 'gateway listening'; messages written meanwhile are indexed as they are written.
+  const conversationIndex = new ConversationIndex(conversation, {
+    buildAfter: backgroundWorkAfter,
+    onBuildError: (err) =>
+      log.error({ err }, 'the conversation could not be indexed; conversation search fails until restart'),
+  });
+  // Before `open`: a build it schedules for later finds the index stopping and lets go.
+  stack.defer('conversation index', () => conversationIndex.stop());
+  conversationIndex.open();
+  const conversationSearch = new ConversationSearch(conversationIndex, conversation);
   // Its index is built in the background, after the boot: a large long-term memory never holds up 'gateway listening'.
   const memory = new LongTermMemory(db, {
     onLoadError: (err) =>
@@ -87,7 +100,8 @@ export async function openMindParts(deps: MindPartsDeps) {
   // Before `open`: a build it schedules for later (indexAfter) finds memory stopping and lets go.
   stack.defer('long-term memory', () => memory.stop());
   await memory.open();
-  thinker.useMemory?.(memoryRecallOf(memory, () => clock.now()));
+  // The model's `recall` searches its memories and the whole conversation together.
+  thinker.useMemory?.(memoryRecallOf(memory, () => clock.now(), conversationSearch));
   // Only the newest id is read during the boot; the others after it, like the memory index.
   const traces = await ThinkTraceStore.open(
     db,
@@ -109,5 +123,5 @@ export async function openMindParts(deps: MindPartsDeps) {
     log,
     now: () => clock.now(),
   });
-  return { summaries, summary, context, memory, traces, tracer };
+  return { summaries, summary, context, memory, conversationSearch, traces, tracer };
 }

@@ -92,6 +92,11 @@ describe('/mcp (Streamable HTTP, the SDK client)', () => {
     const found = await h.until(client.callTool({ name: 'search_memory', arguments: { query: 'locker code' } }));
     expect(found.isError).toBeFalsy();
     expect(textOf(found)).toContain('4512');
+    // The memory the model kept and the message it was said in, each saying which it is and when.
+    expect(textOf(found)).toMatch(/^- \[memory\] "[^\n]*4512[^\n]*" \(id mem-\d+, from \w+, kept \S+Z, score /m);
+    expect(textOf(found)).toMatch(
+      /^- \[conversation\] "remember that the locker code is 4512" \(seq \d+, user \S+, said \S+Z, score /m,
+    );
 
     const status = await client.callTool({ name: 'get_status', arguments: {} });
     const summary = JSON.parse(textOf(status)) as { heartbeat: Record<string, unknown> };

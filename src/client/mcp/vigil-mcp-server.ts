@@ -7,10 +7,15 @@ import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { SendParamsSchema } from '../../protocol/agent.schema.js';
-import { ConversationListParamsSchema, type ConversationEntry } from '../../protocol/conversation.schema.js';
+import {
+  ConversationListParamsSchema,
+  type ConversationEntry,
+  type ConversationSearchHit,
+} from '../../protocol/conversation.schema.js';
 import { AddGoalParamsSchema, type GoalView } from '../../protocol/goals.schema.js';
 import { DEFAULT_MCP_TOOLS, type McpToolName } from '../../protocol/mcp-tool-names.js';
 import { MemorySearchParamsSchema } from '../../protocol/memory.schema.js';
+import { interleaveByRank } from '../../shared/rank-interleave.js';
 import { ABOUT, MCP_SERVER_INFO, MCP_SERVER_INSTRUCTIONS } from './mcp-server-identity.js';
 import { errorResult, failureResult, textResult } from './mcp-tool-result.js';
 import { sendAndWait } from './send-and-wait.js';
@@ -33,6 +38,7 @@ export interface VigilMcpServerOptions {
 export const DEFAULT_WAIT_MS = 60_000;
 const MAX_WAIT_MS = 600_000;
 const DEFAULT_CONVERSATION_LIMIT = 20;
+const DEFAULT_SEARCH_LIMIT = 10;
 
 /** The MCP server with Vigil's tools, and the one way to narrow them once connected. */
 export type VigilMcpServer = McpServer & {
@@ -167,9 +173,9 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): VigilMcpSe
     search_memory: server.registerTool(
       'search_memory',
       {
-        title: "Search the Vigil agent's long-term memory",
+        title: "Search the Vigil agent's long-term memory and conversation",
         description:
-          'Searches the facts the Vigil agent has kept in its long-term memory (from conversations, its own work and tools), best match first, by keywords.',
+          'Searches the facts the Vigil agent has kept in its long-term memory (from conversations, its own work and tools) and every message of its conversation, best match first, by keywords; each result says whether it is a memory or a message, and when it was kept or said.',
         inputSchema: {
           query: MemorySearchParamsSchema.shape.query.describe('Keywords to look for.'),
           limit: MemorySearchParamsSchema.shape.limit.describe('Most results wanted (default 10).'),
@@ -177,16 +183,22 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): VigilMcpSe
       },
       ({ query, limit }) =>
         run(async (link) => {
-          const hits = await link.call('memory.search', { query, ...(limit === undefined ? {} : { limit }) });
-          if (hits.length === 0) return textResult(`No long-term memory matches ${JSON.stringify(query)}.`);
-          return textResult(
-            hits
-              .map(
-                (hit) =>
-                  `- ${hit.content} (id ${hit.id}, from ${hit.source}, kept ${hit.createdAt}, score ${hit.score.toFixed(2)})`,
-              )
-              .join('\n'),
+          const wanted = limit ?? DEFAULT_SEARCH_LIMIT;
+          const [memories, messages] = await Promise.all([
+            link.call('memory.search', { query, limit: wanted }),
+            link.call('conversation.search', { query, limit: wanted }),
+          ]);
+          const lines = interleaveByRank(
+            memories.map(
+              (hit) =>
+                `- [memory] ${JSON.stringify(hit.content)} (id ${hit.id}, from ${hit.source}, kept ${hit.createdAt}, score ${hit.score.toFixed(2)})`,
+            ),
+            messages.map((hit) => `- [conversation] ${JSON.stringify(hit.text)} (${messageOrigin(hit)})`),
+            wanted,
           );
+          if (lines.length === 0)
+            return textResult(`Nothing in long-term memory or the conversation matches ${JSON.stringify(query)}.`);
+          return textResult(lines.join('\n'));
         }),
     ),
 
@@ -247,4 +259,10 @@ function formatEntry(entry: ConversationEntry): string {
 function formatGoal(goal: GoalView): string {
   const due = goal.dueAt === undefined ? '' : `, due ${goal.dueAt}`;
   return `- ${goal.title} (id ${goal.id}, ${goal.status}, priority ${goal.priority}, ${Math.round(goal.progress * 100)}% done${due})`;
+}
+
+/** Where a message found by `search_memory` comes from: its seq, who said it and when. */
+function messageOrigin(hit: ConversationSearchHit): string {
+  const who = hit.role === 'user' ? `user${hit.from === undefined ? '' : ` ${hit.from}`}` : 'agent';
+  return `seq ${hit.seq}, ${who}, said ${hit.at}, score ${hit.score.toFixed(2)}`;
 }

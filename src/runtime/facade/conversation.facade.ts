@@ -10,6 +10,8 @@ import type {
 } from '../../protocol/conversation.schema.js';
 import { iso, type RuntimeCore } from '../runtime-core.js';
 
+export { searchConversation } from './conversation-search.facade.js';
+
 /** The short acknowledgement a preempting message gets at once (seed 002's "one moment"). */
 export const ACK_TEXT = "One moment — I'm finishing something up, then I'll answer you.";
 

@@ -1,12 +1,26 @@
-/** Long-term memory as the think sees it: the memories recalled into each think, and the search behind the `recall` tool. */
-import type { MemoryRecall } from '../thinking/recall-tool.js';
-import type { RecalledMemory, ThinkInput } from '../thinking/thinker.schema.js';
+/**
+ * Long-term memory and the conversation as the think sees them: the memories and older messages recalled into each
+ * think, and the search of both behind the `recall` tool.
+ */
+import type { ConversationMessage } from '../../protocol/conversation.schema.js';
+import { interleaveByRank } from '../../shared/rank-interleave.js';
+import type { ConversationSearch } from '../conversation/conversation-search.js';
+import type { MemoryRecall, RecallHit } from '../thinking/recall-tool.js';
+import type { RecalledMemory, RecalledMessage, ThinkInput } from '../thinking/thinker.schema.js';
 import type { LongTermMemory } from './long-term-memory.js';
 import type { MemoryHit } from './long-term-memory.types.js';
-import { RECALL_MAX_MEMORIES, recallQueryOf, selectRecalled } from './recall-selection.js';
+import {
+  RECALL_MAX_MEMORIES,
+  RECALL_MAX_MESSAGES,
+  recallQueryOf,
+  selectRecalled,
+  selectRecalledMessages,
+} from './recall-selection.js';
 
 // Searched deeper than shown, so a long memory skipped for the allowance can give way to shorter relevant ones.
 const RECALL_SEARCH_DEPTH = RECALL_MAX_MEMORIES * 4;
+// The asking turn's own messages (its question, an acknowledgement) are found and dropped: looked for this much deeper.
+const ASKING_TURN_SLACK = 4;
 
 const recalled = ({ memory }: MemoryHit): RecalledMemory => ({
   id: memory.id,
@@ -15,16 +29,44 @@ const recalled = ({ memory }: MemoryHit): RecalledMemory => ({
   createdAt: memory.createdAt,
 });
 
-/** The `recall` tool's search over `memory` (waits for the index at boot); what it finds is in use at `now()`. */
-export function memoryRecallOf(memory: LongTermMemory, now: () => number): MemoryRecall {
+/** A message of the log as a think is shown it again. */
+export function recalledMessageOf(message: ConversationMessage): RecalledMessage {
   return {
-    recall: async (query, limit) => {
-      const found = (await memory.search(query, limit)).map(recalled);
+    seq: message.seq,
+    role: message.role,
+    ...(message.from === undefined ? {} : { from: message.from }),
+    text: message.text,
+    at: message.at,
+  };
+}
+
+/**
+ * The `recall` tool's search over `memory` and, when given, the whole `conversation` (both wait for their index at
+ * boot): the two rankings interleaved rank by rank, a memory first; what it finds of memory is in use at `now()`.
+ */
+export function memoryRecallOf(
+  memory: LongTermMemory,
+  now: () => number,
+  conversation?: ConversationSearch,
+): MemoryRecall {
+  return {
+    recall: async (query, limit, turnId) => {
+      const [memories, messages] = await Promise.all([
+        memory.search(query, limit),
+        conversation === undefined
+          ? Promise.resolve([])
+          : conversation.search({ query, limit: limit + ASKING_TURN_SLACK }),
+      ]);
+      const found = memories.map(recalled);
       memory.noteRecalled(
         found.map((m) => m.id),
         now(),
       );
-      return found;
+      const memoryHits = found.map((m): RecallHit => ({ source: 'memory', memory: m }));
+      const messageHits = messages
+        .filter((hit) => hit.message.turnId !== turnId)
+        .map((hit): RecallHit => ({ source: 'conversation', message: recalledMessageOf(hit.message) }));
+      return interleaveByRank(memoryHits, messageHits, limit);
     },
   };
 }
@@ -40,4 +82,23 @@ export function recallForThink(
   const query = recallQueryOf(input);
   if (query === '') return [];
   return selectRecalled(memory.recall(query, RECALL_SEARCH_DEPTH));
+}
+
+/**
+ * The older messages recalled into a think: the most relevant to its pending messages and focus goal among those its
+ * prompt does not show (not in its recent conversation, not of the turns it answers), within their own allowance.
+ * Nothing while the conversation's index is still being built after a boot.
+ */
+export async function recallMessagesForThink(
+  conversation: ConversationSearch,
+  input: Pick<ThinkInput, 'pendingMessages' | 'goals' | 'focusGoalId' | 'conversation'>,
+): Promise<RecalledMessage[]> {
+  const query = recallQueryOf(input);
+  if (query === '') return [];
+  const shown = new Set((input.conversation?.recent ?? []).map((m) => m.seq));
+  const answering = new Set(input.pendingMessages.map((m) => m.turnId));
+  const hits = await conversation.recall(query, RECALL_MAX_MESSAGES * 4, shown);
+  return selectRecalledMessages(
+    hits.filter((hit) => !answering.has(hit.message.turnId)).map((hit) => recalledMessageOf(hit.message)),
+  );
 }

@@ -3,7 +3,8 @@
  * within a small token allowance of the prompt, so recall never crowds out the conversation.
  */
 import { estimateTokens } from '../thinking/token-estimate.js';
-import type { RecalledMemory, ThinkInput } from '../thinking/thinker.schema.js';
+import { recalledMessageLine } from '../thinking/recall-tool.js';
+import type { RecalledMemory, RecalledMessage, ThinkInput } from '../thinking/thinker.schema.js';
 import type { MemoryHit } from './long-term-memory.types.js';
 
 /** At most this many memories are recalled into one think. */
@@ -11,6 +12,12 @@ export const RECALL_MAX_MEMORIES = 5;
 
 /** The recalled memories of one think take at most about this many tokens of the prompt. */
 export const RECALL_TOKEN_ALLOWANCE = 600;
+
+/** At most this many older messages (that left the prompt's recent conversation) are recalled into one think. */
+export const RECALL_MAX_MESSAGES = 3;
+
+/** The recalled messages of one think take at most about this many tokens of the prompt. */
+export const RECALL_MESSAGES_TOKEN_ALLOWANCE = 400;
 
 /** Longest query a think's recall sends to the index (the first characters of its messages and goal). */
 const RECALL_QUERY_MAX_CHARS = 2_000;
@@ -51,6 +58,27 @@ export function selectRecalled(
     const cost = recalledMemoryTokens(recalled);
     if (cost > left) continue;
     out.push(recalled);
+    left -= cost;
+  }
+  return out;
+}
+
+/**
+ * The older messages, best first, as the think is shown them: at most `maxMessages`, and only while their lines fit in
+ * `allowanceTokens` (a message too long for what is left is skipped; a shorter one may still fit).
+ */
+export function selectRecalledMessages(
+  messages: readonly RecalledMessage[],
+  allowanceTokens = RECALL_MESSAGES_TOKEN_ALLOWANCE,
+  maxMessages = RECALL_MAX_MESSAGES,
+): RecalledMessage[] {
+  const out: RecalledMessage[] = [];
+  let left = allowanceTokens;
+  for (const message of messages) {
+    if (out.length >= maxMessages) break;
+    const cost = estimateTokens(`- ${recalledMessageLine(message)}`);
+    if (cost > left) continue;
+    out.push(message);
     left -= cost;
   }
   return out;

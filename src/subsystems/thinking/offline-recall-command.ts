@@ -1,5 +1,5 @@
-/** The offline thinker's `/recall QUERY` command: searches long-term memory and replies with what it found. */
-import { answerRecall, type MemoryRecall } from './recall-tool.js';
+/** The offline thinker's `/recall QUERY` command: searches long-term memory and the conversation, replies with what it found. */
+import { answerRecall, NOTHING_RECALLED, type MemoryRecall } from './recall-tool.js';
 import type { PendingMessage, ThinkAction } from './thinker.schema.js';
 
 const COMMAND = /^\/recall(?:\s+([\s\S]*))?$/;
@@ -10,16 +10,16 @@ export function parseRecallCommand(text: string): string | undefined {
   return match === null ? undefined : (match[1] ?? '').trim();
 }
 
-/** Replies to a `/recall` message with the memories found (at most 5), or why there are none. */
+/** Replies to a `/recall` message with the memories and messages found (at most 5), or why there are none. */
 export async function answerRecallCommand(
   message: PendingMessage,
   query: string,
   memory: MemoryRecall | undefined,
 ): Promise<ThinkAction[]> {
-  const answer = await answerRecall({ query }, memory);
+  const answer = await answerRecall({ query }, memory, message.turnId);
   const text =
-    answer.isError || answer.text.startsWith('No long-term memory')
+    answer.isError || answer.text.startsWith(NOTHING_RECALLED)
       ? answer.text
-      : `From long-term memory:\n${answer.text}`;
+      : `From long-term memory and the conversation:\n${answer.text}`;
   return [{ type: 'reply', turnId: message.turnId, text }];
 }

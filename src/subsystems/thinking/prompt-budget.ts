@@ -1,7 +1,7 @@
 /**
  * The prompt-budget builder, pure: renders a think's volatile state into sections in a fixed order and keeps the
  * whole prompt under `VIGIL_CONTEXT_TOKENS`. What the think must answer is always shown (each oversized item cut with
- * a note); the rolling summary, recalled memories, the turn under review and the recent conversation (the newest
+ * a note); the rolling summary, recalled memories, recalled older messages, the turn under review and the recent conversation (the newest
  * entries first, as many as fit) get what is left, in that order, each within its share.
  *
  * The recent conversation is rendered oldest first as blocks of its own, one an entry, ahead of the state: entries
@@ -11,7 +11,15 @@
  */
 import { VigilError } from '../../errors.js';
 import type { PromptSectionTrace } from '../../protocol/think-trace.schema.js';
-import { fitRecalled, fitRecent, fitReview, fitSummary, omittedNoteText, RECENT } from './prompt-optional-parts.js';
+import {
+  fitRecalled,
+  fitRecalledMessages,
+  fitRecent,
+  fitReview,
+  fitSummary,
+  omittedNoteText,
+  RECENT,
+} from './prompt-optional-parts.js';
 import {
   LINE_CAP_TOKENS,
   MIN_ITEM_TOKENS,
@@ -98,6 +106,10 @@ export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
   // What is left goes to each optional part in turn, each within its share.
   const summary = fitSummary(ctx, budget);
   const recalled = input.recalledMemories === undefined ? null : fitRecalled(ctx, budget, input.recalledMemories);
+  const recalledMessages =
+    input.recalledMessages === undefined || input.recalledMessages.length === 0
+      ? null
+      : fitRecalledMessages(ctx, budget, input.recalledMessages);
   const entryMax = entryCap(args.boundTokens);
   const review = input.turnUnderReview === undefined ? null : fitReview(ctx, budget, input.turnUnderReview, entryMax);
   const recent =
@@ -105,7 +117,13 @@ export function buildBudgetedPrompt(args: PromptBudgetArgs): BudgetedPrompt {
       ? null
       : fitRecent(ctx, budget, { summarized: summary !== null, blockFrame, entryMax });
 
-  const ordered = [...head, ...(recalled === null ? [] : [recalled]), ...(review === null ? [] : [review]), ...tail];
+  const ordered = [
+    ...head,
+    ...(recalled === null ? [] : [recalled]),
+    ...(recalledMessages === null ? [] : [recalledMessages]),
+    ...(review === null ? [] : [review]),
+    ...tail,
+  ];
   const rendered = ordered.map((s) => renderSection(s.name, s.lines));
   const state = [...(recent === null ? [] : [recent.tail]), ...rendered].join('\n\n');
   const sections: PromptSectionTrace[] = [

@@ -10,6 +10,7 @@ import {
   type Section,
   type SectionContext,
 } from './prompt-state-sections.js';
+import { recalledMessageLine } from './recall-tool.js';
 import type { ThinkInput } from './thinker.schema.js';
 import { fitLines, type TokenBudget } from './token-budget.js';
 import { truncateToTokens } from './token-truncate.js';
@@ -53,6 +54,26 @@ export function fitRecalled(
     newestFirst: false,
     render: (memo) =>
       `- [${memo.id}] ${memo.source}, ${iso(memo.createdAt)}: ${quote(truncateToTokens(memo.content, each, counter))}`,
+    cost: (line) => counter.count(`${line}\n`),
+  });
+  return section(name, fitted.lines, counter, fitted.tokens);
+}
+
+/**
+ * Older messages recalled by their words (they have left the recent conversation), in the order recalled, as many as
+ * fit their share: `- [msg-SEQ] conversation, WHO, TIME: "TEXT"`.
+ */
+export function fitRecalledMessages(
+  { counter, cap }: SectionContext,
+  budget: TokenBudget,
+  messages: NonNullable<ThinkInput['recalledMessages']>,
+): Section {
+  const name = 'recalled_messages';
+  budget.charge(sectionFrameTokens(name, counter));
+  const each = cap(RECALL_SHARE / 3);
+  const fitted = fitLines(messages, budget.share(cap(RECALL_SHARE)), {
+    newestFirst: false,
+    render: (m) => `- ${recalledMessageLine({ ...m, text: truncateToTokens(m.text, each, counter) })}`,
     cost: (line) => counter.count(`${line}\n`),
   });
   return section(name, fitted.lines, counter, fitted.tokens);

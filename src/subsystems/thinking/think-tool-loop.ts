@@ -63,7 +63,7 @@ export function toolDispatcher(
       return { kind: 'external', toolUseId: use.id, result };
     },
     recall: async (use) => {
-      const answer = await answerRecall(use.input, deps.memory);
+      const answer = await answerRecall(use.input, deps.memory, deps.turnId);
       return { kind: 'text', toolUseId: use.id, text: answer.text, isError: answer.isError };
     },
     // Stored at once (the model learns the id or why not), recorded in the trace like an own action.

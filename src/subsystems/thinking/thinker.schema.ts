@@ -39,6 +39,18 @@ export const RecalledMemorySchema = z.object({
 });
 export type RecalledMemory = z.infer<typeof RecalledMemorySchema>;
 
+/** An older message of the conversation, found by its words (it has left the prompt's recent conversation). */
+export const RecalledMessageSchema = z.object({
+  seq: z.number().int().min(1),
+  role: z.enum(['user', 'assistant']),
+  /** Who sent a user message. */
+  from: z.string().optional(),
+  text: z.string(),
+  /** Epoch ms. */
+  at: z.number(),
+});
+export type RecalledMessage = z.infer<typeof RecalledMessageSchema>;
+
 /** The rolling summary of the conversation older than the recent turns a think is shown. */
 export const ConversationSummaryViewSchema = z.object({
   text: z.string(),
@@ -111,6 +123,8 @@ export const ThinkInputSchema = z.object({
     .optional(),
   /** Long-term memories recalled for this think (most relevant first), already within the prompt's token bound. */
   recalledMemories: z.array(RecalledMemorySchema).optional(),
+  /** Older messages of the conversation recalled for this think (most relevant first): none its prompt shows already. */
+  recalledMessages: z.array(RecalledMessageSchema).optional(),
   /** The recent conversation and the rolling summary of what is older (absent: the think sees only its messages). */
   conversation: ThinkConversationSchema.optional(),
   /** A debrief's turn: what it validates. */

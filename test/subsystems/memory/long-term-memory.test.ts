@@ -329,7 +329,7 @@ describe('LongTermMemory: memories in use', () => {
     await memory.keep({ content: 'Otters use rocks as tools.', source: 'conversation', salience: 0.5, at: AT });
     await memory.keep({ content: 'Beavers build dams.', source: 'conversation', salience: 0.5, at: AT });
     const found = await memoryRecallOf(memory, () => AT + 3 * DAY_MS).recall('otters rocks', 5);
-    expect(found.map((m) => m.id)).toEqual(['mem-1']);
+    expect(found.map((hit) => (hit.source === 'memory' ? hit.memory.id : hit.source))).toEqual(['mem-1']);
     await memory.search('otters', 10);
     expect(memory.get('mem-1')?.recalledAt).toBe(AT + 3 * DAY_MS);
     expect(memory.get('mem-2')?.recalledAt).toBeUndefined();

@@ -82,7 +82,7 @@ describe('long-term memory in thinks', () => {
     const toolResult = afterRecall.body.messages[2].content[0];
     expect(toolResult).toMatchObject({ type: 'tool_result' });
     expect(toolResult.is_error).toBeUndefined();
-    expect(toolResult.content).toMatch(/^- \[mem-1\] working_memory, .*"Project Falcon ships in May"$/);
+    expect(toolResult.content).toMatch(/^- \[mem-1\] memory \(working_memory\), .*"Project Falcon ships in May"$/m);
     expect(h.ofType('agent.reply')).toHaveLength(2);
   });
 
