@@ -22,6 +22,7 @@ import type { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
 import { retention as traceRetention, ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
 import { ThinkTracer } from '../subsystems/traces/think-tracer.js';
 import type { CleanupStack } from './cleanup-stack.js';
+import type { SemanticParts } from './semantic-parts.js';
 import { exportThinkSpans, type ThinkTelemetry } from './think-span-export.js';
 
 /** What the mind parts are built from. */
@@ -39,12 +40,15 @@ export interface MindPartsDeps {
   backgroundWorkAfter?: PromiseLike<unknown>;
   /** Where the summary's and memory's stops are deferred (the boot's cleanup stack). */
   stack: CleanupStack;
+  /** Semantic search's parts (VIGIL_EMBEDDINGS_URL), if configured: memory gets a semantic index. */
+  semantic?: SemanticParts;
 }
 
 /** Opens the summary, the think context, long-term memory and the think traces. */
 export async function openMindParts(deps: MindPartsDeps) {
   const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry, backgroundWorkAfter, stack } =
     deps;
+  const memorySemantic = deps.semantic?.index('memory');
   // The rolling summary as it was last written (a kill -9 loses none of it: each version is synced).
   const summaries = new SummaryStore(db);
   const summary = new ConversationSummaryKeeper({
@@ -83,6 +87,7 @@ export async function openMindParts(deps: MindPartsDeps) {
     },
     onRecallWriteError: (err) =>
       log.warn({ err }, 'could not note that memories were used; their retention counts them from before'),
+    ...(memorySemantic === undefined ? {} : { semantic: memorySemantic }),
   });
   // Before `open`: a build it schedules for later (indexAfter) finds memory stopping and lets go.
   stack.defer('long-term memory', () => memory.stop());

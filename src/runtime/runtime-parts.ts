@@ -20,6 +20,7 @@ import type { ConversationSummaryKeeper } from '../subsystems/summary/conversati
 import type { SummaryStore } from '../subsystems/summary/summary-store.js';
 import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 import type { OpenTurns } from './open-turns.js';
+import type { SemanticParts } from './semantic-parts.js';
 import type { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import type { TokenStore } from '../subsystems/auth/token-store.js';
 
@@ -46,6 +47,8 @@ export interface RuntimeParts {
   summaries: SummaryStore;
   /** Long-term memory: its store and full-text index. */
   memory: LongTermMemory;
+  /** Semantic search (VIGIL_EMBEDDINGS_URL): its indexes start filling once the heartbeat runs. Unset: lexical only. */
+  semantic?: SemanticParts;
   /** The schedules (CONTRACT §11). */
   schedules: ScheduleStore;
   /** The scoped gateway tokens (CONTRACT §14). */
