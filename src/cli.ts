@@ -50,6 +50,9 @@ commands:
   conversation [--limit N] [--before SEQ] [--json]
       the conversation log, newest last, one line per entry (--json: the entries as JSON);
       page back with --before the oldest seq shown
+  conversation search QUERY [--limit N] [--before T] [--after T] [--json]
+      the messages best matching QUERY, best first (user and agent, all that retention keeps), optionally said
+      before/after ISO times: seq, time, who, score, text
   checkpoints list | create | show ID | restore ID --yes | export ID FILE | import FILE
       the checkpoint methods
   tools list [--json]

@@ -24,6 +24,7 @@ import type { ApprovalWaits } from '../subsystems/tools/approval-waits.js';
 import type { ThinkTraceSink } from '../subsystems/traces/think-tracer.js';
 import type { ThinkContext } from '../subsystems/summary/think-context.js';
 import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
+import type { ConversationSearch } from '../subsystems/conversation/conversation-search.js';
 import type { PendingMessage, ThinkResult } from '../subsystems/thinking/thinker.schema.js';
 import type { BeatPlan } from './beat-plan.js';
 import type { TurnTimers } from './turn-tracker.js';
@@ -103,6 +104,8 @@ export interface HeartbeatDeps {
   context?: ThinkContext;
   /** Long-term memory: recalled into each think, fed by `remember` and by what leaves working memory (absent: none). */
   memory?: LongTermMemory;
+  /** The conversation's search: old messages that left the prompt window are recalled into a think (absent: none). */
+  conversationSearch?: ConversationSearch;
 }
 
 /** The conversation's turn state kept by the heartbeat (messages themselves are in the log), with the debrief timers. */

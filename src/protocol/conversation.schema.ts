@@ -1,5 +1,6 @@
 /** The conversation log's records: one message per entry, and the archives that hold entries moved aside by a restore. */
 import { z } from 'zod';
+import { isoTime } from './iso-time.js';
 import { TokenScopeSchema } from './token-scopes.js';
 
 /** How a turn may end without an answer (CONTRACT §7). */
@@ -91,3 +92,30 @@ export const ConversationEntrySchema = z.object({
   unanswered: TurnEndingSchema.optional(),
 });
 export type ConversationEntry = z.infer<typeof ConversationEntrySchema>;
+
+/** Most hits `conversation.search` answers with. */
+export const MAX_CONVERSATION_SEARCH_LIMIT = 100;
+
+/** `conversation.search` params (CONTRACT §17): words to look for, and the time window (ISO times, both exclusive). */
+export const ConversationSearchParamsSchema = z.object({
+  query: z.string().trim().min(1).max(1000),
+  /** Hits wanted, best first (default 10). */
+  limit: z.number().int().min(1).max(MAX_CONVERSATION_SEARCH_LIMIT).optional(),
+  /** Only messages said before this time. */
+  before: isoTime.optional(),
+  /** Only messages said after this time. */
+  after: isoTime.optional(),
+});
+export type ConversationSearchParams = z.infer<typeof ConversationSearchParamsSchema>;
+
+/** One `conversation.search` hit: a message of the log, with its relevance. */
+export const ConversationSearchHitSchema = z.object({
+  seq: z.number().int().min(1),
+  role: z.enum(['user', 'agent']),
+  from: z.string().optional(),
+  text: z.string(),
+  at: isoTime,
+  /** BM25 relevance (stemmed words; prefix and fuzzy matches weighted down); higher is better within one search. */
+  score: z.number(),
+});
+export type ConversationSearchHit = z.infer<typeof ConversationSearchHitSchema>;

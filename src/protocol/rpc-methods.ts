@@ -10,7 +10,12 @@ import {
   ListCheckpointsParamsSchema,
   RestoreParamsSchema,
 } from './checkpoints.schema.js';
-import { ConversationEntrySchema, ConversationListParamsSchema } from './conversation.schema.js';
+import {
+  ConversationEntrySchema,
+  ConversationListParamsSchema,
+  ConversationSearchHitSchema,
+  ConversationSearchParamsSchema,
+} from './conversation.schema.js';
 import { AddGoalParamsSchema, GoalIdParamsSchema, GoalViewSchema } from './goals.schema.js';
 import { HeartbeatStatusSchema } from './heartbeat.schema.js';
 import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from './checkpoint-transfer.schema.js';
@@ -182,6 +187,13 @@ export const RPC_METHODS = {
     'The conversation, newest last: the newest limit entries (default 50) before the seq given, so paging goes backwards.',
     ConversationListParamsSchema,
     z.array(ConversationEntrySchema),
+  ),
+  'conversation.search': method(
+    'read',
+    'Messages of the conversation (user and agent, all that retention keeps) best matching the query, best first: BM25 over stemmed words, with prefix and fuzzy matches; before/after (ISO times) keep to a window; limit defaults to 10, at most 100.',
+    ConversationSearchParamsSchema,
+    z.array(ConversationSearchHitSchema),
+    ['STORE_IO'],
   ),
   'events.subscribe': method(
     'read',

@@ -10,6 +10,9 @@ import { createIdFactory } from '../shared/ids.js';
 import type { VigilLogger } from '../shared/logger.js';
 import type { ConversationLog } from '../subsystems/conversation/conversation-log.js';
 import { TurnWorkLog } from '../subsystems/conversation/turn-work-log.js';
+import { ConversationIndex } from '../subsystems/conversation/conversation-index.js';
+import { ConversationSearch } from '../subsystems/conversation/conversation-search.js';
+import { followConversationSemantic } from '../subsystems/embeddings/conversation-semantic.js';
 import { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 import { memoryRecallOf } from '../subsystems/memory/memory-recall.js';
 import type { VigilDb } from '../subsystems/store/vigil-db.js';
@@ -44,7 +47,7 @@ export interface MindPartsDeps {
   semantic?: SemanticParts;
 }
 
-/** Opens the summary, the think context, long-term memory and the think traces. */
+/** Opens the summary, the think context, the conversation's search, long-term memory and the think traces. */
 export async function openMindParts(deps: MindPartsDeps) {
   const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry, backgroundWorkAfter, stack } =
     deps;
@@ -71,6 +74,29 @@ export async function openMindParts(deps: MindPartsDeps) {
     work: new TurnWorkLog(),
     toolCalls: () => toolCallLog.all(),
   });
+  // Indexed from the log in the background, after the boot (like long-term memory's): 10,000 messages never hold up
+  // 'gateway listening'; messages written meanwhile are indexed as they are written.
+  const conversationIndex = new ConversationIndex(conversation, {
+    buildAfter: backgroundWorkAfter,
+    onBuildError: (err) =>
+      log.error({ err }, 'the conversation could not be indexed; conversation search fails until restart'),
+  });
+  // Before `open`: a build it schedules for later finds the index stopping and lets go.
+  stack.defer('conversation index', () => conversationIndex.stop());
+  conversationIndex.open();
+  const conversationSearch = new ConversationSearch(conversationIndex, conversation);
+  const conversationSemantic = deps.semantic?.index('conversation');
+  if (conversationSemantic !== undefined) {
+    stack.defer('conversation vectors', () => conversationSemantic.stop());
+    // In the background, after the lexical build: searches rank lexically until the vectors are in.
+    void followConversationSemantic({
+      log: conversation,
+      index: conversationIndex,
+      search: conversationSearch,
+      semantic: conversationSemantic,
+      logger: log,
+    });
+  }
   // Its index is built in the background, after the boot: a large long-term memory never holds up 'gateway listening'.
   const memory = new LongTermMemory(db, {
     onLoadError: (err) =>
@@ -114,5 +140,5 @@ export async function openMindParts(deps: MindPartsDeps) {
     log,
     now: () => clock.now(),
   });
-  return { summaries, summary, context, memory, traces, tracer };
+  return { summaries, summary, context, memory, conversationSearch, traces, tracer };
 }

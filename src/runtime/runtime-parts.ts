@@ -19,6 +19,7 @@ import type { ThinkTraceStore } from '../subsystems/traces/think-trace-store.js'
 import type { ConversationSummaryKeeper } from '../subsystems/summary/conversation-summary.js';
 import type { SummaryStore } from '../subsystems/summary/summary-store.js';
 import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
+import type { ConversationSearch } from '../subsystems/conversation/conversation-search.js';
 import type { OpenTurns } from './open-turns.js';
 import type { SemanticParts } from './semantic-parts.js';
 import type { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
@@ -49,6 +50,8 @@ export interface RuntimeParts {
   memory: LongTermMemory;
   /** Semantic search (VIGIL_EMBEDDINGS_URL): its indexes start filling once the heartbeat runs. Unset: lexical only. */
   semantic?: SemanticParts;
+  /** The conversation's full-text search (CONTRACT §17), over every message the log keeps. */
+  conversationSearch: ConversationSearch;
   /** The schedules (CONTRACT §11). */
   schedules: ScheduleStore;
   /** The scoped gateway tokens (CONTRACT §14). */

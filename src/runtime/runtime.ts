@@ -9,7 +9,12 @@ import type { BudgetStatus, SetCapParams, TopUpParams } from '../protocol/budget
 import type { ActorStates, CognitiveCheckpoint } from '../protocol/checkpoint-format.schema.js';
 import type { CheckpointExport, ImportResult } from '../protocol/checkpoint-transfer.schema.js';
 import type { CheckpointCreated, CheckpointRestored, CheckpointSummary } from '../protocol/checkpoints.schema.js';
-import type { ConversationEntry, ConversationListParams } from '../protocol/conversation.schema.js';
+import type {
+  ConversationEntry,
+  ConversationListParams,
+  ConversationSearchHit,
+  ConversationSearchParams,
+} from '../protocol/conversation.schema.js';
 import type { VigilEvent } from '../protocol/events.schema.js';
 import type { AddGoalParams, GoalView } from '../protocol/goals.schema.js';
 import type { HeartbeatStatus } from '../protocol/heartbeat.schema.js';
@@ -21,6 +26,7 @@ import type { JournalQuery } from '../subsystems/journal/event-journal.js';
 import { BudgetFacade } from './facade/budget.facade.js';
 import { createCheckpoint, exportOne, getCheckpoint, importOne, listCheckpoints } from './facade/checkpoints.facade.js';
 import { listConversation, sendMessage } from './facade/conversation.facade.js';
+import { searchConversation } from './facade/conversation-search.facade.js';
 import { EventsFacade } from './facade/events.facade.js';
 import { GoalsFacade } from './facade/goals.facade.js';
 import type { MetricsFacade } from './facade/metrics.facade.js';
@@ -201,6 +207,11 @@ export class Runtime {
   /** `conversation.list`: the newest `limit` entries before `before` (a seq), newest last. */
   listConversation(params: ConversationListParams = {}): Promise<ConversationEntry[]> {
     return listConversation(this.core, params);
+  }
+
+  /** `conversation.search`: the messages best matching `query` (within `before`/`after`), best first. */
+  searchConversation(params: ConversationSearchParams): Promise<ConversationSearchHit[]> {
+    return searchConversation(this.core, params);
   }
 
   /** `budget.status`: today's cap, spend and state. */

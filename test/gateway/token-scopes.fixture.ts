@@ -48,6 +48,7 @@ export async function startScopedGateway(
     'goals.add': { title: 'a goal from a narrow token' },
     'goals.complete': { id: goal.id },
     'memory.search': { query: 'anything' },
+    'conversation.search': { query: 'anything' },
     'memory.forget': { id: 'mem-unknown' },
     'agent.send': { text: 'hello' },
     'events.history': { limit: 5 },

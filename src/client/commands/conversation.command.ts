@@ -1,12 +1,17 @@
-/** `vigil conversation [--limit N] [--before SEQ] [--json]`: the conversation log, newest last, one line per entry. */
+/**
+ * `vigil conversation [--limit N] [--before SEQ] [--json]`: the conversation log, newest last, one line per entry;
+ * `vigil conversation search QUERY …` searches it (`conversation-search.command.ts`).
+ */
+import { parseArgs } from 'node:util';
 import type { ConversationEntry } from '../../protocol/conversation.schema.js';
 import { UsageError, type CliIo } from './cli-io.js';
 import { parseClientArgs } from './client-args.js';
+import { CONVERSATION_SEARCH_FLAGS as SEARCH_FLAGS, conversationSearchCommand } from './conversation-search.command.js';
 import { printJson, runClientCommand } from './run-client-command.js';
 
 /** The usage line. */
 export const CONVERSATION_USAGE =
-  'usage: vigil conversation [--limit N] [--before SEQ] [--json] [--url URL] [--token TOKEN] [--data-dir D]';
+  'usage: vigil conversation [--limit N] [--before SEQ] [--json] | conversation search QUERY [--limit N] [--before T] [--after T] [--json]  [--url URL] [--token TOKEN] [--data-dir D]';
 
 // The server's bound on `limit` (ConversationListParamsSchema), checked here so a wrong value is a usage error (2).
 const MAX_LIMIT = 1000;
@@ -14,6 +19,8 @@ const DEFAULT_LIMIT = 50;
 
 /** Runs `vigil conversation`. */
 export function conversationCommand(argv: string[], io: CliIo): Promise<number> {
+  const search = searchAt(argv);
+  if (search >= 0) return conversationSearchCommand([...argv.slice(0, search), ...argv.slice(search + 1)], io);
   return runClientCommand(
     io,
     CONVERSATION_USAGE,
@@ -47,6 +54,24 @@ export function conversationCommand(argv: string[], io: CliIo): Promise<number> 
       return 0;
     },
   );
+}
+
+/** Where `search` is when it is the first positional argument (flags may come before it), else -1. */
+function searchAt(argv: string[]): number {
+  try {
+    const { tokens } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      tokens: true,
+      options: { url: { type: 'string' }, token: { type: 'string' }, 'data-dir': { type: 'string' }, ...SEARCH_FLAGS },
+    });
+    const first = tokens.find((token) => token.kind === 'positional');
+    return first?.kind === 'positional' && first.value === 'search' ? first.index : -1;
+  } catch {
+    // Not a valid search line: the listing's own parse says what is wrong.
+    return -1;
+  }
 }
 
 /**

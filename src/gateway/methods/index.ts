@@ -10,6 +10,7 @@ import { toolsMethods } from './tools.methods.js';
 import { thinksMethods } from './thinks.methods.js';
 import { tasksMethods } from './tasks.methods.js';
 import { memoryMethods } from './memory.methods.js';
+import { conversationMethods } from './conversation.methods.js';
 import { schedulesMethods } from './schedules.methods.js';
 import { tokensMethods } from './tokens.methods.js';
 
@@ -24,6 +25,7 @@ export const ALL_METHODS: RpcHandlers = {
   ...thinksMethods,
   ...tasksMethods,
   ...memoryMethods,
+  ...conversationMethods,
   ...schedulesMethods,
   ...tokensMethods,
   ...discoverMethods,

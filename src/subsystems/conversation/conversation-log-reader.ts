@@ -45,6 +45,18 @@ export class ConversationLogReader {
     return (await this.read({ ...range, reverse: true, limit: nonNegative(limit) })).reverse();
   }
 
+  /** The live entries `seqs`, in the order asked; a seq no longer live (pruned, archived) is left out. */
+  async readSeqs(seqs: readonly number[]): Promise<ConversationMessage[]> {
+    if (seqs.length === 0) return [];
+    const keys = seqs.map(conversationSeqKey);
+    try {
+      const values = await this.log.getMany(keys);
+      return values.flatMap((value, i) => (value === undefined ? [] : [parseMessage(keys[i]!, value)]));
+    } catch (err) {
+      throw toStoreError(err, 'read conversation messages');
+    }
+  }
+
   /** How many live entries the log holds. */
   async count(): Promise<number> {
     try {

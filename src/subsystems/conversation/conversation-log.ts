@@ -36,6 +36,7 @@ export class ConversationLog extends ConversationLogReader {
   private opened = false;
   private writes: Promise<unknown> = Promise.resolve();
   private readonly appended: Array<(message: ConversationMessage) => void> = [];
+  private readonly removed: Array<(seqs: readonly number[]) => void> = [];
   private liveCount = new LiveCount(undefined);
 
   /** Reads the last live seq, the highest seq ever issued and how many entries are live. */
@@ -110,6 +111,14 @@ export class ConversationLog extends ConversationLogReader {
   }
 
   /**
+   * Calls `listener` with the seqs of live entries once they durably left the live log (pruned by retention, or moved
+   * into an archive by a restore): the conversation index drops them.
+   */
+  onRemove(listener: (seqs: readonly number[]) => void): void {
+    this.removed.push(listener);
+  }
+
+  /**
    * The seq up to which the log's entries are accounted for: the last live entry, but never past a held one. A
    * checkpoint stores this, and a restart replays what lies after it; a message written but not yet seen by the
    * heartbeat must be replayed, not skipped.
@@ -139,6 +148,7 @@ export class ConversationLog extends ConversationLogReader {
         await writeSyncBatch(this.db, [...plan.ops, this.countOp(-plan.moved.length)]);
         this.liveCount.written(-plan.moved.length);
         this.lastLive = plan.lastLiveAfter;
+        this.notifyRemoved(plan.moved.map((m) => m.seq));
         return plan.moved.length;
       } catch (err) {
         this.liveCount.failed();
@@ -184,6 +194,7 @@ export class ConversationLog extends ConversationLogReader {
           settle();
           // An append written meanwhile (none is, under a restore) lies above everything the plan saw.
           if (this.lastLive <= highestAtPlan) this.lastLive = plan.lastLiveAfter;
+          this.notifyRemoved(plan.moved.map((m) => m.seq));
           for (const message of plan.appended) for (const listener of this.appended) listener(message);
         },
         abandoned: settle,
@@ -221,6 +232,7 @@ export class ConversationLog extends ConversationLogReader {
           const gone = -chunk.filter((op) => op.sublevel === this.log).length;
           await writeSyncBatch(this.db, [...chunk, this.countOp(gone)]);
           this.liveCount.written(gone);
+          this.notifyRemoved(chunk.flatMap((op) => (op.sublevel === this.log ? [Number(op.key)] : [])));
         }
         return live.length + ops.filter((op) => op.sublevel === this.archive).length;
       } catch (err) {
@@ -283,6 +295,11 @@ export class ConversationLog extends ConversationLogReader {
     const [kept] = await this.log.keys({ lte: conversationSeqKey(watermark), reverse: true, limit: 1 }).all();
     const lastLiveAfter = appended.at(-1)?.seq ?? (kept === undefined ? 0 : Number(kept));
     return { ops, moved, appended, lastLiveAfter };
+  }
+
+  private notifyRemoved(seqs: readonly number[]): void {
+    if (seqs.length === 0) return;
+    for (const listener of this.removed) listener(seqs);
   }
 
   private assertOpen(method: string): void {

@@ -19,20 +19,22 @@ export function fusionDepth(limit: number): number {
 
 /**
  * The best `limit` records for `query`, best first. `lexical(depth)` is the corpus's lexical ranking read `depth`
- * deep; the semantic index, if any, adds the records nearest the query's vector, and the two are fused.
+ * deep; the semantic index, if any, adds the records nearest the query's vector that `accept` takes (the lexical
+ * ranking's own filter, such as a time window), and the two are fused.
  */
 export async function hybridRanking(
   query: string,
   limit: number,
   lexical: (depth: number) => RankedSeq[],
   semantic: SemanticIndex | undefined,
+  accept?: (seq: number) => boolean,
 ): Promise<RankedSeq[]> {
   if (limit <= 0) return [];
   if (semantic === undefined || semantic.size === 0) return lexical(limit);
   const depth = fusionDepth(limit);
   const [vector, words] = [await semantic.embedQuery(query), lexical(depth)];
   if (vector === null) return words.slice(0, limit);
-  const near = await semantic.nearest(vector, depth);
+  const near = await semantic.nearest(vector, depth, accept);
   const fused = fuseByReciprocalRank([words.map((hit) => hit.seq), near.map((hit) => hit.seq)]);
   return fused.slice(0, limit).map(({ key, score }) => ({ seq: key, score }));
 }

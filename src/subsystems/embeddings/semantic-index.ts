@@ -186,9 +186,18 @@ export class SemanticIndex {
     }
   }
 
-  /** The `k` records nearest `query`, best first; the scan lets beats and requests run every SCAN_ROWS_PER_STEP rows. */
-  nearest(query: Float32Array, k: number): Promise<Neighbour[]> {
-    return this.vectors.nearestInSteps(query, k, SCAN_ROWS_PER_STEP, nextTurn);
+  /**
+   * The `k` records nearest `query` that `accept` takes (default: all), best first; the scan lets beats and requests
+   * run every SCAN_ROWS_PER_STEP rows.
+   */
+  nearest(query: Float32Array, k: number, accept?: (seq: number) => boolean): Promise<Neighbour[]> {
+    return this.vectors.nearestInSteps(query, k, SCAN_ROWS_PER_STEP, nextTurn, accept);
+  }
+
+  /** Records `seqs` left their store outside a batch of ours (the conversation's retention): drops their vectors now. */
+  async removeNow(seqs: readonly number[]): Promise<void> {
+    for (const seq of seqs) this.removed(seq);
+    await this.options.store.delete(seqs);
   }
 
   private reportPending(): void {

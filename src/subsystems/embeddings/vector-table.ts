@@ -99,13 +99,14 @@ export class VectorTable {
     k: number,
     rowsPerStep: number,
     yieldStep: () => Promise<void>,
+    accept?: (seq: number) => boolean,
   ): Promise<Neighbour[]> {
     const best: Neighbour[] = [];
     if (!this.fits(query, k)) return best;
     for (let start = 0; start < this.seqs.length; start += rowsPerStep) {
       if (start > 0) await yieldStep();
       // Rows may have moved or gone meanwhile (a delete swaps the last row in): each step reads the table as it is.
-      this.scanRows(query, k, start, Math.min(this.seqs.length, start + rowsPerStep), best);
+      this.scanRows(query, k, start, Math.min(this.seqs.length, start + rowsPerStep), best, accept);
     }
     return best;
   }
@@ -115,7 +116,14 @@ export class VectorTable {
   }
 
   /** Scores rows `from`..`to`-1 against `query` into `best` (kept sorted best first, at most `k`). */
-  private scanRows(query: Float32Array, k: number, from: number, to: number, best: Neighbour[]): void {
+  private scanRows(
+    query: Float32Array,
+    k: number,
+    from: number,
+    to: number,
+    best: Neighbour[],
+    accept?: (seq: number) => boolean,
+  ): void {
     const { dims, data, seqs } = this;
     for (let row = from, offset = from * dims; row < to; row += 1, offset += dims) {
       let score = 0;
@@ -123,6 +131,7 @@ export class VectorTable {
       if (score <= 0) continue;
       const seq = seqs[row] as number;
       if (best.length === k && !better(score, seq, best[k - 1] as Neighbour)) continue;
+      if (accept !== undefined && !accept(seq)) continue;
       // k is small (a page of hits), so an insertion into the sorted list beats a heap.
       let at = best.length;
       while (at > 0 && better(score, seq, best[at - 1] as Neighbour)) at -= 1;

@@ -84,6 +84,14 @@ export class MemoryIndex {
     this.search$.add({ seq: memory.seq, content: memory.content });
   }
 
+  /**
+   * Removes document `seq` without its text (MiniSearch drops it from results at once and from the inverted index at
+   * its next vacuum): for an index whose documents are not kept in memory, such as the conversation's.
+   */
+  discard(seq: number): void {
+    if (this.search$.has(seq)) this.search$.discard(seq);
+  }
+
   /** Removes a memory at once from the inverted index; `memory` must be as it was indexed. */
   remove(memory: IndexedMemory): void {
     if (this.search$.has(memory.seq)) this.search$.remove({ seq: memory.seq, content: memory.content });
@@ -93,13 +101,18 @@ export class MemoryIndex {
    * The best `limit` memories for `query`, best first; a query of stop words only finds nothing. The exact words are
    * looked up first: when every word of the query is in the index and they fill the page, the prefix and fuzzy
    * expansion (several times the cost) is skipped, since it would mostly add variants BM25 ranks below them. A word
-   * cut short or misspelt is not in the index, so such queries always get the expansion.
+   * cut short or misspelt is not in the index, so such queries always get the expansion. Only documents `accept`
+   * takes (all when absent) are found.
    */
-  search(query: string, limit: number): IndexHit[] {
+  search(query: string, limit: number, accept?: (seq: number) => boolean): IndexHit[] {
     if (limit <= 0) return [];
-    const exact = this.search$.search(query, EXACT_ONLY);
+    // Filtered inside the search, so a page of `limit` is made of accepted documents only (a time window, say).
+    const filter = accept === undefined ? {} : { filter: (result: SearchResult) => accept(result.id as number) };
+    const exact = this.search$.search(query, { ...EXACT_ONLY, ...filter });
     const hits =
-      exact.length >= limit && everyTermFound(query, exact, this.processTerm) ? exact : this.search$.search(query);
+      exact.length >= limit && everyTermFound(query, exact, this.processTerm)
+        ? exact
+        : this.search$.search(query, filter);
     return hits.slice(0, limit).map((hit) => ({ seq: hit.id as number, score: hit.score }));
   }
 }

@@ -261,7 +261,7 @@ describe('hybrid memory search', () => {
     expect(opened.semantic.size).toBe(3);
   });
 
-  it("deletes a memory's vector in the batch that forgets it, and an evicted one's with it", async () => {
+  it("deletes a memory's vector in the batch that forgets it", async () => {
     const { api, dataDir } = await setUp();
     const opened = await openMemory(api, dataDir);
     await keepAll(opened.memory, FACTS);
