@@ -112,6 +112,17 @@ export const VigilConfigSchema = z
       .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://localhost:11434/v1' })
       .optional(),
     openaiTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    // Semantic search (docs/guides/memory.md): off unless an OpenAI-compatible /v1/embeddings endpoint is named.
+    embeddingsUrl: z
+      .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:11434/v1' })
+      .optional(),
+    embeddingsModel: nonEmpty('expected the id of an embeddings model such as nomic-embed-text').optional(),
+    embeddingsApiKey: nonEmpty('expected a non-empty API key').optional(),
+    embeddingsPricePerMTok: z
+      .number({ error: 'expected a number of US dollars per million tokens, 0 or more' })
+      .nonnegative({ error: 'expected a number of US dollars per million tokens, 0 or more' })
+      .optional(),
+    embeddingsTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     cacheTtl: z.enum(CACHE_TTLS, { error: 'expected "5m" or "1h"' }),
     // 0 switches the limit off (benchmarks, trusted local tools).
     rpcRateLimit: intIn(
@@ -192,6 +203,14 @@ export const VigilConfigSchema = z
         'required when VIGIL_THINKER is "openai" and OPENAI_BASE_URL is unset (OpenAI\'s own API); a local server set in OPENAI_BASE_URL needs none';
       ctx.addIssue({ code: 'custom', path: ['openaiApiKey'], message });
     }
+    // Each names the variable that is missing: the one the user must add.
+    if (c.embeddingsUrl !== undefined && c.embeddingsModel === undefined) {
+      const message = 'required when VIGIL_EMBEDDINGS_URL is set (such as nomic-embed-text on Ollama)';
+      ctx.addIssue({ code: 'custom', path: ['embeddingsModel'], message });
+    } else if (c.embeddingsUrl === undefined && c.embeddingsModel !== undefined) {
+      const message = 'required when VIGIL_EMBEDDINGS_MODEL is set (such as http://127.0.0.1:11434/v1 for Ollama)';
+      ctx.addIssue({ code: 'custom', path: ['embeddingsUrl'], message });
+    }
     if (c.thinker === 'openai' && c.model === DEFAULT_MODEL) {
       const message =
         'expected the id of a model the OpenAI-compatible endpoint serves (such as gpt-5-mini, or llama3.2 on Ollama): VIGIL_THINKER=openai has no default model';
@@ -238,6 +257,11 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'OPENAI_BASE_URL', key: 'openaiBaseUrl', kind: 'string', default: undefined, description: 'Base URL of the Chat Completions endpoint for the openai thinker (http://localhost:11434/v1 for Ollama, https://openrouter.ai/api/v1 for OpenRouter); unset: OpenAI\'s own API.' },
   { name: 'OPENAI_API_KEY', key: 'openaiApiKey', kind: 'string', default: undefined, secret: true, description: 'API key for the openai thinker; required when VIGIL_THINKER=openai and OPENAI_BASE_URL is unset; a local server needs none.' },
   { name: 'VIGIL_OPENAI_TIMEOUT_MS', key: 'openaiTimeoutMs', kind: 'number', default: '120000', description: 'Timeout of one Chat Completions attempt in ms, response body included; a timed-out attempt is retried like a 5xx. A slow local model may need more.' },
+  { name: 'VIGIL_EMBEDDINGS_URL', key: 'embeddingsUrl', kind: 'string', default: undefined, description: 'Base URL of an OpenAI-compatible embeddings API (http://127.0.0.1:11434/v1 for Ollama, a llama.cpp server\'s /v1, https://api.openai.com/v1): set with VIGIL_EMBEDDINGS_MODEL, memory search fuses the lexical ranking with vector similarity; unset: lexical search only.' },
+  { name: 'VIGIL_EMBEDDINGS_MODEL', key: 'embeddingsModel', kind: 'string', default: undefined, description: 'The embeddings model (nomic-embed-text, text-embedding-3-small); required with VIGIL_EMBEDDINGS_URL. Changing it re-embeds every record in the background.' },
+  { name: 'VIGIL_EMBEDDINGS_API_KEY', key: 'embeddingsApiKey', kind: 'string', default: undefined, secret: true, description: 'API key sent to VIGIL_EMBEDDINGS_URL (never OPENAI_API_KEY: a key goes only to the server it was given for); a local server needs none.' },
+  { name: 'VIGIL_EMBEDDINGS_PRICE_PER_MTOK', key: 'embeddingsPricePerMTok', kind: 'number', default: undefined, description: 'Price of the embeddings model in USD per million input tokens, charged to the daily budget; unset: OpenAI\'s list price for its text-embedding models, 0 for any other (a local model).' },
+  { name: 'VIGIL_EMBEDDINGS_TIMEOUT_MS', key: 'embeddingsTimeoutMs', kind: 'number', default: '30000', description: 'Timeout of one embeddings request that fills vectors in the background, in ms; a search\'s query waits at most 2 s (or this, if shorter) before answering with the lexical ranking alone.' },
   { name: 'VIGIL_IDENTITY_FILE', key: 'identityFile', kind: 'string', default: undefined, description: 'File with the agent persona and standing instructions; unset: the default shipped in the package.' },
   { name: 'VIGIL_MODEL', key: 'model', kind: 'string', default: DEFAULT_MODEL, description: 'Model id for the think phase (a current Claude Sonnet by default; required with VIGIL_THINKER=openai); its price must be known or given in VIGIL_PRICING_JSON (0 is a valid price for a local model).' },
   { name: 'VIGIL_BEAT_MS', key: 'beatMs', kind: 'number', default: '1000', description: 'Base interval between beats in ms; must lie between VIGIL_BEAT_MIN_MS and VIGIL_BEAT_MAX_MS.' },

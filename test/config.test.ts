@@ -122,6 +122,11 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
   ['openaiApiKey', undefined],
   ['openaiBaseUrl', undefined],
   ['openaiTimeoutMs', 120000],
+  ['embeddingsUrl', undefined],
+  ['embeddingsModel', undefined],
+  ['embeddingsApiKey', undefined],
+  ['embeddingsPricePerMTok', undefined],
+  ['embeddingsTimeoutMs', 30000],
   ['cacheTtl', '5m'],
   ['rpcRateLimit', 200],
   ['rpcRateBurst', 1000],
@@ -417,6 +422,33 @@ describe('loadConfig', () => {
     });
     expect(local).toMatchObject({ thinker: 'openai', model: 'llama3.2', openaiBaseUrl: 'http://localhost:11434/v1' });
     expect(local.openaiApiKey).toBeUndefined();
+  });
+
+  it('requires VIGIL_EMBEDDINGS_MODEL with VIGIL_EMBEDDINGS_URL (and the URL with the model), naming the one missing', () => {
+    const noModel = caught(() => loadConfig({ VIGIL_EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1' }));
+    expect(noModel.code).toBe('CONFIG_INVALID');
+    expect(noModel.data).toMatchObject({ variable: 'VIGIL_EMBEDDINGS_MODEL', value: undefined });
+    const noUrl = caught(() => loadConfig({ VIGIL_EMBEDDINGS_MODEL: 'nomic-embed-text' }));
+    expect(noUrl.data).toMatchObject({ variable: 'VIGIL_EMBEDDINGS_URL', value: undefined });
+    const badPrice = caught(() =>
+      loadConfig({
+        VIGIL_EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1',
+        VIGIL_EMBEDDINGS_MODEL: 'nomic-embed-text',
+        VIGIL_EMBEDDINGS_PRICE_PER_MTOK: '-1',
+      }),
+    );
+    expect(badPrice.data).toMatchObject({ variable: 'VIGIL_EMBEDDINGS_PRICE_PER_MTOK' });
+    expect(
+      loadConfig({
+        VIGIL_EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1',
+        VIGIL_EMBEDDINGS_MODEL: 'nomic-embed-text',
+        VIGIL_EMBEDDINGS_PRICE_PER_MTOK: '0',
+      }),
+    ).toMatchObject({
+      embeddingsUrl: 'http://127.0.0.1:11434/v1',
+      embeddingsModel: 'nomic-embed-text',
+      embeddingsPricePerMTok: 0,
+    });
   });
 
   it('refuses the openai thinker with the default Claude model, naming VIGIL_MODEL', () => {

@@ -31,6 +31,7 @@ const GUIDE_BY_PREFIX: ReadonlyArray<readonly [string, string]> = [
   ['VIGIL_SWARM_CONCURRENCY', '[guides/tasks](guides/tasks.md)'],
   ['VIGIL_CONTEXT_TOKENS', '[guides/memory](guides/memory.md)'],
   ['VIGIL_WM_CAPACITY', '[guides/memory](guides/memory.md)'],
+  ['VIGIL_EMBEDDINGS_', '[guides/memory](guides/memory.md#semantic-search)'],
   ['VIGIL_CHECKPOINT_KEY', '[operations/encryption-at-rest](operations/encryption-at-rest.md)'],
   ['VIGIL_CHECKPOINT_', '[operations/guarantees](operations/guarantees.md)'],
   ['VIGIL_EVENT_JOURNAL_SIZE', '[operations/retention](operations/retention.md)'],

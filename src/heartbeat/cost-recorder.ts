@@ -33,7 +33,7 @@ export function budgetRefOf(system: ActorSystem<any>): BudgetRef {
 export async function recordCost(
   deps: HeartbeatDeps,
   budget: BudgetRef,
-  kind: 'think' | 'task' | 'summary',
+  kind: 'think' | 'task' | 'summary' | 'embedding',
   cost: Cost,
 ): Promise<BudgetState> {
   const at = deps.clock.now();

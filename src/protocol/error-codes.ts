@@ -119,6 +119,11 @@ export const ERROR_CODES = {
   SCHEDULE_LIMIT: 'SCHEDULE_LIMIT',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
+  /**
+   * The embeddings endpoint (VIGIL_EMBEDDINGS_URL) failed, timed out or answered something that is not one vector per
+   * input: semantic search waits and retries, and searches answer with the lexical ranking alone meanwhile.
+   */
+  EMBEDDINGS_FAILED: 'EMBEDDINGS_FAILED',
   /** Something that should not happen did; the message says what. */
   INTERNAL: 'INTERNAL',
 } as const;

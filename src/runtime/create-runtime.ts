@@ -20,6 +20,7 @@ import { CleanupStack } from './cleanup-stack.js';
 import { createThinker } from './create-thinker.js';
 import { heartbeatOptionsFrom } from './heartbeat-options.js';
 import { openMindParts } from './mind-parts.js';
+import { semanticPartsOf } from './semantic-parts.js';
 import { OpenTurns } from './open-turns.js';
 import { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import { TokenStore } from '../subsystems/auth/token-store.js';
@@ -73,6 +74,14 @@ export async function bootRuntime(options: RuntimeOptions, probe: BootProbe = {}
       wanted: () => events.bus.hasLiveListeners(),
       delta: (turnId, text) => events.bus.emitLive('agent.reply_delta', { turnId, text }),
     });
+    // Semantic search, when an embeddings endpoint is configured; the stores it searches take its indexes.
+    const semantic = semanticPartsOf({
+      config,
+      db,
+      clock,
+      log,
+      observer: events.metrics.embeddingObserver(),
+    });
     // What a think is shown beyond its messages, and what it leaves behind: summary, long-term memory, traces.
     const mind = await openMindParts({
       db,
@@ -86,9 +95,20 @@ export async function bootRuntime(options: RuntimeOptions, probe: BootProbe = {}
       telemetry: events.telemetry,
       backgroundWorkAfter: options.backgroundWorkAfter,
       stack: base.stack,
+      ...(semantic === undefined ? {} : { semantic }),
     });
     probe.afterPhase?.('mind');
-    const runtime = await assembleRuntime(base, { db, events, records, seed, identity, openTurns, tools, mind });
+    const runtime = await assembleRuntime(base, {
+      db,
+      events,
+      records,
+      seed,
+      identity,
+      openTurns,
+      tools,
+      mind,
+      semantic,
+    });
     probe.afterPhase?.('runtime');
     return runtime;
   } catch (err) {
@@ -108,12 +128,13 @@ interface Built {
   openTurns: OpenTurns;
   tools: Tools;
   mind: Awaited<ReturnType<typeof openMindParts>>;
+  semantic: ReturnType<typeof semanticPartsOf>;
 }
 
 /** The `Runtime` over the parts; its close runs the boot's cleanup stack. */
 async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
   const { options, config, clock, log, thinker, stack } = base;
-  const { db, events, records, seed, identity, openTurns, tools, mind } = built;
+  const { db, events, records, seed, identity, openTurns, tools, mind, semantic } = built;
   const { bus, journal, metrics } = events;
   const { conversation, ledger, toolCallLog, checkpoints } = records;
   const ids = createIdFactory(clock);
@@ -138,6 +159,7 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
     summary: mind.summary,
     summaries: mind.summaries,
     memory: mind.memory,
+    ...(semantic === undefined ? {} : { semantic }),
     conversationSearch: mind.conversationSearch,
     schedules: await ScheduleStore.open(db, { defaultTimezone: config.timezone }),
     tokens: await TokenStore.open(db),

@@ -12,6 +12,7 @@ import type { ConversationLog } from '../subsystems/conversation/conversation-lo
 import { TurnWorkLog } from '../subsystems/conversation/turn-work-log.js';
 import { ConversationIndex } from '../subsystems/conversation/conversation-index.js';
 import { ConversationSearch } from '../subsystems/conversation/conversation-search.js';
+import { followConversationSemantic } from '../subsystems/embeddings/conversation-semantic.js';
 import { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 import { memoryRecallOf } from '../subsystems/memory/memory-recall.js';
 import type { VigilDb } from '../subsystems/store/vigil-db.js';
@@ -24,6 +25,7 @@ import type { ToolCallLog } from '../subsystems/tools/tool-call-log.js';
 import { retention as traceRetention, ThinkTraceStore } from '../subsystems/traces/think-trace-store.js';
 import { ThinkTracer } from '../subsystems/traces/think-tracer.js';
 import type { CleanupStack } from './cleanup-stack.js';
+import type { SemanticParts } from './semantic-parts.js';
 import { exportThinkSpans, type ThinkTelemetry } from './think-span-export.js';
 
 /** What the mind parts are built from. */
@@ -41,12 +43,15 @@ export interface MindPartsDeps {
   backgroundWorkAfter?: PromiseLike<unknown>;
   /** Where the summary's and memory's stops are deferred (the boot's cleanup stack). */
   stack: CleanupStack;
+  /** Semantic search's parts (VIGIL_EMBEDDINGS_URL), if configured: memory gets a semantic index. */
+  semantic?: SemanticParts;
 }
 
 /** Opens the summary, the think context, the conversation's search, long-term memory and the think traces. */
 export async function openMindParts(deps: MindPartsDeps) {
   const { db, conversation, bus, clock, log, config, thinker, toolCallLog, telemetry, backgroundWorkAfter, stack } =
     deps;
+  const memorySemantic = deps.semantic?.index('memory');
   // The rolling summary as it was last written (a kill -9 loses none of it: each version is synced).
   const summaries = new SummaryStore(db);
   const summary = new ConversationSummaryKeeper({
@@ -80,6 +85,18 @@ export async function openMindParts(deps: MindPartsDeps) {
   stack.defer('conversation index', () => conversationIndex.stop());
   conversationIndex.open();
   const conversationSearch = new ConversationSearch(conversationIndex, conversation);
+  const conversationSemantic = deps.semantic?.index('conversation');
+  if (conversationSemantic !== undefined) {
+    stack.defer('conversation vectors', () => conversationSemantic.stop());
+    // In the background, after the lexical build: searches rank lexically until the vectors are in.
+    void followConversationSemantic({
+      log: conversation,
+      index: conversationIndex,
+      search: conversationSearch,
+      semantic: conversationSemantic,
+      logger: log,
+    });
+  }
   // Its index is built in the background, after the boot: a large long-term memory never holds up 'gateway listening'.
   const memory = new LongTermMemory(db, {
     onLoadError: (err) =>
@@ -96,6 +113,7 @@ export async function openMindParts(deps: MindPartsDeps) {
     },
     onRecallWriteError: (err) =>
       log.warn({ err }, 'could not note that memories were used; their retention counts them from before'),
+    ...(memorySemantic === undefined ? {} : { semantic: memorySemantic }),
   });
   // Before `open`: a build it schedules for later (indexAfter) finds memory stopping and lets go.
   stack.defer('long-term memory', () => memory.stop());

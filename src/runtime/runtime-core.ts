@@ -6,6 +6,7 @@ import { emitBudgetUpdated } from '../heartbeat/cost-recorder.js';
 import { heartbeatMachine } from '../heartbeat/heartbeat.machine.js';
 import type { HeartbeatContext } from '../heartbeat/heartbeat.types.js';
 import { createMutex } from '../shared/mutex.js';
+import { embeddingSpendOf } from './embedding-budget.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
 /** The heartbeat actor. */
@@ -65,6 +66,12 @@ export class RuntimeCore {
     // Where the money stands at start, for subscribers and metrics that have seen no think yet.
     emitBudgetUpdated(bus, seed.actors.budget);
     this.actor.start();
+    // Vectors are made only now: the budget they are charged to is the heartbeat's, and the boot is not held up.
+    const semantic = this.parts.semantic;
+    if (semantic !== undefined) {
+      const spend = embeddingSpendOf(this, semantic.model, semantic.pricePerMTok);
+      for (const index of semantic.indexes) index.startFilling(spend);
+    }
   }
 
   /** Resolves once the heartbeat rests at a beat boundary (state `paused`); `resume` lets it go on. */

@@ -21,6 +21,7 @@ import type { SummaryStore } from '../subsystems/summary/summary-store.js';
 import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 import type { ConversationSearch } from '../subsystems/conversation/conversation-search.js';
 import type { OpenTurns } from './open-turns.js';
+import type { SemanticParts } from './semantic-parts.js';
 import type { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import type { TokenStore } from '../subsystems/auth/token-store.js';
 import type { CallbackUrl } from '../subsystems/tools/oauth/callback-url.js';
@@ -50,6 +51,8 @@ export interface RuntimeParts {
   summaries: SummaryStore;
   /** Long-term memory: its store and full-text index. */
   memory: LongTermMemory;
+  /** Semantic search (VIGIL_EMBEDDINGS_URL): its indexes start filling once the heartbeat runs. Unset: lexical only. */
+  semantic?: SemanticParts;
   /** The conversation's full-text search (CONTRACT §17), over every message the log keeps. */
   conversationSearch: ConversationSearch;
   /** The schedules (CONTRACT §11). */

@@ -8,8 +8,8 @@ const microUsd = z.number().int().nonnegative();
 export const LedgerChargeSchema = z.object({
   at: z.number(),
   dayKey: z.string(),
-  /** `summary`: an update of the rolling conversation summary, a model call of its own. */
-  kind: z.enum(['think', 'task', 'summary']),
+  /** `summary`: an update of the rolling conversation summary, a model call of its own; `embedding`: semantic search. */
+  kind: z.enum(['think', 'task', 'summary', 'embedding']),
   model: z.string(),
   costMicroUsd: microUsd,
   usage: TokenUsageSchema,

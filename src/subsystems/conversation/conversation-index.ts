@@ -98,6 +98,17 @@ export class ConversationIndex {
     return this.atBySeq.size;
   }
 
+  /** True when message `seq` is indexed (it is in the live log). */
+  has(seq: number): boolean {
+    return this.atBySeq.has(seq);
+  }
+
+  /** True when message `seq` is indexed and was said within `window` (a second ranking keeps to the same window). */
+  within(seq: number, { before, after }: TimeWindow): boolean {
+    const at = this.atBySeq.get(seq);
+    return at !== undefined && (before === undefined || at < before) && (after === undefined || at > after);
+  }
+
   /** Stops a build still running (the database is about to close) and waits for it to let go. */
   async stop(): Promise<void> {
     this.stopping = true;

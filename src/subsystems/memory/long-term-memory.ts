@@ -8,6 +8,7 @@
 import { VigilError } from '../../errors.js';
 import { StoredMemorySchema, type StoredMemory } from '../../protocol/memory.schema.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
+import { hybridRanking } from '../embeddings/hybrid-search.js';
 import { MemoryIndex } from './memory-index.js';
 import {
   DEFAULT_MEMORY_MAX_COUNT,
@@ -86,6 +87,7 @@ export class LongTermMemory {
     // A failed load was reported when it failed (onLoadError, whenReady); stopping only waits for it to let go.
     await this.loading.catch(() => undefined);
     await this.writes;
+    await this.options.semantic?.stop();
   }
 
   /** True once the index is built. */
@@ -148,7 +150,7 @@ export class LongTermMemory {
         [
           { type: 'put', sublevel: this.records, key: memorySeqKey(seq), value: memory },
           { type: 'put', sublevel: this.meta, key: HIGHEST_SEQ_KEY, value: seq },
-          ...evicted.map((old): VigilBatchOp => ({ type: 'del', sublevel: this.records, key: memorySeqKey(old.seq) })),
+          ...evicted.flatMap((old) => this.removalOps(old.seq)),
         ],
         `keep memory ${memory.id}`,
       );
@@ -195,7 +197,7 @@ export class LongTermMemory {
           data: { id },
         });
       }
-      await this.write([{ type: 'del', sublevel: this.records, key: memorySeqKey(memory.seq) }], `forget memory ${id}`);
+      await this.write(this.removalOps(memory.seq), `forget memory ${id}`);
       this.drop(memory);
       return memory;
     });
@@ -217,11 +219,19 @@ export class LongTermMemory {
     return seq === undefined ? undefined : this.bySeq.get(seq);
   }
 
-  /** The best `limit` memories for `query`, best first: waits for the index and for every write queued before it. */
+  /**
+   * The best `limit` memories for `query`, best first: waits for the index and for every write queued before it. With
+   * a semantic index, the lexical ranking is fused with the memories nearest the query's vector (the score is then the
+   * fused one); without, or when the query cannot be embedded, it is the lexical ranking alone.
+   */
   async search(query: string, limit: number): Promise<MemoryHit[]> {
     await this.whenReady();
     await this.writes;
-    return this.recall(query, limit);
+    const ranked = await hybridRanking(query, limit, (depth) => this.index.search(query, depth), this.options.semantic);
+    return ranked.flatMap(({ seq, score }) => {
+      const memory = this.bySeq.get(seq);
+      return memory === undefined ? [] : [{ memory, score }];
+    });
   }
 
   /** The best `limit` memories for `query` now, without waiting: empty while the index is still being built. */
@@ -251,12 +261,21 @@ export class LongTermMemory {
     this.bySeq.set(memory.seq, memory);
     this.byHash.set(hash, memory.seq);
     this.index.add(memory);
+    this.options.semantic?.want(memory.seq, memory.content);
   }
 
   private drop(memory: StoredMemory): void {
     this.bySeq.delete(memory.seq);
     this.byHash.delete(memoryContentHash(memory.content));
     this.index.remove(memory);
+    this.options.semantic?.removed(memory.seq);
+  }
+
+  /** The batch operations that delete memory `seq`: its record, and its vector in the same batch. */
+  private removalOps(seq: number): VigilBatchOp[] {
+    const record: VigilBatchOp = { type: 'del', sublevel: this.records, key: memorySeqKey(seq) };
+    const semantic = this.options.semantic;
+    return semantic === undefined ? [record] : [record, semantic.removalOp(seq)];
   }
 
   private async load(): Promise<void> {
@@ -289,6 +308,8 @@ export class LongTermMemory {
       await iterator.close().catch(() => undefined);
     }
     this.loaded = true;
+    // After the index (the filler must know every memory), in the background: searches rank lexically until then.
+    if (!this.stopping) void this.options.semantic?.load((seq) => this.bySeq.has(seq));
   }
 
   private async write(ops: VigilBatchOp[], what: string): Promise<void> {

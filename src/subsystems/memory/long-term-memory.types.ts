@@ -1,5 +1,6 @@
 /** What long-term memory is asked and answers (`long-term-memory.ts`), apart from the store so its users need not import it. */
 import type { MemorySource, StoredMemory } from '../../protocol/memory.schema.js';
+import type { SemanticIndex } from '../embeddings/semantic-index.js';
 
 /** Something to keep. */
 export interface KeepRequest {
@@ -44,4 +45,9 @@ export interface LongTermMemoryOptions {
   onEvicted?: (memories: readonly StoredMemory[]) => void;
   /** Told when writing that memories were used (`noteRecalled`) failed: nothing waits on that write. */
   onRecallWriteError?: (err: unknown) => void;
+  /**
+   * The memories' vectors (VIGIL_EMBEDDINGS_URL): told of every memory held and dropped, its vector deleted in the
+   * batch that deletes the memory, and fused into `search`. Unset: lexical search only.
+   */
+  semantic?: SemanticIndex;
 }

@@ -172,4 +172,22 @@ export const VIGIL_METRIC_TABLE = {
     help: 'OpenTelemetry spans lost, by reason: queue_full (the export queue was at OTEL_BSP_MAX_QUEUE_SIZE) or export_failed (the collector did not take the batch).',
     labelNames: ['reason'],
   },
+  // Semantic search (only with VIGIL_EMBEDDINGS_URL): requests to the embeddings endpoint and the vectors still to make.
+  embeddingRequests: {
+    type: 'counter',
+    name: 'vigil_embedding_requests_total',
+    help: 'Requests to the embeddings endpoint, by purpose (fill: vectors for records; query: a search) and outcome (ok, failed, budget_spent: not sent).',
+    labelNames: ['purpose', 'outcome'],
+  },
+  embeddingTokens: {
+    type: 'counter',
+    name: 'vigil_embedding_tokens_total',
+    help: 'Input tokens the embeddings endpoint reported (or Vigil estimated) for its requests.',
+  },
+  embeddingsPending: {
+    type: 'gauge',
+    name: 'vigil_embeddings_pending',
+    help: 'Records waiting for a vector of the current embeddings model, by corpus.',
+    labelNames: ['corpus'],
+  },
 } as const satisfies MetricTable;

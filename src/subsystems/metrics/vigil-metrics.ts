@@ -3,6 +3,7 @@ import type { Subscription } from 'rxjs';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { EventBus } from '../../events/event-bus.js';
 import type { VigilEvent } from '../../protocol/events.schema.js';
+import type { EmbeddingObserver } from '../embeddings/embedding-spend.js';
 import { BeatTally } from './beat-tally.js';
 import { buildMetrics } from './metric-table.js';
 import { VIGIL_METRIC_TABLE } from './vigil-metric-table.js';
@@ -112,6 +113,15 @@ export class VigilMetrics {
   /** Spans lost on the way to the OpenTelemetry collector. */
   otelSpansDropped(reason: 'queue_full' | 'export_failed', count: number): void {
     this.metric.spansDroppedTotal.inc({ reason }, count);
+  }
+
+  /** What semantic search reports: its requests by purpose and outcome, their tokens, the records waiting for a vector. */
+  embeddingObserver(): EmbeddingObserver {
+    return {
+      requested: (purpose, outcome) => this.metric.embeddingRequests.inc({ purpose, outcome }),
+      tokens: (count) => this.metric.embeddingTokens.inc(count),
+      pending: (corpus, count) => this.metric.embeddingsPending.set({ corpus }, count),
+    };
   }
 
   private onEvent(event: VigilEvent): void {

@@ -39,6 +39,8 @@ export const SUBLEVELS = {
   conversationSummary: 'conversation-summary',
   longTermMemory: 'long-term-memory',
   longTermMemoryMeta: 'long-term-memory-meta',
+  /** Embedding vectors of searchable records, by corpus, model and record seq (semantic search). */
+  embeddings: 'embeddings',
   schedules: 'schedules',
   /** Scoped gateway tokens (their salted hashes, never the secrets). */
   gatewayTokens: 'gateway-tokens',
