@@ -42,6 +42,10 @@ export const SUBLEVELS = {
   schedules: 'schedules',
   /** Scoped gateway tokens (their salted hashes, never the secrets). */
   gatewayTokens: 'gateway-tokens',
+  /** Webhook endpoints (their cursors and sealed signing secrets), by id. */
+  webhooks: 'webhooks',
+  /** Each endpoint's newest delivery attempts, by endpoint id and a counter. */
+  webhookAttempts: 'webhook-attempts',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.
