@@ -12,6 +12,7 @@ import { tasksMethods } from './tasks.methods.js';
 import { memoryMethods } from './memory.methods.js';
 import { schedulesMethods } from './schedules.methods.js';
 import { tokensMethods } from './tokens.methods.js';
+import { webhooksMethods } from './webhooks.methods.js';
 
 /** The handler of every method. */
 export const ALL_METHODS: RpcHandlers = {
@@ -26,5 +27,6 @@ export const ALL_METHODS: RpcHandlers = {
   ...memoryMethods,
   ...schedulesMethods,
   ...tokensMethods,
+  ...webhooksMethods,
   ...discoverMethods,
 };

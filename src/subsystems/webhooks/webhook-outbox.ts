@@ -258,7 +258,7 @@ export class WebhookOutbox {
       const page = await this.options.events.read(after, record.types, 1000);
       count += page.filter(matches).length;
       const last = page.at(-1);
-      if (last === undefined || page.length < 1000) break;
+      if (last === undefined) break;
       after = last.seq;
     }
     this.options.metrics?.webhookBacklog(record.id, count);
