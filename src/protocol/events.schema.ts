@@ -247,8 +247,11 @@ export const EVENT_PAYLOADS = {
   'auth.token_revoked': z.object({ name: z.string() }),
   /** Webhook endpoint `id` left ok: an attempt failed (emitted once; `webhook.recovered` ends it). Never the secret. */
   'webhook.failing': z.object({ id: z.string(), error: z.string() }),
-  /** Webhook endpoint `id` gets nothing more until `webhooks.enable`: event `seq` failed past the retry window, or a 410. */
-  'webhook.disabled': z.object({ id: z.string(), seq: z.number().int().nonnegative(), error: z.string() }),
+  /**
+   * Webhook endpoint `id` gets nothing more until `webhooks.enable`: the event with seq `failedSeq` failed past the
+   * retry window, or got a 410. (Not `seq`: a payload field of that name would replace the envelope's own seq.)
+   */
+  'webhook.disabled': z.object({ id: z.string(), failedSeq: z.number().int().nonnegative(), error: z.string() }),
   /** Webhook endpoint `id` had a 2xx again after failing. */
   'webhook.recovered': z.object({ id: z.string() }),
   /**

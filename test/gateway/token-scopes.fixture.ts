@@ -38,9 +38,8 @@ export async function startScopedGateway(
     id: string;
   };
   // Of a type nothing emits, at a port nothing listens on: no delivery changes it while the scopes are tried.
-  const webhook = (
-    await admin.request('webhooks.add', { url: 'http://127.0.0.1:9/hook', types: ['sample.never'] })
-  ).result as { id: string };
+  const webhook = (await admin.request('webhooks.add', { url: 'http://127.0.0.1:9/hook', types: ['sample.never'] }))
+    .result as { id: string };
   const exported = (await admin.request('checkpoint.export', { id: checkpoint.id })).result;
   const params: ScopedGateway['params'] = {
     'checkpoint.get': { id: checkpoint.id },

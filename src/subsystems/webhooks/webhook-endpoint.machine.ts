@@ -22,7 +22,7 @@ export type EndpointInput =
 /** The notices a transition calls for; the host emits them as events once the record is stored. */
 export type EndpointNotice =
   | { type: 'webhook.failing'; payload: { id: string; error: string } }
-  | { type: 'webhook.disabled'; payload: { id: string; seq: number; error: string } }
+  | { type: 'webhook.disabled'; payload: { id: string; failedSeq: number; error: string } }
   | { type: 'webhook.recovered'; payload: { id: string } };
 
 /** What the transition needs beyond the record and the input. */
@@ -113,7 +113,7 @@ function failed(
         windowFrom,
         nextAttemptAt: undefined,
       },
-      notices: [{ type: 'webhook.disabled', payload: { id: record.id, seq: input.seq, error } }],
+      notices: [{ type: 'webhook.disabled', payload: { id: record.id, failedSeq: input.seq, error } }],
     };
   }
   const previous = record.health;

@@ -182,9 +182,9 @@ export class WebhookOutbox {
 
   /** `webhooks.redeliver`: the cursor goes back to `afterSeq` (never forward), and events after it go out again. */
   async redeliver(id: string, afterSeq: number): Promise<void> {
-    const lane = this.lanes.get(id);
-    if (lane !== undefined) this.rewind(lane);
-    await this.change(id, { type: 'redeliver', afterSeq, at: this.options.clock.now() });
+    await this.change(id, { type: 'redeliver', afterSeq, at: this.options.clock.now() }, undefined, () =>
+      this.rewindLane(id),
+    );
     this.rewake(id);
   }
 
@@ -234,8 +234,9 @@ export class WebhookOutbox {
       const lane = this.lanes.get(record.id);
       const matches = lane?.matches ?? webhookEventMatcher(record);
       const lost = events.filter((event) => event.seq > cursor && matches(event));
-      if (lane !== undefined) this.rewind(lane);
-      await this.change(record.id, { type: 'skipped', throughSeq: last.seq });
+      await this.change(record.id, { type: 'skipped', throughSeq: last.seq }, undefined, () =>
+        this.rewindLane(record.id),
+      );
       const first = lost[0];
       const final = lost.at(-1);
       if (first !== undefined && final !== undefined)
@@ -294,7 +295,15 @@ export class WebhookOutbox {
     return lane;
   }
 
-  /** The lane forgets what it read ahead: the cursor moved under it. */
+  /**
+   * The lane forgets what it read ahead: the cursor moved under it. Called in the same step as the stored move, so no
+   * attempt begun before it advances the cursor past the move, and no read made before it is used after.
+   */
+  private rewindLane(id: string): void {
+    const lane = this.lanes.get(id);
+    if (lane !== undefined) this.rewind(lane);
+  }
+
   private rewind(lane: Lane): void {
     lane.generation += 1;
     lane.buffer = [];
@@ -473,13 +482,17 @@ export class WebhookOutbox {
     return outcome.timedOut ? 'timeout' : 'failed';
   }
 
-  /** Applies `input` to endpoint `id`'s latest record and stores it (with `attempt`), then emits its notices. */
-  private change(id: string, input: EndpointInput, attempt?: WebhookAttempt): Promise<void> {
+  /**
+   * Applies `input` to endpoint `id`'s latest record and stores it (with `attempt`); then, in the same step,
+   * `afterSave` (a lane rewind) and the notices.
+   */
+  private change(id: string, input: EndpointInput, attempt?: WebhookAttempt, afterSave?: () => void): Promise<void> {
     return this.mutate(id, async () => {
       const latest = this.options.store.get(id);
       if (latest === undefined) return;
       const { record, notices } = endpointTransition(latest, input, this.machine);
       await this.options.store.save(record, attempt);
+      afterSave?.();
       for (const notice of notices) this.emitNotice(notice);
     });
   }

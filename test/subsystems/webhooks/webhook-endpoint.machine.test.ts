@@ -82,7 +82,7 @@ describe('endpointTransition', () => {
     const next = endpointTransition(record, fail(2000, { status: 410 }), settings);
     expect(next.record.health).toMatchObject({ state: 'disabled', seq: 11 });
     expect(next.notices).toHaveLength(1);
-    expect(next.notices[0]).toMatchObject({ type: 'webhook.disabled', payload: { id: record.id, seq: 11 } });
+    expect(next.notices[0]).toMatchObject({ type: 'webhook.disabled', payload: { id: record.id, failedSeq: 11 } });
   });
 
   it('disables once the retry window since the oldest undelivered event has passed', () => {

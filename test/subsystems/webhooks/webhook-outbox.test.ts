@@ -177,7 +177,7 @@ describe('WebhookOutbox (simulated clock, injected POST)', () => {
     await settle();
     expect(t.store.get(t.record.id)?.health).toMatchObject({ state: 'disabled', seq: 1 });
     const disabled = t.notices.find((n) => n.type === 'webhook.disabled');
-    expect(disabled).toMatchObject({ id: t.record.id, seq: 1 });
+    expect(disabled).toMatchObject({ id: t.record.id, failedSeq: 1 });
     t.emit('agent.reply', { turnId: 't2', text: 'two' });
     t.clock.increment(HOUR);
     await settle();
