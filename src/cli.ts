@@ -53,9 +53,13 @@ commands:
   checkpoints list | create | show ID | restore ID --yes | export ID FILE | import FILE
       the checkpoint methods
   tools list [--json]
-      the MCP tools the agent may use: name, up or down, approval, description
+      the MCP tools the agent may use: name, up, down or needs_auth, approval, description;
+      then each server waiting for a sign-in, with its sign-in URL
   tools pending [--json] | approve CALL_ID | deny CALL_ID [--reason R]
       tool calls waiting for an operator's approval; approve runs one, deny refuses it (the agent is told why)
+  tools login SERVER [--no-wait] | logout SERVER
+      sign in to a remote MCP server behind OAuth: prints the URL to open and waits until the sign-in
+      completes (0) or fails (1); --no-wait only prints it. logout forgets the server's tokens
   thinks list [--limit N] [--before ID] [--json] | thinks show ID [--json]
       the traces of recent thinks: why each ran, its model and tool calls, tokens, cache ratio, cost;
       show: one think's calls and prompt sections

@@ -2,7 +2,12 @@
 import { z } from 'zod';
 import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
 import { McpServerToolsSchema } from './protocol/mcp-server-tools.js';
-import { AllowedHostsSchema, AllowedOriginsSchema } from './protocol/request-origin.js';
+import {
+  AllowedHostsSchema,
+  AllowedOriginsSchema,
+  isPublicUrl,
+  PUBLIC_URL_ALLOWED,
+} from './protocol/request-origin.js';
 import { DEFAULT_MCP_TOOLS } from './protocol/mcp-tool-names.js';
 import { isValidTimeZone } from './protocol/time-zone.js';
 import { CHECKPOINT_KEY_ALLOWED, isCheckpointKeyText } from './subsystems/checkpoint/checkpoint-cipher.js';
@@ -53,6 +58,11 @@ export const VigilConfigSchema = z
     host: nonEmpty('expected a host name or IP address'),
     allowedHosts: AllowedHostsSchema,
     allowedOrigins: AllowedOriginsSchema,
+    publicUrl: z
+      .string({ error: PUBLIC_URL_ALLOWED })
+      .trim()
+      .refine(isPublicUrl, { error: PUBLIC_URL_ALLOWED })
+      .optional(),
     port: intIn(0, 65535, ALLOWED_PORT),
     token: nonEmpty(GATEWAY_TOKEN_ALLOWED).refine(isStrongGatewayToken, { error: GATEWAY_TOKEN_ALLOWED }).optional(),
     thinker: z.enum(THINKER_KINDS, { error: 'expected "offline", "anthropic" or "openai"' }),
@@ -218,6 +228,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_HOST', key: 'host', kind: 'string', default: '127.0.0.1', flag: '--host', description: 'Gateway host to listen on.' },
   { name: 'VIGIL_ALLOWED_HOSTS', key: 'allowedHosts', kind: 'list', default: undefined, unsetValue: [], description: 'Further Host names the gateway answers, comma-separated, each optionally with :port (a name without a port matches any port): a reverse proxy\'s public name. Always accepted: localhost, 127.0.0.1 and [::1] with the gateway\'s port, and VIGIL_HOST unless it is 0.0.0.0 or ::. Any other Host gets 403 (DNS rebinding).' },
   { name: 'VIGIL_ALLOWED_ORIGINS', key: 'allowedOrigins', kind: 'list', default: undefined, unsetValue: [], description: 'Further browser Origins the gateway accepts, comma-separated http(s) origins (https://vigil.example.com): a reverse proxy\'s. Always accepted: the gateway\'s own (http:// and an accepted default Host) and requests without an Origin. Any other Origin, null included, gets 403.' },
+  { name: 'VIGIL_PUBLIC_URL', key: 'publicUrl', kind: 'string', default: undefined, description: 'The gateway as a browser reaches it (a reverse proxy\'s https://vigil.example.com, with a path if it serves Vigil under one): remote MCP servers\' OAuth sign-ins send the browser back to it + /oauth/callback. Its host is accepted like a VIGIL_ALLOWED_HOSTS entry. Unset: the gateway\'s own URL, http://VIGIL_HOST:PORT.' },
   { name: 'VIGIL_PORT', key: 'port', kind: 'number', default: '7420', flag: '--port', description: 'Gateway port, 0 to 65535 (0 = any free port; the "gateway listening" log line tells which).' },
   { name: 'VIGIL_TOKEN', key: 'token', kind: 'string', default: undefined, secret: true, description: 'Gateway token (operate scope); at least 128 bits: 32+ hex digits or 22+ base64url/base64 characters (openssl rand -hex 16); unset: a random one is created once in DATA_DIR/token (mode 0600) and reused.' },
   { name: 'VIGIL_THINKER', key: 'thinker', kind: 'string', default: 'offline', flag: '--thinker', description: 'offline (deterministic, no network), anthropic (needs ANTHROPIC_API_KEY) or openai (any OpenAI-compatible Chat Completions endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, VIGIL_MODEL).' },

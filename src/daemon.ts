@@ -163,6 +163,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
       mcpTools: config.mcpServerTools,
       allowedHosts: config.allowedHosts,
       allowedOrigins: config.allowedOrigins,
+      ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     });
   } catch (thrown) {
     // The port was free a moment ago (preflight); another program may have taken it since.
@@ -178,6 +179,8 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
   });
   const clientUrl = clientReachableUrl(gateway.url);
+  // OAuth sign-ins of remote MCP servers come back here unless VIGIL_PUBLIC_URL names another address.
+  runtime.useGatewayUrl(clientUrl);
   try {
     // Before the line clients wait for, so `vigil … --data-dir D` finds this daemon as soon as it says it listens.
     const path = await writeDaemonFile(config.dataDir, {

@@ -22,6 +22,9 @@ import { isVigilError } from '../errors.js';
 import type { TokenScope } from '../protocol/token-scopes.js';
 import type { Caller, TokenEnded } from '../runtime/facade/tokens.facade.js';
 import { assertCallerMay } from './scope-check.js';
+import { handleOAuthCallback } from './oauth-callback-route.js';
+import { OAUTH_CALLBACK_PATH } from '../subsystems/tools/oauth/callback-url.js';
+import { publicUrlHost, publicUrlOrigin } from '../protocol/request-origin.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { DEFAULT_MCP_TOOLS, type McpToolName } from '../protocol/mcp-tool-names.js';
 
@@ -61,6 +64,8 @@ export interface GatewayOptions {
   allowedHosts?: readonly string[];
   /** Further `Origin`s accepted (`VIGIL_ALLOWED_ORIGINS`): a reverse proxy's. */
   allowedOrigins?: readonly string[];
+  /** The gateway as a browser reaches it (`VIGIL_PUBLIC_URL`): its host and origin are accepted like the allowed ones. */
+  publicUrl?: string;
   /** WebSockets, SSE streams and /mcp exchanges open at once, half of them for one token at most (`VIGIL_MAX_CONNECTIONS`). */
   maxConnections?: number;
   /** Wrong tokens one address may send before it is answered 429 (default `DEFAULT_FAILED_AUTH_LIMIT`; rate 0 = off). */
@@ -161,8 +166,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     originPolicy({
       boundHost: options.host,
       port,
-      allowedHosts: options.allowedHosts ?? [],
-      allowedOrigins: options.allowedOrigins ?? [],
+      allowedHosts: [
+        ...(options.allowedHosts ?? []),
+        ...(options.publicUrl === undefined ? [] : [publicUrlHost(options.publicUrl)]),
+      ],
+      allowedOrigins: [
+        ...(options.allowedOrigins ?? []),
+        ...(options.publicUrl === undefined ? [] : [publicUrlOrigin(options.publicUrl)]),
+      ],
     });
   let policy = policyFor(options.port);
   const guardOrigin = createOriginGuard(() => policy, log);
@@ -175,6 +186,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (url.pathname === '/mcp')
         sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refusalMessage(where) }, id: null });
       else sendJson(res, 403, { error: refusalMessage(where), refused: where.header });
+      return;
+    }
+    // No token: the browser coming back from an authorization server has none; the sign-in's state is the credential.
+    if (url.pathname === OAUTH_CALLBACK_PATH) {
+      handleOAuthCallback(req, res, url, runtime, log);
       return;
     }
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {

@@ -87,6 +87,10 @@ export const ERROR_CODES = {
   TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
   /** The tool's MCP server is not connected now; it is being retried with back-off. */
   TOOL_UNAVAILABLE: 'TOOL_UNAVAILABLE',
+  /** The tool's MCP server needs the operator to sign in (OAuth: `vigil tools login SERVER`); the call was not sent. */
+  TOOL_NEEDS_AUTH: 'TOOL_NEEDS_AUTH',
+  /** No MCP server with that name is configured (and enabled) in VIGIL_MCP_CONFIG. */
+  MCP_SERVER_NOT_FOUND: 'MCP_SERVER_NOT_FOUND',
   /** A tool call's arguments do not match the tool's input schema; the call was not sent. */
   TOOL_INVALID_ARGS: 'TOOL_INVALID_ARGS',
   /** A tool call got no answer within its timeout (the entry's `timeoutMs`, or the caller's). */
@@ -131,6 +135,7 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   CHECKPOINT_EXPORT_INVALID: -32602,
   TOOL_INVALID_ARGS: -32602,
   TOOL_NOT_FOUND: -32004,
+  MCP_SERVER_NOT_FOUND: -32004,
   CHECKPOINT_CONFIRMATION_REQUIRED: -32001,
   CHECKPOINT_NOT_FOUND: -32004,
   GOAL_NOT_FOUND: -32004,

@@ -172,6 +172,15 @@ export const EVENT_PAYLOADS = {
   }),
   /** A connected server's tool list changed (`notifications/tools/list_changed`); `tools` is the new count. */
   'mcp.tools_changed': z.object({ server: z.string(), tools: z.number().int().nonnegative() }),
+  /**
+   * An MCP server needs the operator to sign in (OAuth): open `authorizationUrl` in a browser, or run
+   * `vigil tools login SERVER`. Emitted once each time a sign-in becomes needed, never per retry.
+   */
+  'mcp.auth_required': z.object({ server: z.string(), authorizationUrl: z.string() }),
+  /** A sign-in finished: the server's tokens are stored and it is connected again. */
+  'mcp.auth_completed': z.object({ server: z.string() }),
+  /** A sign-in failed (refused by the operator or the authorization server, or the code exchange failed); `error` says how, never a token. */
+  'mcp.auth_failed': z.object({ server: z.string(), error: z.string() }),
   /** A tool call is about to run; its intent is on disk first. `argsBytes`: the size of its JSON arguments. */
   'tool.called': z.object({
     callId: z.string(),

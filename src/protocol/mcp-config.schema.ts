@@ -78,6 +78,43 @@ const StdioShape = {
 /** A server Vigil starts as a child process and speaks to over its stdin and stdout. */
 export const McpStdioServerSchema = z.strictObject(StdioShape, { error: objectError('stdio server', StdioShape) });
 
+const OAuthShape = {
+  /** A client id the operator registered with the authorization server beforehand (pre-registration). */
+  clientId: z
+    .string({ error: 'expected the pre-registered client id (a string)' })
+    .min(1, { error: 'expected a non-empty client id' })
+    .optional(),
+  /** The secret of a pre-registered confidential client (only with clientId). */
+  clientSecret: z
+    .string({ error: 'expected the pre-registered client secret (a string)' })
+    .min(1, { error: 'expected a non-empty client secret' })
+    .optional(),
+  /** The https URL of Vigil's Client ID Metadata Document, used where the authorization server supports them. */
+  clientMetadataUrl: z
+    .url({ protocol: /^https$/, error: 'expected the https URL of a Client ID Metadata Document' })
+    .optional(),
+  /** Scopes to ask for when neither the server's 401 nor its metadata names any (a list of scope names). */
+  scopes: z
+    .array(
+      z
+        .string({ error: 'expected every scope to be a string' })
+        .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, { error: 'expected a scope name without spaces or quotes' }),
+      { error: 'expected scopes as a list of scope names' },
+    )
+    .optional(),
+};
+
+/** How Vigil identifies itself to a server's authorization server (MCP authorization); every field optional. */
+export const McpOAuthSettingsSchema = z
+  .strictObject(OAuthShape, { error: objectError('oauth', OAuthShape) })
+  .refine((oauth) => oauth.clientSecret === undefined || oauth.clientId !== undefined, {
+    error: 'clientSecret needs clientId (a pre-registered client has both)',
+    path: ['clientSecret'],
+  });
+
+/** The `oauth` field of a Streamable HTTP entry. */
+export type McpOAuthSettings = z.infer<typeof McpOAuthSettingsSchema>;
+
 const HttpShape = {
   type: z
     .enum(['http', 'streamable-http'], {
@@ -86,6 +123,8 @@ const HttpShape = {
     .optional(),
   url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL of a Streamable HTTP endpoint' }),
   headers: stringMap('headers').optional(),
+  /** OAuth settings; without them a server that answers 401 with WWW-Authenticate is still signed in to (discovery, registration). */
+  oauth: McpOAuthSettingsSchema.optional(),
   ...ToolPolicyShape,
 };
 

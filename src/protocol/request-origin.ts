@@ -73,3 +73,32 @@ function listOf(parse: (text: string) => unknown, what: string, allowed: string)
       ctx.addIssue({ code: 'custom', message: `${JSON.stringify(wrong)} is not ${what}: ${allowed}` });
   });
 }
+
+/** What `VIGIL_PUBLIC_URL` should hold. */
+export const PUBLIC_URL_ALLOWED =
+  'expected the http(s) URL a browser reaches the gateway at, without a query, fragment or user name (https://vigil.example.com, http://10.0.0.5:7420)';
+
+/** True when `text` may be `VIGIL_PUBLIC_URL`: an http(s) URL with a host, optionally a path, nothing more. */
+export function isPublicUrl(text: string): boolean {
+  if (!/^https?:\/\//i.test(text.trim()) || /[?#]/.test(text)) return false;
+  try {
+    const url = new URL(text.trim());
+    return url.hostname !== '' && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `VIGIL_PUBLIC_URL`'s host as an allowed-hosts entry: `name:port` when the URL writes a port, else the bare name
+ * (which matches any port: a proxy in front forwards `Host: name` for its default port).
+ */
+export function publicUrlHost(publicUrl: string): string {
+  const url = new URL(publicUrl);
+  return url.port === '' ? url.hostname : `${url.hostname}:${url.port}`;
+}
+
+/** `VIGIL_PUBLIC_URL`'s origin (a browser coming back from an authorization server may send it). */
+export function publicUrlOrigin(publicUrl: string): string {
+  return new URL(publicUrl).origin;
+}

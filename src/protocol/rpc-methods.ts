@@ -15,7 +15,7 @@ import { AddGoalParamsSchema, GoalIdParamsSchema, GoalViewSchema } from './goals
 import { HeartbeatStatusSchema } from './heartbeat.schema.js';
 import { CheckpointExportSchema, ImportParamsSchema, ImportResultSchema } from './checkpoint-transfer.schema.js';
 import { CognitiveCheckpointSchema } from './checkpoint-format.schema.js';
-import { ToolViewSchema } from './tools.schema.js';
+import { ToolsListEntrySchema, ToolsLoginResultSchema, ToolsServerParamsSchema } from './tools.schema.js';
 import {
   ApproveToolCallParamsSchema,
   DenyToolCallParamsSchema,
@@ -205,9 +205,9 @@ export const RPC_METHODS = {
   ),
   'tools.list': method(
     'read',
-    'Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), whether its server is up and whether calls need approval.',
+    'Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), its server\'s state (up, down, needs_auth) and whether calls need approval; then one entry {server, state: "needs_auth", authorizationUrl, expiresAt} per server waiting for the operator to sign in.',
     none,
-    z.array(ToolViewSchema),
+    z.array(ToolsListEntrySchema),
   ),
   'tools.pending': method(
     'read',
@@ -221,6 +221,20 @@ export const RPC_METHODS = {
     ApproveToolCallParamsSchema,
     ToolDecisionSchema,
     ['TOOL_CALL_NOT_FOUND', 'TOOL_CALL_NOT_PENDING', 'RUNTIME_STOPPED'],
+  ),
+  'tools.login': method(
+    'operate',
+    'Starts a fresh OAuth sign-in to a remote MCP server: the authorization URL to open in a browser (it works once, for 10 minutes). Then mcp.auth_completed or mcp.auth_failed.',
+    ToolsServerParamsSchema,
+    ToolsLoginResultSchema,
+    ['MCP_SERVER_NOT_FOUND', 'RPC_INVALID_PARAMS', 'TOOL_UNAVAILABLE'],
+  ),
+  'tools.logout': method(
+    'operate',
+    "Forgets a remote MCP server's OAuth tokens; it reconnects and, if it asks for a sign-in, is needs_auth.",
+    ToolsServerParamsSchema,
+    z.literal(true),
+    ['MCP_SERVER_NOT_FOUND', 'RPC_INVALID_PARAMS', 'TOOL_UNAVAILABLE'],
   ),
   'tools.deny': method(
     'operate',

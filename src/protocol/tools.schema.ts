@@ -1,5 +1,9 @@
-/** The wire shapes of the tools area (CONTRACT §8): `tools.list` and its entries. */
+/** The wire shapes of the tools area (CONTRACT §8, §15): `tools.list` and its entries, `tools.login`, `tools.logout`. */
 import { z } from 'zod';
+import { isoTime } from './iso-time.js';
+
+/** Where a tool's server stands: connected, not connected (retried with back-off), or waiting for the operator to sign in. */
+export const ServerStateSchema = z.enum(['up', 'down', 'needs_auth']);
 
 /** One tool the agent may use, as `tools.list` shows it. */
 export const ToolViewSchema = z.object({
@@ -16,7 +20,49 @@ export const ToolViewSchema = z.object({
   idempotent: z.boolean(),
   /** Its server is connected now; an unavailable tool keeps its place in the list (and in the model's prompt). */
   available: z.boolean(),
+  /** Its server's state: `needs_auth` when the operator must sign in (`tools.login`). */
+  state: ServerStateSchema,
 });
 
-/** One entry of `tools.list`. */
+/** One tool entry of `tools.list`. */
 export type ToolView = z.infer<typeof ToolViewSchema>;
+
+/**
+ * A server that waits for the operator to sign in (OAuth): one entry per such server, after the tools, whether or
+ * not its tools are known yet (a server that never got past its 401 has none listed).
+ */
+export const SignInViewSchema = z.object({
+  server: z.string(),
+  state: z.literal('needs_auth'),
+  /** Open it in a browser to sign in; it works once, until `expiresAt` (`tools.login` makes a fresh one). */
+  authorizationUrl: z.string(),
+  expiresAt: isoTime,
+});
+
+/** A server entry of `tools.list`. */
+export type SignInView = z.infer<typeof SignInViewSchema>;
+
+/** One entry of `tools.list`: a tool (it has a `name`), or a server waiting for a sign-in (it has none). */
+export const ToolsListEntrySchema = z.union([ToolViewSchema, SignInViewSchema]);
+
+/** One entry of `tools.list`. */
+export type ToolsListEntry = z.infer<typeof ToolsListEntrySchema>;
+
+/** True for a server entry (a sign-in needed) rather than a tool. */
+export function isSignInView(entry: ToolsListEntry): entry is SignInView {
+  return !('name' in entry);
+}
+
+/** `tools.login` / `tools.logout`: the configured server's name. */
+export const ToolsServerParamsSchema = z.strictObject({
+  server: z.string().min(1, { error: 'expected the name of a configured MCP server' }),
+});
+
+/** `tools.login`'s result: the URL to open, and when it stops working. */
+export const ToolsLoginResultSchema = z.object({
+  authorizationUrl: z.string(),
+  expiresAt: isoTime,
+});
+
+export type ToolsServerParams = z.infer<typeof ToolsServerParamsSchema>;
+export type ToolsLoginResult = z.infer<typeof ToolsLoginResultSchema>;

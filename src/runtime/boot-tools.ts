@@ -3,6 +3,8 @@ import { VIGIL_VERSION } from '../shared/version.js';
 import type { VigilDb } from '../subsystems/store/vigil-db.js';
 import { DurableToolCaller } from '../subsystems/tools/durable-tool-caller.js';
 import { McpHub } from '../subsystems/tools/mcp-hub.js';
+import { CallbackUrl } from '../subsystems/tools/oauth/callback-url.js';
+import { OAuthStore } from '../subsystems/tools/oauth/oauth-store.js';
 import type { BootBase } from './boot-phase.js';
 import type { EventWiring, Records } from './boot-storage.js';
 import type { OpenTurns } from './open-turns.js';
@@ -12,6 +14,8 @@ import { RetentionKeeper } from './retention-keeper.js';
 export interface Tools {
   hub: McpHub;
   caller: DurableToolCaller;
+  /** Where sign-ins send the browser back: VIGIL_PUBLIC_URL's, or the gateway's once it listens. */
+  callbackUrl: CallbackUrl;
 }
 
 /**
@@ -20,11 +24,13 @@ export interface Tools {
  */
 export async function connectTools(
   base: BootBase,
+  db: VigilDb,
   records: Records,
   events: EventWiring,
   openTurns: OpenTurns,
 ): Promise<Tools> {
   const { options, config, clock, log, thinker, stack } = base;
+  const callbackUrl = new CallbackUrl(config.publicUrl);
   const hub = new McpHub({
     servers: config.mcp.mcpServers,
     bus: events.bus,
@@ -33,6 +39,11 @@ export async function connectTools(
     clientVersion: VIGIL_VERSION,
     ...(options.mcp?.timing === undefined ? {} : { timing: options.mcp.timing }),
     ...(options.mcp?.createTransport === undefined ? {} : { createTransport: options.mcp.createTransport }),
+    oauth: {
+      store: await OAuthStore.open(db),
+      callbackUrl,
+      ...(options.mcp?.fetch === undefined ? {} : { fetch: options.mcp.fetch }),
+    },
   });
   // No MCP server process outlives the runtime; its calls' results then land in the log (deferred before this).
   stack.defer('mcp servers', () => hub.stop());
@@ -47,7 +58,7 @@ export async function connectTools(
   });
   await caller.recover();
   thinker.useTools?.(caller);
-  return { hub, caller };
+  return { hub, caller, callbackUrl };
 }
 
 /** Hourly, on a beat: every append-only record pruned to its retention (docs/operations/retention.md). */

@@ -62,7 +62,7 @@ export async function bootRuntime(options: RuntimeOptions, probe: BootProbe = {}
     const identity = options.identity ?? (await readIdentity(config.identityFile));
     // Read from the seed until the heartbeat, built last, is there to answer.
     const openTurns = new OpenTurns(seed.seed.turns);
-    const tools = await connectTools(base, records, events, openTurns);
+    const tools = await connectTools(base, db, records, events, openTurns);
     probe.afterPhase?.('tools');
     keepRetention(base, db, records, events);
     probe.afterPhase?.('retention');
@@ -133,6 +133,7 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
     metrics,
     tools: tools.hub,
     toolCalls: tools.caller,
+    callbackUrl: tools.callbackUrl,
     traces: mind.traces,
     summary: mind.summary,
     summaries: mind.summaries,

@@ -24,6 +24,9 @@ export const LOGGED_EVENT_LEVELS: Partial<Record<EventType, 'warn' | 'error' | '
   'mcp.server_up': 'info',
   'mcp.server_down': 'warn',
   'mcp.tools_changed': 'info',
+  'mcp.auth_required': 'warn',
+  'mcp.auth_completed': 'info',
+  'mcp.auth_failed': 'warn',
   'tool.interrupted': 'warn',
   'swarm.task_interrupted': 'warn',
 };

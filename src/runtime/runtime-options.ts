@@ -8,7 +8,8 @@ import type { CheckpointZip } from '../subsystems/checkpoint/checkpoint.codec.js
 import type { VigilMetrics } from '../subsystems/metrics/vigil-metrics.js';
 import type { VigilDb } from '../subsystems/store/vigil-db.js';
 import type { Thinker } from '../subsystems/thinking/thinker.js';
-import type { ServerTransport } from '../subsystems/tools/mcp-transport.js';
+import type { ServerTransport, TransportAuth } from '../subsystems/tools/mcp-transport.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
@@ -32,7 +33,12 @@ export interface RuntimeOptions {
    */
   bus?: EventBus;
   /** How MCP servers are reached and retried (tests shorten or substitute these); the servers come from `config.mcp`. */
-  mcp?: { timing?: Partial<ConnectionTiming>; createTransport?: (entry: McpServerEntry) => ServerTransport };
+  mcp?: {
+    timing?: Partial<ConnectionTiming>;
+    createTransport?: (entry: McpServerEntry, auth?: TransportAuth) => ServerTransport;
+    /** The fetch of Streamable HTTP servers that sign in (OAuth), their authorization servers' requests included. */
+    fetch?: FetchLike;
+  };
   /**
    * Background work nothing waits for (long-term memory's index build) starts once this settles; a request that needs
    * it sooner starts it itself. The daemon passes its gateway's listening, so that work never slows the boot. Default: at once.

@@ -22,6 +22,7 @@ import type { LongTermMemory } from '../subsystems/memory/long-term-memory.js';
 import type { OpenTurns } from './open-turns.js';
 import type { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import type { TokenStore } from '../subsystems/auth/token-store.js';
+import type { CallbackUrl } from '../subsystems/tools/oauth/callback-url.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -39,6 +40,8 @@ export interface RuntimeParts {
   tools: McpHub;
   /** The durable tool caller, which also keeps the calls waiting for approval. */
   toolCalls: DurableToolCaller;
+  /** Where OAuth sign-ins send the browser back (VIGIL_PUBLIC_URL, or the gateway's URL once it listens). */
+  callbackUrl: CallbackUrl;
   /** The think traces (CONTRACT §10). */
   traces: ThinkTraceStore;
   /** The rolling conversation summary, and its stored versions (a restore goes back to the one its checkpoint saw). */

@@ -13,7 +13,8 @@ import type { ConversationEntry, ConversationListParams } from '../protocol/conv
 import type { VigilEvent } from '../protocol/events.schema.js';
 import type { AddGoalParams, GoalView } from '../protocol/goals.schema.js';
 import type { HeartbeatStatus } from '../protocol/heartbeat.schema.js';
-import type { ToolView } from '../protocol/tools.schema.js';
+import type { ToolsListEntry, ToolsLoginResult } from '../protocol/tools.schema.js';
+import type { CallbackOutcome } from '../subsystems/tools/mcp-hub.js';
 import type { TokenScope } from '../protocol/token-scopes.js';
 import type { MemoryForgetResult, MemorySearchHit, MemorySearchParams } from '../protocol/memory.schema.js';
 import { forgetMemory, searchMemory } from './facade/memory.facade.js';
@@ -27,7 +28,15 @@ import type { MetricsFacade } from './facade/metrics.facade.js';
 import { actorStates, getAffect, listMemory } from './facade/mind.facade.js';
 import { RestoreFacade } from './facade/restore.facade.js';
 import { heartbeatStatus } from './facade/status.facade.js';
-import { approveToolCall, denyToolCall, listTools, pendingToolCalls } from './facade/tools.facade.js';
+import {
+  approveToolCall,
+  completeSignIn,
+  denyToolCall,
+  listTools,
+  loginTool,
+  logoutTool,
+  pendingToolCalls,
+} from './facade/tools.facade.js';
 import type { DenyToolCallParams, PendingToolCall, ToolDecision } from '../protocol/tool-approvals.schema.js';
 import { getThink, listThinks, onThinkTrace } from './facade/thinks.facade.js';
 import type { ThinkTrace, ThinkTraceSummary } from '../protocol/think-trace.schema.js';
@@ -218,9 +227,29 @@ export class Runtime {
     return this.budget.setCap(params);
   }
 
-  /** `tools.list`: every MCP tool by name, whether its server is up and whether calls need approval. */
-  listTools(): ToolView[] {
+  /** `tools.list`: every MCP tool by name, its server's state and whether calls need approval; then the servers waiting for a sign-in. */
+  listTools(): ToolsListEntry[] {
     return listTools(this.core);
+  }
+
+  /** `tools.login`: a fresh OAuth sign-in to `server`; MCP_SERVER_NOT_FOUND, RPC_INVALID_PARAMS (stdio, or no OAuth). */
+  loginTool(server: string): Promise<ToolsLoginResult> {
+    return loginTool(this.core, server);
+  }
+
+  /** `tools.logout`: forgets the OAuth tokens of `server`. */
+  logoutTool(server: string): Promise<true> {
+    return logoutTool(this.core, server);
+  }
+
+  /** `GET /oauth/callback`: finishes the sign-in whose `state` this is (single use, 10 minutes), or says why not. */
+  completeSignIn(answer: { state: string; code?: string; error?: string }): Promise<CallbackOutcome> {
+    return completeSignIn(this.core, answer);
+  }
+
+  /** The gateway's URL as a browser reaches it, once it listens: the OAuth callback's base unless VIGIL_PUBLIC_URL names one. */
+  useGatewayUrl(url: string): void {
+    this.core.parts.callbackUrl.setPublicUrl(url);
   }
 
   /** `tools.pending`: tool calls waiting for an operator's approval, oldest first. */

@@ -207,6 +207,8 @@ describe('vigil client commands fail with one line and no stack', () => {
       [['checkpoints', 'import', join(dir, 'missing.json'), '--data-dir', live], /cannot read .*missing\.json/],
       [['tools'], /tools needs a subcommand/],
       [['tools', 'approve'], /tools approve needs a call id/],
+      [['tools', 'login'], /tools login needs a server name/],
+      [['tools', 'list', '--no-wait'], /--no-wait goes with tools login only/],
       [['thinks', 'list', '--limit', 'x'], /--limit must be an integer/],
       [['tasks', 'frob'], /frob/],
       [['memory'], /memory needs a subcommand/],

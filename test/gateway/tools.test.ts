@@ -71,6 +71,7 @@ describe('tools over the gateway', () => {
         requireApproval: true,
         idempotent: false,
         available: true,
+        state: 'up',
       },
       {
         name: 'mcp__local__echo',
@@ -80,6 +81,7 @@ describe('tools over the gateway', () => {
         requireApproval: false,
         idempotent: true,
         available: true,
+        state: 'up',
       },
       {
         name: 'mcp__web__add',
@@ -89,6 +91,7 @@ describe('tools over the gateway', () => {
         requireApproval: false,
         idempotent: false,
         available: true,
+        state: 'up',
       },
     ]);
 

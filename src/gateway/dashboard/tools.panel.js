@@ -1,11 +1,13 @@
 // @ts-check
-/** The tools panel: the MCP tools (up or down, which need approval) and the calls waiting for an operator, each with approve and deny (and a reason). */
+/** The tools panel: the MCP tools (up, down or needs_auth, which need approval), the servers waiting for a sign-in (with a "Sign in" link), and the calls waiting for an operator, each with approve and deny (and a reason). */
 import { byId, describeFailure, formatRelative, h, throttle, toast } from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
 /** @typedef {import('./vigil-client.js').RpcResult<'tools.pending'>[number]} PendingCall */
-/** @typedef {import('./vigil-client.js').RpcResult<'tools.list'>[number]} ToolView */
+/** @typedef {import('./vigil-client.js').RpcResult<'tools.list'>[number]} ToolsListEntry */
+/** @typedef {Exclude<ToolsListEntry, {authorizationUrl: string}>} ToolView */
+/** @typedef {Extract<ToolsListEntry, {authorizationUrl: string}>} SignInView */
 
 // Events after which the lists may have changed.
 const TOOL_EVENTS = new Set([
@@ -14,6 +16,9 @@ const TOOL_EVENTS = new Set([
   'mcp.server_up',
   'mcp.server_down',
   'mcp.tools_changed',
+  'mcp.auth_required',
+  'mcp.auth_completed',
+  'mcp.auth_failed',
   'checkpoint.restored',
 ]);
 
@@ -87,15 +92,44 @@ export function createToolsPanel(client) {
   const toolRow = (tool) =>
     h(
       'li',
-      { class: 'tool', dataset: { name: tool.name, available: tool.available } },
-      h('span', { class: 'tool-dot', title: tool.available ? 'server up' : 'server down' }),
+      { class: 'tool', dataset: { name: tool.name, available: tool.available, state: tool.state } },
+      h('span', {
+        class: 'tool-dot',
+        title: tool.state === 'needs_auth' ? 'server needs a sign-in' : tool.available ? 'server up' : 'server down',
+      }),
       h('span', { class: 'tool-name mono', title: tool.description }, tool.name),
       tool.requireApproval ? h('span', { class: 'pill pill-soft' }, 'approval') : null,
     );
 
+  /** A server waiting for the operator to sign in: its name, its state and the link (it opens the authorization server). @param {SignInView} entry */
+  const signInRow = (entry) =>
+    h(
+      'li',
+      { class: 'tool tool-sign-in', dataset: { server: entry.server, state: entry.state } },
+      h('span', { class: 'tool-dot', title: 'server needs a sign-in' }),
+      h('span', { class: 'tool-name mono' }, entry.server),
+      h('span', { class: 'pill pill-soft' }, 'needs sign-in'),
+      h(
+        'a',
+        {
+          class: 'btn btn-small btn-primary tool-sign-in-link',
+          // Only a web address becomes a link (the server's metadata names it: never a javascript: URL).
+          href: /^https?:\/\//i.test(entry.authorizationUrl) ? entry.authorizationUrl : undefined,
+          target: '_blank',
+          rel: 'noopener noreferrer',
+          title: `valid until ${entry.expiresAt}`,
+        },
+        'Sign in',
+      ),
+    );
+
+  /** @param {ToolsListEntry} entry */
+  const entryRow = (entry) => ('authorizationUrl' in entry ? signInRow(entry) : toolRow(entry));
+
   const refresh = async () => {
     const [tools, pending] = await Promise.all([client.tools.list(), client.tools.pending()]);
-    count.textContent = `${pending.length} waiting · ${tools.length} tool${tools.length === 1 ? '' : 's'}`;
+    const toolCount = tools.filter((entry) => 'name' in entry).length;
+    count.textContent = `${pending.length} waiting · ${toolCount} tool${toolCount === 1 ? '' : 's'}`;
     const wanted = new Set(pending.map((call) => call.callId));
     for (const [callId, row] of rows) {
       if (wanted.has(callId)) continue;
@@ -113,7 +147,7 @@ export function createToolsPanel(client) {
     toolList.replaceChildren(
       ...(tools.length === 0
         ? [h('li', { class: 'empty' }, 'No MCP tools (see VIGIL_MCP_CONFIG).')]
-        : tools.map(toolRow)),
+        : tools.map(entryRow)),
     );
   };
   const soon = throttle(refresh, 300);

@@ -1,21 +1,55 @@
-/** The facade's tools area: `tools.list`, and the approvals `tools.pending`, `tools.approve`, `tools.deny`. */
+/** The facade's tools area: `tools.list`, the approvals `tools.pending`, `tools.approve`, `tools.deny`, and the sign-ins `tools.login`, `tools.logout`. */
 import type { DenyToolCallParams, PendingToolCall, ToolDecision } from '../../protocol/tool-approvals.schema.js';
-import type { ToolView } from '../../protocol/tools.schema.js';
+import type { ToolsListEntry, ToolsLoginResult } from '../../protocol/tools.schema.js';
+import type { CallbackOutcome } from '../../subsystems/tools/mcp-hub.js';
 import type { ToolCallDecision } from '../../subsystems/tools/durable-tool-caller.js';
 import { runDetached } from '../../shared/run-detached.js';
 import { iso, type RuntimeCore } from '../runtime-core.js';
 
-/** `tools.list`: every registered tool in the registry's order (by name), with its server's availability now. */
-export function listTools(core: RuntimeCore): ToolView[] {
-  return core.parts.tools.list().map(({ name, server, tool, description, requireApproval, idempotent, available }) => ({
-    name,
+/** `tools.list`: every registered tool in the registry's order (by name), with its server's state now; then the servers waiting for a sign-in. */
+export function listTools(core: RuntimeCore): ToolsListEntry[] {
+  const hub = core.parts.tools;
+  const tools: ToolsListEntry[] = hub
+    .list()
+    .map(({ name, server, tool, description, requireApproval, idempotent, available }) => ({
+      name,
+      server,
+      tool,
+      description,
+      requireApproval,
+      idempotent,
+      available,
+      state: hub.needsSignIn(server) ? 'needs_auth' : available ? 'up' : 'down',
+    }));
+  const signIns: ToolsListEntry[] = hub.signInsNeeded().map(({ server, authorizationUrl, expiresAt }) => ({
     server,
-    tool,
-    description,
-    requireApproval,
-    idempotent,
-    available,
+    state: 'needs_auth',
+    authorizationUrl,
+    expiresAt: iso(expiresAt),
   }));
+  return [...tools, ...signIns];
+}
+
+/** `tools.login`: a fresh sign-in to `server`; the operator opens the URL, the callback finishes it. */
+export async function loginTool(core: RuntimeCore, server: string): Promise<ToolsLoginResult> {
+  core.assertRunning();
+  const { authorizationUrl, expiresAt } = await core.parts.tools.login(server);
+  return { authorizationUrl, expiresAt: iso(expiresAt) };
+}
+
+/** `tools.logout`: the tokens of `server` forgotten. */
+export async function logoutTool(core: RuntimeCore, server: string): Promise<true> {
+  core.assertRunning();
+  await core.parts.tools.logout(server);
+  return true;
+}
+
+/** `GET /oauth/callback`: finishes the sign-in its `state` names (single use, 10 minutes). */
+export function completeSignIn(
+  core: RuntimeCore,
+  answer: { state: string; code?: string; error?: string },
+): Promise<CallbackOutcome> {
+  return core.parts.tools.completeSignIn(answer);
 }
 
 /** `tools.pending`: the calls waiting for an operator, oldest first. */

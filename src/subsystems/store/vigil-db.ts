@@ -42,6 +42,8 @@ export const SUBLEVELS = {
   schedules: 'schedules',
   /** Scoped gateway tokens (their salted hashes, never the secrets). */
   gatewayTokens: 'gateway-tokens',
+  /** Remote MCP servers' OAuth state, one record per server (client registration, tokens, pending sign-ins). */
+  mcpOAuth: 'mcp-oauth',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

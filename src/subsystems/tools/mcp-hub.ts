@@ -1,12 +1,17 @@
 /** The MCP client hub: every configured server's connection, the registry of their tools, and calls to them by `mcp__SERVER__TOOL` name. */
 import type * as ServerConnectionModule from './server-connection.js';
+import type * as ServerAuthModule from './oauth/server-auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, VigilError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
-import type { McpServerEntry } from '../../protocol/mcp-config.schema.js';
+import { isStdioServer, type McpServerEntry } from '../../protocol/mcp-config.schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
-import type { ServerTransport } from './mcp-transport.js';
+import type { ServerTransport, TransportAuth } from './mcp-transport.js';
+import type { CallbackUrl } from './oauth/callback-url.js';
+import type { OAuthStore } from './oauth/oauth-store.js';
+import type { ServerAuth, SignInStart } from './oauth/server-auth.js';
 import type { ConnectionListener, ConnectionTiming, ServerConnection } from './server-connection.js';
 import { ToolArgsChecker } from './tool-args.js';
 import { mergeRegistry, serverTools, unknownAllowedTools, type RegisteredTool } from './tool-registry.js';
@@ -22,8 +27,30 @@ export interface McpHubOptions {
   clientVersion: string;
   timing?: Partial<ConnectionTiming>;
   /** Builds each server's transport; tests may substitute one. */
-  createTransport?: (entry: McpServerEntry) => ServerTransport;
+  createTransport?: (entry: McpServerEntry, auth?: TransportAuth) => ServerTransport;
+  /** Signs in to Streamable HTTP servers that answer 401 (OAuth); without it they are only ever down. */
+  oauth?: {
+    store: OAuthStore;
+    callbackUrl: CallbackUrl;
+    /** The fetch of every OAuth-capable server's requests (tests); default the global fetch. */
+    fetch?: FetchLike;
+  };
 }
+
+/** A server that waits for the operator to sign in, as `tools.list` shows it. */
+export interface SignInNeeded {
+  server: string;
+  authorizationUrl: string;
+  /** Epoch ms: when the authorization URL stops working (`tools.login` makes a new one). */
+  expiresAt: number;
+}
+
+/** How a sign-in's callback went. */
+export type CallbackOutcome =
+  | { kind: 'signed_in'; server: string }
+  | { kind: 'failed'; server: string; error: string }
+  /** No live sign-in has this state (never made, used already, or older than 10 minutes): nothing was done. */
+  | { kind: 'unknown_state' };
 
 /** How a call may be bounded by its caller. */
 export interface ToolCallOptions {
@@ -40,6 +67,8 @@ interface ServerSlot {
   readonly entry: McpServerEntry;
   /** Made at `start()`, once the SDK is loaded. */
   connection: ServerConnection | undefined;
+  /** The server's OAuth sign-in (Streamable HTTP servers, when the hub signs in), made with the connection. */
+  auth: ServerAuth | undefined;
   tools: RegisteredTool[];
   listing: readonly Tool[];
   checker: ToolArgsChecker;
@@ -60,7 +89,14 @@ export class McpHub {
   constructor(private readonly options: McpHubOptions) {
     for (const [server, entry] of Object.entries(options.servers)) {
       if (entry.disabled === true) continue;
-      this.slots.set(server, { entry, connection: undefined, tools: [], listing: [], checker: new ToolArgsChecker() });
+      this.slots.set(server, {
+        entry,
+        connection: undefined,
+        auth: undefined,
+        tools: [],
+        listing: [],
+        checker: new ToolArgsChecker(),
+      });
     }
   }
 
@@ -84,7 +120,72 @@ export class McpHub {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.started;
+    for (const slot of this.slots.values()) slot.auth?.stop();
     await Promise.all([...this.slots.values()].map(({ connection }) => connection?.stop()));
+  }
+
+  /** The servers waiting for the operator to sign in, by name. */
+  signInsNeeded(): SignInNeeded[] {
+    const needed: SignInNeeded[] = [];
+    for (const server of this.servers()) {
+      const state = this.slots.get(server)?.auth?.state;
+      if (state?.phase === 'needs_auth')
+        needed.push({ server, authorizationUrl: state.authorizationUrl, expiresAt: state.expiresAt });
+    }
+    return needed;
+  }
+
+  /** True when `server` waits for the operator to sign in. */
+  needsSignIn(server: string): boolean {
+    return this.slots.get(server)?.auth?.phase === 'needs_auth';
+  }
+
+  /**
+   * Starts a fresh sign-in to `server` (`tools.login`): MCP_SERVER_NOT_FOUND for a name not configured (or disabled),
+   * RPC_INVALID_PARAMS for a stdio server or one that never asked for a sign-in and has no `oauth` settings.
+   */
+  async login(server: string): Promise<SignInStart> {
+    return this.authOf(server, 'login').login();
+  }
+
+  /** Forgets the tokens of `server` (`tools.logout`); it reconnects and asks for a sign-in when the server wants one. */
+  async logout(server: string): Promise<void> {
+    await this.authOf(server, 'logout').logout();
+  }
+
+  /** The callback of a sign-in: `state` names it (single use, 10 minutes); `code` finishes it, `error` reports it. */
+  async completeSignIn(answer: { state: string; code?: string; error?: string }): Promise<CallbackOutcome> {
+    const store = this.options.oauth?.store;
+    const found = store?.findSignIn(answer.state);
+    if (found === undefined || found.signIn.expiresAt <= this.options.clock.now()) return { kind: 'unknown_state' };
+    const auth = this.slots.get(found.server)?.auth;
+    if (auth === undefined) return { kind: 'unknown_state' };
+    const outcome = await auth.finish(found.signIn, {
+      ...(answer.code === undefined ? {} : { code: answer.code }),
+      ...(answer.error === undefined ? {} : { error: answer.error }),
+    });
+    return outcome.ok
+      ? { kind: 'signed_in', server: found.server }
+      : { kind: 'failed', server: found.server, error: outcome.error };
+  }
+
+  private authOf(server: string, method: 'login' | 'logout'): ServerAuth {
+    const slot = this.slots.get(server);
+    if (slot === undefined)
+      throw new VigilError('MCP_SERVER_NOT_FOUND', `No MCP server is called ${JSON.stringify(server)}.`, {
+        data: { server },
+      });
+    const invalid = (why: string) =>
+      new VigilError('RPC_INVALID_PARAMS', `Invalid params for tools.${method}: server ${server} ${why}.`, {
+        data: [{ code: 'custom', path: ['server'], message: `${server} ${why}` }],
+      });
+    if (isStdioServer(slot.entry)) throw invalid('is a stdio server (only Streamable HTTP servers sign in)');
+    const auth = slot.auth;
+    if (auth === undefined)
+      throw new VigilError('TOOL_UNAVAILABLE', `MCP server ${server} is not started yet.`, { data: { server } });
+    if (!auth.usesOAuth())
+      throw invalid('does not use OAuth (it has no "oauth" settings and never asked for a sign-in)');
+    return auth;
   }
 
   /** Every known tool, sorted by name; a tool of a server that is down is there with `available: false`. */
@@ -110,8 +211,24 @@ export class McpHub {
       up: (server, tools, attempt) => this.onUp(server, tools, attempt),
       down: (server, reason, wasUp, retryInMs) => this.onDown(server, reason, wasUp, retryInMs),
       toolsChanged: (server, tools) => this.onToolsChanged(server, tools),
+      needsAuth: (server) => this.onNeedsAuth(server),
     };
+    const oauth = options.oauth;
+    const { ServerAuth } = oauth === undefined ? { ServerAuth: undefined } : await loadServerAuth();
+    if (this.stopped) return;
     for (const [server, slot] of this.slots) {
+      if (ServerAuth !== undefined && oauth !== undefined && !isStdioServer(slot.entry)) {
+        slot.auth = new ServerAuth({
+          server,
+          entry: slot.entry,
+          store: oauth.store,
+          callbackUrl: oauth.callbackUrl,
+          bus: options.bus,
+          clock: options.clock,
+          log: options.log,
+          ...(oauth.fetch === undefined ? {} : { fetch: oauth.fetch }),
+        });
+      }
       slot.connection = new ServerConnection({
         server,
         entry: slot.entry,
@@ -121,7 +238,9 @@ export class McpHub {
         clientVersion: options.clientVersion,
         ...(options.timing === undefined ? {} : { timing: options.timing }),
         ...(options.createTransport === undefined ? {} : { createTransport: options.createTransport }),
+        ...(slot.auth === undefined ? {} : { auth: slot.auth }),
       });
+      slot.auth?.attach(slot.connection);
       slot.connection.start();
     }
   }
@@ -138,6 +257,13 @@ export class McpHub {
       throw new VigilError('TOOL_NOT_FOUND', `No tool is called ${JSON.stringify(name)}.`, { data: { name } });
     }
     const connection = slot.connection;
+    if (connection?.state === 'needs_auth') {
+      throw new VigilError(
+        'TOOL_NEEDS_AUTH',
+        `Tool ${name} was not called: its server ${tool.server} needs the operator to sign in (vigil tools login ${tool.server}).`,
+        { data: { name, server: tool.server } },
+      );
+    }
     if (!tool.available || connection === undefined || connection.state !== 'up') {
       throw new VigilError(
         'TOOL_UNAVAILABLE',
@@ -192,6 +318,12 @@ export class McpHub {
     this.options.bus.emit('mcp.server_down', { server, reason, wasUp, retryInMs });
   }
 
+  private onNeedsAuth(server: string): void {
+    const slot = this.slots.get(server)!;
+    slot.tools = slot.tools.map((tool) => ({ ...tool, available: false }));
+    this.rebuild();
+  }
+
   private onToolsChanged(server: string, listing: Tool[]): void {
     const slot = this.slots.get(server)!;
     this.setListing(server, slot, listing, true);
@@ -218,6 +350,12 @@ export class McpHub {
 }
 
 let mcpClient: Promise<typeof ServerConnectionModule> | undefined;
+let mcpAuth: Promise<typeof ServerAuthModule> | undefined;
+
+/** The SDK's client auth, loaded like the client itself: only a daemon with Streamable HTTP servers pays for it. */
+function loadServerAuth(): Promise<typeof ServerAuthModule> {
+  return (mcpAuth ??= import('./oauth/server-auth.js'));
+}
 
 /**
  * The MCP client side (the SDK's client), loaded on first use and once only: ~180 ms a daemon without MCP servers

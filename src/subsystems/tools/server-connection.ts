@@ -7,12 +7,20 @@ import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
 import { runDetached } from '../../shared/run-detached.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
-import { createServerTransport, type ServerTransport } from './mcp-transport.js';
+import { createServerTransport, type ServerTransport, type TransportAuth } from './mcp-transport.js';
 import { StderrTail } from './stderr-tail.js';
 import { downReason, errorClass } from './down-reason.js';
 
-/** Where a connection stands. */
-export type ConnectionState = 'idle' | 'connecting' | 'up' | 'waiting' | 'stopped';
+/** Where a connection stands; `needs_auth`: held until the operator signs in (no retries meanwhile). */
+export type ConnectionState = 'idle' | 'connecting' | 'up' | 'waiting' | 'needs_auth' | 'stopped';
+
+/** A Streamable HTTP server's sign-in, as its connection uses it (`oauth/server-auth.ts`). */
+export interface ConnectionAuth extends TransportAuth {
+  /** Where the sign-in stands: a connection that ends in `needs_auth` is held, not retried. */
+  readonly phase: string;
+  /** Resolves once no refresh or sign-in runs, so a connection never races a refresh for the refresh token. */
+  settled(): Promise<void>;
+}
 
 /** What a connection reports to its owner. */
 export interface ConnectionListener {
@@ -22,6 +30,8 @@ export interface ConnectionListener {
   down(server: string, reason: string, wasUp: boolean, retryInMs: number): void;
   /** The server said its tools changed, and they were listed again. */
   toolsChanged(server: string, tools: Tool[]): void;
+  /** The connection is held until the operator signs in; `wasUp`: it had been connected. */
+  needsAuth(server: string, wasUp: boolean): void;
 }
 
 /** Timing of connections; every timer runs on the injected clock. */
@@ -54,7 +64,9 @@ export interface ServerConnectionOptions {
   clientVersion: string;
   timing?: Partial<ConnectionTiming>;
   /** Builds the transport; tests may substitute one. */
-  createTransport?: (entry: McpServerEntry) => ServerTransport;
+  createTransport?: (entry: McpServerEntry, auth?: TransportAuth) => ServerTransport;
+  /** The server's OAuth sign-in (Streamable HTTP servers only). */
+  auth?: ConnectionAuth;
 }
 
 // A server that pages its tool list forever (a cursor that never ends) must not hold a connection attempt forever.
@@ -105,7 +117,7 @@ export class ServerConnection {
   ): Promise<CallToolResult> {
     const client = this.client;
     if (this.stateValue !== 'up' || client === undefined)
-      throw new Error(`the server is ${this.stateValue === 'waiting' ? 'down' : this.stateValue}`);
+      throw new Error(`the server is ${this.stateValue === 'waiting' ? 'down' : this.stateValue.replace('_', ' ')}`);
     return client.callTool({ name: tool, arguments: args }, undefined, {
       timeout: options.timeoutMs,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -123,14 +135,44 @@ export class ServerConnection {
     if (client !== undefined) await this.close(client);
   }
 
+  /** Holds the connection until the operator signs in: closed, not retried, its tools unavailable. */
+  hold(): void {
+    if (this.stateValue === 'stopped' || this.stateValue === 'needs_auth') return;
+    const wasUp = this.stateValue === 'up';
+    const client = this.client;
+    this.client = undefined;
+    this.generation += 1;
+    this.clearTimers();
+    this.stateValue = 'needs_auth';
+    this.options.listener.needsAuth(this.options.server, wasUp);
+    if (client !== undefined)
+      runDetached(this.close(client), this.options.log, `closing MCP server ${this.options.server}`);
+  }
+
+  /** Connects again now (after a sign-in or a sign-out), with the back-off started afresh. */
+  reconnect(): void {
+    if (this.stateValue === 'stopped' || this.stateValue === 'idle') return;
+    const client = this.client;
+    this.client = undefined;
+    this.generation += 1;
+    this.clearTimers();
+    this.failures = 0;
+    if (client !== undefined)
+      runDetached(this.close(client), this.options.log, `closing MCP server ${this.options.server}`);
+    runDetached(this.connect(), this.options.log, `reconnecting to MCP server ${this.options.server}`);
+  }
+
   private async connect(): Promise<void> {
     const generation = ++this.generation;
     this.stateValue = 'connecting';
     this.attempts += 1;
-    const { server, entry, log } = this.options;
+    const { server, entry, log, auth } = this.options;
     this.tail = undefined;
     try {
-      const made = (this.options.createTransport ?? createServerTransport)(entry);
+      // A refresh under way finishes first: a connection that met a 401 meanwhile would refresh with the same token.
+      if (auth !== undefined) await auth.settled();
+      if (generation !== this.generation) return;
+      const made = (this.options.createTransport ?? createServerTransport)(entry, auth);
       this.tail =
         made.stderr === null
           ? undefined
@@ -163,6 +205,11 @@ export class ServerConnection {
       this.options.listener.up(server, tools, this.attempts);
     } catch (err) {
       if (generation !== this.generation) return;
+      // The 401 ended in a sign-in the operator has to make (the sign-in held the connection already, or does now).
+      if (auth?.phase === 'needs_auth') {
+        this.hold();
+        return;
+      }
       // The message may be the server's own words (an error it answered): the log at debug has it, the event only its class.
       log.debug({ server, err: describeError(err) }, 'connecting to an MCP server failed');
       this.fail(`it could not be connected (${errorClass(err)})`, false);
