@@ -20,12 +20,16 @@ const MAX_HOPS = 10;
  * opens it; throws, naming the hop, when a page answers without redirecting or the redirects never reach the callback.
  */
 export async function visitAuthorizationUrl(authorizationUrl: string, callbackPrefix: string): Promise<CallbackVisit> {
+  const callbackUrl = await followToCallback(authorizationUrl, callbackPrefix);
+  const response = await fetch(callbackUrl, { redirect: 'manual' });
+  return { callbackUrl, status: response.status, page: await response.text() };
+}
+
+/** Follows `authorizationUrl`'s redirects until one points under `callbackPrefix`, and returns that URL unopened. */
+export async function followToCallback(authorizationUrl: string, callbackPrefix: string): Promise<string> {
   let url = authorizationUrl;
   for (let hop = 0; hop < MAX_HOPS; hop += 1) {
-    if (url.startsWith(callbackPrefix)) {
-      const response = await fetch(url, { redirect: 'manual' });
-      return { callbackUrl: url, status: response.status, page: await response.text() };
-    }
+    if (url.startsWith(callbackPrefix)) return url;
     const response = await fetch(url, { redirect: 'manual' });
     const location = response.headers.get('location');
     if (response.status < 300 || response.status >= 400 || location === null) {
