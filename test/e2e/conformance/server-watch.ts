@@ -19,8 +19,8 @@ export class ServerWatch {
   /** Sign-ins whose callback page has been opened. */
   visits = 0;
   private failure: string | undefined;
-  /** Where the server stands by the events seen: `up` after `mcp.server_up` or `mcp.auth_completed`. */
-  private state: 'unknown' | 'up' | 'needs_auth' | 'down' = 'unknown';
+  /** Where the server stands by the events seen: `up` after `mcp.server_up`, `signed_in` after `mcp.auth_completed`. */
+  private state: 'unknown' | 'up' | 'signed_in' | 'needs_auth' | 'down' = 'unknown';
   /** The tool count of the last `mcp.server_up` (a server may offer none). */
   private toolCount = 0;
   private readonly visited = new Set<string>();
@@ -48,8 +48,11 @@ export class ServerWatch {
       const entries = (await this.client.tools.list()) as unknown as Array<Record<string, unknown>>;
       const mine = entries.filter((entry) => entry['server'] === this.server);
       const waiting = mine.some((entry) => entry['state'] === 'needs_auth');
-      const offered = this.toolCount === 0 || mine.some((entry) => entry['available'] === true);
-      if (this.state === 'up' && !waiting && offered) return;
+      const available = mine.some((entry) => entry['available'] === true);
+      // Connected and listed; or signed in again (a step-up) on a connection whose tools stayed offered.
+      const ready =
+        (this.state === 'up' && (this.toolCount === 0 || available)) || (this.state === 'signed_in' && available);
+      if (ready && !waiting) return;
       if (Date.now() > deadline) throw new Error(`the server was not up in ${timeoutMs} ms: ${JSON.stringify(mine)}`);
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
@@ -94,7 +97,8 @@ export class ServerWatch {
     if (event['server'] !== this.server) return;
     if (event.type === 'mcp.auth_failed') this.failure = String(event['error']);
     if (event.type === 'mcp.server_up') this.toolCount = Number(event['tools']);
-    if (event.type === 'mcp.server_up' || event.type === 'mcp.auth_completed') this.state = 'up';
+    if (event.type === 'mcp.server_up') this.state = 'up';
+    if (event.type === 'mcp.auth_completed') this.state = 'signed_in';
     if (event.type === 'mcp.server_down') this.state = 'down';
     if (event.type === 'mcp.auth_required') {
       this.state = 'needs_auth';

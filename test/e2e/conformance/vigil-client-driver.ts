@@ -15,14 +15,25 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '../../../src/client/vigil-client.js';
-import { FAST_ENV, startDaemon, type DaemonProcess } from '../daemon-process.js';
+import { startDaemon, type DaemonProcess } from '../daemon-process.js';
 import { scenarioPlan } from './scenario-plan.js';
 import { ServerWatch } from './server-watch.js';
 
 /** The server's name in Vigil's config: its tools are `mcp__conformance__TOOL`. */
 const SERVER = 'conformance';
 /** The longest the whole run may take; the suite's own `--timeout` is set above it, so a hang is reported by us. */
-const RUN_TIMEOUT_MS = 50_000;
+const RUN_TIMEOUT_MS = 70_000;
+/**
+ * Beats fast enough that a `/tool` message is taken at once, checkpoints rare: a daemon per scenario, several at a
+ * time on a loaded machine, should cost little CPU.
+ */
+const DRIVER_ENV = {
+  VIGIL_BEAT_MS: '50',
+  VIGIL_BEAT_MIN_MS: '20',
+  VIGIL_BEAT_MAX_MS: '100',
+  VIGIL_CHECKPOINT_INTERVAL_BEATS: '1000',
+  VIGIL_LOG_LEVEL: 'info',
+};
 /** Attempts at the tool call: a step-up sign-in (403 insufficient_scope) refuses the first and asks for another. */
 const CALL_ATTEMPTS = 3;
 
@@ -43,7 +54,7 @@ async function main(): Promise<number> {
   say(`scenario ${scenario}: ${JSON.stringify(entry)}`);
   const token = randomBytes(24).toString('base64url');
   const daemon = startDaemon(['run', '--data-dir', join(dir, 'data'), '--port', '0'], {
-    ...FAST_ENV,
+    ...DRIVER_ENV,
     VIGIL_TOKEN: token,
     VIGIL_MCP_CONFIG: config,
   });
@@ -62,7 +73,7 @@ async function main(): Promise<number> {
 }
 
 async function drive(daemon: DaemonProcess, token: string, plan: ReturnType<typeof scenarioPlan>): Promise<number> {
-  const listening = await daemon.waitFor((l) => l.msg === 'gateway listening', 20_000, 'gateway listening');
+  const listening = await daemon.waitFor((l) => l.msg === 'gateway listening', 40_000, 'gateway listening');
   const gatewayUrl = String(listening['url']);
   const client = await connect({ url: gatewayUrl, token, reconnect: false });
   const watch = new ServerWatch(client, SERVER, `${gatewayUrl}/oauth/callback`, say);
