@@ -180,7 +180,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
   });
   const clientUrl = clientReachableUrl(gateway.url);
   // OAuth sign-ins of remote MCP servers come back here unless VIGIL_PUBLIC_URL names another address.
-  runtime.useGatewayUrl(clientUrl);
+  runtime.mcpServers.useGatewayUrl(clientUrl);
   try {
     // Before the line clients wait for, so `vigil … --data-dir D` finds this daemon as soon as it says it listens.
     const path = await writeDaemonFile(config.dataDir, {

@@ -75,6 +75,7 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
   ['host', '127.0.0.1'],
   ['allowedHosts', []],
   ['allowedOrigins', []],
+  ['publicUrl', undefined],
   ['port', 7420],
   ['token', undefined],
   ['thinker', 'offline'],
@@ -244,6 +245,11 @@ describe('loadConfig', () => {
     ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":1}}'],
     ['VIGIL_PRICING_JSON', '{"m":{"inputPerMTok":-1,"outputPerMTok":2,"cacheWritePerMTok":1,"cacheReadPerMTok":1}}'],
     ['ANTHROPIC_BASE_URL', 'ftp://example.com'],
+    ['VIGIL_PUBLIC_URL', 'vigil.example.com'],
+    ['VIGIL_PUBLIC_URL', 'ftp://vigil.example.com'],
+    ['VIGIL_PUBLIC_URL', 'https://vigil.example.com/?x=1'],
+    ['VIGIL_PUBLIC_URL', 'https://vigil.example.com/#top'],
+    ['VIGIL_PUBLIC_URL', 'https://user:pw@vigil.example.com'],
     ['VIGIL_CONVERSATION_MAX_MESSAGES', '99'],
     ['VIGIL_CONVERSATION_MAX_MESSAGES', 'all'],
     ['VIGIL_LEDGER_CHARGE_DAYS', '0'],
@@ -273,6 +279,12 @@ describe('loadConfig', () => {
     expect(err.code).toBe('CONFIG_INVALID');
     expect(err.message).toContain(`${variable}=${JSON.stringify(value)} is invalid: expected`);
     expect(err.data).toMatchObject({ variable, value, allowed: expect.stringMatching(/^expected /) });
+  });
+
+  it('reads VIGIL_PUBLIC_URL, a path included', () => {
+    expect(loadConfig({ VIGIL_PUBLIC_URL: 'https://vigil.example.com/agent' }).publicUrl).toBe(
+      'https://vigil.example.com/agent',
+    );
   });
 
   it('reads the OpenTelemetry export settings from the standard OTEL_* variables', () => {

@@ -23,7 +23,7 @@ import type { TokenScope } from '../protocol/token-scopes.js';
 import type { Caller, TokenEnded } from '../runtime/facade/tokens.facade.js';
 import { assertCallerMay } from './scope-check.js';
 import { handleOAuthCallback } from './oauth-callback-route.js';
-import { OAUTH_CALLBACK_PATH } from '../subsystems/tools/oauth/callback-url.js';
+import { OAUTH_CALLBACK_PATH } from '../protocol/tools.schema.js';
 import { publicUrlHost, publicUrlOrigin } from '../protocol/request-origin.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { DEFAULT_MCP_TOOLS, type McpToolName } from '../protocol/mcp-tool-names.js';
@@ -190,7 +190,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     // No token: the browser coming back from an authorization server has none; the sign-in's state is the credential.
     if (url.pathname === OAUTH_CALLBACK_PATH) {
-      handleOAuthCallback(req, res, url, runtime, log);
+      handleOAuthCallback(req, res, url, runtime.mcpServers, log);
       return;
     }
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {

@@ -5,7 +5,7 @@
  * echoed but the server's configured name, escaped.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CallbackOutcome } from '../subsystems/tools/mcp-hub.js';
+import type { CallbackOutcome } from '../protocol/tools.schema.js';
 import { describeError } from '../errors.js';
 import type { VigilLogger } from '../shared/logger.js';
 

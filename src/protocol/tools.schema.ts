@@ -66,3 +66,13 @@ export const ToolsLoginResultSchema = z.object({
 
 export type ToolsServerParams = z.infer<typeof ToolsServerParamsSchema>;
 export type ToolsLoginResult = z.infer<typeof ToolsLoginResultSchema>;
+
+/** The gateway path an authorization server sends the operator's browser back to (`VIGIL_PUBLIC_URL` + this). */
+export const OAUTH_CALLBACK_PATH = '/oauth/callback';
+
+/** How a sign-in's callback went. */
+export type CallbackOutcome =
+  | { kind: 'signed_in'; server: string }
+  | { kind: 'failed'; server: string; error: string }
+  /** No live sign-in has this state (never made, used already, or older than 10 minutes): nothing was done. */
+  | { kind: 'unknown_state' };

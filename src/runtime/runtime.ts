@@ -13,8 +13,6 @@ import type { ConversationEntry, ConversationListParams } from '../protocol/conv
 import type { VigilEvent } from '../protocol/events.schema.js';
 import type { AddGoalParams, GoalView } from '../protocol/goals.schema.js';
 import type { HeartbeatStatus } from '../protocol/heartbeat.schema.js';
-import type { ToolsListEntry, ToolsLoginResult } from '../protocol/tools.schema.js';
-import type { CallbackOutcome } from '../subsystems/tools/mcp-hub.js';
 import type { TokenScope } from '../protocol/token-scopes.js';
 import type { MemoryForgetResult, MemorySearchHit, MemorySearchParams } from '../protocol/memory.schema.js';
 import { forgetMemory, searchMemory } from './facade/memory.facade.js';
@@ -28,15 +26,7 @@ import type { MetricsFacade } from './facade/metrics.facade.js';
 import { actorStates, getAffect, listMemory } from './facade/mind.facade.js';
 import { RestoreFacade } from './facade/restore.facade.js';
 import { heartbeatStatus } from './facade/status.facade.js';
-import {
-  approveToolCall,
-  completeSignIn,
-  denyToolCall,
-  listTools,
-  loginTool,
-  logoutTool,
-  pendingToolCalls,
-} from './facade/tools.facade.js';
+import { approveToolCall, denyToolCall, McpServersFacade, pendingToolCalls } from './facade/tools.facade.js';
 import type { DenyToolCallParams, PendingToolCall, ToolDecision } from '../protocol/tool-approvals.schema.js';
 import { getThink, listThinks, onThinkTrace } from './facade/thinks.facade.js';
 import type { ThinkTrace, ThinkTraceSummary } from '../protocol/think-trace.schema.js';
@@ -63,6 +53,8 @@ export class Runtime {
   readonly metrics: MetricsFacade;
   /** The scoped gateway tokens: `tokens.*`, authentication, and the notice of a token that ended. */
   readonly tokens: TokensFacade;
+  /** The MCP servers: `tools.list`, and their OAuth sign-ins (`tools.login`, `tools.logout`, `/oauth/callback`). */
+  readonly mcpServers: McpServersFacade;
   private readonly core: RuntimeCore;
   private readonly goals: GoalsFacade;
   private readonly budget: BudgetFacade;
@@ -83,6 +75,7 @@ export class Runtime {
     this.schedules = new SchedulesFacade(this.core, parts.schedules);
     this.metrics = parts.metrics;
     this.tokens = new TokensFacade({ store: parts.tokens, bus: parts.bus, clock: parts.clock, log: parts.log });
+    this.mcpServers = new McpServersFacade(this.core);
   }
 
   /** The current beat number. */
@@ -225,31 +218,6 @@ export class Runtime {
   /** `budget.setCap`: a new daily cap. */
   setCap(params: SetCapParams): Promise<BudgetStatus> {
     return this.budget.setCap(params);
-  }
-
-  /** `tools.list`: every MCP tool by name, its server's state and whether calls need approval; then the servers waiting for a sign-in. */
-  listTools(): ToolsListEntry[] {
-    return listTools(this.core);
-  }
-
-  /** `tools.login`: a fresh OAuth sign-in to `server`; MCP_SERVER_NOT_FOUND, RPC_INVALID_PARAMS (stdio, or no OAuth). */
-  loginTool(server: string): Promise<ToolsLoginResult> {
-    return loginTool(this.core, server);
-  }
-
-  /** `tools.logout`: forgets the OAuth tokens of `server`. */
-  logoutTool(server: string): Promise<true> {
-    return logoutTool(this.core, server);
-  }
-
-  /** `GET /oauth/callback`: finishes the sign-in whose `state` this is (single use, 10 minutes), or says why not. */
-  completeSignIn(answer: { state: string; code?: string; error?: string }): Promise<CallbackOutcome> {
-    return completeSignIn(this.core, answer);
-  }
-
-  /** The gateway's URL as a browser reaches it, once it listens: the OAuth callback's base unless VIGIL_PUBLIC_URL names one. */
-  useGatewayUrl(url: string): void {
-    this.core.parts.callbackUrl.setPublicUrl(url);
   }
 
   /** `tools.pending`: tool calls waiting for an operator's approval, oldest first. */

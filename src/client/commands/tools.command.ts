@@ -17,6 +17,9 @@ export const TOOLS_USAGE = `usage: vigil tools list [--json]
   login prints the URL to open in a browser and waits until the sign-in completes (exit 0) or fails (exit 1);
   --no-wait prints the URL and exits 0`;
 
+/** How long `tools login` waits: a sign-in's link works for 10 minutes. */
+const SIGN_IN_WAIT_MS = 10 * 60_000;
+
 const ARITY: Record<string, number> = { list: 0, pending: 0, approve: 1, deny: 1, login: 1, logout: 1 };
 
 /** Runs `vigil tools …`. */
@@ -123,12 +126,12 @@ async function login(io: CliIo, client: VigilClient, server: string, noWait: boo
     io.stderr(
       `vigil: open that URL in a browser to sign in to ${server}; waiting until ${started.expiresAt} (Ctrl-C stops waiting).\n`,
     );
-    const expiresIn = Math.max(0, Date.parse(started.expiresAt) - Date.now());
+    // The link's life from now, not from its expiresAt: the daemon's clock need not be this machine's.
     const expired = new Promise<number>((resolve) => {
       setTimeout(() => {
         io.stderr(`vigil: the sign-in link expired; run vigil tools login ${server} again.\n`);
         resolve(1);
-      }, expiresIn).unref();
+      }, SIGN_IN_WAIT_MS).unref();
     });
     const interrupted = io.interrupted().then(() => 1);
     return await Promise.race([outcome, expired, interrupted]);

@@ -5,10 +5,10 @@ import type { RpcHandlers } from '../rpc-router.js';
 export const toolsMethods: RpcHandlers<
   'tools.list' | 'tools.pending' | 'tools.approve' | 'tools.deny' | 'tools.login' | 'tools.logout'
 > = {
-  'tools.list': (_params, { runtime }) => runtime.listTools(),
+  'tools.list': (_params, { runtime }) => runtime.mcpServers.list(),
   'tools.pending': (_params, { runtime }) => runtime.pendingToolCalls(),
   'tools.approve': (params, { runtime }) => runtime.approveToolCall(params.callId),
   'tools.deny': (params, { runtime }) => runtime.denyToolCall(params),
-  'tools.login': (params, { runtime }) => runtime.loginTool(params.server),
-  'tools.logout': (params, { runtime }) => runtime.logoutTool(params.server),
+  'tools.login': (params, { runtime }) => runtime.mcpServers.login(params.server),
+  'tools.logout': (params, { runtime }) => runtime.mcpServers.logout(params.server),
 };

@@ -1,55 +1,61 @@
-/** The facade's tools area: `tools.list`, the approvals `tools.pending`, `tools.approve`, `tools.deny`, and the sign-ins `tools.login`, `tools.logout`. */
+/** The facade's tools area: the servers (`tools.list`, the sign-ins `tools.login`, `tools.logout`) and the approvals `tools.pending`, `tools.approve`, `tools.deny`. */
 import type { DenyToolCallParams, PendingToolCall, ToolDecision } from '../../protocol/tool-approvals.schema.js';
-import type { ToolsListEntry, ToolsLoginResult } from '../../protocol/tools.schema.js';
-import type { CallbackOutcome } from '../../subsystems/tools/mcp-hub.js';
+import type { CallbackOutcome, ToolsListEntry, ToolsLoginResult } from '../../protocol/tools.schema.js';
 import type { ToolCallDecision } from '../../subsystems/tools/durable-tool-caller.js';
 import { runDetached } from '../../shared/run-detached.js';
 import { iso, type RuntimeCore } from '../runtime-core.js';
 
-/** `tools.list`: every registered tool in the registry's order (by name), with its server's state now; then the servers waiting for a sign-in. */
-export function listTools(core: RuntimeCore): ToolsListEntry[] {
-  const hub = core.parts.tools;
-  const tools: ToolsListEntry[] = hub
-    .list()
-    .map(({ name, server, tool, description, requireApproval, idempotent, available }) => ({
-      name,
+/** The MCP servers as the operator sees them: `tools.list`, and the OAuth sign-ins (`tools.login`, `tools.logout`, the callback). */
+export class McpServersFacade {
+  constructor(private readonly core: RuntimeCore) {}
+
+  /** `tools.list`: every registered tool in the registry's order (by name), with its server's state now; then the servers waiting for a sign-in. */
+  list(): ToolsListEntry[] {
+    const hub = this.core.parts.tools;
+    const tools: ToolsListEntry[] = hub
+      .list()
+      .map(({ name, server, tool, description, requireApproval, idempotent, available }) => ({
+        name,
+        server,
+        tool,
+        description,
+        requireApproval,
+        idempotent,
+        available,
+        state: hub.needsSignIn(server) ? 'needs_auth' : available ? 'up' : 'down',
+      }));
+    const signIns: ToolsListEntry[] = hub.signInsNeeded().map(({ server, authorizationUrl, expiresAt }) => ({
       server,
-      tool,
-      description,
-      requireApproval,
-      idempotent,
-      available,
-      state: hub.needsSignIn(server) ? 'needs_auth' : available ? 'up' : 'down',
+      state: 'needs_auth',
+      authorizationUrl,
+      expiresAt: iso(expiresAt),
     }));
-  const signIns: ToolsListEntry[] = hub.signInsNeeded().map(({ server, authorizationUrl, expiresAt }) => ({
-    server,
-    state: 'needs_auth',
-    authorizationUrl,
-    expiresAt: iso(expiresAt),
-  }));
-  return [...tools, ...signIns];
-}
+    return [...tools, ...signIns];
+  }
 
-/** `tools.login`: a fresh sign-in to `server`; the operator opens the URL, the callback finishes it. */
-export async function loginTool(core: RuntimeCore, server: string): Promise<ToolsLoginResult> {
-  core.assertRunning();
-  const { authorizationUrl, expiresAt } = await core.parts.tools.login(server);
-  return { authorizationUrl, expiresAt: iso(expiresAt) };
-}
+  /** `tools.login`: a fresh sign-in to `server`; MCP_SERVER_NOT_FOUND, RPC_INVALID_PARAMS (stdio, or no OAuth). */
+  async login(server: string): Promise<ToolsLoginResult> {
+    this.core.assertRunning();
+    const { authorizationUrl, expiresAt } = await this.core.parts.tools.login(server);
+    return { authorizationUrl, expiresAt: iso(expiresAt) };
+  }
 
-/** `tools.logout`: the tokens of `server` forgotten. */
-export async function logoutTool(core: RuntimeCore, server: string): Promise<true> {
-  core.assertRunning();
-  await core.parts.tools.logout(server);
-  return true;
-}
+  /** `tools.logout`: the tokens of `server` forgotten; it reconnects and asks for a sign-in if it wants one. */
+  async logout(server: string): Promise<true> {
+    this.core.assertRunning();
+    await this.core.parts.tools.logout(server);
+    return true;
+  }
 
-/** `GET /oauth/callback`: finishes the sign-in its `state` names (single use, 10 minutes). */
-export function completeSignIn(
-  core: RuntimeCore,
-  answer: { state: string; code?: string; error?: string },
-): Promise<CallbackOutcome> {
-  return core.parts.tools.completeSignIn(answer);
+  /** `GET /oauth/callback`: finishes the sign-in its `state` names (single use, 10 minutes), or says why not. */
+  completeSignIn(answer: { state: string; code?: string; error?: string }): Promise<CallbackOutcome> {
+    return this.core.parts.tools.completeSignIn(answer);
+  }
+
+  /** The gateway's URL as a browser reaches it, once it listens: the callback's base unless VIGIL_PUBLIC_URL names one. */
+  useGatewayUrl(url: string): void {
+    this.core.parts.callbackUrl.setPublicUrl(url);
+  }
 }
 
 /** `tools.pending`: the calls waiting for an operator, oldest first. */

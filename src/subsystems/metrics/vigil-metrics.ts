@@ -196,6 +196,10 @@ export class VigilMetrics {
       case 'mcp.tools_changed':
         this.metric.mcpTools.set({ server: event.server }, event.tools);
         break;
+      // Held until the operator signs in: not connected (the authorization URL is no label, never a metric).
+      case 'mcp.auth_required':
+        this.metric.mcpUp.set({ server: event.server }, 0);
+        break;
       default:
         break;
     }

@@ -6,6 +6,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, VigilError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
 import { isStdioServer, type McpServerEntry } from '../../protocol/mcp-config.schema.js';
+import type { CallbackOutcome } from '../../protocol/tools.schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
 import type { ServerTransport, TransportAuth } from './mcp-transport.js';
@@ -44,13 +45,6 @@ export interface SignInNeeded {
   /** Epoch ms: when the authorization URL stops working (`tools.login` makes a new one). */
   expiresAt: number;
 }
-
-/** How a sign-in's callback went. */
-export type CallbackOutcome =
-  | { kind: 'signed_in'; server: string }
-  | { kind: 'failed'; server: string; error: string }
-  /** No live sign-in has this state (never made, used already, or older than 10 minutes): nothing was done. */
-  | { kind: 'unknown_state' };
 
 /** How a call may be bounded by its caller. */
 export interface ToolCallOptions {
@@ -286,13 +280,26 @@ export class McpHub {
       );
     }
     const timeoutMs = options.timeoutMs ?? tool.timeoutMs;
-    try {
-      return await connection.callTool(tool.tool, args as Record<string, unknown>, {
+    const call = (on: ServerConnection) =>
+      on.callTool(tool.tool, args as Record<string, unknown>, {
         timeoutMs,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
+    try {
+      return await call(connection);
     } catch (err) {
-      throw callError(name, timeoutMs, options.signal, err);
+      // A 401 to a call that was sent: its outcome is unknown, so only an idempotent tool is sent again, once, after
+      // the access token was renewed (the refresh the 401 started).
+      if (!isUnauthorizedCall(err) || !tool.idempotent || slot.auth === undefined)
+        throw callError(name, timeoutMs, options.signal, err);
+      await slot.auth.settled();
+      const renewed = slot.connection;
+      if (renewed?.state !== 'up') throw callError(name, timeoutMs, options.signal, err);
+      try {
+        return await call(renewed);
+      } catch (again) {
+        throw callError(name, timeoutMs, options.signal, again);
+      }
     }
   }
 
@@ -363,6 +370,13 @@ function loadServerAuth(): Promise<typeof ServerAuthModule> {
  */
 export function loadMcpClient(): Promise<typeof ServerConnectionModule> {
   return (mcpClient ??= import('./server-connection.js'));
+}
+
+/** True when `err` (or its cause) is the 401 a sent tool call met (`ToolCallUnauthorizedError`, matched by name: its module loads lazily). */
+function isUnauthorizedCall(err: unknown): boolean {
+  for (let at: unknown = err, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth += 1)
+    if (at.name === 'ToolCallUnauthorizedError') return true;
+  return false;
 }
 
 /** The VigilError for a call that did not get a result. */

@@ -31,7 +31,7 @@ afterEach(async () => {
 
 /** A hub with one OAuth server `remote`, its store on disk, and the fixture's clock tied to the hub's. */
 async function start(
-  options: { accessTokenSeconds?: number; sealed?: boolean } = {},
+  options: { accessTokenSeconds?: number; sealed?: boolean; idempotentTools?: string[] } = {},
 ): Promise<HubHarness & { store: OAuthStore }> {
   let now = () => Date.now();
   fixture = await startOAuthMcpServer({
@@ -42,7 +42,11 @@ async function start(
   const raw = await openVigilDb(dir);
   db = options.sealed === true ? (await sealStore(raw, KEY, { closeInner: true })).db : raw;
   const store = await OAuthStore.open(db);
-  const h = hubs({ remote: { url: fixture.url } }, { oauth: { store, callbackUrl: new CallbackUrl(CALLBACK_BASE) } });
+  const entry = {
+    url: fixture.url,
+    ...(options.idempotentTools === undefined ? {} : { idempotentTools: options.idempotentTools }),
+  };
+  const h = hubs({ remote: entry }, { oauth: { store, callbackUrl: new CallbackUrl(CALLBACK_BASE) } });
   now = () => h.clock.now();
   return { ...h, store };
 }
@@ -207,6 +211,32 @@ describe('an MCP server behind OAuth', () => {
       const tokens = [fixture!.accessTokens[0]!, fixture!.refreshTokens[0]!];
       // Unsealed, the check finds them (so it can find them); sealed, no file holds either.
       for (const token of tokens) expect(files.some((bytes) => bytes.includes(token))).toBe(!sealed);
+    },
+  );
+
+  it.each([false, true])(
+    'idempotent %s: a 401 to a sent call is an unknown outcome, re-sent only for an idempotent tool after a refresh',
+    async (idempotent) => {
+      const h = await start(idempotent ? { idempotentTools: ['echo'] } : {});
+      const required = await h.next('mcp.auth_required');
+      await h.hub.completeSignIn(await browse(required.authorizationUrl));
+      await h.next('mcp.server_up');
+      fixture!.revokeAccessTokens();
+      const call = h.hub.callTool('mcp__remote__echo', { text: 'again' });
+      if (idempotent) {
+        await expect(call).resolves.toMatchObject({ content: [{ type: 'text', text: 'again' }] });
+      } else {
+        await expect(call).rejects.toMatchObject({
+          code: 'TOOL_CALL_FAILED',
+          message: expect.stringContaining('whether the tool ran is unknown') as string,
+        });
+        await until(() => fixture!.grants.refresh_token === 1, 'refreshed after the 401');
+        await expect(h.hub.callTool('mcp__remote__echo', { text: 'next' })).resolves.toMatchObject({
+          content: [{ type: 'text', text: 'next' }],
+        });
+      }
+      expect(fixture!.grants.refresh_token).toBe(1);
+      expect(h.events.filter((e) => e.type === 'mcp.auth_required')).toHaveLength(1);
     },
   );
 });

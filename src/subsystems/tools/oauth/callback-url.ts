@@ -3,9 +3,7 @@
  * gateway's own URL once it listens (its port is known only then when VIGIL_PORT is 0). A sign-in waits for it: a
  * redirect URI registered or sent before the gateway listens would point nowhere.
  */
-
-/** The callback's path on the gateway. */
-export const OAUTH_CALLBACK_PATH = '/oauth/callback';
+import { OAUTH_CALLBACK_PATH } from '../../../protocol/tools.schema.js';
 
 /** The redirect URI for a gateway reached at `publicUrl` (`http://host:port`, or a reverse proxy's URL with a path). */
 export function callbackUrlFor(publicUrl: string): string {

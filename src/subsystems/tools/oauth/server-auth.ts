@@ -436,7 +436,6 @@ export class ServerAuth {
     const { server, entry, store, clock, callbackUrl } = this.options;
     const oauth = entry.oauth;
     const update = (change: (record: McpOAuthRecord) => McpOAuthRecord) => store.update(server, change);
-    const self = this;
     return {
       get redirectUrl() {
         return callbackUrl.current;
@@ -453,7 +452,7 @@ export class ServerAuth {
       },
       state: () => {
         const state = randomBytes(32).toString('base64url');
-        self.draft = { state };
+        this.draft = { state };
         return state;
       },
       // Awaited by auth() before it registers or builds an authorization request: the redirect URI is known by then.
@@ -475,40 +474,40 @@ export class ServerAuth {
       saveClientInformation: async (information) => {
         await update((record) => ({
           ...record,
-          client: information as Record<string, unknown>,
+          client: information,
           ...(callbackUrl.current === undefined ? {} : { clientRedirectUrl: callbackUrl.current }),
         }));
       },
-      tokens: () => (self.hideTokens ? undefined : (store.get(server).tokens?.value as OAuthTokens | undefined)),
+      tokens: () => (this.hideTokens ? undefined : (store.get(server).tokens?.value as OAuthTokens | undefined)),
       saveTokens: async (tokens) => {
         const obtainedAt = clock.now();
         const expiresAt = tokens.expires_in === undefined ? undefined : obtainedAt + tokens.expires_in * 1000;
         await update((record) => ({
           ...record,
           tokens: {
-            value: tokens as Record<string, unknown>,
+            value: tokens,
             obtainedAt,
             ...(expiresAt === undefined ? {} : { expiresAt }),
           },
         }));
-        self.dispatch({
+        this.dispatch({
           type: 'tokens_stored',
           obtainedAt,
           ...(expiresAt === undefined ? {} : { expiresAt }),
           refreshable: typeof tokens.refresh_token === 'string',
-          signIn: self.operation === 'finish',
+          signIn: this.operation === 'finish',
         });
       },
       saveCodeVerifier: (codeVerifier) => {
-        if (self.draft !== undefined) self.draft.codeVerifier = codeVerifier;
+        if (this.draft !== undefined) this.draft.codeVerifier = codeVerifier;
       },
       codeVerifier: () => {
-        if (self.finishing === undefined) throw new Error('no sign-in is being finished');
-        return self.finishing.codeVerifier;
+        if (this.finishing === undefined) throw new Error('no sign-in is being finished');
+        return this.finishing.codeVerifier;
       },
       redirectToAuthorization: async (authorizationUrl) => {
-        const draft = self.draft;
-        self.draft = undefined;
+        const draft = this.draft;
+        this.draft = undefined;
         const state = draft?.state ?? authorizationUrl.searchParams.get('state') ?? '';
         if (draft?.codeVerifier === undefined || state === '') throw new Error('an authorization request without PKCE');
         // The operator opens it in a browser: an authorization endpoint that is no web address is refused.
@@ -527,17 +526,17 @@ export class ServerAuth {
             -MAX_PENDING_SIGN_INS,
           ),
         }));
-        self.lastSignIn = signIn;
+        this.lastSignIn = signIn;
         // The transport met a 401 it could not answer with a token: the operator must sign in.
-        if (self.operation === 'transport') {
-          self.dispatch({
+        if (this.operation === 'transport') {
+          this.dispatch({
             type: 'sign_in_started',
             authorizationUrl: signIn.authorizationUrl,
             expiresAt: signIn.expiresAt,
             needed: true,
           });
-        } else if (self.operation === 'login') {
-          self.dispatch({
+        } else if (this.operation === 'login') {
+          this.dispatch({
             type: 'sign_in_started',
             authorizationUrl: signIn.authorizationUrl,
             expiresAt: signIn.expiresAt,
@@ -546,7 +545,7 @@ export class ServerAuth {
         }
       },
       invalidateCredentials: async (scope) => {
-        if (scope === 'all' || scope === 'tokens') self.tokensInvalidated = true;
+        if (scope === 'all' || scope === 'tokens') this.tokensInvalidated = true;
         await update((record) => {
           switch (scope) {
             case 'all':
