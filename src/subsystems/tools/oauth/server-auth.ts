@@ -97,6 +97,28 @@ function isToolCall(body: unknown): boolean {
   }
 }
 
+/** True when `body` holds a request beyond the handshake (not `initialize`, not a notification): its success shows a token's scope suffices. */
+function isBeyondHandshake(body: unknown): boolean {
+  if (typeof body !== 'string') return false;
+  try {
+    const message = JSON.parse(body) as unknown;
+    const messages = Array.isArray(message) ? message : [message];
+    return messages.some((m) => {
+      const method = (m as { method?: unknown } | null)?.method;
+      return typeof method === 'string' && method !== 'initialize' && !method.startsWith('notifications/');
+    });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Sign-ins the server may ask for in a row with the same scope while no request beyond the handshake gets past it
+ * (a 403 `insufficient_scope` that a new token never satisfies): the MCP specification asks for a bound on step-up
+ * retries, and the conformance suite allows three authorization requests.
+ */
+const MAX_REPEATED_SIGN_INS = 3;
+
 /** An authorization server's error code, as far as it is a code (never its description, which is its own text). */
 function oauthErrorCode(text: string | null | undefined): string {
   return text !== null && text !== undefined && /^[\w.-]{1,64}$/.test(text) ? text : 'an unnamed error';
@@ -122,6 +144,8 @@ export class ServerAuth {
   private hideTokens = false;
   private chain: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  /** The scope of the sign-ins the transport asked for in a row, how many, and whether the last was refused (see MAX_REPEATED_SIGN_INS). */
+  private repeatedSignIns = { scope: '', count: 0, refused: false };
   /** The `OAuthClientProvider` the SDK's `auth()` and transport call. */
   readonly provider: OAuthClientProvider;
   /** The fetch the server's transport uses: notes what 401s and 403s ask for, and keeps a 401 to a tool call from being re-sent. */
@@ -180,6 +204,8 @@ export class ServerAuth {
   /** Starts a fresh sign-in (the operator's `tools.login`): the URL to open, valid for 10 minutes. */
   login(): Promise<SignInStart> {
     return this.exclusive(async () => {
+      // The operator asks: whatever the server refused before, this sign-in is theirs to try.
+      this.repeatedSignIns = { scope: '', count: 0, refused: false };
       const signIn = await this.startSignIn('login');
       return { authorizationUrl: signIn.authorizationUrl, expiresAt: signIn.expiresAt };
     });
@@ -400,6 +426,27 @@ export class ServerAuth {
     this.refreshTimer = undefined;
   }
 
+  /**
+   * Counts a sign-in the transport asks for; true (and `mcp.auth_failed` once) past MAX_REPEATED_SIGN_INS in a row
+   * with the same scope, none of whose tokens got a request beyond the handshake through.
+   */
+  private signInRefused(authorizationUrl: URL): boolean {
+    const scope = authorizationUrl.searchParams.get('scope') ?? '';
+    const last = this.repeatedSignIns;
+    this.repeatedSignIns =
+      last.scope === scope ? { ...last, count: last.count + 1 } : { scope, count: 1, refused: false };
+    if (this.repeatedSignIns.count <= MAX_REPEATED_SIGN_INS) return false;
+    if (!this.repeatedSignIns.refused) {
+      this.repeatedSignIns.refused = true;
+      this.dispatch({
+        type: 'sign_in_failed',
+        // The scope is the server's own text: not in an event a read token sees.
+        error: `the server refused the tokens of ${MAX_REPEATED_SIGN_INS} sign-ins in a row with 403 insufficient_scope; run vigil tools login to try again`,
+      });
+    }
+    return true;
+  }
+
   /** Records what a 401 or 403 of the server itself asked for (scope, resource metadata), for later sign-ins. */
   private noteChallenge(response: Response): void {
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
@@ -419,6 +466,8 @@ export class ServerAuth {
     const serverUrl = new URL(this.options.entry.url).href;
     return async (url, init) => {
       const response = await (this.options.fetch ?? fetch)(url, init);
+      if (response.ok && isBeyondHandshake(init?.body) && new URL(String(url)).href === serverUrl)
+        this.repeatedSignIns = { scope: '', count: 0, refused: false };
       if ((response.status === 401 || response.status === 403) && new URL(String(url)).href === serverUrl) {
         this.noteChallenge(response);
         if (response.status === 401 && isToolCall(init?.body)) {
@@ -508,6 +557,8 @@ export class ServerAuth {
       redirectToAuthorization: async (authorizationUrl) => {
         const draft = this.draft;
         this.draft = undefined;
+        if (this.operation === 'transport' && this.signInRefused(authorizationUrl))
+          throw new Error('the server keeps refusing the scope it asks for; no further sign-in is started');
         const state = draft?.state ?? authorizationUrl.searchParams.get('state') ?? '';
         if (draft?.codeVerifier === undefined || state === '') throw new Error('an authorization request without PKCE');
         // The operator opens it in a browser: an authorization endpoint that is no web address is refused.

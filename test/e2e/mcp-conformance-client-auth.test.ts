@@ -1,0 +1,52 @@
+/**
+ * The official MCP conformance suite in client mode with Vigil as the client: every `auth/*` scenario of the
+ * 2025-11-25 and 2025-03-26 protocol versions (discovery, client identification, scopes and step-up, token endpoint
+ * authentication, the March 2025 fallbacks). Each runs a real daemon that signs in with the MCP SDK's client auth,
+ * the driver following the authorization URL to the gateway's `/oauth/callback` as the operator's browser would, and
+ * then calls the scenario's tool. See mcp-conformance-client.test.ts for how a run is judged.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runClientScenario } from './conformance/run-client-scenario.js';
+
+const SCENARIOS = [
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/pre-registration',
+  'auth/2025-03-26-oauth-metadata-backcompat',
+  'auth/2025-03-26-oauth-endpoint-fallback',
+] as const;
+
+/** The scenario whose server refuses every token: the client is expected to give up (its exit code is not judged). */
+const GIVES_UP = new Set<string>(['auth/scope-retry-limit']);
+
+const dir = mkdtempSync(join(tmpdir(), 'vigil-conformance-auth-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the MCP conformance suite’s sign-in scenarios with Vigil as the client', () => {
+  it.each(SCENARIOS)(
+    'passes %s',
+    async (scenario) => {
+      const run = await runClientScenario(scenario, join(dir, scenario.replaceAll('/', '_')));
+      expect(run.missed, run.driverOutput).toEqual([]);
+      expect(run.checks.some((check) => check.status === 'SUCCESS')).toBe(true);
+      // The suite exits 0 for a scenario that allows the client's error; the driver's "the tool answered" is the rest.
+      expect(run.code, run.driverOutput).toBe(0);
+      if (!GIVES_UP.has(scenario)) expect(run.driverOutput).toMatch(/reply: mcp__conformance__\S+ returned:/);
+    },
+    110_000,
+  );
+});
