@@ -6,6 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/vigil-client.js';
 import { isAlive, ROOT, STDIO_FIXTURE } from '../subsystems/tools/mcp-hub.fixture.js';
 import { startDaemon, type DaemonProcess } from './daemon-process.js';
+import type { ToolView } from '../../src/protocol/tools.schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vigil-mcp-e2e-'));
 const started: DaemonProcess[] = [];
@@ -117,7 +118,7 @@ describe('MCP servers under vigil run', () => {
   it('serves tools.list while a server is still connecting, and leaves no server process after kill -9', async () => {
     const { daemon, url, pids } = await daemonWithServers('killed');
     const client = await connect({ url, token: TOKEN, reconnect: false });
-    const tools = await client.tools.list();
+    const tools = (await client.tools.list()).filter((t): t is ToolView => 'name' in t);
     await client.close();
     expect(tools.map((t) => t.name)).toContain('mcp__local__echo');
     expect(tools.every((t) => t.server === 'local' && t.available)).toBe(true);

@@ -369,7 +369,8 @@ function loadServerAuth(): Promise<typeof ServerAuthModule> {
  * never pays. Once loaded, later hubs get it without another import (a host that replays runs exactly loads it first).
  */
 export function loadMcpClient(): Promise<typeof ServerConnectionModule> {
-  return (mcpClient ??= import('./server-connection.js'));
+  // The client auth with it: one load, so a host that loads the client first has both before any server connects.
+  return (mcpClient ??= Promise.all([import('./server-connection.js'), loadServerAuth()]).then(([client]) => client));
 }
 
 /** True when `err` (or its cause) is the 401 a sent tool call met (`ToolCallUnauthorizedError`, matched by name: its module loads lazily). */

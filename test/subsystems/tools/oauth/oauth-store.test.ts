@@ -48,7 +48,9 @@ describe('OAuthStore', () => {
 
   it('passes over a record that does not parse (that server signs in again)', async () => {
     const database = await open();
-    await database.sublevel(SUBLEVELS.mcpOAuth, { valueEncoding: 'json' }).put('broken', { signIns: 'no' });
+    await database
+      .sublevel<string, unknown>(SUBLEVELS.mcpOAuth, { valueEncoding: 'json' })
+      .put('broken', { signIns: 'no' });
     const store = await OAuthStore.open(database);
     expect(store.has('broken')).toBe(false);
   });
