@@ -30,7 +30,7 @@ async function settleUntil(h: RuntimeHarness, done: () => boolean, what: string)
 /** The browser's visit to `authorizationUrl`, as far as the callback; answered by the runtime, as the gateway's route does. */
 async function visit(h: RuntimeHarness, authorizationUrl: string) {
   const callback = new URL(await followToCallback(authorizationUrl, `${GATEWAY}/oauth/callback`));
-  return h.runtime.completeSignIn({
+  return h.runtime.mcpServers.completeSignIn({
     state: callback.searchParams.get('state') ?? '',
     code: callback.searchParams.get('code') ?? '',
   });
@@ -64,7 +64,7 @@ describe('an OAuth-protected MCP server in simulated time', () => {
     const clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z'));
     const remote = await startOAuthMcpServer({ accessTokenTtlS: TTL_S, now: () => clock.now() });
     const h = await startRuntime({ clock, config: { mcp: { mcpServers: { remote: { url: remote.url } } } } });
-    h.runtime.useGatewayUrl(GATEWAY);
+    h.runtime.mcpServers.useGatewayUrl(GATEWAY);
     try {
       await settleUntil(h, () => h.ofType('mcp.auth_required').length === 1, 'mcp.auth_required');
       await signIn(h, remote);
@@ -91,7 +91,7 @@ describe('an OAuth-protected MCP server in simulated time', () => {
       for (let t = 0; t < 3 * TTL_S * 1000; t += 1000) await h.advance(1000, 1000);
       expect(h.ofType('mcp.auth_required')).toHaveLength(2);
       expect(h.ofType('mcp.auth_required')[1]).toMatchObject({ server: 'remote' });
-      expect(h.runtime.listTools()).toContainEqual(
+      expect(h.runtime.mcpServers.list()).toContainEqual(
         expect.objectContaining({ server: 'remote', state: 'needs_auth', authorizationUrl: expect.any(String) }),
       );
       for (let t = 0; t < 10 * TTL_S * 1000; t += 5000) await h.advance(5000, 5000);
@@ -108,7 +108,7 @@ describe('an OAuth-protected MCP server in simulated time', () => {
       expect(await visit(h, h.ofType('mcp.auth_required')[1]!.authorizationUrl)).toMatchObject({
         kind: 'unknown_state',
       });
-      await signIn(h, remote, (await h.runtime.loginTool('remote')).authorizationUrl);
+      await signIn(h, remote, (await h.runtime.mcpServers.login('remote')).authorizationUrl);
       expect(await callTool(h, 'mcp__remote__echo', { text: 'again' })).toBe('mcp__remote__echo returned:\nagain');
       expect(remote.toolCalls).toBe(3);
     } finally {
