@@ -31,7 +31,8 @@ export const thinkLogic = fromPromise<
   const review = input.review ?? null;
   const start = thinkStart(deps);
   // Only a debrief reads the store on its way to the model; the conversation comes from memory.
-  const past = await withRecalledMessages(deps, withPast(deps, input.thinkInput));
+  const shown = withPast(deps, input.thinkInput);
+  const past = mayRecallMessages(deps, shown) ? await withRecalledMessages(deps, shown) : shown;
   const thinkInput = review === null ? past : await withReview(deps, past, review);
   // The memories recalled into it are in use: retention counts them as fresh (written at most once a day each).
   const recalled = thinkInput.recalledMemories ?? [];
@@ -71,6 +72,13 @@ function withPast(deps: HeartbeatDeps, input: ThinkInput): ThinkInput {
   const bound = options.contextTokens === undefined ? {} : { contextTokens: options.contextTokens };
   if (context === undefined) return { ...input, ...bound };
   return { ...input, ...bound, conversation: context.conversation(options.contextTokens ?? DEFAULT_CONTEXT_TOKENS) };
+}
+
+/** Whether older messages could be recalled for `input`: some message has left its recent conversation. */
+function mayRecallMessages(deps: HeartbeatDeps, input: ThinkInput): boolean {
+  const search = deps.conversationSearch;
+  if (search === undefined) return false;
+  return search.canRecall(new Set((input.conversation?.recent ?? []).map((m) => m.seq)));
 }
 
 /**

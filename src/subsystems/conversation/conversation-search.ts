@@ -46,6 +46,14 @@ export class ConversationSearch {
    * The best messages for `query`, best first, over every message the log keeps: waits for the background build (a
    * search during the boot answers once the whole log is indexed, never from half of it).
    */
+  /**
+   * Whether a recall leaving out `excluded` could find anything: the index is built and holds a message besides those.
+   * A think asks first and awaits nothing when not (most thinks of a young conversation), so its timing is unchanged.
+   */
+  canRecall(excluded: ReadonlySet<number>): boolean {
+    return this.index.built && this.index.size > excluded.size;
+  }
+
   async search({ query, limit, window = {} }: ConversationQuery): Promise<ConversationHit[]> {
     await this.index.whenBuilt();
     return this.hydrate(await this.ranker.rank(query, limit, window));

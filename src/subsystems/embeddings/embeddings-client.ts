@@ -3,7 +3,7 @@
  * official `openai` SDK. One request per batch, no SDK retries (the background filler retries with its own backoff, a
  * search falls back to the lexical ranking), each answer checked to be one finite vector per input.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { z } from 'zod';
 import { describeError, VigilError } from '../../errors.js';
 import { estimateTokens } from '../thinking/token-estimate.js';
@@ -46,19 +46,25 @@ export interface EmbeddingsClientOptions {
 /** The embeddings client over the `openai` SDK. */
 export class EmbeddingsClient implements Embedder {
   readonly model: string;
-  private readonly client: OpenAI;
   private readonly timeoutMs: number;
+  private readonly options: EmbeddingsClientOptions;
+  // The SDK is loaded at the first request, not at start: a daemon loads only the model SDK its thinker uses
+  // (test/e2e/start-up-imports.test.ts), and embeddings wait for the heartbeat anyway.
+  private client: Promise<OpenAI> | undefined;
 
   constructor(options: EmbeddingsClientOptions) {
     this.model = options.model;
     this.timeoutMs = options.timeoutMs;
+    this.options = options;
+  }
+
+  private sdk(): Promise<OpenAI> {
+    const { baseURL, apiKey, timeoutMs } = this.options;
     // A local server needs no key, but the SDK insists on one: a placeholder it sends and the server ignores.
-    this.client = new OpenAI({
-      baseURL: options.baseURL,
-      apiKey: options.apiKey ?? 'not-needed',
-      maxRetries: 0,
-      timeout: options.timeoutMs,
-    });
+    return (this.client ??= import('openai').then(
+      ({ default: OpenAI }) =>
+        new OpenAI({ baseURL, apiKey: apiKey ?? 'not-needed', maxRetries: 0, timeout: timeoutMs }),
+    ));
   }
 
   async embed(texts: readonly string[], options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<Embedded> {
@@ -67,7 +73,8 @@ export class EmbeddingsClient implements Embedder {
     let raw: unknown;
     try {
       // `float`, not the SDK's default base64: every compatible server speaks it, not all speak base64.
-      raw = await this.client.embeddings.create(
+      const client = await this.sdk();
+      raw = await client.embeddings.create(
         { model: this.model, input, encoding_format: 'float' },
         {
           timeout: options.timeoutMs ?? this.timeoutMs,
