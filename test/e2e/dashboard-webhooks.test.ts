@@ -140,7 +140,7 @@ describe('the dashboard webhooks panel in Chromium against a real daemon', () =>
     // Cancel sends nothing.
     await healthyRow.locator('button.webhook-redeliver').click();
     await page.locator('#redeliver-cancel').click();
-    expect(await page.locator('#redeliver-dialog').evaluate((d) => d.hasAttribute('open'))).toBe(false);
+    expect(await page.locator('#redeliver-dialog').evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
 
     expect(problems).toEqual([]);
     await context.close();
