@@ -230,7 +230,14 @@ describe('an MCP server behind OAuth', () => {
           code: 'TOOL_CALL_FAILED',
           message: expect.stringContaining('whether the tool ran is unknown') as string,
         });
-        await until(() => fixture!.grants.refresh_token === 1, 'refreshed after the 401');
+        // The server counts the grant before the hub has stored what it answered: wait for the stored token.
+        await until(
+          () =>
+            fixture!.grants.refresh_token === 1 &&
+            (h.store.get('remote').tokens?.value as { access_token?: string } | undefined)?.access_token ===
+              fixture!.accessTokens.at(-1),
+          'refreshed after the 401, the new tokens stored',
+        );
         await expect(h.hub.callTool('mcp__remote__echo', { text: 'next' })).resolves.toMatchObject({
           content: [{ type: 'text', text: 'next' }],
         });
