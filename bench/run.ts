@@ -18,6 +18,7 @@ import { sealedStoreBench } from './sealed-store.bench.js';
 import { mcpBench } from './mcp.bench.js';
 import { schedulesBench } from './schedules.bench.js';
 import { recallBench } from './recall.bench.js';
+import { webhooksBench } from './webhooks.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -91,6 +92,9 @@ await run('mcp', '13. MCP server: vigil mcp start-up, send_message via /mcp', ()
 await run('schedules', '14. Schedules: idle cost and next due time', () => schedulesBench());
 await run('recall', '15. Recall on LoCoMo', () => recallBench());
 await run('conversation-search', '16. Conversation search at 10,000 messages', () => conversationSearchBench());
+await run('webhooks', '17. Webhooks: delivery throughput, and the idle beat beside a dead and a slow endpoint', () =>
+  webhooksBench(),
+);
 const totalMs = performance.now() - started;
 
 process.stdout.write(`${renderReport(results, totalMs)}\n`);

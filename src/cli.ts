@@ -1,6 +1,6 @@
 /**
  * The `vigil` command line: the daemon (`run`) and the client commands (`send`, `rpc`, `events`, `conversation`,
- * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`, `mcp`, `schedules`, `tokens`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`, `mcp`, `schedules`, `tokens`, `webhooks`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
@@ -22,6 +22,7 @@ async function usage(): Promise<string> {
     { MEMORY_USAGE },
     { SCHEDULES_USAGE },
     { TOKENS_USAGE },
+    { WEBHOOKS_USAGE },
   ] = await Promise.all([
     import('./client/commands/send.command.js'),
     import('./client/commands/rpc.command.js'),
@@ -34,6 +35,7 @@ async function usage(): Promise<string> {
     import('./client/commands/memory.command.js'),
     import('./client/commands/schedules.command.js'),
     import('./client/commands/tokens.command.js'),
+    import('./client/commands/webhooks.command.js'),
   ]);
   return `usage: vigil <command>
 
@@ -78,6 +80,9 @@ commands:
       (and a think), so --every is at least 1m
   tokens create --scope read|talk|operate [--name N] [--expires 30d] | tokens list | tokens revoke NAME
       gateway tokens that can only read, or talk, or operate; create prints the secret once
+  webhooks add URL --types agent.reply,tool.* [--name N] | list | remove ID | enable ID | test ID
+           | deliveries ID [--limit N] | redeliver ID --after SEQ
+      signed HTTP POSTs of the events of those types, at least once and in order; add prints the secret once
   --version   print the version
   --help      print this help
 
@@ -100,7 +105,9 @@ ${MEMORY_USAGE}
 
 ${SCHEDULES_USAGE}
 
-${TOKENS_USAGE}`;
+${TOKENS_USAGE}
+
+${WEBHOOKS_USAGE}`;
 }
 
 /** A command's entry: its arguments (after the command's name) and the I/O; resolves to the exit code. */
@@ -132,6 +139,7 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<strin
   ['mcp', async () => (await import('./client/commands/mcp.command.js')).mcpCommand],
   ['schedules', async () => (await import('./client/commands/schedules.command.js')).schedulesCommand],
   ['tokens', async () => (await import('./client/commands/tokens.command.js')).tokensCommand],
+  ['webhooks', async () => (await import('./client/commands/webhooks.command.js')).webhooksCommand],
 ]);
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */

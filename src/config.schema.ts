@@ -160,6 +160,9 @@ export const VigilConfigSchema = z
     mcpServerTools: McpServerToolsSchema,
     taskDeadlineMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     taskMaxCostUsd: positive('expected a positive number of US dollars such as 0.50'),
+    webhookTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
+    webhookRetryHours: intIn(1, 8760, 'expected a whole number of hours from 1 to 8760'),
+    webhookBacklogMax: intIn(0, 10_000_000, 'expected an integer from 0 to 10000000'),
   })
   .superRefine((c, ctx) => {
     // A broken relation between two variables blames the first; `alternative` blames the other instead, which
@@ -301,6 +304,9 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_TRACE_MAX_AGE_DAYS', key: 'traceMaxAgeDays', kind: 'number', default: '30', description: 'Prune think traces older than this many days (0 = no age limit), in the batch that adds a new one.' },
   { name: 'VIGIL_TASK_DEADLINE_MS', key: 'taskDeadlineMs', kind: 'number', default: '600000', description: 'Default deadline of a sub-agent task in ms once it starts (the model may give a task its own); a task past it is stopped and fails.' },
   { name: 'VIGIL_TASK_MAX_COST_USD', key: 'taskMaxCostUsd', kind: 'number', default: '0.50', description: 'Default money cap of a sub-agent task in USD (the model may give its own); checked after each model call, the task then ends with what it has. Counted in the daily budget.' },
+  { name: 'VIGIL_WEBHOOK_TIMEOUT_MS', key: 'webhookTimeoutMs', kind: 'number', default: '10000', description: 'How long one webhook delivery attempt may take, in ms, before it is aborted and counts as a failure.' },
+  { name: 'VIGIL_WEBHOOK_RETRY_HOURS', key: 'webhookRetryHours', kind: 'number', default: '24', description: 'A failing webhook endpoint is retried (backoff from about 1 s doubling to one hour) until this many hours have passed since its oldest undelivered event; then it is disabled until webhooks.enable.' },
+  { name: 'VIGIL_WEBHOOK_BACKLOG_MAX', key: 'webhookBacklogMax', kind: 'number', default: '100000', description: 'Events the journal keeps beyond VIGIL_EVENT_JOURNAL_SIZE for enabled webhook endpoints that have not received them; past it the oldest go all the same, each endpoint told by webhook.gap.' },
   { name: 'VIGIL_CACHE_TTL', key: 'cacheTtl', kind: 'string', default: '5m', description: 'Prompt cache lifetime: 5m, or 1h for an agent whose thinks are more than five minutes apart (1h cache writes cost 2x base input, 5m ones 1.25x).' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
   { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', key: 'otlpEndpoint', kind: 'string', default: undefined, description: 'OTLP/HTTP collector base URL (e.g. http://localhost:4318; spans go to <url>/v1/traces): set it to export thinks, model calls and tool calls as OpenTelemetry spans; unset: no tracing, and no OpenTelemetry SDK is loaded. OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and OTEL_RESOURCE_ATTRIBUTES are read by the exporter as usual.' },

@@ -44,6 +44,7 @@ export const DASHBOARD_FILES: Readonly<Record<string, string>> = {
   '/dashboard/thinks.panel.js': built('thinks.panel.js'),
   '/dashboard/tasks.panel.js': built('tasks.panel.js'),
   '/dashboard/schedules.panel.js': built('schedules.panel.js'),
+  '/dashboard/webhooks.panel.js': built('webhooks.panel.js'),
   // uPlot's own browser build, straight from node_modules: no bundling, no build step.
   '/dashboard/vendor/uplot.esm.js': fromPackage('uplot/dist/uPlot.esm.js'),
   '/dashboard/vendor/uplot.min.css': fromPackage('uplot/dist/uPlot.min.css'),

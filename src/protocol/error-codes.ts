@@ -117,6 +117,10 @@ export const ERROR_CODES = {
   SCHEDULE_NOT_FOUND: 'SCHEDULE_NOT_FOUND',
   /** No more schedules may be added: the store holds its maximum, or the model has as many live schedules as it may set. */
   SCHEDULE_LIMIT: 'SCHEDULE_LIMIT',
+  /** No webhook endpoint with that id exists (never did, or it was removed). */
+  WEBHOOK_NOT_FOUND: 'WEBHOOK_NOT_FOUND',
+  /** No more webhook endpoints may be added: the store holds its maximum (100). */
+  WEBHOOK_LIMIT: 'WEBHOOK_LIMIT',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /**
@@ -150,6 +154,8 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   TASK_NOT_FOUND: -32004,
   SCHEDULE_NOT_FOUND: -32004,
   SCHEDULE_LIMIT: -32009,
+  WEBHOOK_NOT_FOUND: -32004,
+  WEBHOOK_LIMIT: -32009,
   TASK_FINISHED: -32010,
   CHECKPOINT_CORRUPT: -32005,
   CHECKPOINT_FORMAT_UNSUPPORTED: -32005,

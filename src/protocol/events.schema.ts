@@ -254,6 +254,30 @@ export const EVENT_PAYLOADS = {
   'auth.token_created': z.object({ name: z.string(), scope: TokenScopeSchema }),
   /** A token was revoked: refused from now on, and the connections and streams opened with it are closed. */
   'auth.token_revoked': z.object({ name: z.string() }),
+  /** Webhook endpoint `id` left ok: an attempt failed (emitted once; `webhook.recovered` ends it). Never the secret. */
+  'webhook.failing': z.object({ id: z.string(), error: z.string() }),
+  /**
+   * Webhook endpoint `id` gets nothing more until `webhooks.enable`: the event with seq `failedSeq` failed past the
+   * retry window, or got a 410. (Not `seq`: a payload field of that name would replace the envelope's own seq.)
+   */
+  'webhook.disabled': z.object({ id: z.string(), failedSeq: z.number().int().nonnegative(), error: z.string() }),
+  /** Webhook endpoint `id` had a 2xx again after failing. */
+  'webhook.recovered': z.object({ id: z.string() }),
+  /**
+   * `count` events of endpoint `id`'s types, seqs `fromSeq` to `toSeq`, left the journal before it received them (its
+   * backlog passed the journal's cap); its cursor moved past them. Nothing is dropped without this.
+   */
+  'webhook.gap': z.object({
+    id: z.string(),
+    fromSeq: z.number().int().nonnegative(),
+    toSeq: z.number().int().nonnegative(),
+    count: z.number().int().positive(),
+  }),
+  /**
+   * Sent by `webhooks.test` to endpoint `id` alone, at once; never on the bus, the feed or the journal (its seq is 0,
+   * its `webhook-id` `evt_test_…`).
+   */
+  'webhook.test': z.object({ id: z.string() }),
   /** A supervised actor threw; it is restarted from its last good state. */
   'actor.crashed': z.object({ actor: z.string(), error: z.string().optional() }),
   /** A crashed actor runs again from its last good state. */

@@ -24,6 +24,7 @@ import { semanticPartsOf } from './semantic-parts.js';
 import { OpenTurns } from './open-turns.js';
 import { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import { TokenStore } from '../subsystems/auth/token-store.js';
+import { WebhookStore } from '../subsystems/webhooks/webhook-store.js';
 import { Runtime } from './runtime.js';
 import type { RuntimeOptions } from './runtime-options.js';
 
@@ -163,6 +164,15 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
     conversationSearch: mind.conversationSearch,
     schedules: await ScheduleStore.open(db, { defaultTimezone: config.timezone }),
     tokens: await TokenStore.open(db),
+    webhooks: {
+      store: await WebhookStore.open(db),
+      settings: {
+        ...options.webhooks,
+        timeoutMs: config.webhookTimeoutMs,
+        retryHours: config.webhookRetryHours,
+        backlogMax: config.webhookBacklogMax,
+      },
+    },
     db,
     ids,
     openTurns,

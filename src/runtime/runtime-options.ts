@@ -11,6 +11,8 @@ import type { Thinker } from '../subsystems/thinking/thinker.js';
 import type { ServerTransport, TransportAuth } from '../subsystems/tools/mcp-transport.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
+import type { BackoffSettings } from '../subsystems/webhooks/webhook-backoff.js';
+import type { WebhookPost } from '../subsystems/webhooks/webhook-post.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
 export interface RuntimeOptions {
@@ -49,4 +51,16 @@ export interface RuntimeOptions {
    * the timers that batch journal writes (default Node's) and checkpoint compression (default zlib's thread pool).
    */
   offClock?: { ioTimers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>; zip?: CheckpointZip };
+  /**
+   * How webhooks are sent (tests and the simulator substitute these): the POST (default Node's fetch), the backoff
+   * (default about 1 s doubling to one hour) and the jitter's source (default Math.random).
+   */
+  webhooks?: WebhookInjection;
+}
+
+/** The parts of webhook delivery a host may substitute. */
+export interface WebhookInjection {
+  post?: WebhookPost;
+  backoff?: BackoffSettings;
+  random?: () => number;
 }

@@ -25,6 +25,8 @@ import type { SemanticParts } from './semantic-parts.js';
 import type { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import type { TokenStore } from '../subsystems/auth/token-store.js';
 import type { CallbackUrl } from '../subsystems/tools/oauth/callback-url.js';
+import type { WebhookStore } from '../subsystems/webhooks/webhook-store.js';
+import type { WebhookInjection } from './runtime-options.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -59,6 +61,11 @@ export interface RuntimeParts {
   schedules: ScheduleStore;
   /** The scoped gateway tokens (CONTRACT §14). */
   tokens: TokenStore;
+  /** The webhook endpoints (CONTRACT §16) and how they are delivered (VIGIL_WEBHOOK_*, and what a host injected). */
+  webhooks: {
+    store: WebhookStore;
+    settings: WebhookInjection & { timeoutMs: number; retryHours: number; backlogMax: number };
+  };
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

@@ -37,6 +37,8 @@ import type { ScheduleView } from '../protocol/schedules.schema.js';
 import type { TaskView } from '../protocol/tasks.schema.js';
 import type { LiveEvent } from '../protocol/live-events.schema.js';
 import { TokensFacade } from './facade/tokens.facade.js';
+import { WebhooksFacade } from './facade/webhooks.facade.js';
+import type { AddedWebhook, AddWebhookParams, WebhookAttempt, WebhookView } from '../protocol/webhooks.schema.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
@@ -62,6 +64,7 @@ export class Runtime {
   private readonly events: EventsFacade;
   private readonly tasks: TasksFacade;
   private readonly schedules: SchedulesFacade;
+  private readonly webhooks: WebhooksFacade;
 
   constructor(parts: RuntimeParts) {
     this.core = new RuntimeCore(parts);
@@ -73,6 +76,7 @@ export class Runtime {
     this.liveEvents$ = this.events.liveOnly$;
     this.tasks = new TasksFacade(this.core);
     this.schedules = new SchedulesFacade(this.core, parts.schedules);
+    this.webhooks = new WebhooksFacade(this.core);
     this.metrics = parts.metrics;
     this.tokens = new TokensFacade({ store: parts.tokens, bus: parts.bus, clock: parts.clock, log: parts.log });
     this.mcpServers = new McpServersFacade(this.core);
@@ -93,11 +97,14 @@ export class Runtime {
     this.core.start();
     // After the heartbeat: what fell due while down is caught up now (or after the wake, when asleep over the budget).
     this.schedules.start();
+    // Beside the heartbeat: the bus only wakes the outbox, which no beat, turn or feed ever waits for.
+    this.webhooks.start();
   }
 
   /** Stops at a beat boundary, writes a final checkpoint, and closes the store. Safe to call twice. */
   async stop(reason = 'stopped'): Promise<void> {
     await this.schedules.stop();
+    await this.webhooks.stop();
     this.tokens.stop();
     await this.core.stop(reason);
   }
@@ -277,6 +284,41 @@ export class Runtime {
 
   resumeSchedule(id: string): Promise<ScheduleView> {
     return this.schedules.resume(id);
+  }
+
+  /** `webhooks.add`: the endpoint with its signing secret (shown this once); WEBHOOK_LIMIT. */
+  addWebhook(params: AddWebhookParams): Promise<AddedWebhook> {
+    return this.webhooks.add(params);
+  }
+
+  /** `webhooks.list`: every endpoint with its state, cursor and backlog; never the secret. */
+  listWebhooks(): Promise<WebhookView[]> {
+    return this.webhooks.list();
+  }
+
+  /** `webhooks.remove`: true; WEBHOOK_NOT_FOUND. */
+  removeWebhook(id: string): Promise<true> {
+    return this.webhooks.remove(id);
+  }
+
+  /** `webhooks.enable`: true; WEBHOOK_NOT_FOUND. */
+  enableWebhook(id: string): Promise<true> {
+    return this.webhooks.enable(id);
+  }
+
+  /** `webhooks.test`: the attempt of a `webhook.test` event to that endpoint alone; WEBHOOK_NOT_FOUND. */
+  testWebhook(id: string): Promise<WebhookAttempt> {
+    return this.webhooks.test(id);
+  }
+
+  /** `webhooks.deliveries`: its newest attempts, newest first; WEBHOOK_NOT_FOUND. */
+  webhookDeliveries(id: string, limit?: number): Promise<WebhookAttempt[]> {
+    return this.webhooks.deliveries(id, limit);
+  }
+
+  /** `webhooks.redeliver`: true; the events of its types after `afterSeq` go out again; WEBHOOK_NOT_FOUND. */
+  redeliverWebhook(id: string, afterSeq: number): Promise<true> {
+    return this.webhooks.redeliver(id, afterSeq);
   }
 
   /** Resolves once every schedule firing asked for so far has been written (tests wait on it). */

@@ -116,6 +116,7 @@ function clientCommands(): Array<[string, string[]]> {
     ['memory', ['memory', 'search', 'anything']],
     ['schedules', ['schedules', 'list']],
     ['tokens', ['tokens', 'list']],
+    ['webhooks', ['webhooks', 'list']],
   ];
 }
 
@@ -216,6 +217,8 @@ describe('vigil client commands fail with one line and no stack', () => {
       [['schedules', 'add', 'x'], /schedules add needs exactly one of --cron, --every or --at/],
       [['schedules', 'add', 'x', '--every', '30s'], /--every "30s" is too short: the shortest interval is 1m/],
       [['tokens', 'create', '--scope', 'god'], /tokens create needs --scope read, talk or operate/],
+      [['webhooks', 'add', 'http://127.0.0.1:9/'], /webhooks add needs --types/],
+      [['webhooks', 'redeliver', 'wh_x'], /webhooks redeliver needs --after SEQ/],
       [['mcp', '--frobnicate'], /Unknown option '--frobnicate'[^]*usage: vigil mcp/],
       [['mcp', 'extra'], /unexpected arguments: extra[^]*usage: vigil mcp/],
       [['run', '--colour', 'blue'], /usage: vigil run/],

@@ -23,7 +23,7 @@ export interface ScopedGateway {
   params: Partial<Record<RpcMethodName, Record<string, unknown>>>;
 }
 
-/** Starts the gateway and makes a checkpoint, a goal, a schedule and a spare token for calls to act on. */
+/** Starts the gateway and makes a checkpoint, a goal, a schedule, a webhook endpoint and a spare token for calls to act on. */
 export async function startScopedGateway(
   options: Parameters<typeof startGatewayHarness>[0] = {},
 ): Promise<ScopedGateway> {
@@ -37,6 +37,9 @@ export async function startScopedGateway(
   const schedule = (await admin.request('schedules.add', { text: 'tick', everyMs: 3_600_000 })).result as {
     id: string;
   };
+  // Of a type nothing emits, at a port nothing listens on: no delivery changes it while the scopes are tried.
+  const webhook = (await admin.request('webhooks.add', { url: 'http://127.0.0.1:9/hook', types: ['sample.never'] }))
+    .result as { id: string };
   const exported = (await admin.request('checkpoint.export', { id: checkpoint.id })).result;
   const params: ScopedGateway['params'] = {
     'checkpoint.get': { id: checkpoint.id },
@@ -63,6 +66,12 @@ export async function startScopedGateway(
     'schedules.resume': { id: schedule.id },
     'tokens.create': { scope: 'operate', name: 'escalated' },
     'tokens.revoke': { name: 'spare' },
+    'webhooks.add': { url: 'http://127.0.0.1:9/other', types: ['sample.never'] },
+    'webhooks.remove': { id: webhook.id },
+    'webhooks.enable': { id: webhook.id },
+    'webhooks.test': { id: webhook.id },
+    'webhooks.deliveries': { id: webhook.id },
+    'webhooks.redeliver': { id: webhook.id, afterSeq: 0 },
   };
   return { h, tokens, admin, params };
 }
@@ -83,6 +92,7 @@ export async function snapshot(admin: RawClient): Promise<Record<string, unknown
     tools: await read('tools.pending'),
     tasks: await read('tasks.list'),
     schedules: await read('schedules.list'),
+    webhooks: await read('webhooks.list'),
     // lastUsedAt moves when a token is used, which is not a change a refused call made.
     tokens: ((await read('tokens.list')) as Array<Record<string, unknown>>).map(({ lastUsedAt: _, ...rest }) => rest),
   };

@@ -3,7 +3,7 @@
  * approve and deny tool calls, top up the budget, create and restore checkpoints, add schedules (interval, cron and
  * one-shot, each catch-up policy); and what the world does to the
  * runtime: crashes (at a quiet moment or armed inside a storage operation), disk fault windows, dropped MCP
- * connections. Every action is fired without waiting for it (a crash may cut it), and its outcome is recorded.
+ * connections; and, on a stream of their own, webhook endpoints and their receivers (sim-webhook-actions.ts). Every action is fired without waiting for it (a crash may cut it), and its outcome is recorded.
  */
 import { describeError, isVigilError } from '../../src/errors.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
@@ -11,6 +11,7 @@ import type { Incarnation } from './sim-incarnation.js';
 import { words } from './sim-model.js';
 import type { SimRandom } from './sim-random.js';
 import type { SimRun } from './sim-run.js';
+import { SimWebhookActions } from './sim-webhook-actions.js';
 
 /** Schedules one run adds at most: each fires a turn a minute or so, beside the clients' messages. */
 const MAX_SCHEDULES = 3;
@@ -45,6 +46,7 @@ type ActionKind =
 export class SimActions {
   /** When the next action happens (epoch ms). */
   nextAt: number;
+  readonly webhooks: SimWebhookActions;
   private sampledAt = '';
   private schedulesAdded = 0;
 
@@ -53,6 +55,7 @@ export class SimActions {
     private readonly rng: SimRandom,
   ) {
     this.nextAt = run.scenario.startAt + this.gap();
+    this.webhooks = new SimWebhookActions(run, run.rng.fork('webhooks'), run.webhookReceiver);
   }
 
   /** Performs the action due now and draws the next one's time. */
@@ -62,6 +65,7 @@ export class SimActions {
     if (incarnation === null || !incarnation.alive) return;
     const kind = this.rng.weighted(this.weights());
     this.perform(kind, incarnation);
+    this.webhooks.maybeAct(incarnation);
   }
 
   /** Right before incarnation `incarnation` boots: perhaps a crash inside its boot. */
@@ -103,8 +107,16 @@ export class SimActions {
     const firing = runtime
       .listSchedules()
       .filter((schedule) => schedule.nextAt !== null && Date.parse(schedule.nextAt) <= now).length;
-    this.run.drainState = `${status.pendingMessages} pending messages, ${openTurns} open turns, ${firing} schedules firing, ${pending.length} calls awaiting approval, sends in flight: ${sendsInFlight}, phase ${status.phase}, ${status.state}`;
-    return status.pendingMessages === 0 && openTurns === 0 && firing === 0 && pending.length === 0 && !sendsInFlight;
+    const webhooks = this.webhooks.drainPending(incarnation);
+    this.run.drainState = `${status.pendingMessages} pending messages, ${openTurns} open turns, ${firing} schedules firing, ${pending.length} calls awaiting approval, sends in flight: ${sendsInFlight}, webhooks: ${webhooks ?? 'all delivered'}, phase ${status.phase}, ${status.state}`;
+    return (
+      status.pendingMessages === 0 &&
+      openTurns === 0 &&
+      firing === 0 &&
+      pending.length === 0 &&
+      !sendsInFlight &&
+      webhooks === null
+    );
   }
 
   /** Records what a client would read of the budget now, whenever something was published since the last look. */

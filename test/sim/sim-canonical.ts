@@ -1,14 +1,15 @@
 /**
  * A run's history as text that two runs of one seed must share byte for byte. Ids the runtime draws from
  * `crypto` (the random tail of turn and checkpoint ids, tool call ids) are renamed by first appearance, and
- * durations measured with `performance.now()` (and the compressed sizes that depend on the ids' bytes) are left out:
+ * durations measured with `performance.now()` (and the compressed sizes and webhook body digests that depend on the
+ * ids' bytes) are left out:
  * neither steers what the runtime does.
  */
 import type { SimHistory } from './sim-history.js';
 
 const RANDOM_IDS =
-  /\b(?:[a-z]+-)?[0-9a-z]{11}-[0-9a-z]{4}-[0-9a-f]{4}\b|\bcall-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
-const MEASURED = new Set(['durationMs', 'phaseMs', 'sizeBytes']);
+  /\b(?:[a-z]+-)?[0-9a-z]{11}-[0-9a-z]{4}-[0-9a-f]{4}\b|\bcall-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?:wh|evt_test|evt_\d+)_[0-9a-f]{16}\b/g;
+const MEASURED = new Set(['durationMs', 'phaseMs', 'sizeBytes', 'bodyDigest']);
 
 /** The history's canonical text. */
 export function canonicalHistory(history: SimHistory): string {

@@ -8,6 +8,7 @@ import type { SimSession } from './sim-clients.js';
 import type { SimHistory } from './sim-history.js';
 import { MAX_STEPS } from './sim-run.js';
 import { checkSchedules } from './sim-schedules-check.js';
+import { checkWebhooks } from './sim-webhooks-check.js';
 
 /** One broken promise. */
 export interface Violation {
@@ -48,6 +49,7 @@ function everyViolation(history: SimHistory): Violation[] {
     ...checkSeqs(history),
     ...checkPrompts(history, all),
     ...checkSchedules(history, all),
+    ...checkWebhooks(history, all),
     ...checkDrained(history),
   ];
 }

@@ -5,6 +5,7 @@ import type { SimChain } from './sim-clients.js';
 import type { SimEffect } from './sim-mcp-server.js';
 import type { SimModelRequest } from './sim-model.js';
 import type { SimScenario } from './sim-scenario.js';
+import type { SimWebhooksHistory } from './sim-webhooks-check.js';
 
 /** One runtime incarnation's life. */
 export interface IncarnationRecord {
@@ -66,6 +67,8 @@ export interface SimHistory {
   /** User turn ids in the conversation log at the end. */
   loggedTurnIds: string[];
   budget: BudgetSample[];
+  /** Every POST the simulated receivers took, the operator's endpoints, and the runtime's final listing of them. */
+  webhooks: SimWebhooksHistory;
   /** Whether every turn could end: the drain reached a state with nothing pending, then a clean stop. */
   drained: boolean;
   /** What the drain last found still pending. */

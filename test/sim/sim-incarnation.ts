@@ -22,6 +22,8 @@ import type { SimDisk, SimLevel } from './sim-disk.js';
 import type { IncarnationRecord } from './sim-history.js';
 import type { SimMcpServer } from './sim-mcp-server.js';
 import type { SimModel } from './sim-model.js';
+import type { SimRandom } from './sim-random.js';
+import type { SimWebhookReceiver } from './sim-webhook-receiver.js';
 
 /** Checkpoint compression on the calling thread: zlib's thread pool would finish at a moment no seed decides. */
 export const SYNC_ZIP: CheckpointZip = {
@@ -35,6 +37,9 @@ export interface IncarnationDeps {
   disk: SimDisk;
   model: SimModel;
   mcp: SimMcpServer;
+  /** The webhook receivers (the outbox's post function), and the backoff's jitter (seeded: a run replays exactly). */
+  webhooks?: SimWebhookReceiver;
+  webhookRandom?: SimRandom;
   config: Partial<VigilConfig>;
   identity: string;
   logger: VigilLogger;
@@ -137,6 +142,9 @@ export class Incarnation implements FeedSource {
       identity: deps.identity,
       thinker: this.thinker(),
       mcp: { createTransport: deps.mcp.transportFor(this.number) },
+      ...(deps.webhooks === undefined
+        ? {}
+        : { webhooks: { post: deps.webhooks.postFor(this.number), random: () => deps.webhookRandom!.next() } }),
       offClock: { ioTimers: this.clock, zip: SYNC_ZIP },
     });
     // A boot that fails (a write the disk refused) ends the process as a crash would: the daemon exits non-zero and
@@ -165,6 +173,7 @@ export class Incarnation implements FeedSource {
     this.record.death = { at: this.deps.world.now(), how };
     this.clock.cut();
     this.deps.model.cut(this.number);
+    this.deps.webhooks?.cut(this.number);
     this.tap.unsubscribe();
     void this.db.cut();
     this.resolveDied();

@@ -20,6 +20,7 @@ import { SimModel } from './sim-model.js';
 import { simRandom, type SimRandom } from './sim-random.js';
 import { drawScenario, SIM_IDENTITY, type SimScenario } from './sim-scenario.js';
 import { settle } from './sim-settle.js';
+import { SimWebhookReceiver } from './sim-webhook-receiver.js';
 
 /** Options of one run (tests and the CLI narrow the scenario). */
 export interface RunOptions {
@@ -50,6 +51,7 @@ export class SimRun {
   readonly model: SimModel;
   readonly mcp: SimMcpServer;
   readonly clients = new SimClients();
+  readonly webhookReceiver: SimWebhookReceiver;
   readonly incarnations: Incarnation[] = [];
   readonly history: Omit<
     SimHistory,
@@ -62,6 +64,7 @@ export class SimRun {
     | 'steps'
     | 'schedules'
     | 'schedulesListedAt'
+    | 'webhooks'
   >;
   current: Incarnation | null = null;
   crashes = 0;
@@ -85,6 +88,7 @@ export class SimRun {
       timeoutMs: this.scenario.config.anthropicTimeoutMs ?? 120_000,
     });
     this.mcp = new SimMcpServer(this.world, this.rng.fork('mcp'));
+    this.webhookReceiver = new SimWebhookReceiver(this.world, this.rng.fork('webhook receiver'));
     this.diskRng = this.rng.fork('disk');
     const log: string[] = [];
     this.history = {
@@ -112,10 +116,14 @@ export class SimRun {
     const drainEnd = activeEnd + scenario.drainMs;
     await this.restart();
     let quietSince: number | null = null;
+    // The newest seq when the drain's quiet began: every webhook delivery up to it had that quiet to land.
+    let quietSeq: number | null = null;
     while (world.now() < drainEnd && this.steps < MAX_STEPS) {
       if (this.phase === 'active' && world.now() >= activeEnd) this.startDrain();
       if (this.phase === 'drain' && this.current?.alive === true) {
-        quietSince = this.actions.drainTick() ? (quietSince ?? world.now()) : null;
+        const quiet = this.actions.drainTick();
+        if (quiet && quietSince === null) quietSeq = this.current.lastSeq();
+        quietSince = quiet ? (quietSince ?? world.now()) : null;
         if (quietSince !== null && world.now() - quietSince >= QUIET_END_MS) break;
       }
       await this.step(this.phase === 'active' ? Math.min(this.actions.nextAt, activeEnd) : world.now() + 1_000);
@@ -124,6 +132,7 @@ export class SimRun {
     const alive = this.current?.alive === true;
     const schedules = alive ? this.current!.runtime.listSchedules() : [];
     const schedulesListedAt = alive ? world.now() : null;
+    const webhooksListed = alive ? await this.whileTimePasses(this.current!.runtime.listWebhooks()) : [];
     const stoppedCleanly =
       this.current?.alive === true && this.steps < MAX_STEPS
         ? await this.current.stop(() => this.step(world.now() + 1_000))
@@ -138,6 +147,12 @@ export class SimRun {
       stoppedCleanly,
       schedules,
       schedulesListedAt,
+      webhooks: {
+        requests: this.webhookReceiver.requests,
+        endpoints: this.actions.webhooks.endpoints,
+        checkedUpToSeq: drained && alive ? quietSeq : null,
+        listed: webhooksListed.map(({ id, url, state }) => ({ id, url, state })),
+      },
       simulatedMs: world.now() - scenario.startAt,
       steps: this.steps,
     };
@@ -188,6 +203,7 @@ export class SimRun {
     this.phase = 'drain';
     this.model.calm();
     this.mcp.quiet();
+    this.webhookReceiver.quiet();
     this.faultUntil = 0;
     this.current?.db.arm(null);
   }
@@ -226,6 +242,8 @@ export class SimRun {
       disk: this.disk,
       model: this.model,
       mcp: this.mcp,
+      webhooks: this.webhookReceiver,
+      webhookRandom: this.rng.fork('webhook jitter'),
       config: this.scenario.config,
       identity: SIM_IDENTITY,
       logger: this.logger,

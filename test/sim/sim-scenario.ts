@@ -21,6 +21,8 @@ export interface SimScenario {
   /** Simulated fsync time of a synced write, in ms (min, max). */
   fsyncMs: [number, number];
   model: ModelFaults;
+  /** Whether the operator adds webhook endpoints (sim-webhook-actions.ts). */
+  webhooks: boolean;
   config: Partial<VigilConfig>;
 }
 
@@ -33,6 +35,8 @@ export function drawScenario(seed: number, rng: SimRandom): SimScenario {
   // A third of the seeds start just before midnight UTC: the daily budget resets while they run.
   const startAt = rng.chance(0.33) ? day - rng.int(30_000, 240_000) : day + rng.int(8, 20) * 3_600_000;
   const hostile = rng.chance(0.7);
+  // A stream of their own: the draws above stay what they were before webhooks were simulated.
+  const hooks = rng.fork('webhooks');
   return {
     seed,
     startAt,
@@ -50,6 +54,7 @@ export function drawScenario(seed: number, rng: SimRandom): SimScenario {
       hang: hostile ? 0.02 : 0,
       oddUsage: rng.chance(0.15) ? 0.03 : 0,
     },
+    webhooks: hooks.chance(0.75),
     config: {
       beatMs: 2_000,
       beatMinMs: 1_000,
@@ -68,6 +73,7 @@ export function drawScenario(seed: number, rng: SimRandom): SimScenario {
       taskDeadlineMs: 120_000,
       model: 'claude-sonnet-5-5',
       mcp: { mcpServers: { [SIM_SERVER]: SIM_SERVER_ENTRY } },
+      webhookTimeoutMs: hooks.pick([2_000, 5_000, 10_000]),
     },
   };
 }

@@ -15,6 +15,7 @@ import { createToolsPanel } from './tools.panel.js';
 import { createLongTermMemoryPanel } from './long-term-memory.panel.js';
 import { openSession } from './session-token.js';
 import { createThinksPanel } from './thinks.panel.js';
+import { createWebhooksPanel } from './webhooks.panel.js';
 import { connect } from './vigil-client.js';
 
 /** The connected client: the typed client of src/client, bundled for the browser (src/client/browser.ts). */
@@ -36,6 +37,7 @@ const POLL = {
   thinks: 15_000,
   tasks: 5000,
   schedules: 10_000,
+  webhooks: 5000,
 };
 // A page waits less than a program for an answer, and retries a lost connection at least every five seconds.
 const CONNECTION = { requestTimeoutMs: 15_000, reconnect: { initialDelayMs: 100, maxDelayMs: 5000 } };
@@ -110,6 +112,7 @@ async function start() {
     tasks: createTasksPanel(client),
     schedules: createSchedulesPanel(client),
     thinks: createThinksPanel(client),
+    webhooks: createWebhooksPanel(client),
     events,
   };
   /** @param {VigilEvent} event @param {boolean} [replayed] */

@@ -13,6 +13,7 @@ import { memoryMethods } from './memory.methods.js';
 import { conversationMethods } from './conversation.methods.js';
 import { schedulesMethods } from './schedules.methods.js';
 import { tokensMethods } from './tokens.methods.js';
+import { webhooksMethods } from './webhooks.methods.js';
 
 /** The handler of every method. */
 export const ALL_METHODS: RpcHandlers = {
@@ -28,5 +29,6 @@ export const ALL_METHODS: RpcHandlers = {
   ...conversationMethods,
   ...schedulesMethods,
   ...tokensMethods,
+  ...webhooksMethods,
   ...discoverMethods,
 };

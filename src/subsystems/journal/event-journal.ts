@@ -18,6 +18,19 @@ export interface EventRecorder {
   entryOp(event: VigilEvent): VigilBatchOp;
 }
 
+/**
+ * Readers that must not lose events to the prune (the webhook outbox): the journal keeps what they have not received
+ * past `maxEvents`, up to a cap, and hands over what it must delete all the same before deleting it.
+ */
+export interface JournalHold {
+  /** The lowest seq the readers that hold events (enabled endpoints) have received; null when none holds any. */
+  keepAfter(): number | null;
+  /** The lowest seq any reader (held or not) has received; null when there is none. */
+  receivedThrough(): number | null;
+  /** Events about to be deleted (oldest first) that some reader has not received; awaited before the deletion. */
+  dropping(events: readonly VigilEvent[]): Promise<void>;
+}
+
 /** Journal settings. */
 export interface EventJournalOptions {
   /** How many of the newest events are kept (default 10,000). */
@@ -74,6 +87,8 @@ export class EventJournal implements EventRecorder {
   // Events in the journal: counted at the first prune of a run, then kept by the writes and prunes. Events written in
   // another store's batch (entryOp) are not counted, so the journal may hold a few more than maxEvents, never fewer.
   private held: number | undefined;
+  private hold: JournalHold | undefined;
+  private holdMax = 0;
 
   constructor(
     private readonly db: VigilDb,
@@ -84,6 +99,15 @@ export class EventJournal implements EventRecorder {
     this.onWriteError = options.onWriteError ?? (() => {});
     this.flushIntervalMs = options.flushIntervalMs ?? 50;
     this.timers = options.timers ?? NODE_TIMERS;
+  }
+
+  /**
+   * Keeps events `hold`'s readers have not received beyond `maxEvents`, up to `holdMax` more; past that the oldest go
+   * all the same, handed to `hold.dropping` first.
+   */
+  useHold(hold: JournalHold, holdMax: number): void {
+    this.hold = hold;
+    this.holdMax = Math.max(0, holdMax);
   }
 
   /** Starts journaling every event `bus` emits. */
@@ -160,11 +184,37 @@ export class EventJournal implements EventRecorder {
     // From where the last prune stopped: a range from the start would walk every tombstone not yet compacted.
     const from = this.prunedUpTo === undefined ? {} : { gt: this.prunedUpTo };
     // In one read: an async step per key made the prune of a tenth of the journal cost every beat ~2 µs.
-    const cut = (await this.events.keys({ ...from, limit: excess }).all()).at(-1);
+    const candidates = await this.events.keys({ ...from, limit: excess }).all();
+    const count = await this.heldBack(candidates, from);
+    const cut = candidates[count - 1];
     if (cut === undefined) return;
     await this.events.clear({ ...from, lte: cut });
     this.prunedUpTo = cut;
-    this.held = this.maxEvents;
+    this.held -= count;
+  }
+
+  /**
+   * How many of the prune's `candidates` (oldest first) may go: those the hold's readers have received, or more when
+   * the journal is past `maxEvents + holdMax`; the events some reader has not received are handed over first.
+   */
+  private async heldBack(candidates: string[], from: { gt?: string }): Promise<number> {
+    const hold = this.hold;
+    if (hold === undefined || candidates.length === 0) return candidates.length;
+    const keepAfter = hold.keepAfter();
+    let count = candidates.length;
+    if (keepAfter !== null) {
+      const free = candidates.filter((key) => Number(key) <= keepAfter).length;
+      const forced = Math.max(0, (this.held ?? 0) - this.maxEvents - this.holdMax);
+      count = Math.min(candidates.length, Math.max(free, forced));
+    }
+    const cut = candidates[count - 1];
+    const received = hold.receivedThrough();
+    if (cut === undefined || received === null || Number(cut) <= received) return count;
+    const dropped = await this.events
+      .values({ ...from, gt: seqKey(Math.max(received, Number(from.gt ?? -1))), lte: cut })
+      .all();
+    await hold.dropping(dropped);
+    return count;
   }
 
   private enqueue(event: VigilEvent): void {

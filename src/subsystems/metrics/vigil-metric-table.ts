@@ -160,6 +160,25 @@ export const VIGIL_METRIC_TABLE = {
     help: 'Schedule firings that fell due while they could not fire (down, asleep, a clock jump), by catch-up policy.',
     labelNames: ['policy'],
   },
+  // Webhook endpoints are labelled by id (wh_…), never by URL (which may carry a credential) or secret.
+  webhookDeliveries: {
+    type: 'counter',
+    name: 'vigil_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by endpoint id and outcome (delivered: a 2xx; failed: another status or no connection; timeout: no answer within VIGIL_WEBHOOK_TIMEOUT_MS).',
+    labelNames: ['endpoint', 'outcome'],
+  },
+  webhookBacklog: {
+    type: 'gauge',
+    name: 'vigil_webhook_backlog_events',
+    help: 'Events of a webhook endpoint’s types it has not yet received (as last counted), by endpoint id.',
+    labelNames: ['endpoint'],
+  },
+  webhookAttemptDuration: {
+    type: 'histogram',
+    name: 'vigil_webhook_attempt_duration_seconds',
+    help: 'How long webhook delivery attempts took, to the answer or the timeout.',
+    buckets: [0.005, 0.025, 0.1, 0.5, 1, 2.5, 5, 10, 30],
+  },
   // The OpenTelemetry export (only with OTEL_EXPORTER_OTLP_ENDPOINT): what reached the collector and what was lost.
   spansExported: {
     type: 'counter',

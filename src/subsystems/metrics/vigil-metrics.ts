@@ -105,6 +105,24 @@ export class VigilMetrics {
     this.metric.schedulesActive.set(count);
   }
 
+  /** One webhook delivery attempt to endpoint `endpointId` ended (the outbox's metrics sink). */
+  webhookAttempt(endpointId: string, outcome: 'delivered' | 'failed' | 'timeout', seconds: number): void {
+    this.metric.webhookDeliveries.inc({ endpoint: endpointId, outcome });
+    this.metric.webhookAttemptDuration.observe(seconds);
+  }
+
+  /** Events endpoint `endpointId` has not yet received. */
+  webhookBacklog(endpointId: string, events: number): void {
+    this.metric.webhookBacklog.set({ endpoint: endpointId }, events);
+  }
+
+  /** Endpoint `endpointId` was removed: its series go. */
+  webhookRemoved(endpointId: string): void {
+    this.metric.webhookBacklog.remove({ endpoint: endpointId });
+    for (const outcome of ['delivered', 'failed', 'timeout'])
+      this.metric.webhookDeliveries.remove({ endpoint: endpointId, outcome });
+  }
+
   /** Spans the OpenTelemetry collector accepted. */
   otelSpansExported(count: number): void {
     this.metric.spansExported.inc(count);

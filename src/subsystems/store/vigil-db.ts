@@ -46,6 +46,10 @@ export const SUBLEVELS = {
   gatewayTokens: 'gateway-tokens',
   /** Remote MCP servers' OAuth state, one record per server (client registration, tokens, pending sign-ins). */
   mcpOAuth: 'mcp-oauth',
+  /** Webhook endpoints (their cursors and sealed signing secrets), by id. */
+  webhooks: 'webhooks',
+  /** Each endpoint's newest delivery attempts, by endpoint id and a counter. */
+  webhookAttempts: 'webhook-attempts',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

@@ -1,0 +1,179 @@
+/**
+ * The facade's webhooks area (CONTRACT §16): `webhooks.add/list/remove/enable/test/deliveries/redeliver`, and the
+ * outbox's lifecycle beside the heartbeat (woken by the bus, never awaited by it), with the journal's hold on what
+ * enabled endpoints have not received.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Subscription } from 'rxjs';
+import { VigilError } from '../../errors.js';
+import type {
+  AddedWebhook,
+  AddWebhookParams,
+  WebhookAttempt,
+  WebhookRecord,
+  WebhookView,
+} from '../../protocol/webhooks.schema.js';
+import { stateName } from '../../subsystems/webhooks/webhook-endpoint.machine.js';
+import { WebhookOutbox } from '../../subsystems/webhooks/webhook-outbox.js';
+import { fetchWebhookPost } from '../../subsystems/webhooks/webhook-post.js';
+import { newWebhookSecret } from '../../subsystems/webhooks/webhook-signing.js';
+import type { RuntimeCore } from '../runtime-core.js';
+
+/** The most webhook endpoints a data dir holds. */
+export const MAX_WEBHOOKS = 100;
+/** `webhooks.deliveries` without a limit: the newest 50 attempts. */
+export const DEFAULT_DELIVERIES_LIMIT = 50;
+
+const HOUR_MS = 3_600_000;
+
+/** Webhook endpoints as the facade offers them; the outbox behind delivers. */
+export class WebhooksFacade {
+  private readonly outbox: WebhookOutbox;
+  private subscription: Subscription | undefined;
+
+  constructor(private readonly core: RuntimeCore) {
+    const { webhooks, journal, bus, clock, metrics, log } = core.parts;
+    const { settings } = webhooks;
+    this.outbox = new WebhookOutbox({
+      store: webhooks.store,
+      events: { read: (after, types, limit) => journal.query({ after, types, limit }) },
+      post: settings.post ?? fetchWebhookPost,
+      clock,
+      notifier: bus,
+      settings: {
+        timeoutMs: settings.timeoutMs,
+        retryWindowMs: settings.retryHours * HOUR_MS,
+        ...(settings.backoff === undefined ? {} : { backoff: settings.backoff }),
+      },
+      ...(settings.random === undefined ? {} : { random: settings.random }),
+      metrics,
+      log,
+      beat: () => core.context().beatCount,
+    });
+    journal.useHold(
+      {
+        keepAfter: () => this.outbox.receivedThrough('enabled'),
+        receivedThrough: () => this.outbox.receivedThrough('all'),
+        dropping: (events) => this.outbox.dropping(events),
+      },
+      settings.backlogMax,
+    );
+  }
+
+  /** Starts delivering (after the heartbeat started): every endpoint resumes from its stored cursor. */
+  start(): void {
+    this.subscription = this.core.parts.bus.events$.subscribe((event) => this.outbox.notify(event));
+    this.outbox.start();
+  }
+
+  /** Stops delivering: attempts in flight are aborted (they go out again after a restart). */
+  async stop(): Promise<void> {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    await this.outbox.stop();
+  }
+
+  /** `webhooks.add`: stored synced; it receives the events of its types journaled from now on. */
+  async add(params: AddWebhookParams): Promise<AddedWebhook> {
+    this.core.assertRunning();
+    const { store } = this.core.parts.webhooks;
+    if (store.list().length >= MAX_WEBHOOKS) {
+      throw new VigilError(
+        'WEBHOOK_LIMIT',
+        `At most ${MAX_WEBHOOKS} webhook endpoints may be stored; remove one first.`,
+        {
+          data: { limit: MAX_WEBHOOKS },
+        },
+      );
+    }
+    const now = this.core.parts.clock.now();
+    const record: WebhookRecord = {
+      id: `wh_${randomBytes(8).toString('hex')}`,
+      name: params.name ?? new URL(params.url).host,
+      url: params.url,
+      types: [...params.types],
+      secret: newWebhookSecret(),
+      createdAt: now,
+      windowFloorAt: now,
+      // From now on: what was journaled before the endpoint existed is not its backlog (redeliver sends it if wanted).
+      deliveredSeq: await this.core.parts.journal.lastSeq(),
+      health: { state: 'ok' },
+    };
+    await store.save(record);
+    this.outbox.added(record);
+    return {
+      id: record.id,
+      name: record.name,
+      url: record.url,
+      types: record.types,
+      secret: record.secret,
+      state: stateName(record.health),
+      createdAt: new Date(record.createdAt).toISOString(),
+    };
+  }
+
+  /** `webhooks.list`: every endpoint, oldest first, with its backlog; never the secret. */
+  async list(): Promise<WebhookView[]> {
+    const views: WebhookView[] = [];
+    for (const record of this.core.parts.webhooks.store.list()) {
+      views.push({
+        id: record.id,
+        name: record.name,
+        url: record.url,
+        types: record.types,
+        state: stateName(record.health),
+        deliveredSeq: record.deliveredSeq,
+        backlog: await this.outbox.backlog(record),
+        lastAttemptAt: record.lastAttemptAt === undefined ? null : new Date(record.lastAttemptAt).toISOString(),
+        lastStatus: record.lastStatus ?? null,
+      });
+    }
+    return views;
+  }
+
+  /** `webhooks.remove`: true; nothing more goes to it. */
+  async remove(id: string): Promise<true> {
+    this.core.assertRunning();
+    this.find(id);
+    await this.outbox.remove(id);
+    return true;
+  }
+
+  /** `webhooks.enable`: true; ok again with a fresh retry window, delivering from its cursor at once. */
+  async enable(id: string): Promise<true> {
+    this.core.assertRunning();
+    this.find(id);
+    await this.outbox.enable(id);
+    return true;
+  }
+
+  /** `webhooks.test`: the attempt of a `webhook.test` event sent to this endpoint alone, now. */
+  test(id: string): Promise<WebhookAttempt> {
+    this.core.assertRunning();
+    return this.outbox.test(id, this.find(id));
+  }
+
+  /** `webhooks.deliveries`: the newest attempts, newest first. */
+  deliveries(id: string, limit = DEFAULT_DELIVERIES_LIMIT): Promise<WebhookAttempt[]> {
+    this.find(id);
+    return this.core.parts.webhooks.store.attempts(id, limit);
+  }
+
+  /** `webhooks.redeliver`: true; the events of its types after `afterSeq` go out again, in order. */
+  async redeliver(id: string, afterSeq: number): Promise<true> {
+    this.core.assertRunning();
+    this.find(id);
+    await this.outbox.redeliver(id, afterSeq);
+    return true;
+  }
+
+  private find(id: string): WebhookRecord {
+    const record = this.core.parts.webhooks.store.get(id);
+    if (record === undefined) {
+      throw new VigilError('WEBHOOK_NOT_FOUND', `No webhook endpoint has the id ${JSON.stringify(id)}.`, {
+        data: { id },
+      });
+    }
+    return record;
+  }
+}
