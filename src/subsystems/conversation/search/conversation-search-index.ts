@@ -33,6 +33,10 @@ export interface ConversationSearchQuery {
 
 // The messages added last, kept with their documents: the context of the next one, and of one added out of order.
 const RECENT = 64;
+// Messages added before the one they follow (written while the boot's rebuild still reads older ones), kept until it
+// comes however many are added meanwhile; the first message of the log and one after an archive's gap wait forever,
+// so only the newest few are kept.
+const AWAITING = 64;
 
 interface RecentMessage {
   message: ConversationSearchMessage;
@@ -46,6 +50,7 @@ export class ConversationSearchIndex {
   /** Each indexed message's time (epoch ms), by seq: the window reads it. */
   private readonly atBySeq = new Map<number, number>();
   private readonly recent = new Map<number, RecentMessage>();
+  private readonly awaitingPrevious = new Map<number, RecentMessage>();
   private readonly participants: ReadonlySet<string>;
 
   constructor(private readonly format: ConversationDocumentFormat = {}) {
@@ -62,16 +67,27 @@ export class ConversationSearchIndex {
     return this.atBySeq.has(seq);
   }
 
+  /** True when message `seq` is indexed and was said within the window (a second ranking keeps to the same window). */
+  within(seq: number, { before, after }: Omit<ConversationSearchQuery, 'limit'>): boolean {
+    const at = this.atBySeq.get(seq);
+    return at !== undefined && (before === undefined || at < before) && (after === undefined || at > after);
+  }
+
   /** Indexes a message (one already indexed is left as it is) and gives its neighbours it as their context. */
   add(message: ConversationSearchMessage): void {
     if (this.atBySeq.has(message.seq)) return;
     const before = this.recent.get(message.seq - 1);
-    const after = this.recent.get(message.seq + 1);
     const document = this.document(message, before?.message);
     this.search$.add(document);
     this.atBySeq.set(message.seq, message.at);
-    this.remember({ message, document });
-    if (after !== undefined && after.document.previous === '') this.reindex(after, message);
+    const entry = { message, document };
+    this.remember(entry);
+    if (before === undefined) this.awaitPrevious(entry);
+    const after = this.awaitingPrevious.get(message.seq + 1);
+    if (after !== undefined) {
+      this.awaitingPrevious.delete(message.seq + 1);
+      this.reindex(after, message);
+    }
   }
 
   /** Indexes messages read from the log in seq order (the rebuild at boot, a chunk at a time). */
@@ -84,15 +100,13 @@ export class ConversationSearchIndex {
     if (!this.atBySeq.delete(seq)) return;
     this.search$.discard(seq);
     this.recent.delete(seq);
+    this.awaitingPrevious.delete(seq);
   }
 
   /** The best `limit` messages for `query` within the window, best first; a query of stop words only finds nothing. */
   search(query: string, { limit, before, after }: ConversationSearchQuery): ConversationHit[] {
     if (limit <= 0) return [];
-    const inWindow = (seq: number) => {
-      const at = this.atBySeq.get(seq);
-      return at !== undefined && (before === undefined || at < before) && (after === undefined || at > after);
-    };
+    const inWindow = (seq: number) => this.within(seq, { before, after });
     const everything = before === undefined && after === undefined;
     const raw = this.search$.search(query, everything ? {} : { filter: (hit) => inWindow(hit.id as number) });
     const best = raw.slice(0, liftedHitCount(limit)).map((hit) => ({ seq: hit.id as number, score: hit.score }));
@@ -117,5 +131,10 @@ export class ConversationSearchIndex {
   private remember(entry: RecentMessage): void {
     this.recent.set(entry.message.seq, entry);
     if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value!);
+  }
+
+  private awaitPrevious(entry: RecentMessage): void {
+    this.awaitingPrevious.set(entry.message.seq, entry);
+    if (this.awaitingPrevious.size > AWAITING) this.awaitingPrevious.delete(this.awaitingPrevious.keys().next().value!);
   }
 }
