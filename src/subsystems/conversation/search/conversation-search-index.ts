@@ -13,7 +13,6 @@
  * left by an archive is no context), known when it is written. One added before the message it follows (a message
  * written while the boot's rebuild still runs) is given it when it comes: the message is indexed again then.
  */
-import MiniSearch from 'minisearch';
 import {
   conversationSearchDocument,
   participantWords,
@@ -22,7 +21,8 @@ import {
   type ConversationSearchMessage,
 } from './conversation-search-document.js';
 import { liftedHitCount, rankConversationHits, type ConversationHit } from './conversation-hit-ranking.js';
-import { conversationSearchOptions } from './conversation-search-options.js';
+import { conversationFieldOptions, type ConversationSearchField } from './conversation-search-options.js';
+import { FieldBm25Index } from './field-bm25-index.js';
 
 /** A search's page and its time window (epoch ms; `before` and `after` exclusive). */
 export interface ConversationSearchQuery {
@@ -40,13 +40,13 @@ const AWAITING = 64;
 
 interface RecentMessage {
   message: ConversationSearchMessage;
-  /** Its document as indexed: MiniSearch's `remove` takes it out at once, where `discard` leaves dirt to vacuum. */
+  /** Its document as indexed (one indexed again without context gets it). */
   document: ConversationSearchDocument;
 }
 
 /** The index. */
 export class ConversationSearchIndex {
-  private readonly search$ = new MiniSearch<ConversationSearchDocument>(conversationSearchOptions);
+  private readonly terms = new FieldBm25Index<ConversationSearchField>(conversationFieldOptions);
   /** Each indexed message's time (epoch ms), by seq: the window reads it. */
   private readonly atBySeq = new Map<number, number>();
   private readonly recent = new Map<number, RecentMessage>();
@@ -78,7 +78,7 @@ export class ConversationSearchIndex {
     if (this.atBySeq.has(message.seq)) return;
     const before = this.recent.get(message.seq - 1);
     const document = this.document(message, before?.message);
-    this.search$.add(document);
+    this.terms.add(message.seq, document);
     this.atBySeq.set(message.seq, message.at);
     const entry = { message, document };
     this.remember(entry);
@@ -98,7 +98,7 @@ export class ConversationSearchIndex {
   /** Takes message `seq` out of the index (retention or an archive dropped it). */
   remove(seq: number): void {
     if (!this.atBySeq.delete(seq)) return;
-    this.search$.discard(seq);
+    this.terms.remove(seq);
     this.recent.delete(seq);
     this.awaitingPrevious.delete(seq);
   }
@@ -108,8 +108,9 @@ export class ConversationSearchIndex {
     if (limit <= 0) return [];
     const inWindow = (seq: number) => this.within(seq, { before, after });
     const everything = before === undefined && after === undefined;
-    const raw = this.search$.search(query, everything ? {} : { filter: (hit) => inWindow(hit.id as number) });
-    const best = raw.slice(0, liftedHitCount(limit)).map((hit) => ({ seq: hit.id as number, score: hit.score }));
+    const best = this.terms
+      .search(query, liftedHitCount(limit), everything ? undefined : inWindow)
+      .map((hit) => ({ seq: hit.id, score: hit.score }));
     return rankConversationHits(best, limit, inWindow);
   }
 
@@ -123,8 +124,8 @@ export class ConversationSearchIndex {
   /** Indexes a recent message again, now that the message before it has come. */
   private reindex(entry: RecentMessage, previous: ConversationSearchMessage): void {
     const document = this.document(entry.message, previous);
-    this.search$.remove(entry.document);
-    this.search$.add(document);
+    this.terms.remove(entry.message.seq);
+    this.terms.add(entry.message.seq, document);
     entry.document = document;
   }
 
