@@ -398,26 +398,29 @@ export class WebhookOutbox {
     const attemptNumber = (record.health.state === 'failing' ? record.health.failures : 0) + 1;
     const outcome = await this.post(record, lane.signer, webhookId, body, lane);
     if (this.lanes.get(id) !== lane) return;
-    const input: EndpointInput = is2xx(outcome.status)
-      ? {
-          type: 'delivered',
-          seq: event.seq,
-          at: outcome.at,
-          status: outcome.status!,
-          advance: lane.generation === generation,
-        }
-      : {
-          type: 'failed',
-          seq: event.seq,
-          at: outcome.at,
-          eventAt: Date.parse(event.at),
-          error: outcome.error ?? 'no answer',
-          ...(outcome.status === undefined ? {} : { status: outcome.status }),
-        };
+    // `advance` is decided when the change is applied, not now: a redeliver queued ahead of this outcome rewinds the
+    // lane before it runs, and the cursor it moved back must stay there.
+    const input = (): EndpointInput =>
+      is2xx(outcome.status)
+        ? {
+            type: 'delivered',
+            seq: event.seq,
+            at: outcome.at,
+            status: outcome.status!,
+            advance: lane.generation === generation,
+          }
+        : {
+            type: 'failed',
+            seq: event.seq,
+            at: outcome.at,
+            eventAt: Date.parse(event.at),
+            error: outcome.error ?? 'no answer',
+            ...(outcome.status === undefined ? {} : { status: outcome.status }),
+          };
     const attempt = this.attemptOf(event.seq, webhookId, attemptNumber, outcome);
     this.options.metrics?.webhookAttempt(id, this.outcomeName(outcome), outcome.ms / 1000);
     await this.change(id, input, attempt);
-    if (input.type === 'delivered') {
+    if (is2xx(outcome.status)) {
       this.options.metrics?.webhookBacklog(id, lane.buffer.length > 1 ? lane.buffer.length - 1 : 0);
     }
   }
@@ -483,14 +486,20 @@ export class WebhookOutbox {
   }
 
   /**
-   * Applies `input` to endpoint `id`'s latest record and stores it (with `attempt`); then, in the same step,
+   * Applies `input` (or what it gives, made at that moment) to endpoint `id`'s latest record and stores it (with `attempt`); then, in the same step,
    * `afterSave` (a lane rewind) and the notices.
    */
-  private change(id: string, input: EndpointInput, attempt?: WebhookAttempt, afterSave?: () => void): Promise<void> {
+  private change(
+    id: string,
+    input: EndpointInput | (() => EndpointInput),
+    attempt?: WebhookAttempt,
+    afterSave?: () => void,
+  ): Promise<void> {
     return this.mutate(id, async () => {
       const latest = this.options.store.get(id);
       if (latest === undefined) return;
-      const { record, notices } = endpointTransition(latest, input, this.machine);
+      const applied = typeof input === 'function' ? input() : input;
+      const { record, notices } = endpointTransition(latest, applied, this.machine);
       await this.options.store.save(record, attempt);
       afterSave?.();
       for (const notice of notices) this.emitNotice(notice);
