@@ -4,6 +4,7 @@
  * index and the recall benchmark (bench/recall.bench.ts) search exactly alike; each choice is measured there.
  */
 import type { Options } from 'minisearch';
+import { inOneBatchAutoVacuum } from '../../memory/index-vacuum.js';
 import { stemmedQueryWord, stemmedWithoutStopWords } from '../../memory/text-analysis.js';
 import type { ConversationSearchDocument } from './conversation-search-document.js';
 
@@ -12,6 +13,8 @@ export const conversationSearchOptions: Options<ConversationSearchDocument> = {
   idField: 'seq',
   fields: ['text', 'speaker', 'date', 'previous'],
   processTerm: stemmedWithoutStopWords,
+  // Retention `discard`s old messages; the vacuum that follows must not interleave with the adds (index-vacuum.ts).
+  autoVacuum: inOneBatchAutoVacuum,
   searchOptions: {
     // A message's own words count most; who said it and when weigh more than a word of it (a question names the
     // person and the time, and a name or a month in the speaker or date field is sure to be about this message); the
