@@ -1,7 +1,8 @@
 /**
  * The webhook outbox: the I/O host around the endpoint machine. One lane per endpoint reads the journal forward from
- * its cursor, POSTs one event at a time, signed, and stores the outcome (cursor, state, attempt) in one synced write
- * before the next event goes out; a failure waits out the backoff on the injected clock. Nothing here is awaited by a
+ * its cursor, POSTs one event at a time, signed, and stores the outcome (cursor, state, attempt): a state change in one
+ * synced write before the next event goes out, a plain delivery with the store's next batch (see `WebhookStore`); a
+ * failure waits out the backoff on the injected clock. Nothing here is awaited by a
  * beat, a turn or the feed: the bus only wakes a lane.
  */
 import { randomBytes } from 'node:crypto';
@@ -143,6 +144,7 @@ export class WebhookOutbox {
     }
     await Promise.all(running);
     await Promise.all([...this.mutations.values()].map((pending) => pending.catch(() => {})));
+    await this.options.store.flush();
   }
 
   /** A new event was published: lanes idle for want of events, whose types it matches, look again. */
@@ -500,6 +502,18 @@ export class WebhookOutbox {
       if (latest === undefined) return;
       const applied = typeof input === 'function' ? input() : input;
       const { record, notices } = endpointTransition(latest, applied, this.machine);
+      // A delivery that changes no state only moves the cursor: it counts at once and reaches the disk with the next
+      // batch, so the next event goes out without waiting on a write (a crash before it repeats a few, as at least
+      // once allows). Every state change is stored synced before it counts or is announced.
+      if (
+        applied.type === 'delivered' &&
+        attempt !== undefined &&
+        notices.length === 0 &&
+        record.health.state === latest.health.state
+      ) {
+        this.options.store.advance(record, attempt);
+        return;
+      }
       await this.options.store.save(record, attempt);
       afterSave?.();
       for (const notice of notices) this.emitNotice(notice);
