@@ -30,6 +30,7 @@ import { errorClass } from '../down-reason.js';
 import { transition, type AuthEffect, type AuthEvent, type AuthPhase, type AuthState } from './auth-state.js';
 import type { CallbackUrl } from './callback-url.js';
 import type { OAuthStore } from './oauth-store.js';
+import { presentedRefreshToken, RefreshGrants } from './refresh-grants.js';
 
 /** How long a sign-in's authorization URL (its `state`) stays valid. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
@@ -146,6 +147,8 @@ export class ServerAuth {
   private stopped = false;
   /** The scope of the sign-ins the transport asked for in a row, how many, and whether the last was refused (see MAX_REPEATED_SIGN_INS). */
   private repeatedSignIns = { scope: '', count: 0, refused: false };
+  /** Every refresh grant of this server, ours or the SDK's: one in flight, a refresh token sent at most once. */
+  private readonly grants = new RefreshGrants();
   /** The `OAuthClientProvider` the SDK's `auth()` and transport call. */
   readonly provider: OAuthClientProvider;
   /** The fetch the server's transport uses: notes what 401s and 403s ask for, and keeps a 401 to a tool call from being re-sent. */
@@ -447,6 +450,19 @@ export class ServerAuth {
     return true;
   }
 
+  /**
+   * True when a refresh token is stored that the authorization server has not refused, for the authorization server
+   * the server names now (the SDK does not present one issued by another, and then a sign-in is needed indeed).
+   */
+  private holdsRefreshToken(): boolean {
+    const { tokens, discovery } = this.record();
+    if (typeof tokens?.value['refresh_token'] !== 'string') return false;
+    const issuer = tokens.value['issuer'];
+    const current = discovery?.['authorizationServerUrl'];
+    const bare = (url: string) => url.replace(/\/+$/, '');
+    return typeof issuer !== 'string' || typeof current !== 'string' || bare(issuer) === bare(current);
+  }
+
   /** Records what a 401 or 403 of the server itself asked for (scope, resource metadata), for later sign-ins. */
   private noteChallenge(response: Response): void {
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
@@ -464,8 +480,11 @@ export class ServerAuth {
 
   private createFetch(): FetchLike {
     const serverUrl = new URL(this.options.entry.url).href;
+    const send = this.options.fetch ?? fetch;
     return async (url, init) => {
-      const response = await (this.options.fetch ?? fetch)(url, init);
+      const refreshToken = presentedRefreshToken(init);
+      if (refreshToken !== undefined) return this.grants.send(send, url, init!, refreshToken);
+      const response = await send(url, init);
       if (response.ok && isBeyondHandshake(init?.body) && new URL(String(url)).href === serverUrl)
         this.repeatedSignIns = { scope: '', count: 0, refused: false };
       if ((response.status === 401 || response.status === 403) && new URL(String(url)).href === serverUrl) {
@@ -529,6 +548,10 @@ export class ServerAuth {
       },
       tokens: () => (this.hideTokens ? undefined : (store.get(server).tokens?.value as OAuthTokens | undefined)),
       saveTokens: async (tokens) => {
+        // Two requesters of one refresh both save its answer, and a late one may hold an answer since superseded
+        // (its refresh token exchanged again): neither changes what is stored.
+        if (store.get(server).tokens?.value['access_token'] === tokens.access_token) return;
+        if (tokens.refresh_token !== undefined && this.grants.superseded(tokens.refresh_token)) return;
         const obtainedAt = clock.now();
         const expiresAt = tokens.expires_in === undefined ? undefined : obtainedAt + tokens.expires_in * 1000;
         await update((record) => ({
@@ -557,6 +580,13 @@ export class ServerAuth {
       redirectToAuthorization: async (authorizationUrl) => {
         const draft = this.draft;
         this.draft = undefined;
+        // The SDK goes on to a sign-in when its refresh got no answer (unreachable, or a 5xx): a refused refresh token
+        // is forgotten first (invalidateCredentials), so one still held is good, and no sign-in is asked for; the
+        // request fails and our refresh tries again (with its back-off).
+        if (this.operation !== 'login' && this.holdsRefreshToken()) {
+          if (this.operation === 'transport' && this.phase === 'signed_in') this.dispatch({ type: 'refresh_due' });
+          throw new Error('the authorization server could not be reached to refresh the access token');
+        }
         if (this.operation === 'transport' && this.signInRefused(authorizationUrl))
           throw new Error('the server keeps refusing the scope it asks for; no further sign-in is started');
         const state = draft?.state ?? authorizationUrl.searchParams.get('state') ?? '';
