@@ -31,12 +31,13 @@ afterEach(async () => {
 
 /** A hub with one OAuth server `remote`, its store on disk, and the fixture's clock tied to the hub's. */
 async function start(
-  options: { accessTokenSeconds?: number; sealed?: boolean; idempotentTools?: string[] } = {},
+  options: { accessTokenSeconds?: number; sealed?: boolean; idempotentTools?: string[]; toolScopes?: string[] } = {},
 ): Promise<HubHarness & { store: OAuthStore }> {
   let now = () => Date.now();
   fixture = await startOAuthMcpServer({
     now: () => now(),
     ...(options.accessTokenSeconds === undefined ? {} : { accessTokenSeconds: options.accessTokenSeconds }),
+    ...(options.toolScopes === undefined ? {} : { toolScopes: options.toolScopes }),
   });
   dir = mkdtempSync(join(tmpdir(), 'vigil-oauth-'));
   const raw = await openVigilDb(dir);
@@ -246,4 +247,38 @@ describe('an MCP server behind OAuth', () => {
       expect(h.events.filter((e) => e.type === 'mcp.auth_required')).toHaveLength(1);
     },
   );
+
+  it('a 403 insufficient_scope while a refresh token is held asks once for a sign-in with the union of scopes, not a refresh', async () => {
+    const h = await start({ toolScopes: ['mcp:tools', 'mcp:write'] });
+    const required = await h.next('mcp.auth_required');
+    await h.hub.completeSignIn(await browse(required.authorizationUrl));
+    await h.next('mcp.server_up');
+    expect(fixture!.refreshTokens).toHaveLength(1);
+
+    const since = h.events.length;
+    // The server refused the call before running it (403): the call fails and a larger sign-in is asked for.
+    await expect(h.hub.callTool('mcp__remote__echo', { text: 'write' })).rejects.toMatchObject({
+      code: 'TOOL_CALL_FAILED',
+    });
+    const stepUp = await h.next('mcp.auth_required', () => true, since);
+    expect(h.hub.needsSignIn('remote')).toBe(true);
+    const scope = new URL(stepUp.authorizationUrl).searchParams.get('scope')?.split(' ');
+    expect(scope?.sort()).toEqual(['mcp:tools', 'mcp:write']);
+    // The SDK's own answer would have been a refresh with the same scope: none was made.
+    expect(fixture!.grants.refresh_token).toBe(0);
+    await expect(h.hub.callTool('mcp__remote__echo', { text: 'x' })).rejects.toMatchObject({
+      code: 'TOOL_NEEDS_AUTH',
+    });
+
+    const back = h.events.length;
+    await expect(h.hub.completeSignIn(await browse(stepUp.authorizationUrl))).resolves.toMatchObject({
+      kind: 'signed_in',
+    });
+    await h.next('mcp.server_up', () => true, back);
+    expect((await h.hub.callTool('mcp__remote__echo', { text: 'write' })).content).toEqual([
+      { type: 'text', text: 'write' },
+    ]);
+    expect(h.events.filter((e) => e.type === 'mcp.auth_required')).toHaveLength(2);
+    expect(fixture!.authorizationScopes.at(-1)?.split(' ').sort()).toEqual(['mcp:tools', 'mcp:write']);
+  });
 });

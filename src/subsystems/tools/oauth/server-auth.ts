@@ -73,8 +73,27 @@ export interface SignInStart {
 /** How a callback went. */
 export type SignInOutcome = { ok: true } | { ok: false; error: string };
 
-/** Which of our own calls of `auth()` is running; `transport` for the ones the SDK's transport makes on a 401. */
-type Operation = 'transport' | 'login' | 'refresh' | 'finish';
+/**
+ * Which of our own calls of `auth()` is running; `transport` for the ones the SDK's transport makes on a 401;
+ * `step_up` for the sign-in a 403 `insufficient_scope` needs while a refresh token is held.
+ */
+type Operation = 'transport' | 'login' | 'refresh' | 'finish' | 'step_up';
+
+/** A request answered 403 `insufficient_scope`: the server refused it (it did not run), and a larger sign-in is needed. */
+export class InsufficientScopeError extends Error {
+  constructor() {
+    super(
+      'the server answered 403 insufficient_scope: the sign-in does not cover this request; the operator signs in again with the larger scope',
+    );
+    this.name = 'InsufficientScopeError';
+  }
+}
+
+/** The scopes of `a` and `b` (space-separated), each once, in order of first appearance. */
+export function scopeUnion(a: string | undefined, b: string | undefined): string {
+  const scopes = `${a ?? ''} ${b ?? ''}`.split(' ').filter((scope) => scope !== '');
+  return [...new Set(scopes)].join(' ');
+}
 
 /** A tool call answered 401: the request was sent, so whether the tool ran is unknown (never re-sent blindly). */
 export class ToolCallUnauthorizedError extends Error {
@@ -297,7 +316,7 @@ export class ServerAuth {
   }
 
   /** An authorization request through `auth()` with the tokens hidden (so it cannot refresh instead): the new sign-in. */
-  private async startSignIn(operation: 'login'): Promise<PendingSignIn> {
+  private async startSignIn(operation: 'login' | 'step_up'): Promise<PendingSignIn> {
     this.operation = operation;
     this.hideTokens = true;
     this.lastSignIn = undefined;
@@ -308,7 +327,7 @@ export class ServerAuth {
         ...(challenge?.resourceMetadataUrl === undefined
           ? {}
           : { resourceMetadataUrl: new URL(challenge.resourceMetadataUrl) }),
-        ...(challenge?.scope === undefined ? {} : { scope: challenge.scope }),
+        ...(challenge?.scope === undefined || challenge.scope === '' ? {} : { scope: challenge.scope }),
         fetchFn: this.fetch,
       });
       if (result !== 'REDIRECT' || this.lastSignIn === undefined)
@@ -318,6 +337,41 @@ export class ServerAuth {
       this.operation = 'transport';
       this.hideTokens = false;
     }
+  }
+
+  /**
+   * A 403 `insufficient_scope` while a refresh token is held. The SDK would refresh (with the same scope, so the
+   * request is refused again); instead the operator is asked, once, to sign in with the scopes the sign-in had plus
+   * the ones the server asks for.
+   */
+  private stepUp(response: Response): Promise<void> {
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    const record = this.record();
+    const granted = record.tokens?.value['scope'];
+    const requested = scopeUnion(typeof granted === 'string' ? granted : this.signedInScope(), scope);
+    return this.exclusive(async () => {
+      await this.options.store.update(this.options.server, (current) => ({
+        ...current,
+        challenge: {
+          ...(resourceMetadataUrl === undefined
+            ? current.challenge?.resourceMetadataUrl === undefined
+              ? {}
+              : { resourceMetadataUrl: current.challenge.resourceMetadataUrl }
+            : { resourceMetadataUrl: resourceMetadataUrl.href }),
+          scope: requested,
+        },
+      }));
+      await this.startSignIn('step_up');
+    });
+  }
+
+  /** The scope the stored tokens were most likely asked with when the authorization server did not say: as `auth()` picks it. */
+  private signedInScope(): string | undefined {
+    const { challenge, discovery } = this.record();
+    if (challenge?.scope !== undefined && challenge.scope !== '') return challenge.scope;
+    const supported = (discovery?.['resourceMetadata'] as { scopes_supported?: unknown } | undefined)?.scopes_supported;
+    if (Array.isArray(supported) && supported.length > 0) return supported.join(' ');
+    return this.options.entry.oauth?.scopes?.join(' ');
   }
 
   /** The `refresh` effect: `auth()` refreshes with the refresh token; a refused one ends in a new sign-in. */
@@ -488,6 +542,20 @@ export class ServerAuth {
       if (response.ok && isBeyondHandshake(init?.body) && new URL(String(url)).href === serverUrl)
         this.repeatedSignIns = { scope: '', count: 0, refused: false };
       if ((response.status === 401 || response.status === 403) && new URL(String(url)).href === serverUrl) {
+        if (
+          response.status === 403 &&
+          extractWWWAuthenticateParams(response).error === 'insufficient_scope' &&
+          this.holdsRefreshToken()
+        ) {
+          await response.body?.cancel().catch(() => undefined);
+          await this.stepUp(response).catch((err: unknown) =>
+            this.options.log.warn(
+              { server: this.options.server, err: describeError(err) },
+              'a sign-in with a larger scope could not be started',
+            ),
+          );
+          throw new InsufficientScopeError();
+        }
         this.noteChallenge(response);
         if (response.status === 401 && isToolCall(init?.body)) {
           await response.body?.cancel().catch(() => undefined);
@@ -583,11 +651,11 @@ export class ServerAuth {
         // The SDK goes on to a sign-in when its refresh got no answer (unreachable, or a 5xx): a refused refresh token
         // is forgotten first (invalidateCredentials), so one still held is good, and no sign-in is asked for; the
         // request fails and our refresh tries again (with its back-off).
-        if (this.operation !== 'login' && this.holdsRefreshToken()) {
+        if (this.operation !== 'login' && this.operation !== 'step_up' && this.holdsRefreshToken()) {
           if (this.operation === 'transport' && this.phase === 'signed_in') this.dispatch({ type: 'refresh_due' });
           throw new Error('the authorization server could not be reached to refresh the access token');
         }
-        if (this.operation === 'transport' && this.signInRefused(authorizationUrl))
+        if ((this.operation === 'transport' || this.operation === 'step_up') && this.signInRefused(authorizationUrl))
           throw new Error('the server keeps refusing the scope it asks for; no further sign-in is started');
         const state = draft?.state ?? authorizationUrl.searchParams.get('state') ?? '';
         if (draft?.codeVerifier === undefined || state === '') throw new Error('an authorization request without PKCE');
@@ -608,8 +676,8 @@ export class ServerAuth {
           ),
         }));
         this.lastSignIn = signIn;
-        // The transport met a 401 it could not answer with a token: the operator must sign in.
-        if (this.operation === 'transport') {
+        // The transport met a 401 it could not answer with a token, or a 403 a larger scope answers: the operator must sign in.
+        if (this.operation === 'transport' || this.operation === 'step_up') {
           this.dispatch({
             type: 'sign_in_started',
             authorizationUrl: signIn.authorizationUrl,
