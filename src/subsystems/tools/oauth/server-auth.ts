@@ -13,6 +13,7 @@ import {
   type OAuthDiscoveryState,
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -34,6 +35,13 @@ import { presentedRefreshToken, RefreshGrants } from './refresh-grants.js';
 
 /** How long a sign-in's authorization URL (its `state`) stays valid. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
+
+/**
+ * Why a server whose protected resource metadata names another resource is not signed in to (RFC 9728 §3.3): a token
+ * asked for that resource could be replayed there. Its own text only: the resource named is the server's words.
+ */
+const RESOURCE_MISMATCH =
+  'the server’s protected resource metadata names a resource other than the server’s URL, so no sign-in is made (a token for another resource could be replayed there); check the server’s URL';
 
 /** Pending sign-ins kept per server (the newest): an operator who asks again and again does not grow the record. */
 const MAX_PENDING_SIGN_INS = 8;
@@ -716,7 +724,23 @@ export class ServerAuth {
           }
         });
       },
+      // Called by auth() with what discovery found, before it picks the resource or asks for anything.
       saveDiscoveryState: async (state) => {
+        const resource = state.resourceMetadata?.resource;
+        if (
+          resource !== undefined &&
+          !checkResourceAllowed({
+            requestedResource: resourceUrlFromServerUrl(entry.url),
+            configuredResource: resource,
+          })
+        ) {
+          this.options.log.warn(
+            { server, resource },
+            'an MCP server’s protected resource metadata names another resource; no sign-in is made',
+          );
+          this.dispatch({ type: 'sign_in_refused', error: RESOURCE_MISMATCH });
+          throw new Error(RESOURCE_MISMATCH);
+        }
         await update((record) => ({ ...record, discovery: state as unknown as Record<string, unknown> }));
       },
       discoveryState: () => store.get(server).discovery as OAuthDiscoveryState | undefined,
