@@ -179,7 +179,7 @@ export const EVENT_PAYLOADS = {
   'mcp.auth_required': z.object({ server: z.string(), authorizationUrl: z.string() }),
   /** A sign-in finished: the server's tokens are stored and it is connected again. */
   'mcp.auth_completed': z.object({ server: z.string() }),
-  /** A sign-in failed (refused by the operator or the authorization server, or the code exchange failed); `error` says how, never a token. */
+  /** A sign-in failed (refused by the operator or the authorization server, or the code exchange failed), or Vigil refused to sign in (the server's protected resource metadata names another resource; the server is then held, not retried); `error` says how, never a token. */
   'mcp.auth_failed': z.object({ server: z.string(), error: z.string() }),
   /** A tool call is about to run; its intent is on disk first. `argsBytes`: the size of its JSON arguments. */
   'tool.called': z.object({

@@ -165,7 +165,7 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
     schedules: await ScheduleStore.open(db, { defaultTimezone: config.timezone }),
     tokens: await TokenStore.open(db),
     webhooks: {
-      store: await WebhookStore.open(db),
+      store: await WebhookStore.open(db, { timers: options.offClock?.ioTimers }),
       settings: {
         ...options.webhooks,
         timeoutMs: config.webhookTimeoutMs,

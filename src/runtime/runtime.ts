@@ -38,7 +38,6 @@ import type { TaskView } from '../protocol/tasks.schema.js';
 import type { LiveEvent } from '../protocol/live-events.schema.js';
 import { TokensFacade } from './facade/tokens.facade.js';
 import { WebhooksFacade } from './facade/webhooks.facade.js';
-import type { AddedWebhook, AddWebhookParams, WebhookAttempt, WebhookView } from '../protocol/webhooks.schema.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
@@ -57,6 +56,8 @@ export class Runtime {
   readonly tokens: TokensFacade;
   /** The MCP servers: `tools.list`, and their OAuth sign-ins (`tools.login`, `tools.logout`, `/oauth/callback`). */
   readonly mcpServers: McpServersFacade;
+  /** The webhook endpoints (`webhooks.*`) and the outbox that delivers to them beside the heartbeat. */
+  readonly webhooks: WebhooksFacade;
   private readonly core: RuntimeCore;
   private readonly goals: GoalsFacade;
   private readonly budget: BudgetFacade;
@@ -64,7 +65,6 @@ export class Runtime {
   private readonly events: EventsFacade;
   private readonly tasks: TasksFacade;
   private readonly schedules: SchedulesFacade;
-  private readonly webhooks: WebhooksFacade;
 
   constructor(parts: RuntimeParts) {
     this.core = new RuntimeCore(parts);
@@ -213,19 +213,11 @@ export class Runtime {
   readonly searchConversation = (params: ConversationSearchParams) => searchConversation(this.core, params);
 
   /** `budget.status`: today's cap, spend and state. */
-  budgetStatus(): BudgetStatus {
-    return this.budget.status();
-  }
-
+  readonly budgetStatus = (): BudgetStatus => this.budget.status();
   /** `budget.topUp`: more allowance for today; a sleeper wakes at once. */
-  topUp(params: TopUpParams): Promise<BudgetStatus> {
-    return this.budget.topUp(params);
-  }
-
+  readonly topUp = (params: TopUpParams): Promise<BudgetStatus> => this.budget.topUp(params);
   /** `budget.setCap`: a new daily cap. */
-  setCap(params: SetCapParams): Promise<BudgetStatus> {
-    return this.budget.setCap(params);
-  }
+  readonly setCap = (params: SetCapParams): Promise<BudgetStatus> => this.budget.setCap(params);
 
   /** `tools.pending`: tool calls waiting for an operator's approval, oldest first. */
   pendingToolCalls(): PendingToolCall[] {
@@ -284,41 +276,6 @@ export class Runtime {
 
   resumeSchedule(id: string): Promise<ScheduleView> {
     return this.schedules.resume(id);
-  }
-
-  /** `webhooks.add`: the endpoint with its signing secret (shown this once); WEBHOOK_LIMIT. */
-  addWebhook(params: AddWebhookParams): Promise<AddedWebhook> {
-    return this.webhooks.add(params);
-  }
-
-  /** `webhooks.list`: every endpoint with its state, cursor and backlog; never the secret. */
-  listWebhooks(): Promise<WebhookView[]> {
-    return this.webhooks.list();
-  }
-
-  /** `webhooks.remove`: true; WEBHOOK_NOT_FOUND. */
-  removeWebhook(id: string): Promise<true> {
-    return this.webhooks.remove(id);
-  }
-
-  /** `webhooks.enable`: true; WEBHOOK_NOT_FOUND. */
-  enableWebhook(id: string): Promise<true> {
-    return this.webhooks.enable(id);
-  }
-
-  /** `webhooks.test`: the attempt of a `webhook.test` event to that endpoint alone; WEBHOOK_NOT_FOUND. */
-  testWebhook(id: string): Promise<WebhookAttempt> {
-    return this.webhooks.test(id);
-  }
-
-  /** `webhooks.deliveries`: its newest attempts, newest first; WEBHOOK_NOT_FOUND. */
-  webhookDeliveries(id: string, limit?: number): Promise<WebhookAttempt[]> {
-    return this.webhooks.deliveries(id, limit);
-  }
-
-  /** `webhooks.redeliver`: true; the events of its types after `afterSeq` go out again; WEBHOOK_NOT_FOUND. */
-  redeliverWebhook(id: string, afterSeq: number): Promise<true> {
-    return this.webhooks.redeliver(id, afterSeq);
   }
 
   /** Resolves once every schedule firing asked for so far has been written (tests wait on it). */

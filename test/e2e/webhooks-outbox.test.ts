@@ -216,7 +216,12 @@ describe('webhooks across kill -9 (real daemon, real receiver)', () => {
     await until('the endpoint to be failing', async () =>
       (await life.client.webhooks.list()).some((w) => w.id === added.id && w.state === 'failing'),
     );
-    await sleep(3000);
+    // Down through three failed attempts in a row (the backoff's first retries come seconds apart; outages of up to
+    // two minutes, on the simulated clock, are the simulator's): waited for by the attempt log, not by time.
+    await until('three failed attempts in a row', async () => {
+      const attempts = await life.client.webhooks.deliveries({ id: added.id, limit: 3 });
+      return attempts.length === 3 && attempts.every((attempt) => attempt.status === 503);
+    });
     receiver.mode = 'ok';
     through = await caughtUp(life.client, added.id);
     await expectInOrder(life.client, marker, before, through);

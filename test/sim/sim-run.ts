@@ -132,7 +132,7 @@ export class SimRun {
     const alive = this.current?.alive === true;
     const schedules = alive ? this.current!.runtime.listSchedules() : [];
     const schedulesListedAt = alive ? world.now() : null;
-    const webhooksListed = alive ? await this.whileTimePasses(this.current!.runtime.listWebhooks()) : [];
+    const webhooksListed = alive ? await this.whileTimePasses(this.current!.runtime.webhooks.list()) : [];
     const stoppedCleanly =
       this.current?.alive === true && this.steps < MAX_STEPS
         ? await this.current.stop(() => this.step(world.now() + 1_000))

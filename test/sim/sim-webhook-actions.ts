@@ -29,8 +29,14 @@ type WebhookActionKind = 'add' | 'remove' | 'enable' | 'redeliver' | 'test' | 'd
 /** The operator's webhook actions and the receivers' bad moments. */
 export class SimWebhookActions {
   readonly endpoints: SimEndpointRecord[] = [];
-  /** The newest listing the drain asked for (refreshed every drain step). */
-  private listing: WebhookView[] | null = null;
+  /**
+   * The newest listing the drain has had back, and the incarnation it is of; one request at a time. A step that ends
+   * before the answer keeps the previous answer: were it "not listed yet", that step would break the drain's quiet,
+   * and a drain whose listings keep landing a step late would never end.
+   */
+  private listing: { incarnation: number; list: WebhookView[] } | null = null;
+  /** The incarnation whose listing is being asked for (a dead one's may never answer: the next one asks again). */
+  private listingFor: number | null = null;
   /** Endpoints the drain has asked to enable and not yet heard back about. */
   private readonly enabling = new Set<string>();
 
@@ -66,17 +72,24 @@ export class SimWebhookActions {
   drainPending(incarnation: Incarnation): string | null {
     if (!this.run.scenario.webhooks) return null;
     const { runtime } = incarnation;
-    const listed = this.listing;
-    this.listing = null;
-    void runtime.listWebhooks().then(
-      (list) => (this.listing = list),
-      () => undefined,
-    );
+    if (this.listingFor !== incarnation.number) {
+      this.listingFor = incarnation.number;
+      void runtime.webhooks
+        .list()
+        .then(
+          (list) => (this.listing = { incarnation: incarnation.number, list }),
+          () => undefined,
+        )
+        .finally(() => {
+          if (this.listingFor === incarnation.number) this.listingFor = null;
+        });
+    }
+    const listed = this.listing?.incarnation === incarnation.number ? this.listing.list : null;
     if (listed === null) return 'webhooks not listed yet';
     for (const hook of listed.filter((w) => w.state === 'disabled' && !this.enabling.has(w.id))) {
       this.enabling.add(hook.id);
       this.fire(incarnation, `drain webhooks.enable ${hook.id}`, this.record(hook.url), 'enable', () =>
-        runtime.enableWebhook(hook.id).finally(() => this.enabling.delete(hook.id)),
+        runtime.webhooks.enable(hook.id).finally(() => this.enabling.delete(hook.id)),
       );
     }
     const busy = listed.filter((w) => w.state !== 'ok' || w.backlog > 1);
@@ -92,13 +105,13 @@ export class SimWebhookActions {
       case 'remove': {
         const endpoint = rng.pick(live);
         return this.fire(incarnation, `webhooks.remove ${endpoint.id}`, endpoint, 'remove', () =>
-          incarnation.runtime.removeWebhook(endpoint.id!),
+          incarnation.runtime.webhooks.remove(endpoint.id!),
         );
       }
       case 'enable': {
         const endpoint = rng.pick(live);
         return this.fire(incarnation, `webhooks.enable ${endpoint.id}`, endpoint, 'enable', () =>
-          incarnation.runtime.enableWebhook(endpoint.id!),
+          incarnation.runtime.webhooks.enable(endpoint.id!),
         );
       }
       case 'redeliver': {
@@ -110,14 +123,14 @@ export class SimWebhookActions {
           `webhooks.redeliver ${endpoint.id} after ${afterSeq}`,
           endpoint,
           'redeliver',
-          () => incarnation.runtime.redeliverWebhook(endpoint.id!, afterSeq),
+          () => incarnation.runtime.webhooks.redeliver(endpoint.id!, afterSeq),
           afterSeq,
         );
       }
       case 'test': {
         const endpoint = rng.pick(live);
         return this.fire(incarnation, `webhooks.test ${endpoint.id}`, endpoint, null, () =>
-          incarnation.runtime.testWebhook(endpoint.id!),
+          incarnation.runtime.webhooks.test(endpoint.id!),
         );
       }
       case 'down': {
@@ -151,7 +164,7 @@ export class SimWebhookActions {
     // Until it answers, everything the incarnation publishes may predate the endpoint: the floor follows it, and
     // stops where the answer came (or where the incarnation died).
     const follow = setFloor(endpoint, incarnation);
-    incarnation.runtime.addWebhook({ url, types, name: `sim ${this.endpoints.length}` }).then(
+    incarnation.runtime.webhooks.add({ url, types, name: `sim ${this.endpoints.length}` }).then(
       (added) => {
         endpoint.id = added.id;
         follow.stop();

@@ -11,11 +11,11 @@ export const webhooksMethods: RpcHandlers<
   | 'webhooks.deliveries'
   | 'webhooks.redeliver'
 > = {
-  'webhooks.add': (params, { runtime }) => runtime.addWebhook(params),
-  'webhooks.list': (_params, { runtime }) => runtime.listWebhooks(),
-  'webhooks.remove': (params, { runtime }) => runtime.removeWebhook(params.id),
-  'webhooks.enable': (params, { runtime }) => runtime.enableWebhook(params.id),
-  'webhooks.test': (params, { runtime }) => runtime.testWebhook(params.id),
-  'webhooks.deliveries': (params, { runtime }) => runtime.webhookDeliveries(params.id, params.limit),
-  'webhooks.redeliver': (params, { runtime }) => runtime.redeliverWebhook(params.id, params.afterSeq),
+  'webhooks.add': (params, { runtime }) => runtime.webhooks.add(params),
+  'webhooks.list': (_params, { runtime }) => runtime.webhooks.list(),
+  'webhooks.remove': (params, { runtime }) => runtime.webhooks.remove(params.id),
+  'webhooks.enable': (params, { runtime }) => runtime.webhooks.enable(params.id),
+  'webhooks.test': (params, { runtime }) => runtime.webhooks.test(params.id),
+  'webhooks.deliveries': (params, { runtime }) => runtime.webhooks.deliveries(params.id, params.limit),
+  'webhooks.redeliver': (params, { runtime }) => runtime.webhooks.redeliver(params.id, params.afterSeq),
 };

@@ -183,38 +183,43 @@ export class EventJournal implements EventRecorder {
     if (excess <= 0) return;
     // From where the last prune stopped: a range from the start would walk every tombstone not yet compacted.
     const from = this.prunedUpTo === undefined ? {} : { gt: this.prunedUpTo };
-    // In one read: an async step per key made the prune of a tenth of the journal cost every beat ~2 µs.
-    const candidates = await this.events.keys({ ...from, limit: excess }).all();
-    const count = await this.heldBack(candidates, from);
-    const cut = candidates[count - 1];
+    const candidates = await this.prunable(from, excess);
+    const cut = candidates.at(-1);
     if (cut === undefined) return;
+    await this.handOver(candidates, from);
     await this.events.clear({ ...from, lte: cut });
     this.prunedUpTo = cut;
-    this.held -= count;
+    this.held -= candidates.length;
   }
 
   /**
-   * How many of the prune's `candidates` (oldest first) may go: those the hold's readers have received, or more when
-   * the journal is past `maxEvents + holdMax`; the events some reader has not received are handed over first.
+   * The keys (oldest first, at most `excess`) the prune may delete: all of them without a hold; with one, those its
+   * readers have received, or more when the journal is past `maxEvents + holdMax`. Only those are read: a journal
+   * held for a dead endpoint would otherwise read every held key at each prune to delete none of them.
    */
-  private async heldBack(candidates: string[], from: { gt?: string }): Promise<number> {
+  private async prunable(from: { gt?: string }, excess: number): Promise<string[]> {
+    // In one read: an async step per key made the prune of a tenth of the journal cost every beat ~2 µs.
+    const keepAfter = this.hold?.keepAfter() ?? null;
+    if (keepAfter === null) return this.events.keys({ ...from, limit: excess }).all();
+    const forced = Math.min(excess, Math.max(0, (this.held ?? 0) - this.maxEvents - this.holdMax));
+    const free =
+      from.gt !== undefined && Number(from.gt) >= keepAfter
+        ? []
+        : await this.events.keys({ ...from, lte: seqKey(keepAfter), limit: excess }).all();
+    return free.length >= forced ? free : this.events.keys({ ...from, limit: forced }).all();
+  }
+
+  /** The events among `candidates` some reader of the hold has not received are handed to it before they go. */
+  private async handOver(candidates: string[], from: { gt?: string }): Promise<void> {
     const hold = this.hold;
-    if (hold === undefined || candidates.length === 0) return candidates.length;
-    const keepAfter = hold.keepAfter();
-    let count = candidates.length;
-    if (keepAfter !== null) {
-      const free = candidates.filter((key) => Number(key) <= keepAfter).length;
-      const forced = Math.max(0, (this.held ?? 0) - this.maxEvents - this.holdMax);
-      count = Math.min(candidates.length, Math.max(free, forced));
-    }
-    const cut = candidates[count - 1];
+    const cut = candidates.at(-1);
+    if (hold === undefined || cut === undefined) return;
     const received = hold.receivedThrough();
-    if (cut === undefined || received === null || Number(cut) <= received) return count;
+    if (received === null || Number(cut) <= received) return;
     const dropped = await this.events
       .values({ ...from, gt: seqKey(Math.max(received, Number(from.gt ?? -1))), lte: cut })
       .all();
     await hold.dropping(dropped);
-    return count;
   }
 
   private enqueue(event: VigilEvent): void {

@@ -3,6 +3,7 @@
  * fuzzy matching. In memory only; it is rebuilt from the store at boot, so it can never disagree with it after a crash.
  */
 import MiniSearch, { type SearchOptions, type SearchResult } from 'minisearch';
+import { inOneBatchAutoVacuum } from './index-vacuum.js';
 
 /** One indexed memory: its seq and the text searched. */
 export interface IndexedMemory {
@@ -66,6 +67,8 @@ export class MemoryIndex {
       fields: ['content'],
       processTerm,
       searchOptions: SEARCH_OPTIONS,
+      // `discard` starts a vacuum that must not interleave with the adds (index-vacuum.ts).
+      autoVacuum: inOneBatchAutoVacuum,
     });
   }
 

@@ -1,7 +1,8 @@
 /**
  * The webhook outbox: the I/O host around the endpoint machine. One lane per endpoint reads the journal forward from
- * its cursor, POSTs one event at a time, signed, and stores the outcome (cursor, state, attempt) in one synced write
- * before the next event goes out; a failure waits out the backoff on the injected clock. Nothing here is awaited by a
+ * its cursor, POSTs one event at a time, signed, and stores the outcome (cursor, state, attempt): a state change in one
+ * synced write before the next event goes out, a plain delivery with the store's next batch (see `WebhookStore`); a
+ * failure waits out the backoff on the injected clock. Nothing here is awaited by a
  * beat, a turn or the feed: the bus only wakes a lane.
  */
 import { randomBytes } from 'node:crypto';
@@ -143,6 +144,7 @@ export class WebhookOutbox {
     }
     await Promise.all(running);
     await Promise.all([...this.mutations.values()].map((pending) => pending.catch(() => {})));
+    await this.options.store.flush();
   }
 
   /** A new event was published: lanes idle for want of events, whose types it matches, look again. */
@@ -398,26 +400,29 @@ export class WebhookOutbox {
     const attemptNumber = (record.health.state === 'failing' ? record.health.failures : 0) + 1;
     const outcome = await this.post(record, lane.signer, webhookId, body, lane);
     if (this.lanes.get(id) !== lane) return;
-    const input: EndpointInput = is2xx(outcome.status)
-      ? {
-          type: 'delivered',
-          seq: event.seq,
-          at: outcome.at,
-          status: outcome.status!,
-          advance: lane.generation === generation,
-        }
-      : {
-          type: 'failed',
-          seq: event.seq,
-          at: outcome.at,
-          eventAt: Date.parse(event.at),
-          error: outcome.error ?? 'no answer',
-          ...(outcome.status === undefined ? {} : { status: outcome.status }),
-        };
+    // `advance` is decided when the change is applied, not now: a redeliver queued ahead of this outcome rewinds the
+    // lane before it runs, and the cursor it moved back must stay there.
+    const input = (): EndpointInput =>
+      is2xx(outcome.status)
+        ? {
+            type: 'delivered',
+            seq: event.seq,
+            at: outcome.at,
+            status: outcome.status!,
+            advance: lane.generation === generation,
+          }
+        : {
+            type: 'failed',
+            seq: event.seq,
+            at: outcome.at,
+            eventAt: Date.parse(event.at),
+            error: outcome.error ?? 'no answer',
+            ...(outcome.status === undefined ? {} : { status: outcome.status }),
+          };
     const attempt = this.attemptOf(event.seq, webhookId, attemptNumber, outcome);
     this.options.metrics?.webhookAttempt(id, this.outcomeName(outcome), outcome.ms / 1000);
     await this.change(id, input, attempt);
-    if (input.type === 'delivered') {
+    if (is2xx(outcome.status)) {
       this.options.metrics?.webhookBacklog(id, lane.buffer.length > 1 ? lane.buffer.length - 1 : 0);
     }
   }
@@ -483,14 +488,32 @@ export class WebhookOutbox {
   }
 
   /**
-   * Applies `input` to endpoint `id`'s latest record and stores it (with `attempt`); then, in the same step,
+   * Applies `input` (or what it gives, made at that moment) to endpoint `id`'s latest record and stores it (with `attempt`); then, in the same step,
    * `afterSave` (a lane rewind) and the notices.
    */
-  private change(id: string, input: EndpointInput, attempt?: WebhookAttempt, afterSave?: () => void): Promise<void> {
+  private change(
+    id: string,
+    input: EndpointInput | (() => EndpointInput),
+    attempt?: WebhookAttempt,
+    afterSave?: () => void,
+  ): Promise<void> {
     return this.mutate(id, async () => {
       const latest = this.options.store.get(id);
       if (latest === undefined) return;
-      const { record, notices } = endpointTransition(latest, input, this.machine);
+      const applied = typeof input === 'function' ? input() : input;
+      const { record, notices } = endpointTransition(latest, applied, this.machine);
+      // A delivery that changes no state only moves the cursor: it counts at once and reaches the disk with the next
+      // batch, so the next event goes out without waiting on a write (a crash before it repeats a few, as at least
+      // once allows). Every state change is stored synced before it counts or is announced.
+      if (
+        applied.type === 'delivered' &&
+        attempt !== undefined &&
+        notices.length === 0 &&
+        record.health.state === latest.health.state
+      ) {
+        this.options.store.advance(record, attempt);
+        return;
+      }
       await this.options.store.save(record, attempt);
       afterSave?.();
       for (const notice of notices) this.emitNotice(notice);

@@ -31,12 +31,20 @@ afterEach(async () => {
 
 /** A hub with one OAuth server `remote`, its store on disk, and the fixture's clock tied to the hub's. */
 async function start(
-  options: { accessTokenSeconds?: number; sealed?: boolean; idempotentTools?: string[] } = {},
+  options: {
+    accessTokenSeconds?: number;
+    sealed?: boolean;
+    idempotentTools?: string[];
+    toolScopes?: string[];
+    resource?: string;
+  } = {},
 ): Promise<HubHarness & { store: OAuthStore }> {
   let now = () => Date.now();
   fixture = await startOAuthMcpServer({
     now: () => now(),
     ...(options.accessTokenSeconds === undefined ? {} : { accessTokenSeconds: options.accessTokenSeconds }),
+    ...(options.toolScopes === undefined ? {} : { toolScopes: options.toolScopes }),
+    ...(options.resource === undefined ? {} : { resource: options.resource }),
   });
   dir = mkdtempSync(join(tmpdir(), 'vigil-oauth-'));
   const raw = await openVigilDb(dir);
@@ -246,4 +254,55 @@ describe('an MCP server behind OAuth', () => {
       expect(h.events.filter((e) => e.type === 'mcp.auth_required')).toHaveLength(1);
     },
   );
+
+  it('a 403 insufficient_scope while a refresh token is held asks once for a sign-in with the union of scopes, not a refresh', async () => {
+    const h = await start({ toolScopes: ['mcp:tools', 'mcp:write'] });
+    const required = await h.next('mcp.auth_required');
+    await h.hub.completeSignIn(await browse(required.authorizationUrl));
+    await h.next('mcp.server_up');
+    expect(fixture!.refreshTokens).toHaveLength(1);
+
+    const since = h.events.length;
+    // The server refused the call before running it (403): the call fails and a larger sign-in is asked for.
+    await expect(h.hub.callTool('mcp__remote__echo', { text: 'write' })).rejects.toMatchObject({
+      code: 'TOOL_CALL_FAILED',
+    });
+    const stepUp = await h.next('mcp.auth_required', () => true, since);
+    expect(h.hub.needsSignIn('remote')).toBe(true);
+    const scope = new URL(stepUp.authorizationUrl).searchParams.get('scope')?.split(' ');
+    expect(scope?.sort()).toEqual(['mcp:tools', 'mcp:write']);
+    // The SDK's own answer would have been a refresh with the same scope: none was made.
+    expect(fixture!.grants.refresh_token).toBe(0);
+    await expect(h.hub.callTool('mcp__remote__echo', { text: 'x' })).rejects.toMatchObject({
+      code: 'TOOL_NEEDS_AUTH',
+    });
+
+    const back = h.events.length;
+    await expect(h.hub.completeSignIn(await browse(stepUp.authorizationUrl))).resolves.toMatchObject({
+      kind: 'signed_in',
+    });
+    await h.next('mcp.server_up', () => true, back);
+    expect((await h.hub.callTool('mcp__remote__echo', { text: 'write' })).content).toEqual([
+      { type: 'text', text: 'write' },
+    ]);
+    expect(h.events.filter((e) => e.type === 'mcp.auth_required')).toHaveLength(2);
+    expect(fixture!.authorizationScopes.at(-1)?.split(' ').sort()).toEqual(['mcp:tools', 'mcp:write']);
+  });
+
+  it('refuses a server whose protected resource metadata names another resource: mcp.auth_failed once, no retries', async () => {
+    const h = await start({ resource: 'https://evil.example.com/mcp' });
+    const failed = await h.next('mcp.auth_failed');
+    expect(failed.server).toBe('remote');
+    expect(failed.error).toMatch(/names a resource other than the server’s URL/);
+    expect(failed.error).not.toContain('evil.example.com');
+    // Held, not down: time passes and nothing is tried again, asked for, or registered.
+    for (let i = 0; i < 10; i += 1) h.clock.increment(60_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const types = h.events.map((e) => e.type);
+    expect(types.filter((type) => type === 'mcp.auth_failed')).toHaveLength(1);
+    expect(types).not.toContain('mcp.server_down');
+    expect(types).not.toContain('mcp.auth_required');
+    expect(fixture!.registrations).toBe(0);
+    expect(fixture!.authorizationScopes).toEqual([]);
+  });
 });

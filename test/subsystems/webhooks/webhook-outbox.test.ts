@@ -20,9 +20,9 @@ async function settle(rounds = 30): Promise<void> {
   for (let i = 0; i < rounds; i += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
-type Reply = number | 'refuse' | 'hang';
+type Reply = number | 'refuse' | 'hang' | Promise<number>;
 
-/** A receiver scripted per request: a status, a refused connection, or no answer (until aborted). */
+/** A receiver scripted per request: a status, a refused connection, no answer (until aborted), or a later status. */
 class FakeReceiver {
   readonly received: Array<{ id: string; body: string; seq: number }> = [];
   readonly requests: WebhookRequest[] = [];
@@ -37,6 +37,11 @@ class FakeReceiver {
     const verified = new Webhook(this.secret()).verify(request.body, { ...request.headers }) as { seq: number };
     const reply = this.reply(request);
     if (reply === 'refuse') return Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
+    if (reply instanceof Promise)
+      return reply.then((status) => {
+        this.received.push({ id: request.headers['webhook-id']!, body: request.body, seq: verified.seq });
+        return { status };
+      });
     if (reply === 'hang')
       return new Promise((_, reject) => request.signal.addEventListener('abort', () => reject(new Error('aborted'))));
     if (reply >= 200 && reply < 300)
@@ -239,6 +244,27 @@ describe('WebhookOutbox (simulated clock, injected POST)', () => {
     await settle();
     expect(t.receiver.received.map((r) => r.seq)).toEqual([1, 2, 3, 4, 3, 4]);
     expect(t.receiver.received.slice(4).map((r) => r.id)).toEqual(firstIds.slice(2));
+    await t.outbox.stop();
+  });
+
+  it('keeps the cursor a redeliver moved back when an attempt in flight answers while the move is being stored', async () => {
+    const t = await setUp();
+    t.outbox.start();
+    for (let i = 0; i < 2; i += 1) t.emit('agent.reply', { turnId: `t${i}`, text: `reply ${i}` });
+    await settle();
+    let answer: (status: number) => void = () => undefined;
+    t.receiver.reply = () => new Promise<number>((resolve) => (answer = resolve));
+    t.emit('agent.reply', { turnId: 't2', text: 'reply 2' });
+    await settle();
+    expect(t.receiver.requests).toHaveLength(3);
+    t.receiver.reply = () => 200;
+    // The redeliver's change is on its way to the store when seq 3's 2xx arrives: that outcome is applied after it.
+    const redelivered = t.outbox.redeliver(t.record.id, 1);
+    answer(204);
+    await redelivered;
+    await settle();
+    expect(t.receiver.received.map((r) => r.seq)).toEqual([1, 2, 3, 2, 3]);
+    expect(t.store.get(t.record.id)?.deliveredSeq).toBe(3);
     await t.outbox.stop();
   });
 

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { MemoryLevel } from 'memory-level';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WebhookAttempt, WebhookRecord } from '../../../src/protocol/webhooks.schema.js';
+import { createSimulatedClock } from '../../../src/shared/clock.js';
 import { SealedLevel } from '../../../src/subsystems/store/sealed-level.js';
 import { ValueCipher } from '../../../src/subsystems/store/value-cipher.js';
-import { openVigilDb, type VigilDb } from '../../../src/subsystems/store/vigil-db.js';
+import { openVigilDb, SUBLEVELS, type VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 import { newWebhookSecret } from '../../../src/subsystems/webhooks/webhook-signing.js';
-import { ATTEMPTS_KEPT, WebhookStore } from '../../../src/subsystems/webhooks/webhook-store.js';
+import { ADVANCE_FLUSH_MS, ATTEMPTS_KEPT, WebhookStore } from '../../../src/subsystems/webhooks/webhook-store.js';
 
 const KEY = 'c3'.repeat(32);
 const dirs: string[] = [];
@@ -75,12 +76,61 @@ describe('WebhookStore', () => {
     for (let seq = 1; seq <= ATTEMPTS_KEPT + 150; seq += 1)
       await store.recordAttempt('wh_00000000000000b2', attempt(seq));
     const kept = await store.attempts('wh_00000000000000b2', 5000);
-    expect(kept.length).toBeGreaterThanOrEqual(ATTEMPTS_KEPT);
-    expect(kept.length).toBeLessThanOrEqual(ATTEMPTS_KEPT + 100);
-    expect(kept[0]?.seq).toBe(ATTEMPTS_KEPT + 150);
+    expect(kept.map((a) => a.seq)).toEqual(Array.from({ length: ATTEMPTS_KEPT }, (_, i) => ATTEMPTS_KEPT + 150 - i));
     await store.remove('wh_00000000000000b2');
     expect(store.get('wh_00000000000000b2')).toBeUndefined();
     expect(await store.attempts('wh_00000000000000b2', 10)).toEqual([]);
+    await db.close();
+  });
+
+  it("counts a delivery's advance at once and writes it with the next batch: a crash before it repeats, never skips", async () => {
+    const db = new MemoryLevel() as unknown as VigilDb;
+    const clock = createSimulatedClock(0);
+    const store = await WebhookStore.open(db, { timers: clock });
+    const id = 'wh_00000000000000b2';
+    await store.save(record(newWebhookSecret()));
+    store.advance({ ...record(store.get(id)!.secret), deliveredSeq: 1 }, attempt(1));
+    store.advance({ ...record(store.get(id)!.secret), deliveredSeq: 2 }, attempt(2));
+    expect(store.get(id)?.deliveredSeq).toBe(2);
+    // What a process killed now would find on disk: the cursor before both deliveries (they go out again).
+    expect((await WebhookStore.open(db)).get(id)?.deliveredSeq).toBe(0);
+
+    clock.increment(ADVANCE_FLUSH_MS);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await WebhookStore.open(db)).get(id)?.deliveredSeq).toBe(2);
+    expect((await store.attempts(id, 10)).map((a) => a.seq)).toEqual([2, 1]);
+
+    // A state change is synced with what is queued before it, in order: the newer record wins.
+    store.advance({ ...record(store.get(id)!.secret), deliveredSeq: 3 }, attempt(3));
+    const failing = {
+      ...record(store.get(id)!.secret),
+      deliveredSeq: 3,
+      health: { state: 'failing', failures: 1, since: 5, error: 'HTTP 500' },
+    } as const;
+    await store.save(failing, attempt(4));
+    const reopened = await WebhookStore.open(db);
+    expect(reopened.get(id)).toMatchObject({ deliveredSeq: 3, health: { state: 'failing' } });
+    expect((await reopened.attempts(id, 10)).map((a) => a.seq)).toEqual([4, 3, 2, 1]);
+    await db.close();
+  });
+
+  it('trims a log an earlier version left longer than ATTEMPTS_KEPT at the first attempt of a run', async () => {
+    const db = new MemoryLevel() as unknown as VigilDb;
+    const id = 'wh_00000000000000b2';
+    const log = db.sublevel<string, WebhookAttempt>(SUBLEVELS.webhookAttempts, { valueEncoding: 'json' });
+    await log.batch(
+      Array.from({ length: ATTEMPTS_KEPT + 99 }, (_, i) => ({
+        type: 'put' as const,
+        key: `${id}!${String(i + 1).padStart(12, '0')}`,
+        value: attempt(i + 1),
+      })),
+    );
+    const store = await WebhookStore.open(db);
+    await store.save(record(newWebhookSecret()));
+    await store.recordAttempt(id, attempt(ATTEMPTS_KEPT + 100));
+    const kept = await store.attempts(id, 5000);
+    expect(kept).toHaveLength(ATTEMPTS_KEPT);
+    expect(kept[0]?.seq).toBe(ATTEMPTS_KEPT + 100);
     await db.close();
   });
 });

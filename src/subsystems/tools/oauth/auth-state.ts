@@ -13,7 +13,12 @@ export type AuthState =
   /** The access token is being refreshed with the refresh token. */
   | { phase: 'refreshing'; expiresAt?: number }
   /** The operator must sign in at `authorizationUrl` (valid until `expiresAt`); no connection is tried meanwhile. */
-  | { phase: 'needs_auth'; authorizationUrl: string; expiresAt: number };
+  | { phase: 'needs_auth'; authorizationUrl: string; expiresAt: number }
+  /**
+   * Vigil will not sign in to this server as it stands (its protected resource metadata names another resource): no
+   * connection is tried and no token asked for until the operator signs in or out again.
+   */
+  | { phase: 'refused'; error: string };
 
 /** The phase names. */
 export type AuthPhase = AuthState['phase'];
@@ -28,6 +33,8 @@ export type AuthEvent =
   | { type: 'refresh_due' }
   /** A refresh could not reach the authorization server (or it answered 5xx): tried again at `retryAt`, tokens kept. */
   | { type: 'refresh_failed'; retryAt: number }
+  /** The server's authorization cannot be trusted (a resource mismatch): nothing more is tried. */
+  | { type: 'sign_in_refused'; error: string }
   /** A sign-in's callback said it failed, or its code could not be exchanged. */
   | { type: 'sign_in_failed'; error: string }
   /** The operator signed out: tokens forgotten. */
@@ -120,6 +127,13 @@ export function transition(state: AuthState, event: AuthEvent): AuthStep {
           refreshAt: event.retryAt,
         },
         effects: [{ kind: 'schedule_refresh', at: event.retryAt }],
+      };
+    case 'sign_in_refused':
+      // Said once: the connection is held, so nothing asks again until the operator does.
+      if (state.phase === 'refused') return stay(state);
+      return {
+        state: { phase: 'refused', error: event.error },
+        effects: [{ kind: 'cancel_refresh' }, { kind: 'hold_connection' }, { kind: 'emit_failed', error: event.error }],
       };
     case 'sign_in_failed':
       return { state, effects: [{ kind: 'emit_failed', error: event.error }] };

@@ -13,6 +13,7 @@ import {
   type OAuthDiscoveryState,
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -30,9 +31,17 @@ import { errorClass } from '../down-reason.js';
 import { transition, type AuthEffect, type AuthEvent, type AuthPhase, type AuthState } from './auth-state.js';
 import type { CallbackUrl } from './callback-url.js';
 import type { OAuthStore } from './oauth-store.js';
+import { presentedRefreshToken, RefreshGrants } from './refresh-grants.js';
 
 /** How long a sign-in's authorization URL (its `state`) stays valid. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
+
+/**
+ * Why a server whose protected resource metadata names another resource is not signed in to (RFC 9728 §3.3): a token
+ * asked for that resource could be replayed there. Its own text only: the resource named is the server's words.
+ */
+const RESOURCE_MISMATCH =
+  'the server’s protected resource metadata names a resource other than the server’s URL, so no sign-in is made (a token for another resource could be replayed there); check the server’s URL';
 
 /** Pending sign-ins kept per server (the newest): an operator who asks again and again does not grow the record. */
 const MAX_PENDING_SIGN_INS = 8;
@@ -72,8 +81,27 @@ export interface SignInStart {
 /** How a callback went. */
 export type SignInOutcome = { ok: true } | { ok: false; error: string };
 
-/** Which of our own calls of `auth()` is running; `transport` for the ones the SDK's transport makes on a 401. */
-type Operation = 'transport' | 'login' | 'refresh' | 'finish';
+/**
+ * Which of our own calls of `auth()` is running; `transport` for the ones the SDK's transport makes on a 401;
+ * `step_up` for the sign-in a 403 `insufficient_scope` needs while a refresh token is held.
+ */
+type Operation = 'transport' | 'login' | 'refresh' | 'finish' | 'step_up';
+
+/** A request answered 403 `insufficient_scope`: the server refused it (it did not run), and a larger sign-in is needed. */
+export class InsufficientScopeError extends Error {
+  constructor() {
+    super(
+      'the server answered 403 insufficient_scope: the sign-in does not cover this request; the operator signs in again with the larger scope',
+    );
+    this.name = 'InsufficientScopeError';
+  }
+}
+
+/** The scopes of `a` and `b` (space-separated), each once, in order of first appearance. */
+export function scopeUnion(a: string | undefined, b: string | undefined): string {
+  const scopes = `${a ?? ''} ${b ?? ''}`.split(' ').filter((scope) => scope !== '');
+  return [...new Set(scopes)].join(' ');
+}
 
 /** A tool call answered 401: the request was sent, so whether the tool ran is unknown (never re-sent blindly). */
 export class ToolCallUnauthorizedError extends Error {
@@ -146,6 +174,8 @@ export class ServerAuth {
   private stopped = false;
   /** The scope of the sign-ins the transport asked for in a row, how many, and whether the last was refused (see MAX_REPEATED_SIGN_INS). */
   private repeatedSignIns = { scope: '', count: 0, refused: false };
+  /** Every refresh grant of this server, ours or the SDK's: one in flight, a refresh token sent at most once. */
+  private readonly grants = new RefreshGrants();
   /** The `OAuthClientProvider` the SDK's `auth()` and transport call. */
   readonly provider: OAuthClientProvider;
   /** The fetch the server's transport uses: notes what 401s and 403s ask for, and keeps a 401 to a tool call from being re-sent. */
@@ -294,7 +324,7 @@ export class ServerAuth {
   }
 
   /** An authorization request through `auth()` with the tokens hidden (so it cannot refresh instead): the new sign-in. */
-  private async startSignIn(operation: 'login'): Promise<PendingSignIn> {
+  private async startSignIn(operation: 'login' | 'step_up'): Promise<PendingSignIn> {
     this.operation = operation;
     this.hideTokens = true;
     this.lastSignIn = undefined;
@@ -305,7 +335,7 @@ export class ServerAuth {
         ...(challenge?.resourceMetadataUrl === undefined
           ? {}
           : { resourceMetadataUrl: new URL(challenge.resourceMetadataUrl) }),
-        ...(challenge?.scope === undefined ? {} : { scope: challenge.scope }),
+        ...(challenge?.scope === undefined || challenge.scope === '' ? {} : { scope: challenge.scope }),
         fetchFn: this.fetch,
       });
       if (result !== 'REDIRECT' || this.lastSignIn === undefined)
@@ -315,6 +345,41 @@ export class ServerAuth {
       this.operation = 'transport';
       this.hideTokens = false;
     }
+  }
+
+  /**
+   * A 403 `insufficient_scope` while a refresh token is held. The SDK would refresh (with the same scope, so the
+   * request is refused again); instead the operator is asked, once, to sign in with the scopes the sign-in had plus
+   * the ones the server asks for.
+   */
+  private stepUp(response: Response): Promise<void> {
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    const record = this.record();
+    const granted = record.tokens?.value['scope'];
+    const requested = scopeUnion(typeof granted === 'string' ? granted : this.signedInScope(), scope);
+    return this.exclusive(async () => {
+      await this.options.store.update(this.options.server, (current) => ({
+        ...current,
+        challenge: {
+          ...(resourceMetadataUrl === undefined
+            ? current.challenge?.resourceMetadataUrl === undefined
+              ? {}
+              : { resourceMetadataUrl: current.challenge.resourceMetadataUrl }
+            : { resourceMetadataUrl: resourceMetadataUrl.href }),
+          scope: requested,
+        },
+      }));
+      await this.startSignIn('step_up');
+    });
+  }
+
+  /** The scope the stored tokens were most likely asked with when the authorization server did not say: as `auth()` picks it. */
+  private signedInScope(): string | undefined {
+    const { challenge, discovery } = this.record();
+    if (challenge?.scope !== undefined && challenge.scope !== '') return challenge.scope;
+    const supported = (discovery?.['resourceMetadata'] as { scopes_supported?: unknown } | undefined)?.scopes_supported;
+    if (Array.isArray(supported) && supported.length > 0) return supported.join(' ');
+    return this.options.entry.oauth?.scopes?.join(' ');
   }
 
   /** The `refresh` effect: `auth()` refreshes with the refresh token; a refused one ends in a new sign-in. */
@@ -447,6 +512,19 @@ export class ServerAuth {
     return true;
   }
 
+  /**
+   * True when a refresh token is stored that the authorization server has not refused, for the authorization server
+   * the server names now (the SDK does not present one issued by another, and then a sign-in is needed indeed).
+   */
+  private holdsRefreshToken(): boolean {
+    const { tokens, discovery } = this.record();
+    if (typeof tokens?.value['refresh_token'] !== 'string') return false;
+    const issuer = tokens.value['issuer'];
+    const current = discovery?.['authorizationServerUrl'];
+    const bare = (url: string) => url.replace(/\/+$/, '');
+    return typeof issuer !== 'string' || typeof current !== 'string' || bare(issuer) === bare(current);
+  }
+
   /** Records what a 401 or 403 of the server itself asked for (scope, resource metadata), for later sign-ins. */
   private noteChallenge(response: Response): void {
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
@@ -464,11 +542,28 @@ export class ServerAuth {
 
   private createFetch(): FetchLike {
     const serverUrl = new URL(this.options.entry.url).href;
+    const send = this.options.fetch ?? fetch;
     return async (url, init) => {
-      const response = await (this.options.fetch ?? fetch)(url, init);
+      const refreshToken = presentedRefreshToken(init);
+      if (refreshToken !== undefined) return this.grants.send(send, url, init!, refreshToken);
+      const response = await send(url, init);
       if (response.ok && isBeyondHandshake(init?.body) && new URL(String(url)).href === serverUrl)
         this.repeatedSignIns = { scope: '', count: 0, refused: false };
       if ((response.status === 401 || response.status === 403) && new URL(String(url)).href === serverUrl) {
+        if (
+          response.status === 403 &&
+          extractWWWAuthenticateParams(response).error === 'insufficient_scope' &&
+          this.holdsRefreshToken()
+        ) {
+          await response.body?.cancel().catch(() => undefined);
+          await this.stepUp(response).catch((err: unknown) =>
+            this.options.log.warn(
+              { server: this.options.server, err: describeError(err) },
+              'a sign-in with a larger scope could not be started',
+            ),
+          );
+          throw new InsufficientScopeError();
+        }
         this.noteChallenge(response);
         if (response.status === 401 && isToolCall(init?.body)) {
           await response.body?.cancel().catch(() => undefined);
@@ -529,6 +624,10 @@ export class ServerAuth {
       },
       tokens: () => (this.hideTokens ? undefined : (store.get(server).tokens?.value as OAuthTokens | undefined)),
       saveTokens: async (tokens) => {
+        // Two requesters of one refresh both save its answer, and a late one may hold an answer since superseded
+        // (its refresh token exchanged again): neither changes what is stored.
+        if (store.get(server).tokens?.value['access_token'] === tokens.access_token) return;
+        if (tokens.refresh_token !== undefined && this.grants.superseded(tokens.refresh_token)) return;
         const obtainedAt = clock.now();
         const expiresAt = tokens.expires_in === undefined ? undefined : obtainedAt + tokens.expires_in * 1000;
         await update((record) => ({
@@ -557,7 +656,14 @@ export class ServerAuth {
       redirectToAuthorization: async (authorizationUrl) => {
         const draft = this.draft;
         this.draft = undefined;
-        if (this.operation === 'transport' && this.signInRefused(authorizationUrl))
+        // The SDK goes on to a sign-in when its refresh got no answer (unreachable, or a 5xx): a refused refresh token
+        // is forgotten first (invalidateCredentials), so one still held is good, and no sign-in is asked for; the
+        // request fails and our refresh tries again (with its back-off).
+        if (this.operation !== 'login' && this.operation !== 'step_up' && this.holdsRefreshToken()) {
+          if (this.operation === 'transport' && this.phase === 'signed_in') this.dispatch({ type: 'refresh_due' });
+          throw new Error('the authorization server could not be reached to refresh the access token');
+        }
+        if ((this.operation === 'transport' || this.operation === 'step_up') && this.signInRefused(authorizationUrl))
           throw new Error('the server keeps refusing the scope it asks for; no further sign-in is started');
         const state = draft?.state ?? authorizationUrl.searchParams.get('state') ?? '';
         if (draft?.codeVerifier === undefined || state === '') throw new Error('an authorization request without PKCE');
@@ -578,8 +684,8 @@ export class ServerAuth {
           ),
         }));
         this.lastSignIn = signIn;
-        // The transport met a 401 it could not answer with a token: the operator must sign in.
-        if (this.operation === 'transport') {
+        // The transport met a 401 it could not answer with a token, or a 403 a larger scope answers: the operator must sign in.
+        if (this.operation === 'transport' || this.operation === 'step_up') {
           this.dispatch({
             type: 'sign_in_started',
             authorizationUrl: signIn.authorizationUrl,
@@ -618,7 +724,23 @@ export class ServerAuth {
           }
         });
       },
+      // Called by auth() with what discovery found, before it picks the resource or asks for anything.
       saveDiscoveryState: async (state) => {
+        const resource = state.resourceMetadata?.resource;
+        if (
+          resource !== undefined &&
+          !checkResourceAllowed({
+            requestedResource: resourceUrlFromServerUrl(entry.url),
+            configuredResource: resource,
+          })
+        ) {
+          this.options.log.warn(
+            { server, resource },
+            'an MCP server’s protected resource metadata names another resource; no sign-in is made',
+          );
+          this.dispatch({ type: 'sign_in_refused', error: RESOURCE_MISMATCH });
+          throw new Error(RESOURCE_MISMATCH);
+        }
         await update((record) => ({ ...record, discovery: state as unknown as Record<string, unknown> }));
       },
       discoveryState: () => store.get(server).discovery as OAuthDiscoveryState | undefined,

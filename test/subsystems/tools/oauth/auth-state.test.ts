@@ -93,4 +93,16 @@ describe('transition', () => {
       effects: [{ kind: 'cancel_refresh' }, { kind: 'reconnect' }],
     });
   });
+
+  it('refuses once: entering refused holds the connection and reports the failure, being in it says nothing more', () => {
+    const error = 'the protected resource metadata names another resource';
+    const first = transition({ phase: 'signed_in', expiresAt: 5, refreshAt: 3 }, { type: 'sign_in_refused', error });
+    expect(first).toEqual({
+      state: { phase: 'refused', error },
+      effects: [{ kind: 'cancel_refresh' }, { kind: 'hold_connection' }, { kind: 'emit_failed', error }],
+    });
+    expect(transition(first.state, { type: 'sign_in_refused', error })).toEqual({ state: first.state, effects: [] });
+    expect(transition(first.state, { type: 'refresh_due' })).toEqual({ state: first.state, effects: [] });
+    expect(transition(first.state, { type: 'signed_out' }).effects).toContainEqual({ kind: 'reconnect' });
+  });
 });
