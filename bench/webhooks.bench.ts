@@ -49,7 +49,7 @@ export async function webhooksBench(
   const idle = await idleBench(options);
   return {
     id: 'webhooks',
-    title: `16. Webhooks: delivery to a healthy local receiver, and the idle beat beside a dead and a ${options.slowAnswerMs / 1000}-second endpoint`,
+    title: `17. Webhooks: delivery to a healthy local receiver, and the idle beat beside a dead and a ${options.slowAnswerMs / 1000}-second endpoint`,
     checks: [throughput.check, idle.check],
     details: [...throughput.details, ...idle.details],
     sanity: [...throughput.sanity, ...idle.sanity],

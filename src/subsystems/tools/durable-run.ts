@@ -81,12 +81,19 @@ export class DurableRun {
     const completed = bus.stamp('tool.completed', { callId, name, ok, durationMs, resultBytes: shaped.resultBytes });
     // Not waited for by the call: at most once needs only the intent on disk, and the result's write (never synced
     // on its own) goes in the next batch of the log, usually with the next call's intent. Until it lands the log's
-    // reads wait for it, and the journal has the event from the bus; a crash before it lands leaves the call
-    // interrupted (outcome unknown, never run again), the safe side.
-    const written = log.result(intent, stored, [journal.entryOp(completed)]).catch((err: unknown) => {
-      this.options.logger.error({ err: describeError(err), name, callId }, 'a tool call result could not be written');
-    });
-    bus.publish(completed);
+    // reads wait for it; a crash before it lands leaves the call interrupted (outcome unknown, never run again), the
+    // safe side. `tool.completed` is published once the record is written: the journal writes every published event
+    // in batches of its own, and one that reached the disk ahead of the record would say "completed" for a call the
+    // next boot reports interrupted (simulator seeds 714 and 798). If the write fails, the call did complete all the
+    // same and the feed says so; only after a restart is it reported interrupted too, its result being unknown to
+    // the log.
+    const written = log.result(intent, stored, [journal.entryOp(completed)]).then(
+      () => bus.publish(completed),
+      (err: unknown) => {
+        this.options.logger.error({ err: describeError(err), name, callId }, 'a tool call result could not be written');
+        bus.publish(completed);
+      },
+    );
     return { result: { ...shaped.result, callId, resultBytes: shaped.resultBytes }, stored, written };
   }
 

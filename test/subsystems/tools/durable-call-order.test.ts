@@ -32,8 +32,13 @@ async function setUp() {
   const events: VigilEvent[] = [];
   bus.events$.subscribe((event) => events.push(event));
   const batches: Array<{ sync: boolean; keys: string[] }> = [];
+  const failing = { nextUnsynced: false };
   const batch = db.batch.bind(db);
   db.batch = ((ops: Array<{ type: string; key: string }>, options?: { sync?: boolean }) => {
+    if (failing.nextUnsynced && options?.sync !== true) {
+      failing.nextUnsynced = false;
+      return Promise.reject(new Error('disk full'));
+    }
     batches.push({ sync: options?.sync === true, keys: ops.map((op) => op.key) });
     return batch(ops as never, options as never);
   }) as typeof db.batch;
@@ -48,7 +53,7 @@ async function setUp() {
     },
   };
   const caller = new DurableToolCaller({ hub, log, journal: new EventJournal(db), bus, clock, logger: silentLogger });
-  return { caller, log, events, batches, seenAtCall };
+  return { caller, log, events, batches, seenAtCall, failing };
 }
 
 describe('a durable call', () => {
@@ -60,7 +65,8 @@ describe('a durable call', () => {
     // The intent (record and tool.called entry) was synced before the server was asked; nobody had seen tool.called yet.
     expect(seenAtCall[0]).toEqual({ batches: 1, published: [] });
     expect(batches[0]!.sync).toBe(true);
-    expect(events.map((e) => e.type)).toEqual(['tool.called', 'tool.completed']);
+    // tool.completed waits for its record: the journal writes what is published, and must never hold it first.
+    expect(events.map((e) => e.type)).toEqual(['tool.called']);
     // The result was not waited for: the next call's intent carries it, in one synced batch.
     const second = await caller.call({ name: echo.name, args: { n: 2 }, turnId: 't' }, signal);
     expect(second.isError).toBe(false);
@@ -75,5 +81,27 @@ describe('a durable call', () => {
     ]);
     expect(batches).toHaveLength(3);
     expect(batches[2]).toMatchObject({ sync: false });
+    expect(events.map((e) => e.type)).toEqual(['tool.called', 'tool.completed', 'tool.called', 'tool.completed']);
+  });
+
+  it('publishes tool.completed only once its record is written, or once that write has failed', async () => {
+    const { caller, log, events, failing } = await setUp();
+    const signal = new AbortController().signal;
+    await caller.call({ name: echo.name, args: { n: 1 }, turnId: 't' }, signal);
+    expect(events.map((e) => e.type)).toEqual(['tool.called']);
+    await log.settled();
+    expect(events.map((e) => e.type)).toEqual(['tool.called', 'tool.completed']);
+    const [record] = await log.all();
+    expect(record?.result?.ok).toBe(true);
+
+    failing.nextUnsynced = true;
+    const second = await caller.call({ name: echo.name, args: { n: 2 }, turnId: 't' }, signal);
+    expect(second.isError).toBe(false);
+    await log.settled();
+    // The call did complete, and the feed says so; the log does not know its result, so a restart reports it
+    // interrupted as well (its outcome unknown to the log: the safe side).
+    expect(events.map((e) => e.type)).toEqual(['tool.called', 'tool.completed', 'tool.called', 'tool.completed']);
+    const records = await log.all();
+    expect(records[1]?.result).toBeUndefined();
   });
 });
