@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryLevel } from 'memory-level';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventBus } from '../../../src/events/event-bus.js';
 import type { VigilEvent } from '../../../src/protocol/events.schema.js';
 import { createSimulatedClock } from '../../../src/shared/clock.js';
@@ -281,7 +281,8 @@ describe('a task that acts (Anthropic)', () => {
       code: 'THINK_ABORTED',
       data: { partial: { costMicroUsd: r.charged[0] } },
     });
-    expect(r.events.map((e) => e.type)).toEqual(['tool.called', 'tool.completed']);
+    // tool.completed follows its record's write, which the aborted call does not wait for.
+    await vi.waitFor(() => expect(r.events.map((e) => e.type)).toEqual(['tool.called', 'tool.completed']));
     expect(r.events[1]).toMatchObject({ ok: false });
   });
 });
