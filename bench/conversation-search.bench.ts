@@ -16,6 +16,7 @@ import { median, percentile, withTempDir } from './bench-utils.js';
 import { timeToLine } from './child-timing.js';
 import { ratioCheck, sanity, type BenchOutcome, type Measure } from './report.js';
 import { STARTUP_TARGETS } from './startup.bench.js';
+import { seededRandom } from '../test/faults/seeded-random.js';
 
 /** Sizes of one run. */
 export interface ConversationSearchBenchOptions {
@@ -45,18 +46,6 @@ const WORDS = (
   'neighbour apartment rent salary interview hospital dentist passport visa camera phone laptop password'
 ).split(' ');
 
-/** A small seeded generator (mulberry32), so every run searches the same messages with the same queries. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const pick = (random: () => number) => WORDS[Math.floor(WORDS.length * random() ** 2)]!;
 
 /** A message of 6 to 30 words, user and agent in turn, an hour apart. */
@@ -74,7 +63,7 @@ export function conversationSearchBench(
 ): Promise<BenchOutcome> {
   return withTempDir('vigil-bench-conv-search-', async (root) => {
     const dataDir = join(root, 'data');
-    const random = seeded(16);
+    const random = seededRandom(16).next;
     const start = Date.parse('2026-01-01T00:00:00Z');
     let db = await openVigilDb(dataDir);
     const log = new ConversationLog(db);

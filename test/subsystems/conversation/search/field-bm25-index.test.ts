@@ -3,24 +3,13 @@ import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { FieldBm25Index } from '../../../../src/subsystems/conversation/search/field-bm25-index.js';
 import { stemmedQueryWord, stemmedWithoutStopWords } from '../../../../src/subsystems/memory/text-analysis.js';
+import { seededRandom } from '../../../faults/seeded-random.js';
 
 type Field = 'text' | 'speaker' | 'previous';
 const FIELDS: readonly Field[] = ['text', 'speaker', 'previous'];
 const BOOST = { text: 1, speaker: 4, previous: 0.5 };
 const WORDS =
   'kite red flew hill wind painting painted garden book Piranesi sister Lisbon weather the was of how many'.split(' ');
-
-/** A small seeded generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function corpus(count: number, random: () => number) {
   const sentence = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
@@ -68,7 +57,7 @@ function expectSameRanking(mini: MiniSearch<never>, ours: FieldBm25Index<Field>,
 describe('FieldBm25Index', () => {
   it('scores and orders as MiniSearch with the same fields, weights and word analyses', () => {
     const { mini, ours } = pair();
-    const documents = corpus(400, seeded(7));
+    const documents = corpus(400, seededRandom(7).next);
     mini.addAll(documents);
     for (const { id, ...fields } of documents) ours.add(id, fields);
     expect(ours.size).toBe(400);
@@ -79,7 +68,7 @@ describe('FieldBm25Index', () => {
 
   it('still does after removals, before and after the compaction that drops the removed from its postings', () => {
     const { mini, ours } = pair();
-    const random = seeded(11);
+    const random = seededRandom(11).next;
     const documents = corpus(3000, random);
     mini.addAll(documents);
     for (const { id, ...fields } of documents) ours.add(id, fields);
@@ -101,7 +90,7 @@ describe('FieldBm25Index', () => {
 
   it('keeps to the documents `accept` takes, still returning a full page', () => {
     const { ours } = pair();
-    for (const { id, ...fields } of corpus(200, seeded(3))) ours.add(id, fields);
+    for (const { id, ...fields } of corpus(200, seededRandom(3).next)) ours.add(id, fields);
     const even = ours.search('kite red', 10, (id) => id % 2 === 0);
     expect(even).toHaveLength(10);
     expect(even.every((hit) => hit.id % 2 === 0)).toBe(true);
