@@ -1,6 +1,6 @@
 /**
- * Bench 16: the conversation's search at 10,000 messages (the default retention). `conversation.search` (the index's
- * stemmed BM25 with prefix and fuzzy matching, the hits read back from the log) p50 and p99 against the 5 ms target;
+ * Bench 16: the conversation's search at 10,000 messages (the default retention). `conversation.search` (the runtime's
+ * ConversationIndex over ConversationSearchIndex, the index bench 15 measures; the hits read back from the log) p50 and p99 against the 5 ms target;
  * the background rebuild of the index from the log; and a real daemon's boot to "gateway listening" on that data dir,
  * beside one on an empty data dir, against the 400 ms start-up target (the rebuild must not delay it).
  */
@@ -14,8 +14,9 @@ import { ConversationSearch } from '../src/subsystems/conversation/conversation-
 import { openVigilDb } from '../src/subsystems/store/vigil-db.js';
 import { median, percentile, withTempDir } from './bench-utils.js';
 import { timeToLine } from './child-timing.js';
-import { ratioCheck, ratioInfo, sanity, type BenchOutcome, type Measure } from './report.js';
+import { ratioCheck, sanity, type BenchOutcome, type Measure } from './report.js';
 import { STARTUP_TARGETS } from './startup.bench.js';
+import { seededRandom } from '../test/faults/seeded-random.js';
 
 /** Sizes of one run. */
 export interface ConversationSearchBenchOptions {
@@ -27,11 +28,14 @@ export interface ConversationSearchBenchOptions {
 export const DEFAULT_CONVERSATION_SEARCH_BENCH_OPTIONS: ConversationSearchBenchOptions = {
   messages: 10_000,
   queries: 300,
-  boots: 3,
+  boots: 5,
 };
 
 /** The target of the issue: `conversation.search` p50 at 10,000 messages, in ms. */
 export const CONVERSATION_SEARCH_P50_TARGET_MS = 5;
+
+/** How much slower a boot on 10,000 messages may be than one on an empty data dir in the same run. */
+const BOOT_VS_EMPTY_LIMIT = 1.1;
 
 const BIN = fileURLToPath(new URL('../bin/vigil.js', import.meta.url));
 const SEARCH_LIMIT = 10;
@@ -41,18 +45,6 @@ const WORDS = (
   'library movie lunch weekend morning evening harbour mountain river forest beach school teacher friend ' +
   'neighbour apartment rent salary interview hospital dentist passport visa camera phone laptop password'
 ).split(' ');
-
-/** A small seeded generator (mulberry32), so every run searches the same messages with the same queries. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = (random: () => number) => WORDS[Math.floor(WORDS.length * random() ** 2)]!;
 
@@ -71,7 +63,7 @@ export function conversationSearchBench(
 ): Promise<BenchOutcome> {
   return withTempDir('vigil-bench-conv-search-', async (root) => {
     const dataDir = join(root, 'data');
-    const random = seeded(16);
+    const random = seededRandom(16).next;
     const start = Date.parse('2026-01-01T00:00:00Z');
     let db = await openVigilDb(dataDir);
     const log = new ConversationLog(db);
@@ -98,9 +90,11 @@ export function conversationSearchBench(
     const searchMs: number[] = [];
     let found = 0;
     for (let q = 0; q < options.queries; q += 1) {
-      const words = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random));
-      // A fifth cut short (a prefix), a fifth within a time window.
-      if (q % 5 === 1) words[0] = words[0]!.slice(0, 4);
+      // A fifth are questions of 6 to 10 words, as a model's recall or a think's asks (LoCoMo's are such sentences);
+      // a fifth keep to a time window.
+      const length = q % 5 === 1 ? 6 + Math.floor(random() * 5) : 1 + Math.floor(random() * 3);
+      const words = Array.from({ length }, () => pick(random));
+      if (q % 5 === 1) words.unshift('what', 'did', 'we', 'say', 'about');
       const window = q % 5 === 2 ? { after: start + options.messages * 1_800_000 } : {};
       const t0 = performance.now();
       const hits = await search.search({ query: words.join(' '), limit: SEARCH_LIMIT, window });
@@ -114,18 +108,22 @@ export function conversationSearchBench(
     const bootMs: number[] = [];
     const emptyBootMs: number[] = [];
     const stopCodes: Array<number | null> = [];
-    for (let i = 0; i < options.boots; i += 1) {
-      const empty = await timeToLine(
-        [BIN, 'run', '--data-dir', await mkdtemp(join(root, 'empty-')), '--port', '0'],
-        listening,
-      );
-      emptyBootMs.push(empty.ms);
-      empty.child.kill('SIGTERM');
-      stopCodes.push(await empty.exited);
-      const daemon = await timeToLine([BIN, 'run', '--data-dir', dataDir, '--port', '0'], listening);
-      bootMs.push(daemon.ms);
+    const emptyDir = await mkdtemp(join(root, 'empty-'));
+    const boot = async (dir: string) => {
+      const daemon = await timeToLine([BIN, 'run', '--data-dir', dir, '--port', '0'], listening);
       daemon.child.kill('SIGTERM');
       stopCodes.push(await daemon.exited);
+      return daemon.ms;
+    };
+    // Each dir is booted once first, not counted: a daemon's data dir at 10,000 messages has been booted before (it
+    // holds a checkpoint, so a boot reads only the messages after it), where the bench's, written straight through
+    // the log, has none and its first boot reads every message as unanswered; and a first boot on an empty dir
+    // creates the token and the dir's files. So both are timed as a restart, in turns.
+    await boot(emptyDir);
+    await boot(dataDir);
+    for (let i = 0; i < options.boots; i += 1) {
+      emptyBootMs.push(await boot(emptyDir));
+      bootMs.push(await boot(dataDir));
     }
 
     const ms = (value: number, what: string): Measure => ({ value, unit: 'ms', what });
@@ -151,11 +149,15 @@ export function conversationSearchBench(
           '<=',
           1,
         ),
-        ratioInfo(
+        // The index is rebuilt after "gateway listening": the boot on the full data dir must be no slower than on
+        // an empty one beside it (a tenth of slack for the noise of three boots each).
+        ratioCheck(
           'conversation.boot-vs-empty',
           `boot at ${count} messages / boot on an empty data dir`,
           ms(median(bootMs), 'boot'),
           ms(median(emptyBootMs), 'empty boot'),
+          '<=',
+          BOOT_VS_EMPTY_LIMIT,
         ),
       ],
       details: [
@@ -175,7 +177,7 @@ export function conversationSearchBench(
         sanity('most queries found something', found >= options.queries * 0.9, `${found} of ${options.queries}`),
       ],
       notes: [
-        'Messages are 6 to 30 everyday words with a skewed frequency, an hour apart; queries are 1 to 3 words, a fifth cut short, a fifth within a time window.',
+        'Messages are 6 to 30 everyday words with a skewed frequency, an hour apart; queries are 1 to 3 words, a fifth a question of 6 to 10 words, a fifth within a time window.',
         'A search reads its hits back from the log (LevelDB getMany): the figure is the whole conversation.search, not the index alone.',
       ],
     };

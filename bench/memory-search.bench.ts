@@ -23,6 +23,7 @@ import { median, percentile, withTempDir } from './bench-utils.js';
 import { timeToLine } from './child-timing.js';
 import { ratioCheck, ratioInfo, sanity, type BenchOutcome, type Measure } from './report.js';
 import { STARTUP_TARGETS } from './startup.bench.js';
+import { seededRandom } from '../test/faults/seeded-random.js';
 
 /** Sizes of one run. */
 export interface MemoryBenchOptions {
@@ -38,18 +39,6 @@ export const MEMORY_SEARCH_P50_TARGET_MS = 5;
 
 const BIN = fileURLToPath(new URL('../bin/vigil.js', import.meta.url));
 const SEARCH_LIMIT = 10;
-
-/** A small seeded generator (mulberry32), so every run searches the same memories with the same queries. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES =
   'ka lo mi ne ru sa ti vo be da fe gi ho ja ku le mo na pi re si to ul ve wi xa yo ze an el in or'.split(' ');
@@ -144,7 +133,7 @@ export async function memorySearchBench(
   options: MemoryBenchOptions = DEFAULT_MEMORY_BENCH_OPTIONS,
 ): Promise<BenchOutcome> {
   return withTempDir('memory', async (root) => {
-    const random = seeded(13);
+    const random = seededRandom(13).next;
     const words = vocabulary(random, 20_000);
     const dataDir = await mkdtemp(join(root, 'data-'));
     let db = await openVigilDb(dataDir);

@@ -199,7 +199,7 @@ export const RPC_METHODS = {
   ),
   'conversation.search': method(
     'read',
-    'Messages of the conversation (user and agent, all that retention keeps) best matching the query, best first: BM25 over stemmed words, with prefix and fuzzy matches; before/after (ISO times) keep to a window; limit defaults to 10, at most 100.',
+    'Messages of the conversation (user and agent, all that retention keeps) best matching the query, best first: BM25 over stemmed whole words, the speaker and the day, with the messages around a hit lifted; before/after (ISO times) keep to a window; limit defaults to 10, at most 100.',
     ConversationSearchParamsSchema,
     z.array(ConversationSearchHitSchema),
     ['STORE_IO'],

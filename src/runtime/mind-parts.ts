@@ -78,6 +78,7 @@ export async function openMindParts(deps: MindPartsDeps) {
   // 'gateway listening'; messages written meanwhile are indexed as they are written.
   const conversationIndex = new ConversationIndex(conversation, {
     buildAfter: backgroundWorkAfter,
+    format: { timeZone: config.timezone },
     onBuildError: (err) =>
       log.error({ err }, 'the conversation could not be indexed; conversation search fails until restart'),
   });

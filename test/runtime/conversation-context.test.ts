@@ -21,6 +21,7 @@ import { answerLikeAModel, filler, isSummaryRequest } from '../fixtures/summaris
 import { startAnthropicRuntime, type AnthropicHarness } from '../faults/anthropic-harness.js';
 
 const BOUND = 6000;
+const RECALL_BOUND = 8000;
 const FACT = 'The vault code is 4417.';
 
 let api: FakeMessagesApi;
@@ -67,15 +68,22 @@ async function exchange(harness: AnthropicHarness, textToSend: string): Promise<
 }
 
 describe('the conversation in every prompt', () => {
-  it('brings a fact told 40 long messages earlier to a late think through the summary', async () => {
-    h = await startAnthropicRuntime(api, { config: { contextTokens: BOUND, dailyBudgetUsd: 100 } });
+  it('brings a fact told 40 long messages earlier to a late think through the summary and the recall of older messages', async () => {
+    // A bound with room for the recalled message beside the newest turns (at BOUND the state is overdrawn already,
+    // and the recall, fitted first, takes the room of the newest user message).
+    h = await startAnthropicRuntime(api, { config: { contextTokens: RECALL_BOUND, dailyBudgetUsd: 100 } });
     await exchange(h, `${FACT} Please keep it in mind. ${filler(0).slice(60)}`);
     for (let n = 1; n <= 40; n++) await exchange(h, filler(n));
     const asked = await exchange(h, 'What is the vault code?');
 
     const late = api.requests.filter((r) => !isSummaryRequest(r) && pendingTurnIds(r).includes(asked)).at(-1)!;
-    // Not among the recent turns (long gone from the window), but in the summary after the cached prefix.
-    expect(firstUserText(late)).not.toContain('4417');
+    // Not among the recent turns (long gone from the window), but in the summary after the cached prefix, and
+    // recalled by its words: the fact's own message, not the replies next to it that the index also finds.
+    const user = firstUserText(late);
+    expect(/<recent_conversation>[\s\S]*?<\/recent_conversation>/.exec(user)![0]).not.toContain('4417');
+    const recalled = /<recalled_messages>\n([\s\S]*?)\n<\/recalled_messages>/.exec(user)![1]!;
+    expect(recalled).toContain(FACT);
+    expect(recalled.split('\n')).toHaveLength(1);
     expect(systemText(late)).toContain(FACT);
     expect(late.body.system.at(-1).text).toContain('<conversation_summary');
     expect(late.body.system.at(-1).cache_control).toEqual({ type: 'ephemeral' });

@@ -1,10 +1,13 @@
 /**
  * The simulated year's heap figures. Two questions, measured apart: does a runtime hold more at a year than the same
  * memories without the year (`runtimeHeap`, on the aged dir and on its twin), and does the process that hosted the
- * year's incarnations keep what they left (`heapAfterGc` sampled each week; what long-term memory holds,
- * `longTermMemoryBytes`, set apart).
+ * year's incarnations keep what they left (`heapAfterGc` sampled each week; what long-term memory and the
+ * conversation's search index hold for the data they serve, `longTermMemoryBytes` and `conversationIndexBytes`, set
+ * apart).
  */
 import type { VigilConfig } from '../../src/config.js';
+import { ConversationIndex } from '../../src/subsystems/conversation/conversation-index.js';
+import { ConversationLog } from '../../src/subsystems/conversation/conversation-log.js';
 import { LongTermMemory } from '../../src/subsystems/memory/long-term-memory.js';
 import { openVigilDb } from '../../src/subsystems/store/vigil-db.js';
 import { words } from './sim-model.js';
@@ -59,6 +62,28 @@ export async function longTermMemoryBytes(dir: string): Promise<number> {
     await memory.whenReady();
     const held = heapAfterGc() - before;
     await memory.stop();
+    return held;
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * The heap the conversation's search index holds for the live conversation of data dir `dir` (not open elsewhere),
+ * built as a runtime builds it: it grows with the messages retention keeps, up to the window, like long-term memory
+ * with its memories.
+ */
+export async function conversationIndexBytes(dir: string): Promise<number> {
+  const db = await openVigilDb(dir);
+  try {
+    const log = new ConversationLog(db);
+    await log.open();
+    const before = heapAfterGc();
+    const index = new ConversationIndex(log);
+    index.open();
+    await index.whenBuilt();
+    const held = heapAfterGc() - before;
+    await index.stop();
     return held;
   } finally {
     await db.close();

@@ -21,7 +21,7 @@ import { SUBLEVELS } from '../../src/subsystems/store/vigil-db.js';
 import { words } from './sim-model.js';
 import { runtimeHeap } from './sim-year-heap.js';
 import { median, type Costs, type Probes } from './sim-year-report.js';
-import { copyLongTermMemory, lastEventAt, sublevelSizes, YearWorld } from './sim-year-world.js';
+import { copyMemories, lastEventAt, sublevelSizes, YearWorld } from './sim-year-world.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -73,7 +73,7 @@ export async function measureKept(root: string, seed: number, overrides: Partial
   const twinRoot = mkdtempSync(join(tmpdir(), 'vigil-year-twin-'));
   const twinDir = join(twinRoot, 'twin');
   try {
-    await copyLongTermMemory(oldDir, twinDir);
+    await copyMemories(oldDir, twinDir);
     const young: Costs[] = [];
     const old: Costs[] = [];
     const twin: Costs[] = [];

@@ -33,6 +33,8 @@ export function reportYear(args: {
   memories: number[];
   /** What long-term memory holds in RAM at the end minus in the first week (longTermMemoryBytes). */
   memoryGrowth: number;
+  /** What the conversation's search index holds in RAM at the end minus in the first week (conversationIndexBytes). */
+  conversationGrowth: number;
   maxBytes: number;
   finalBytes: number;
   thinks: number;
@@ -53,15 +55,15 @@ export function reportYear(args: {
   const first = heap[0] ?? 0;
   const last = heap[heap.length - 1] ?? 0;
   // Long-term memory grows up to its bound (VIGIL_MEMORY_MAX_COUNT), and what it holds in RAM with it (its records and
-  // their search index). That growth, measured on the first week's memories and the last, is set apart; the rest must
-  // be flat.
-  const rest = last - args.memoryGrowth;
+  // their search index); so does the conversation's search index, up to the messages retention keeps. That growth,
+  // measured on the first week's data and the last, is set apart; the rest must be flat.
+  const rest = last - args.memoryGrowth - args.conversationGrowth;
   const heapOk = rest <= Math.max(first * HEAP_MAX_GROWTH.ratio, first + HEAP_MAX_GROWTH.bytes);
   ok &&= heapOk;
   const [memoriesFirst = 0, memoriesLast = 0] = [args.memories[0], args.memories[args.memories.length - 1]];
   log(
     `  the simulating process's heap after GC: ${mb(first)} after the first week, ${mb(last)} at the end; of the growth, ${mb(args.memoryGrowth)} is ` +
-      `long-term memory's (${memoriesFirst} → ${memoriesLast} memories), ${mb(rest - first)} the rest ${heapOk ? 'ok' : 'MISSED'}`,
+      `long-term memory's (${memoriesFirst} → ${memoriesLast} memories), ${mb(args.conversationGrowth)} the conversation index's, ${mb(rest - first)} the rest ${heapOk ? 'ok' : 'MISSED'}`,
   );
   return ok;
 }

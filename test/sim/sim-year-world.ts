@@ -195,15 +195,22 @@ function openStore(dir: string): BackingStore {
 }
 
 /**
- * A fresh data dir `toDir` holding exactly the long-term memories of `fromDir` (not open elsewhere), byte for byte,
- * and nothing else: what `memory.search` costs on it is what the same memories cost without any age.
+ * A fresh data dir `toDir` holding exactly the memories of `fromDir` (not open elsewhere), byte for byte, and nothing
+ * else: its long-term memories and the live conversation (the messages retention keeps, which a runtime indexes for
+ * search). What a search costs on it, and the heap a runtime holds for it, is what the same memories cost without
+ * any age (no journal, traces, tool calls, archives or checkpoints of a year).
  */
-export async function copyLongTermMemory(fromDir: string, toDir: string): Promise<number> {
+export async function copyMemories(fromDir: string, toDir: string): Promise<number> {
   const [from, to] = [openStore(fromDir), openStore(toDir)];
   await Promise.all([from.open(), to.open()]);
   let copied = 0;
   try {
-    for (const name of [SUBLEVELS.longTermMemory, SUBLEVELS.longTermMemoryMeta]) {
+    for (const name of [
+      SUBLEVELS.longTermMemory,
+      SUBLEVELS.longTermMemoryMeta,
+      SUBLEVELS.conversation,
+      SUBLEVELS.conversationMeta,
+    ]) {
       const range = { ...sublevelRange(name), keyEncoding: 'view', valueEncoding: 'view' } as const;
       const entries = await from.iterator(range).all();
       await to.batch(entries.map(([key, value]) => ({ type: 'put' as const, key, value })));

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { VigilConfig } from '../../src/config.js';
 import { DEFAULT_MEMORY_MAX_COUNT } from '../../src/subsystems/memory/memory-retention.js';
 import { words } from './sim-model.js';
-import { heapAfterGc, longTermMemoryBytes } from './sim-year-heap.js';
+import { conversationIndexBytes, heapAfterGc, longTermMemoryBytes } from './sim-year-heap.js';
 import { measureInFreshProcess, measureKept, PROBE_ROUNDS } from './sim-year-measure.js';
 import { mb, reportRatios, reportYear } from './sim-year-report.js';
 import { sublevelSizes, YearWorld } from './sim-year-world.js';
@@ -77,6 +77,7 @@ export async function runYear(options: YearOptions): Promise<boolean> {
     );
     // Before the probes, which add memories of their own.
     const memoryGrowth = (await longTermMemoryBytes(oldDir)) - (await longTermMemoryBytes(youngDir));
+    const conversationGrowth = (await conversationIndexBytes(oldDir)) - (await conversationIndexBytes(youngDir));
     log('measuring the first week and the year in a fresh process');
     const { young, old, twin, held } = await measureInFreshProcess(root, seed, options.memoryMaxCount);
     return reportYear({
@@ -91,6 +92,7 @@ export async function runYear(options: YearOptions): Promise<boolean> {
       heap,
       memories: memoryCounts,
       memoryGrowth,
+      conversationGrowth,
       maxBytes,
       finalBytes: year.sizeBytes(),
       thinks: year.thinks,

@@ -1,15 +1,16 @@
 /**
- * The full-text index of the conversation: every live entry of the conversation log (user and agent messages, all
- * that retention keeps), indexed as it is written and dropped as retention or a restore takes it out of the live log.
+ * The conversation's search index kept in step with the log: a `ConversationSearchIndex` (the one the recall benchmark
+ * measures: its documents, options and ranking) fed every live entry of the conversation log (user and agent messages,
+ * all that retention keeps) as it is written, and told when retention or a restore takes one out of the live log.
  * In memory only, like the long-term memory's: it is rebuilt from the log in the background after the boot, so it can
- * never disagree with the log after a crash and puts no new file (nor any plaintext) on disk. Only each message's
- * time is held beside the index; hits are read back from the log.
+ * never disagree with the log after a crash and puts no new file (nor any plaintext) on disk. Hits are read back from
+ * the log.
  */
 import { VigilError } from '../../errors.js';
-import type { ConversationMessage } from '../../protocol/conversation.schema.js';
-import { MemoryIndex, type IndexHit } from '../memory/memory-index.js';
-import { stemmedWithoutStopWords } from '../memory/text-analysis.js';
 import type { ConversationLog } from './conversation-log.js';
+import type { ConversationHit } from './search/conversation-hit-ranking.js';
+import type { ConversationDocumentFormat } from './search/conversation-search-document.js';
+import { ConversationSearchIndex } from './search/conversation-search-index.js';
 
 // Entries read and indexed per step of the background build, between which the event loop runs (beats, requests):
 // one step holds the loop for a few milliseconds only.
@@ -34,18 +35,15 @@ export interface ConversationIndexOptions {
   buildAfter?: PromiseLike<unknown>;
   /** Told when the background build fails (searches then fail with the same error). */
   onBuildError?: (err: unknown) => void;
-  /** What a message is indexed as (default: its text); the recall benchmark may add the speaker and the date. */
-  textOf?: (message: ConversationMessage) => string;
+  /** How messages become documents: the agent's name, the zone their days are written in (VIGIL_TIMEZONE). */
+  format?: ConversationDocumentFormat;
 }
 
 /** The conversation's index, kept in step with the log it is opened on. */
 export class ConversationIndex {
-  private readonly index = new MemoryIndex(stemmedWithoutStopWords);
-  /** Each indexed message's time (epoch ms), for the time window; the texts stay in the log. */
-  private readonly atBySeq = new Map<number, number>();
+  private readonly index: ConversationSearchIndex;
   /** Seqs that left the log while the build runs: a chunk read before they went must not bring them back. */
   private readonly removedDuringBuild = new Set<number>();
-  private readonly textOf: (message: ConversationMessage) => string;
   private state: BuildState = { kind: 'waiting' };
   private stopping = false;
 
@@ -53,12 +51,12 @@ export class ConversationIndex {
     private readonly log: ConversationLog,
     private readonly options: ConversationIndexOptions = {},
   ) {
-    this.textOf = options.textOf ?? ((message) => message.text);
+    this.index = new ConversationSearchIndex(options.format);
   }
 
   /** Follows the log's writes and removals from now on; the build of what it already holds starts at `buildAfter`. */
   open(): void {
-    this.log.onAppend((message) => this.add(message));
+    this.log.onAppend((message) => this.index.add(message));
     this.log.onRemove((seqs) => this.remove(seqs));
     const start = () => this.startBuild();
     if (this.options.buildAfter === undefined) start();
@@ -95,18 +93,17 @@ export class ConversationIndex {
 
   /** How many messages are indexed. */
   get size(): number {
-    return this.atBySeq.size;
+    return this.index.size;
   }
 
   /** True when message `seq` is indexed (it is in the live log). */
   has(seq: number): boolean {
-    return this.atBySeq.has(seq);
+    return this.index.has(seq);
   }
 
   /** True when message `seq` is indexed and was said within `window` (a second ranking keeps to the same window). */
-  within(seq: number, { before, after }: TimeWindow): boolean {
-    const at = this.atBySeq.get(seq);
-    return at !== undefined && (before === undefined || at < before) && (after === undefined || at > after);
+  within(seq: number, window: TimeWindow): boolean {
+    return this.index.within(seq, window);
   }
 
   /** Stops a build still running (the database is about to close) and waits for it to let go. */
@@ -116,32 +113,17 @@ export class ConversationIndex {
   }
 
   /**
-   * The best `limit` messages for `query` within `window`, best first, as seqs and BM25 scores: the lexical ranking,
-   * from what is indexed now (a caller that needs the whole log waits for `whenBuilt` first).
+   * The best `limit` messages for `query` within `window`, best first, as seqs and scores: the lexical ranking, from
+   * what is indexed now (a caller that needs the whole log waits for `whenBuilt` first).
    */
-  rank(query: string, limit: number, window: TimeWindow = {}): IndexHit[] {
-    const { before, after } = window;
-    const accept =
-      before === undefined && after === undefined
-        ? undefined
-        : (seq: number) => {
-            const at = this.atBySeq.get(seq);
-            return at !== undefined && (before === undefined || at < before) && (after === undefined || at > after);
-          };
-    return this.index.search(query, limit, accept);
-  }
-
-  private add(message: ConversationMessage): void {
-    if (this.index.has(message.seq)) return;
-    this.index.add({ seq: message.seq, content: this.textOf(message) });
-    this.atBySeq.set(message.seq, message.at);
+  rank(query: string, limit: number, window: TimeWindow = {}): ConversationHit[] {
+    return this.index.search(query, { limit, ...window });
   }
 
   private remove(seqs: readonly number[]): void {
     const building = this.state.kind === 'building' || this.state.kind === 'waiting';
     for (const seq of seqs) {
-      this.index.discard(seq);
-      this.atBySeq.delete(seq);
+      this.index.remove(seq);
       if (building) this.removedDuringBuild.add(seq);
     }
   }
@@ -155,7 +137,9 @@ export class ConversationIndex {
         }
         const chunk = await this.log.readAfter(after, BUILD_CHUNK);
         if (chunk.length === 0) break;
-        for (const message of chunk) if (!this.removedDuringBuild.has(message.seq)) this.add(message);
+        this.index.addAll(
+          this.removedDuringBuild.size === 0 ? chunk : chunk.filter((m) => !this.removedDuringBuild.has(m.seq)),
+        );
         after = chunk[chunk.length - 1]!.seq;
         // Lets beats and requests run between chunks: 10,000 messages are indexed without a long stall.
         await new Promise<void>((resolve) => setImmediate(resolve));

@@ -4,13 +4,13 @@
  * fused by rank) can stand beside the lexical one without the callers changing.
  */
 import type { ConversationMessage } from '../../protocol/conversation.schema.js';
-import type { IndexHit } from '../memory/memory-index.js';
+import type { ConversationHit as RankedSeq } from './search/conversation-hit-ranking.js';
 import type { ConversationIndex, TimeWindow } from './conversation-index.js';
 import type { ConversationLogReader } from './conversation-log-reader.js';
 
 /** Ranks the conversation's messages for a query: seqs and scores, best first, at most `limit`, within `window`. */
 export interface ConversationRanker {
-  rank(query: string, limit: number, window: TimeWindow): IndexHit[] | Promise<IndexHit[]>;
+  rank(query: string, limit: number, window: TimeWindow): RankedSeq[] | Promise<RankedSeq[]>;
 }
 
 /** A message found, with its relevance (higher is better, comparable within one search). */
@@ -43,10 +43,6 @@ export class ConversationSearch {
   }
 
   /**
-   * The best messages for `query`, best first, over every message the log keeps: waits for the background build (a
-   * search during the boot answers once the whole log is indexed, never from half of it).
-   */
-  /**
    * Whether a recall leaving out `excluded` could find anything: the index is built and holds a message besides those.
    * A think asks first and awaits nothing when not (most thinks of a young conversation), so its timing is unchanged.
    */
@@ -54,6 +50,10 @@ export class ConversationSearch {
     return this.index.built && this.index.size > excluded.size;
   }
 
+  /**
+   * The best messages for `query`, best first, over every message the log keeps: waits for the background build (a
+   * search during the boot answers once the whole log is indexed, never from half of it).
+   */
   async search({ query, limit, window = {} }: ConversationQuery): Promise<ConversationHit[]> {
     await this.index.whenBuilt();
     return this.hydrate(await this.ranker.rank(query, limit, window));
@@ -70,7 +70,7 @@ export class ConversationSearch {
   }
 
   /** The messages of `ranked`, in its order; one that left the log since it was ranked is left out. */
-  private async hydrate(ranked: readonly IndexHit[]): Promise<ConversationHit[]> {
+  private async hydrate(ranked: readonly RankedSeq[]): Promise<ConversationHit[]> {
     const messages = await this.log.readSeqs(ranked.map((hit) => hit.seq));
     const bySeq = new Map(messages.map((message) => [message.seq, message]));
     return ranked.flatMap(({ seq, score }) => {

@@ -9,9 +9,11 @@ import type { MemoryRecall, RecallHit } from '../thinking/recall-tool.js';
 import type { RecalledMemory, RecalledMessage, ThinkInput } from '../thinking/thinker.schema.js';
 import type { LongTermMemory } from './long-term-memory.js';
 import type { MemoryHit } from './long-term-memory.types.js';
+import { excerptAround, firstMatchAt, queryStems } from './recall-excerpt.js';
 import {
   RECALL_MAX_MEMORIES,
   RECALL_MAX_MESSAGES,
+  RECALL_MESSAGES_TOKEN_ALLOWANCE,
   recallQueryOf,
   selectRecalled,
   selectRecalledMessages,
@@ -19,6 +21,8 @@ import {
 
 // Searched deeper than shown, so a long memory skipped for the allowance can give way to shorter relevant ones.
 const RECALL_SEARCH_DEPTH = RECALL_MAX_MEMORIES * 4;
+// A recalled message's line besides its text: "- [msg-SEQ] conversation, user (from), TIME: " and the quotes.
+const RECALLED_LINE_FRAME_TOKENS = 25;
 // The asking turn's own messages (its question, an acknowledgement) are found and dropped: looked for this much deeper.
 const ASKING_TURN_SLACK = 4;
 
@@ -87,7 +91,8 @@ export function recallForThink(
 /**
  * The older messages recalled into a think: the most relevant to its pending messages and focus goal among those its
  * prompt does not show (not in its recent conversation, not of the turns it answers), within their own allowance.
- * Nothing while the conversation's index is still being built after a boot.
+ * Only messages that say a word of the query themselves, each cut to an excerpt around it when long
+ * (recall-excerpt.ts). Nothing while the conversation's index is still being built after a boot.
  */
 export async function recallMessagesForThink(
   conversation: ConversationSearch,
@@ -98,7 +103,13 @@ export async function recallMessagesForThink(
   const shown = new Set((input.conversation?.recent ?? []).map((m) => m.seq));
   const answering = new Set(input.pendingMessages.map((m) => m.turnId));
   const hits = await conversation.recall(query, RECALL_MAX_MESSAGES * 4, shown);
-  return selectRecalledMessages(
-    hits.filter((hit) => !answering.has(hit.message.turnId)).map((hit) => recalledMessageOf(hit.message)),
-  );
+  const stems = queryStems(query);
+  const eachTokens = Math.floor(RECALL_MESSAGES_TOKEN_ALLOWANCE / RECALL_MAX_MESSAGES) - RECALLED_LINE_FRAME_TOKENS;
+  const saying = hits.flatMap(({ message }) => {
+    if (answering.has(message.turnId)) return [];
+    const at = firstMatchAt(message.text, stems);
+    if (at < 0) return [];
+    return [{ ...recalledMessageOf(message), text: excerptAround(message.text, at, eachTokens) }];
+  });
+  return selectRecalledMessages(saying);
 }

@@ -19,7 +19,14 @@ export const MAX_RECALL_LIMIT = 20;
 
 /** The tool's input. */
 export const RecallInputSchema = z.object({
-  query: z.string().trim().min(1).max(1000).describe('Words to look for; prefixes and small misspellings match too.'),
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(1000)
+    .describe(
+      'Words to look for, matched by their stems ("painted" finds "paint"); among memories, prefixes and small misspellings match too.',
+    ),
   limit: z.number().int().min(1).max(MAX_RECALL_LIMIT).optional().describe('How many results at most (default 5).'),
 });
 

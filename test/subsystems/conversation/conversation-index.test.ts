@@ -91,13 +91,14 @@ describe('ConversationIndex', () => {
     await built;
     expect(second.index.size).toBe(100);
     const hits = await second.search.search({ query: 'flowerpot', limit: 10 });
-    expect(hits.map((hit) => hit.message.seq)).toEqual([1501]);
+    // The one message that says it, then its neighbours lifted as its context (the ranking's neighbour lift).
+    expect(hits.map((hit) => hit.message.seq)).toEqual([1501, 1500, 1499]);
   });
 
   it('drops the messages retention prunes from the index', async () => {
     const { log, index, search } = await openAll();
     await fill(log, 300, { at: 3, text: 'My sister lives in Lisbon.' });
-    expect((await search.search({ query: 'Lisbon', limit: 5 })).map((h) => h.message.seq)).toEqual([3]);
+    expect((await search.search({ query: 'Lisbon', limit: 5 }))[0]?.message.seq).toBe(3);
     await log.pruneOldest(100, Number.MAX_SAFE_INTEGER);
     expect(index.size).toBe(100);
     expect(await search.search({ query: 'Lisbon', limit: 5 })).toEqual([]);
@@ -155,6 +156,8 @@ describe('recall over memories and the conversation', () => {
       conversation: { summary: null, recent },
     };
     const recalled = await recallMessagesForThink(search, input);
+    // The message that says it, alone: its neighbours rank with it in a search, but say none of the query's words
+    // themselves and would only take the think's room.
     expect(recalled.map((m) => m.seq)).toEqual([5]);
     const shown = await recallMessagesForThink(search, {
       ...input,
@@ -171,8 +174,16 @@ describe('recall over memories and the conversation', () => {
     await fill(log, 20, { at: 3, text: 'My favourite novel is Piranesi.' });
     await log.append({ turnId: 't-ask', role: 'user', text: 'Piranesi?', at: AT + 100 * HOUR });
     const hits = await memoryRecallOf(memory, () => AT, search).recall('Piranesi', 5, 't-ask');
-    expect(hits.map((hit) => hit.source)).toEqual(['memory', 'conversation']);
-    expect(hits.map(recallHitLine)).toEqual([
+    // The memory and the message that say it first; then messages around that one, lifted as its context.
+    expect(hits.map((hit) => hit.source)).toEqual([
+      'memory',
+      'conversation',
+      'conversation',
+      'conversation',
+      'conversation',
+    ]);
+    expect(hits.flatMap((hit) => (hit.source === 'conversation' ? [hit.message.seq] : []))).not.toContain(21);
+    expect(hits.slice(0, 2).map(recallHitLine)).toEqual([
       expect.stringMatching(
         /^- \[mem-1\] memory \(conversation\), 2026-03-01T10:00:00.000Z: "Alice reads Piranesi every winter."$/,
       ),

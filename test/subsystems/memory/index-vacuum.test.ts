@@ -1,9 +1,10 @@
 /**
  * A vacuum never interleaves with changes to the index (src/subsystems/memory/index-vacuum.ts): MiniSearch's batched
  * default, walking its term tree across waits, failed with an unhandled rejection when a word added during a wait split
- * an edge of the tree it had not reached yet (found by the simulator, seed 151). Here both of Vigil's indexes discard
- * enough to start a vacuum, then take words that split old ones while timers run; every search still finds what it
- * should. (With MiniSearch's default `autoVacuum`, both tests fail on the unhandled rejection.)
+ * an edge of the tree it had not reached yet (found by the simulator, seed 151). Here the memory index discards enough
+ * to start a vacuum, then takes words that split old ones while timers run; every search still finds what it should
+ * (with MiniSearch's default `autoVacuum`, it fails on the unhandled rejection). The conversation index, which has its
+ * own postings, is held to the same.
  */
 import { describe, expect, it } from 'vitest';
 import { ConversationSearchIndex } from '../../../src/subsystems/conversation/search/conversation-search-index.js';

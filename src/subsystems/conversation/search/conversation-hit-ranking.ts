@@ -1,5 +1,5 @@
 /**
- * The final ranking of a conversation search: from MiniSearch's raw hits (seq and BM25 score) to the hits returned.
+ * The final ranking of a conversation search: from the index's raw hits (seq and BM25 score) to the hits returned.
  * A message also counts for what is said around it: each message's score is its own plus the best of its
  * neighbours' (up to NEIGHBOUR_REACH messages away), discounted by NEIGHBOUR_WEIGHT per step away. A short reply
  * ("Yes, last week!") then rises with the question it answers, and a message between two good hits rises above a lone
@@ -28,7 +28,7 @@ export function liftedHitCount(limit: number): number {
 }
 
 /**
- * The best `limit` messages, best first, from `rawHits` (the messages that matched, best first as MiniSearch returns
+ * The best `limit` messages, best first, from `rawHits` (the messages that matched, best first as the index returns
  * them). `accept` says
  * which seqs may be returned: a neighbour lifted into the ranking must be indexed and within the search's window.
  */

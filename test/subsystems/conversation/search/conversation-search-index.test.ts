@@ -55,6 +55,19 @@ describe('ConversationSearchIndex', () => {
       expect(shuffled.search(query, { limit: 5 })).toEqual(inOrder.search(query, { limit: 5 }));
   });
 
+  it('gives a message written while the rebuild reads older ones its context once the one before it comes', () => {
+    const texts = Array.from({ length: 199 }, (_, i) => (i === 198 ? 'where did the kite land?' : `filler ${i} chat`));
+    texts.push('In the oak tree.');
+    const inOrder = new ConversationSearchIndex();
+    texts.forEach((text, i) => inOrder.add(message(i + 1, text)));
+    // Message 200 is written first; the rebuild then adds 1..199, far more than the recent messages kept.
+    const rebuilt = new ConversationSearchIndex();
+    rebuilt.add(message(200, 'In the oak tree.'));
+    rebuilt.addAll(texts.slice(0, 199).map((text, i) => message(i + 1, text)));
+    expect(rebuilt.search('kite', { limit: 3 })).toEqual(inOrder.search('kite', { limit: 3 }));
+    expect(rebuilt.search('kite land', { limit: 3 }).map((hit) => hit.seq)).toContain(200);
+  });
+
   it('finds a message by its words, its speaker and its day, best first', () => {
     const index = new ConversationSearchIndex({ agentName: 'Melanie', participants: ['Caroline', 'Melanie'] });
     index.add(message(1, 'I went to a pottery class and painted a bowl'));
