@@ -1,5 +1,5 @@
 /**
- * Bench 17: webhooks. (a) Throughput: a runtime on real LevelDB with the real outbox and the real POST (Node's fetch)
+ * Bench 17: webhooks. (a) Throughput: a runtime on real LevelDB with the real outbox and the real POST (`node:http`)
  * to a local receiver that verifies every signature with the `standardwebhooks` package; a burst of journaled events
  * of the endpoint's type, timed from the first published to the last verified, against the issue's 1,000 events/s
  * per endpoint. (b) The idle beat with one dead endpoint (connection refused) and one that answers after ten seconds,
