@@ -37,6 +37,12 @@ export const IDLE_SOCKET_MS = 4_000;
 const httpAgent = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
 const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
 
+/**
+ * Who is calling, as fetch said it (`node`) before: a receiver behind a firewall that refuses requests without a
+ * user agent keeps taking them.
+ */
+export const USER_AGENT = 'Vigil-Webhooks';
+
 // The URL was checked to be http(s) when the endpoint was added; the scheme in any case.
 const HTTPS = /^https:/i;
 
@@ -54,7 +60,11 @@ export const httpWebhookPost: WebhookPost = (request) =>
       {
         method: 'POST',
         agent: secure ? httpsAgent : httpAgent,
-        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        headers: {
+          'user-agent': USER_AGENT,
+          ...request.headers,
+          'content-length': String(Buffer.byteLength(request.body)),
+        },
         signal: request.signal,
       },
       (response) => readBounded(response, resolve),

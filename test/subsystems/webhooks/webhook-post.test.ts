@@ -72,7 +72,11 @@ describe('httpWebhookPost (node:http against a local receiver)', () => {
     expect(request?.method).toBe('POST');
     expect(request?.path).toBe('/hook');
     expect(request?.body).toBe(BODY);
-    expect(request?.headers).toMatchObject({ ...HEADERS, 'content-length': String(Buffer.byteLength(BODY)) });
+    expect(request?.headers).toMatchObject({
+      ...HEADERS,
+      'content-length': String(Buffer.byteLength(BODY)),
+      'user-agent': 'Vigil-Webhooks',
+    });
   });
 
   it('does not follow a redirect: the 3xx is the answer, and the other URL is never asked', async () => {
