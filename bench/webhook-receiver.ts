@@ -1,10 +1,13 @@
 /**
  * Local HTTP receivers for the webhooks bench: one that verifies every signature with the `standardwebhooks` package
- * and answers 204 at once, one that answers only after a delay (the "10-second endpoint"), and a port nothing listens
- * on (the dead endpoint: connection refused).
+ * and answers 204 at once, one that answers only after a delay (the "10-second endpoint", in a process of its own),
+ * and a port nothing listens on (the dead endpoint: connection refused).
  */
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 
 /** A receiver on 127.0.0.1 and what it took. */
@@ -82,27 +85,38 @@ export async function startVerifyingReceiver(): Promise<BenchReceiver> {
   return receiver;
 }
 
-/** A receiver that answers 204 only after `delayMs` of real time; `requests` counts what arrived. */
+/**
+ * A receiver that answers 204 only after `delayMs` of real time, in a child process (`slow-receiver.mjs`): its work
+ * (accepting, parsing, holding each request) is another machine's in a daemon's life, not the heartbeat process's.
+ * `requests` counts what arrived.
+ */
 export async function startSlowReceiver(
   delayMs: number,
 ): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./slow-receiver.mjs', import.meta.url)), String(delayMs)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lines = createInterface({ input: child.stdout });
   let requests = 0;
-  const timers = new Set<NodeJS.Timeout>();
-  const { server, sockets, url } = await listen((_req, res) => {
-    requests += 1;
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      res.statusCode = 204;
-      res.end();
-    }, delayMs);
-    timers.add(timer);
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the slow receiver exited (${code}) before it listened`)));
+    lines.on('line', (line) => {
+      if (line.startsWith('http://')) resolve(line);
+      else requests += 1;
+    });
   });
   return {
     url,
     requests: () => requests,
     close: async () => {
-      for (const timer of timers) clearTimeout(timer);
-      await closeHard(server, sockets);
+      child.stdin.end();
+      await exited;
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Bench 17: webhooks. (a) Throughput: a runtime on real LevelDB with the real outbox and the real POST (Node's fetch)
+ * Bench 17: webhooks. (a) Throughput: a runtime on real LevelDB with the real outbox and the real POST (`node:http`)
  * to a local receiver that verifies every signature with the `standardwebhooks` package; a burst of journaled events
  * of the endpoint's type, timed from the first published to the last verified, against the issue's 1,000 events/s
  * per endpoint. (b) The idle beat with one dead endpoint (connection refused) and one that answers after ten seconds,
@@ -55,7 +55,7 @@ export async function webhooksBench(
     sanity: [...throughput.sanity, ...idle.sanity],
     notes: [
       'Throughput: one endpoint, one event in flight at a time (the delivery order the contract asks for), each delivery (cursor and attempt) stored with the next batch (within 50 ms or 256 deliveries), not before the next event goes out.',
-      'Idle beat: both runtimes beat on simulated clocks; the endpoints are real (a closed port and a local server that holds its answer), so their attempts, timeouts and backoff timers run as in a daemon.',
+      'Idle beat: both runtimes beat on simulated clocks; the endpoints are real (a closed port, and a server in a process of its own that holds its answer, as a receiver on another machine would), so their attempts, timeouts and backoff timers run as in a daemon.',
     ],
   };
 }

@@ -15,7 +15,7 @@ import type {
 } from '../../protocol/webhooks.schema.js';
 import { stateName } from '../../subsystems/webhooks/webhook-endpoint.machine.js';
 import { WebhookOutbox } from '../../subsystems/webhooks/webhook-outbox.js';
-import { fetchWebhookPost } from '../../subsystems/webhooks/webhook-post.js';
+import { httpWebhookPost } from '../../subsystems/webhooks/webhook-post.js';
 import { newWebhookSecret } from '../../subsystems/webhooks/webhook-signing.js';
 import type { RuntimeCore } from '../runtime-core.js';
 
@@ -37,7 +37,7 @@ export class WebhooksFacade {
     this.outbox = new WebhookOutbox({
       store: webhooks.store,
       events: { read: (after, types, limit) => journal.query({ after, types, limit }) },
-      post: settings.post ?? fetchWebhookPost,
+      post: settings.post ?? httpWebhookPost,
       clock,
       notifier: bus,
       settings: {

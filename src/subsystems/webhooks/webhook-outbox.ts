@@ -75,8 +75,16 @@ export interface WebhookOutboxOptions {
   beat?: () => number;
 }
 
+/** An event as it goes on the wire: its body and `webhook-id`, made once for every attempt at it. */
+interface Wire {
+  event: VigilEvent;
+  body: string;
+  webhookId: string;
+}
+
 /** One endpoint's lane: what it has read ahead, and whether it is sending or waiting. */
 interface Lane {
+  id: string;
   /** Events of its types after the cursor, read ahead, oldest first. */
   buffer: VigilEvent[];
   /** The journal has been read through this seq: the buffer holds every event for the endpoint up to it. */
@@ -94,6 +102,8 @@ interface Lane {
   inflight: AbortController | undefined;
   matches: (event: VigilEvent) => boolean;
   signer: WebhookSigner;
+  /** The head event's wire form: a failing endpoint retries one event many times, and each retry sends the same. */
+  wire: Wire | undefined;
 }
 
 /** The outcome of one POST. */
@@ -106,6 +116,14 @@ interface PostOutcome {
 }
 
 const is2xx = (status: number | undefined): boolean => status !== undefined && status >= 200 && status < 300;
+
+/**
+ * Why an attempt is aborted at the timeout. Made once: `abort()` without a reason makes a DOMException, and with it a
+ * stack trace, at every timed-out attempt (a slow endpoint times out at each backoff step).
+ */
+const TIMEOUT_REASON = new Error('the webhook attempt had no answer within the timeout');
+/** What the timer gives the race at the timeout: a value, not a rejection, so no error is made for it either. */
+const TIMED_OUT = Symbol('timed out');
 
 /** The outbox: lanes for every endpoint, woken by new events (`notify`) and by their backoff timers. */
 export class WebhookOutbox {
@@ -150,10 +168,12 @@ export class WebhookOutbox {
   /** A new event was published: lanes idle for want of events, whose types it matches, look again. */
   notify(event: VigilEvent): void {
     if (this.stopped) return;
-    for (const [id, lane] of this.lanes) {
+    // Every event of the runtime passes here, in the emitter's turn: a lane waiting out its backoff is passed over
+    // before its types are matched.
+    for (const lane of this.lanes.values()) {
       if (lane.timer !== undefined || !lane.matches(event)) continue;
       if (lane.active) lane.wakeAgain = true;
-      else this.kick(id);
+      else this.kick(lane.id);
     }
   }
 
@@ -281,6 +301,7 @@ export class WebhookOutbox {
     let lane = this.lanes.get(id);
     if (lane === undefined) {
       lane = {
+        id,
         buffer: [],
         scannedThrough: record.deliveredSeq,
         generation: 0,
@@ -291,6 +312,7 @@ export class WebhookOutbox {
         inflight: undefined,
         matches: webhookEventMatcher(record),
         signer: new WebhookSigner(record.secret),
+        wire: undefined,
       };
       this.lanes.set(id, lane);
     }
@@ -394,8 +416,7 @@ export class WebhookOutbox {
 
   private async attempt(id: string, lane: Lane, record: WebhookRecord, event: VigilEvent): Promise<void> {
     const generation = lane.generation;
-    const body = webhookBody(event);
-    const webhookId = webhookMessageId(event.seq, body);
+    const { body, webhookId } = this.wireOf(lane, event);
     // Every failure in a row is at the head event (the cursor does not move on one), so this is its attempt number.
     const attemptNumber = (record.health.state === 'failing' ? record.health.failures : 0) + 1;
     const outcome = await this.post(record, lane.signer, webhookId, body, lane);
@@ -427,6 +448,14 @@ export class WebhookOutbox {
     }
   }
 
+  /** `event`'s body and `webhook-id`: made at its first attempt, kept for the retries (the event never changes). */
+  private wireOf(lane: Lane, event: VigilEvent): Wire {
+    if (lane.wire?.event === event) return lane.wire;
+    const body = webhookBody(event);
+    lane.wire = { event, body, webhookId: webhookMessageId(event.seq, body) };
+    return lane.wire;
+  }
+
   /** One POST with the timeout on the injected clock; never rejects. */
   private async post(
     record: WebhookRecord,
@@ -441,11 +470,11 @@ export class WebhookOutbox {
     if (lane !== undefined) lane.inflight = controller;
     let timer: unknown;
     let timedOut = false;
-    const timeout = new Promise<never>((_, reject) => {
+    const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
       timer = clock.setTimeout(() => {
         timedOut = true;
-        controller.abort();
-        reject(new Error(`no answer within ${settings.timeoutMs} ms`));
+        controller.abort(TIMEOUT_REASON);
+        resolve(TIMED_OUT);
       }, settings.timeoutMs);
     });
     try {
@@ -457,17 +486,23 @@ export class WebhookOutbox {
       };
       const response = await Promise.race([this.options.post(request), timeout]);
       const at = clock.now();
+      if (response === TIMED_OUT) return this.timedOut(startedAt, at);
       const status = response.status;
       const error = is2xx(status) ? undefined : `HTTP ${status}`;
       return { at, status, ms: at - startedAt, timedOut: false, ...(error === undefined ? {} : { error }) };
     } catch (err) {
       const at = clock.now();
-      const error = timedOut ? `no answer within ${settings.timeoutMs} ms` : describePostError(err);
-      return { at, error, ms: at - startedAt, timedOut };
+      // A POST that rejects as it is aborted (before the timer's value reaches the race) timed out all the same.
+      if (timedOut) return this.timedOut(startedAt, at);
+      return { at, error: describePostError(err), ms: at - startedAt, timedOut: false };
     } finally {
       clock.clearTimeout(timer);
       if (lane !== undefined && lane.inflight === controller) lane.inflight = undefined;
     }
+  }
+
+  private timedOut(startedAt: number, at: number): PostOutcome {
+    return { at, error: `no answer within ${this.options.settings.timeoutMs} ms`, ms: at - startedAt, timedOut: true };
   }
 
   private attemptOf(seq: number, webhookId: string, attempt: number, outcome: PostOutcome): WebhookAttempt {

@@ -184,15 +184,21 @@ export class WebhookStore implements WebhookStoreLike {
     return done;
   }
 
-  /** Writes `own` after what `advance` queued, in one batch: a record of an endpoint in `own` is the newer one. */
+  /**
+   * Writes `own` (its records parsed by `save`) after what `advance` queued, in one batch: a record of an endpoint in
+   * `own` is the newer one.
+   */
   private async commit(own: Pending, synced: boolean): Promise<void> {
     const queued = this.pending;
     this.pending = { records: new Map(), attempts: [] };
     const attempts = [...queued.attempts, ...own.attempts];
     for (const { id } of attempts) if (!this.counters.has(id)) this.counters.set(id, await this.loadCounter(id));
     const ops: VigilBatchOp[] = [];
-    for (const record of [...queued.records.values(), ...own.records.values()])
+    for (const record of queued.records.values())
       ops.push({ type: 'put', sublevel: this.records, key: record.id, value: WebhookRecordSchema.parse(record) });
+    // `save` parsed its record already (its URL check builds a URL): once per write is enough.
+    for (const record of own.records.values())
+      ops.push({ type: 'put', sublevel: this.records, key: record.id, value: record });
     for (const { id, attempt } of attempts) {
       const counter = (this.counters.get(id) ?? 0) + 1;
       this.counters.set(id, counter);
