@@ -2,6 +2,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { Runtime } from '../src/runtime/runtime.js';
 import type { RuntimeCore } from '../src/runtime/runtime-core.js';
 
@@ -56,4 +58,10 @@ export async function timeMs(fn: () => Promise<unknown>): Promise<number> {
  */
 export function internalsOf(runtime: Runtime): RuntimeCore {
   return (runtime as unknown as { core: RuntimeCore }).core;
+}
+
+/** A full garbage collection now, without starting node with --expose-gc (the flag is set for a new context). */
+export function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
 }

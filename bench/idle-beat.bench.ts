@@ -63,12 +63,21 @@ export async function drive(clock: SimClock, beats: number): Promise<DriveTime> 
   return { totalMs, syncMs, threadCpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
-/** A runtime on real LevelDB in `dataDir` that only beats (no checkpoints, a fixed interval), on the simulated `clock`. */
-export function startIdleRuntime(dataDir: string, clock: SimClock, thinker = new CountingThinker()): Promise<Runtime> {
+/**
+ * A runtime on real LevelDB in `dataDir` that only beats (no checkpoints, a fixed interval), on the simulated `clock`;
+ * `config` sets more (bench 17: the webhook retry hours).
+ */
+export function startIdleRuntime(
+  dataDir: string,
+  clock: SimClock,
+  thinker = new CountingThinker(),
+  config: { webhookRetryHours?: number } = {},
+): Promise<Runtime> {
   return createRuntime({
     clock,
     thinker,
     config: {
+      ...config,
       dataDir,
       thinker: 'offline',
       checkpointEnabled: false,

@@ -7,8 +7,6 @@
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { StoredMemory } from '../src/protocol/memory.schema.js';
 import { LongTermMemory } from '../src/subsystems/memory/long-term-memory.js';
 import { memorySeqKey } from '../src/subsystems/memory/memory-keys.js';
@@ -19,7 +17,7 @@ import {
   type VigilBatchOp,
   type VigilDb,
 } from '../src/subsystems/store/vigil-db.js';
-import { median, percentile, withTempDir } from './bench-utils.js';
+import { collectGarbage, median, percentile, withTempDir } from './bench-utils.js';
 import { timeToLine } from './child-timing.js';
 import { ratioCheck, ratioInfo, sanity, type BenchOutcome, type Measure } from './report.js';
 import { STARTUP_TARGETS } from './startup.bench.js';
@@ -121,11 +119,6 @@ function linearScan(memories: readonly StoredMemory[], query: string, limit: num
     .sort((a, b) => b.score - a.score)
     .slice(0, limit)
     .map((s) => s.memory);
-}
-
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
 }
 
 /** Runs bench 8. */

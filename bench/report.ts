@@ -86,21 +86,31 @@ export function pairedRatioCheck(
   op: '<=' | '<',
   target: number,
 ): Check {
+  const info = pairedRatioInfo(id, label, vigil, limit);
+  return { ...info, target: { op, value: target, unit: '×' }, pass: holds(info.value, op, target) };
+}
+
+/** A ratio over paired samples, as `pairedRatioCheck` takes it, shown beside the checks without a target. */
+export function pairedRatioInfo(
+  id: string,
+  label: string,
+  vigil: { values: readonly number[]; unit: string; what: string },
+  limit: { values: readonly number[]; unit: string; what: string },
+): Check {
   const middle = (values: readonly number[]): number => {
     const sorted = [...values].sort((a, b) => a - b);
     const mid = Math.floor(sorted.length / 2);
     return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   };
-  const value = middle(vigil.values.map((v, i) => v / limit.values[i]!));
   return {
     id,
     label: `${label} (median of ${vigil.values.length} paired ratios)`,
     kind: 'ratio',
     vigil: { value: middle(vigil.values), unit: vigil.unit, what: vigil.what },
     limit: { value: middle(limit.values), unit: limit.unit, what: limit.what },
-    value,
-    target: { op, value: target, unit: '×' },
-    pass: holds(value, op, target),
+    value: middle(vigil.values.map((v, i) => v / limit.values[i]!)),
+    target: null,
+    pass: null,
   };
 }
 

@@ -31,12 +31,17 @@ const EXTERNAL = [
 ];
 
 /**
- * Bundles `<root>/dist/cli.js` into `<root>/dist/bundle/`, in memory: `outputFiles` holds the entry, its chunks and their maps.
+ * Bundles `<root>/dist/cli.js` into `<root>/dist/bundle/`, in memory: `outputFiles` holds the entries, their chunks and
+ * their maps. The second entry is the webhook delivery thread's code, which `WebhookPostThread` starts from the file
+ * beside its own module: in the bundle, `dist/bundle/webhook-post-worker.js`.
  * @param {string} root
  */
 export function bundleDaemon(root) {
   return build({
-    entryPoints: [join(root, 'dist/cli.js')],
+    entryPoints: {
+      cli: join(root, 'dist/cli.js'),
+      'webhook-post-worker': join(root, 'dist/subsystems/webhooks/webhook-post-worker.js'),
+    },
     outdir: join(root, DAEMON_BUNDLE_DIR),
     bundle: true,
     // Each dynamic import stays one: a chunk loaded only when that path runs (a client command, a model's thinker,

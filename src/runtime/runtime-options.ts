@@ -52,7 +52,7 @@ export interface RuntimeOptions {
    */
   offClock?: { ioTimers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>; zip?: CheckpointZip };
   /**
-   * How webhooks are sent (tests and the simulator substitute these): the POST (default `node:http(s)`, `httpWebhookPost`), the backoff
+   * How webhooks are sent (tests and the simulator substitute these): the POST (default `httpWebhookPost`, and for the retries at a failing endpoint the same on a thread of its own, `WebhookPostThread`), the backoff
    * (default about 1 s doubling to one hour) and the jitter's source (default Math.random).
    */
   webhooks?: WebhookInjection;

@@ -16,6 +16,7 @@ import type {
 import { stateName } from '../../subsystems/webhooks/webhook-endpoint.machine.js';
 import { WebhookOutbox } from '../../subsystems/webhooks/webhook-outbox.js';
 import { httpWebhookPost } from '../../subsystems/webhooks/webhook-post.js';
+import { WebhookPostThread } from '../../subsystems/webhooks/webhook-post-thread.js';
 import { newWebhookSecret } from '../../subsystems/webhooks/webhook-signing.js';
 import type { RuntimeCore } from '../runtime-core.js';
 
@@ -29,15 +30,22 @@ const HOUR_MS = 3_600_000;
 /** Webhook endpoints as the facade offers them; the outbox behind delivers. */
 export class WebhooksFacade {
   private readonly outbox: WebhookOutbox;
+  // The thread that sends retries at failing endpoints, unless the options put a POST of their own in its place (tests,
+  // the simulator). It starts at the first such attempt.
+  private readonly thread: WebhookPostThread | undefined;
   private subscription: Subscription | undefined;
 
   constructor(private readonly core: RuntimeCore) {
     const { webhooks, journal, bus, clock, metrics, log } = core.parts;
     const { settings } = webhooks;
+    this.thread = settings.post === undefined ? new WebhookPostThread() : undefined;
     this.outbox = new WebhookOutbox({
       store: webhooks.store,
       events: { read: (after, types, limit) => journal.query({ after, types, limit }) },
+      // An ok endpoint's events go out on the heartbeat's thread, one after another on a warm connection (a thread hop
+      // each would halve a healthy endpoint's throughput); a failing endpoint's cold retries go out on the thread.
       post: settings.post ?? httpWebhookPost,
+      ...(this.thread === undefined ? {} : { retryPost: this.thread.post }),
       clock,
       notifier: bus,
       settings: {
@@ -71,6 +79,7 @@ export class WebhooksFacade {
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     await this.outbox.stop();
+    await this.thread?.close();
   }
 
   /** `webhooks.add`: stored synced; it receives the events of its types journaled from now on. */

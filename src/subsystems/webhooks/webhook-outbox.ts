@@ -19,8 +19,8 @@ import {
   type EndpointSettings,
 } from './webhook-endpoint.machine.js';
 import { webhookEventMatcher } from './webhook-event-match.js';
-import { describePostError, type WebhookPost } from './webhook-post.js';
-import { webhookBody, webhookMessageId, WebhookSigner } from './webhook-signing.js';
+import { describePostError, type UnsignedWebhookPost, type WebhookPost } from './webhook-post.js';
+import { signedRequest, webhookBody, webhookMessageId, WebhookSigner } from './webhook-signing.js';
 import type { WebhookStoreLike } from './webhook-store.js';
 
 /** Where the outbox reads events: the journal, forward from a seq. */
@@ -63,7 +63,14 @@ export interface WebhookOutboxSettings {
 export interface WebhookOutboxOptions {
   store: WebhookStoreLike;
   events: WebhookEventSource;
+  /** The POST to an endpoint that is ok: the next event on a warm, kept-alive connection. */
   post: WebhookPost;
+  /**
+   * The POST of a retry at a failing endpoint, and of `webhooks.test` (default: signed here and sent by `post`): the
+   * attempts that run cold (a new connection, often refused, reset or timed out), which the daemon signs and sends
+   * from a thread of its own.
+   */
+  retryPost?: UnsignedWebhookPost;
   clock: Clock;
   notifier: WebhookNotifier;
   settings: WebhookOutboxSettings;
@@ -222,7 +229,7 @@ export class WebhookOutbox {
     } as const satisfies VigilEvent;
     const body = webhookBody(event);
     const webhookId = `evt_test_${randomBytes(8).toString('hex')}`;
-    const outcome = await this.post(record, new WebhookSigner(record.secret), webhookId, body, undefined);
+    const outcome = await this.post(record, new WebhookSigner(record.secret), webhookId, body, undefined, 'cold');
     const attempt = this.attemptOf(0, webhookId, 1, outcome);
     this.options.metrics?.webhookAttempt(id, this.outcomeName(outcome), outcome.ms / 1000);
     await this.options.store.recordAttempt(id, attempt);
@@ -347,7 +354,9 @@ export class WebhookOutbox {
   private kick(id: string): void {
     if (this.stopped) return;
     const record = this.options.store.get(id);
-    if (record === undefined) return;
+    // A disabled endpoint's lane is not started only to find it disabled: each event of its types would otherwise cost
+    // the emitter's turn a pump (an async call and its promises) per such endpoint, for as long as it stays disabled.
+    if (record === undefined || !isEnabled(record)) return;
     const lane = this.lane(id, record);
     if (lane.active) {
       lane.wakeAgain = true;
@@ -419,7 +428,14 @@ export class WebhookOutbox {
     const { body, webhookId } = this.wireOf(lane, event);
     // Every failure in a row is at the head event (the cursor does not move on one), so this is its attempt number.
     const attemptNumber = (record.health.state === 'failing' ? record.health.failures : 0) + 1;
-    const outcome = await this.post(record, lane.signer, webhookId, body, lane);
+    const outcome = await this.post(
+      record,
+      lane.signer,
+      webhookId,
+      body,
+      lane,
+      record.health.state === 'ok' ? 'warm' : 'cold',
+    );
     if (this.lanes.get(id) !== lane) return;
     // `advance` is decided when the change is applied, not now: a redeliver queued ahead of this outcome rewinds the
     // lane before it runs, and the cursor it moved back must stay there.
@@ -456,13 +472,14 @@ export class WebhookOutbox {
     return lane.wire;
   }
 
-  /** One POST with the timeout on the injected clock; never rejects. */
+  /** One POST (`cold`: by `retryPost`) with the timeout on the injected clock; never rejects. */
   private async post(
     record: WebhookRecord,
     signer: WebhookSigner,
     webhookId: string,
     body: string,
     lane: Lane | undefined,
+    connection: 'warm' | 'cold',
   ): Promise<PostOutcome> {
     const { clock, settings } = this.options;
     const startedAt = clock.now();
@@ -478,13 +495,20 @@ export class WebhookOutbox {
       }, settings.timeoutMs);
     });
     try {
-      const request = {
+      const unsigned = {
         url: record.url,
-        headers: signer.headers(webhookId, startedAt, body),
         body,
+        webhookId,
+        atMs: startedAt,
+        secret: record.secret,
         signal: controller.signal,
       };
-      const response = await Promise.race([this.options.post(request), timeout]);
+      const { retryPost } = this.options;
+      const sent =
+        connection === 'cold' && retryPost !== undefined
+          ? retryPost(unsigned)
+          : this.options.post(signedRequest(unsigned, signer));
+      const response = await Promise.race([sent, timeout]);
       const at = clock.now();
       if (response === TIMED_OUT) return this.timedOut(startedAt, at);
       const status = response.status;

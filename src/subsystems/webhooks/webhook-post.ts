@@ -23,6 +23,23 @@ export interface WebhookResponse {
 /** Sends one attempt; rejects when no HTTP answer came (refused, reset, DNS, aborted). */
 export type WebhookPost = (request: WebhookRequest) => Promise<WebhookResponse>;
 
+/**
+ * One attempt not yet signed: what to sign it with (the endpoint's secret, the event's `webhook-id`, the time of the
+ * attempt) instead of the headers, so the signing runs where the POST does (`WebhookPostThread`).
+ */
+export interface UnsignedWebhookRequest {
+  url: string;
+  body: string;
+  webhookId: string;
+  /** When the attempt is made (ms): its `webhook-timestamp`. */
+  atMs: number;
+  secret: string;
+  signal: AbortSignal;
+}
+
+/** Signs and sends one attempt; rejects as `WebhookPost` does. */
+export type UnsignedWebhookPost = (request: UnsignedWebhookRequest) => Promise<WebhookResponse>;
+
 /** At most this much of a response body is read (and dropped): a receiver cannot make Vigil hold its reply. */
 export const RESPONSE_BODY_LIMIT_BYTES = 4096;
 

@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { VigilEvent } from '../../protocol/events.schema.js';
+import type { UnsignedWebhookRequest, WebhookRequest } from './webhook-post.js';
 
 /** A new signing secret: `whsec_` and base64 of 32 random bytes (the specification asks for 24 to 64). */
 export function newWebhookSecret(): string {
@@ -48,4 +49,13 @@ export class WebhookSigner {
       'webhook-signature': this.webhook.sign(messageId, timestamp, body),
     };
   }
+}
+
+/** `request` signed (by `signer`, or one made for its secret): the request `WebhookPost` sends. */
+export function signedRequest(
+  request: UnsignedWebhookRequest,
+  signer = new WebhookSigner(request.secret),
+): WebhookRequest {
+  const { url, body, signal } = request;
+  return { url, body, signal, headers: signer.headers(request.webhookId, request.atMs, body) };
 }

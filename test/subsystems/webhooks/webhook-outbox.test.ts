@@ -8,8 +8,12 @@ import { createSimulatedClock } from '../../../src/shared/clock.js';
 import type { VigilDb } from '../../../src/subsystems/store/vigil-db.js';
 import { retryDelayMs } from '../../../src/subsystems/webhooks/webhook-backoff.js';
 import { WebhookOutbox, type WebhookNotifier } from '../../../src/subsystems/webhooks/webhook-outbox.js';
-import type { WebhookRequest, WebhookResponse } from '../../../src/subsystems/webhooks/webhook-post.js';
-import { newWebhookSecret } from '../../../src/subsystems/webhooks/webhook-signing.js';
+import type {
+  UnsignedWebhookRequest,
+  WebhookRequest,
+  WebhookResponse,
+} from '../../../src/subsystems/webhooks/webhook-post.js';
+import { newWebhookSecret, signedRequest } from '../../../src/subsystems/webhooks/webhook-signing.js';
 import { WebhookStore } from '../../../src/subsystems/webhooks/webhook-store.js';
 
 const HOUR = 3_600_000;
@@ -60,7 +64,7 @@ describe('WebhookOutbox (simulated clock, injected POST)', () => {
     for (const db of dbs.splice(0)) await db.close();
   });
 
-  async function setUp(options: { types?: string[]; deliveredSeq?: number } = {}) {
+  async function setUp(options: { types?: string[]; deliveredSeq?: number; retryPost?: boolean } = {}) {
     const clock = createSimulatedClock(START);
     const db = new MemoryLevel<string, string>() as unknown as VigilDb;
     dbs.push(db);
@@ -112,6 +116,8 @@ describe('WebhookOutbox (simulated clock, injected POST)', () => {
     };
     await store.save(record);
     const receiver = new FakeReceiver(() => secret);
+    // Which POST each request went by: `warm` (post) or `cold` (retryPost), in order.
+    const sentBy: Array<'warm' | 'cold'> = [];
     const outbox = new WebhookOutbox({
       store,
       events: {
@@ -120,14 +126,25 @@ describe('WebhookOutbox (simulated clock, injected POST)', () => {
           return Promise.resolve(journal.filter((event) => event.seq > after && matches(event.type)).slice(0, limit));
         },
       },
-      post: receiver.post,
+      post: (request) => {
+        sentBy.push('warm');
+        return receiver.post(request);
+      },
+      ...(options.retryPost === true
+        ? {
+            retryPost: (request: UnsignedWebhookRequest) => {
+              sentBy.push('cold');
+              return receiver.post(signedRequest(request));
+            },
+          }
+        : {}),
       clock,
       notifier,
       settings: { timeoutMs: 10_000, retryWindowMs: 24 * HOUR, pageSize: 3 },
       random: () => 0.999,
     });
     outboxRef.current = outbox;
-    return { clock, store, journal, notices, emit, receiver, outbox, record, db };
+    return { clock, store, journal, notices, emit, receiver, outbox, record, db, sentBy };
   }
 
   it('delivers every event of its types in seq order, one at a time, the cursor stored after each 2xx', async () => {
@@ -171,6 +188,28 @@ describe('WebhookOutbox (simulated clock, injected POST)', () => {
     expect(t.notices.map((n) => n.type)).toEqual(['webhook.failing', 'webhook.recovered']);
     const [, latest] = await t.store.attempts(t.record.id, 2);
     expect(latest).toMatchObject({ seq: 1, attempt: 5, status: 200 });
+    await t.outbox.stop();
+  });
+
+  it('sends an ok endpoint its events by `post`, and the retries at a failing one and webhooks.test by `retryPost`', async () => {
+    const t = await setUp({ retryPost: true });
+    t.outbox.start();
+    t.emit('agent.reply', { turnId: 't1', text: 'one' });
+    await settle();
+    t.receiver.reply = () => 503;
+    t.emit('agent.reply', { turnId: 't2', text: 'two' });
+    await settle();
+    t.clock.increment(retryDelayMs(1, () => 0.999));
+    await settle();
+    t.receiver.reply = () => 200;
+    t.clock.increment(retryDelayMs(2, () => 0.999));
+    await settle();
+    const third = t.emit('agent.reply', { turnId: 't3', text: 'three' });
+    await settle();
+    await t.outbox.test(t.record.id, t.store.get(t.record.id)!);
+    // Event 1 while ok; event 2's first attempt while ok, its two retries while failing; event 3 ok again; the test.
+    expect(t.sentBy).toEqual(['warm', 'warm', 'cold', 'cold', 'warm', 'cold']);
+    expect(t.receiver.received.map((r) => r.seq)).toEqual([1, 2, third.seq, 0]);
     await t.outbox.stop();
   });
 

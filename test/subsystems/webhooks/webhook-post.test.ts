@@ -1,11 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   describePostError,
   httpWebhookPost,
   RESPONSE_BODY_LIMIT_BYTES,
+  type UnsignedWebhookRequest,
+  type WebhookResponse,
 } from '../../../src/subsystems/webhooks/webhook-post.js';
+import { WebhookPostThread } from '../../../src/subsystems/webhooks/webhook-post-thread.js';
+import { newWebhookSecret, signedRequest } from '../../../src/subsystems/webhooks/webhook-signing.js';
 
 /** A local receiver on 127.0.0.1 port 0: what it was sent, on how many connections, and a handler per test. */
 interface Receiver {
@@ -53,18 +58,31 @@ async function receiver(handle: (req: IncomingMessage, res: ServerResponse) => v
   return received;
 }
 
-const HEADERS = {
-  'content-type': 'application/json',
-  'webhook-id': 'evt_1_abc',
-  'webhook-timestamp': '1764000000',
-  'webhook-signature': 'v1,c2lnbmF0dXJl',
-};
+const SECRET = newWebhookSecret();
+const WEBHOOK_ID = 'evt_1_abc';
 const BODY = JSON.stringify({ seq: 1, type: 'agent.reply', text: 'héllo' });
 
-const post = (url: string, signal = new AbortController().signal) =>
-  httpWebhookPost({ url, headers: HEADERS, body: BODY, signal });
+/** An attempt at `url` as the outbox hands it over, made now (the verifier refuses a timestamp five minutes off). */
+const unsigned = (url: string, signal = new AbortController().signal): UnsignedWebhookRequest => ({
+  url,
+  body: BODY,
+  webhookId: WEBHOOK_ID,
+  atMs: Date.now(),
+  secret: SECRET,
+  signal,
+});
 
-describe('httpWebhookPost (node:http against a local receiver)', () => {
+const thread = new WebhookPostThread();
+afterAll(() => thread.close());
+
+// The same POST signed and sent on the calling thread, and on the thread the daemon sends retries from: each case
+// holds for both.
+describe.each<[string, (request: UnsignedWebhookRequest) => Promise<WebhookResponse>]>([
+  ['httpWebhookPost (signed and sent on the calling thread)', (request) => httpWebhookPost(signedRequest(request))],
+  ['WebhookPostThread (signed and sent on a worker thread)', thread.post],
+])('%s, against a local receiver', (_name, send) => {
+  const post = (url: string, signal = new AbortController().signal) => send(unsigned(url, signal));
+
   it('POSTs the body with the signed headers and its byte length, and answers with the status', async () => {
     const hook = await receiver((_req, res) => res.writeHead(204).end());
     await expect(post(hook.url)).resolves.toEqual({ status: 204 });
@@ -73,10 +91,15 @@ describe('httpWebhookPost (node:http against a local receiver)', () => {
     expect(request?.path).toBe('/hook');
     expect(request?.body).toBe(BODY);
     expect(request?.headers).toMatchObject({
-      ...HEADERS,
+      'content-type': 'application/json',
+      'webhook-id': WEBHOOK_ID,
       'content-length': String(Buffer.byteLength(BODY)),
       'user-agent': 'Vigil-Webhooks',
     });
+    // Signed under the secret as the specification says: the standardwebhooks verifier accepts it.
+    expect(new Webhook(SECRET).verify(request!.body, request!.headers as Record<string, string>)).toEqual(
+      JSON.parse(BODY),
+    );
   });
 
   it('does not follow a redirect: the 3xx is the answer, and the other URL is never asked', async () => {
@@ -122,6 +145,45 @@ describe('httpWebhookPost (node:http against a local receiver)', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort(new Error('timed out'));
     await expect(sent).rejects.toThrow();
+  });
+});
+
+describe('WebhookPostThread', () => {
+  const post = (url: string, signal = new AbortController().signal) => thread.post(unsigned(url, signal));
+
+  it('aborts on the thread too: the rejection carries the reason, and the receiver sees the connection dropped', async () => {
+    let dropped!: () => void;
+    const droppedConnection = new Promise<void>((resolve) => (dropped = resolve));
+    const hook = await receiver((_req, res) => res.on('close', dropped));
+    const controller = new AbortController();
+    const sent = post(hook.url, controller.signal);
+    await expect.poll(() => hook.requests.length).toBe(1);
+    const reason = new Error('no answer within 10000 ms');
+    controller.abort(reason);
+    await expect(sent).rejects.toBe(reason);
+    await droppedConnection;
+    expect(thread.inFlight).toBe(0);
+  });
+
+  it('sends nothing for a signal aborted before the attempt', async () => {
+    const hook = await receiver((_req, res) => res.writeHead(200).end());
+    const controller = new AbortController();
+    controller.abort(new Error('stopped'));
+    await expect(post(hook.url, controller.signal)).rejects.toThrow('stopped');
+    expect(hook.requests).toHaveLength(0);
+  });
+
+  it('fails the attempts in flight when the thread stops, and starts a new one for the next attempt', async () => {
+    const own = new WebhookPostThread();
+    const held = await receiver(() => {});
+    const sent = own.post(unsigned(held.url));
+    await expect.poll(() => held.requests.length).toBe(1);
+    await own.close();
+    await expect(sent).rejects.toThrow(/the webhook delivery thread stopped/);
+    expect(own.inFlight).toBe(0);
+    const hook = await receiver((_req, res) => res.writeHead(200).end());
+    await expect(own.post(unsigned(hook.url))).resolves.toEqual({ status: 200 });
+    await own.close();
   });
 });
 
