@@ -153,16 +153,10 @@ async function idleBench(options: WebhooksBenchOptions) {
     // A second runtime without endpoints: its ratio to the first is what the bench reads when nothing differs (the
     // noise floor of this run, shown beside the check).
     const control = await startIdleRuntime(`${root}/control`, controlClock, undefined, config);
-    const runtimes = [
-      { runtime: none, clock: noneClock, us: [] as number[] },
-      { runtime: hooks, clock: hooksClock, us: [] as number[] },
-      { runtime: control, clock: controlClock, us: [] as number[] },
-    ];
-    const [noneRun, hooksRun, controlRun] = runtimes as [
-      (typeof runtimes)[0],
-      (typeof runtimes)[0],
-      (typeof runtimes)[0],
-    ];
+    const noneRun = { runtime: none, clock: noneClock, us: [] as number[] };
+    const hooksRun = { runtime: hooks, clock: hooksClock, us: [] as number[] };
+    const controlRun = { runtime: control, clock: controlClock, us: [] as number[] };
+    const runtimes = [noneRun, hooksRun, controlRun];
     try {
       // Both take every beat: each beat's event joins both backlogs, and the journal keeps them for the endpoints.
       await hooks.webhooks.add({ url: dead, types: ['heartbeat.beat'], name: 'dead' });

@@ -229,7 +229,8 @@ export class WebhookOutbox {
     } as const satisfies VigilEvent;
     const body = webhookBody(event);
     const webhookId = `evt_test_${randomBytes(8).toString('hex')}`;
-    const outcome = await this.post(record, new WebhookSigner(record.secret), webhookId, body, undefined, 'cold');
+    // No signer of its own: the retry thread signs, or `signedRequest` makes one for this single attempt.
+    const outcome = await this.post(record, undefined, webhookId, body, undefined, 'cold');
     const attempt = this.attemptOf(0, webhookId, 1, outcome);
     this.options.metrics?.webhookAttempt(id, this.outcomeName(outcome), outcome.ms / 1000);
     await this.options.store.recordAttempt(id, attempt);
@@ -475,7 +476,7 @@ export class WebhookOutbox {
   /** One POST (`cold`: by `retryPost`) with the timeout on the injected clock; never rejects. */
   private async post(
     record: WebhookRecord,
-    signer: WebhookSigner,
+    signer: WebhookSigner | undefined,
     webhookId: string,
     body: string,
     lane: Lane | undefined,

@@ -52,10 +52,8 @@ export class WebhookSigner {
 }
 
 /** `request` signed (by `signer`, or one made for its secret): the request `WebhookPost` sends. */
-export function signedRequest(
-  request: UnsignedWebhookRequest,
-  signer = new WebhookSigner(request.secret),
-): WebhookRequest {
+export function signedRequest(request: UnsignedWebhookRequest, signer?: WebhookSigner): WebhookRequest {
   const { url, body, signal } = request;
-  return { url, body, signal, headers: signer.headers(request.webhookId, request.atMs, body) };
+  const headers = (signer ?? new WebhookSigner(request.secret)).headers(request.webhookId, request.atMs, body);
+  return { url, body, signal, headers };
 }
