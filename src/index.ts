@@ -5,6 +5,7 @@ export type * from './protocol/index.js';
 export { configFromDefaults, loadConfig, type VigilConfig } from './config.js';
 export { VigilError, ERROR_CODES, isVigilError, type VigilErrorCode } from './errors.js';
 export { systemClock, createSimulatedClock, type Clock } from './shared/clock.js';
+export { SimulatedClock } from './shared/simulated-clock.js';
 export { EventBus } from './events/event-bus.js';
 export { ALL_EVENT_TYPES, VigilEventSchema, type EventType, type VigilEvent } from './protocol/events.schema.js';
 export { typeMatcher, ofTypes } from './events/event-filter.js';

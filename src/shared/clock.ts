@@ -1,5 +1,5 @@
 /** The one clock every delay, timestamp and midnight goes through, so tests can run in simulated time. */
-import { SimulatedClock } from 'xstate';
+import { SimulatedClock } from './simulated-clock.js';
 
 /** A clock: XState's `Clock` (setTimeout/clearTimeout) plus the current time in epoch milliseconds. */
 export interface Clock {
@@ -15,11 +15,9 @@ export const systemClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-/** A simulated clock for tests, starting at `startMs` (epoch ms); advance it with `increment(ms)`. */
-export function createSimulatedClock(startMs: number = Date.parse('2026-01-01T00:00:00Z')): SimulatedClock & Clock {
-  const clock = new SimulatedClock();
-  clock.set(startMs);
-  return clock;
+/** A simulated clock for tests, starting at `startMs` (epoch ms); advance it with `increment(ms)` or `set(ms)`. */
+export function createSimulatedClock(startMs: number = Date.parse('2026-01-01T00:00:00Z')): SimulatedClock {
+  return new SimulatedClock(startMs);
 }
 
 /** Resolves after `ms` on the given clock. */

@@ -14,7 +14,7 @@ describe('createIdFactory', () => {
   it('keeps order when the clock steps back, and after observing a newer stored id', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: -5000, max: 5000 }), { minLength: 1, maxLength: 200 }), (steps) => {
-        // A wall clock may step back (NTP, a VM restore); XState's SimulatedClock cannot, so use a plain one.
+        // A wall clock may step back (NTP, a VM restore); the simulated clock cannot, so use a plain one.
         let now = 1_700_000_000_000;
         const ids = createIdFactory({ now: () => now, setTimeout: () => 0, clearTimeout: () => {} });
         const made: string[] = [];

@@ -23,16 +23,12 @@ export class SimWorldClock implements Clock {
   }
 
   clearTimeout(handle: unknown): void {
-    this.clock.clearTimeout(handle as number);
+    this.clock.clearTimeout(handle);
   }
 
   /** When the next timer is due (epoch ms), or Infinity when none is set. */
   nextDueAt(): number {
-    // XState's SimulatedClock keeps its timers in a public map of {start, timeout}.
-    const timeouts = (this.clock as unknown as { timeouts: Map<number, { start: number; timeout: number }> }).timeouts;
-    let next = Number.POSITIVE_INFINITY;
-    for (const { start, timeout } of timeouts.values()) next = Math.min(next, start + timeout);
-    return next;
+    return this.clock.nextDueAt();
   }
 
   /** Moves time to `at` (never back), firing every timer due by then in order. */
