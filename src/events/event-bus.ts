@@ -4,6 +4,7 @@ import { Observable } from 'rxjs/internal/Observable';
 import { config as rxjsConfig } from 'rxjs/internal/config';
 import { Subject } from 'rxjs/internal/Subject';
 import { systemClock, type Clock } from '../shared/clock.js';
+import { isoTime } from '../shared/iso-time.js';
 import { ofTypes } from './event-filter.js';
 import { PublicationOrder, type ReleaseOutcome } from './publication-order.js';
 import type { EventPayload, EventType, VigilEvent, VigilEventOf } from '../protocol/events.schema.js';
@@ -135,7 +136,7 @@ export class EventBus {
     if (this.liveListeners === 0) return;
     this.liveSubject.next({
       type,
-      at: new Date(this.options.clock.now()).toISOString(),
+      at: isoTime(this.options.clock.now()),
       beat: this.currentBeat(),
       ...payload,
     });
@@ -203,7 +204,7 @@ export class EventBus {
     return {
       seq: this.seqSource.next(),
       type,
-      at: new Date(this.options.clock.now()).toISOString(),
+      at: isoTime(this.options.clock.now()),
       beat: this.currentBeat(),
       ...payload,
     } as VigilEventOf<T>;
