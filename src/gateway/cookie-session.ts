@@ -148,17 +148,23 @@ export function isHttpsRequest(req: IncomingMessage): boolean {
 }
 
 /**
- * Whether `req` comes from a page of the gateway's own origin, as the request itself names it: an `Origin` header
- * that is present and equals `http://` + `Host` (or `https://` + `Host`, the same host behind a TLS proxy that passes
- * `Host` on). A cookie rides along with whatever a browser sends to this host; this is what stops a page of another
- * origin from riding it (SameSite=Strict already keeps other sites out; this keeps out other origins of the same site,
- * another port of localhost among them, and does not depend on the browser honouring SameSite).
+ * Whether `req` comes from a page of the gateway's own origin: an `Origin` header that is present and equals `http://`
+ * + `Host` (or `https://` + `Host`, the same host behind a TLS proxy that passes `Host` on), or that
+ * `isGatewayOrigin` accepts (an origin the operator declared the gateway's, `VIGIL_ALLOWED_ORIGINS` or
+ * `VIGIL_PUBLIC_URL`'s: a reverse proxy that sends a `Host` of its own). A cookie rides along with whatever a browser
+ * sends to this host; this is what stops a page of another origin from riding it (SameSite=Strict already keeps other
+ * sites out; this keeps out other origins of the same site, another port of localhost among them, and does not depend
+ * on the browser honouring SameSite).
  */
-export function isSameOrigin(req: IncomingMessage): boolean {
+export function isSameOrigin(
+  req: IncomingMessage,
+  isGatewayOrigin: (origin: string) => boolean = () => false,
+): boolean {
   const origin = req.headers.origin?.toLowerCase();
+  if (origin === undefined) return false;
   const host = req.headers.host?.toLowerCase();
-  if (origin === undefined || host === undefined || host === '') return false;
-  return origin === `http://${host}` || origin === `https://${host}`;
+  if (host !== undefined && host !== '' && (origin === `http://${host}` || origin === `https://${host}`)) return true;
+  return isGatewayOrigin(origin);
 }
 
 /** The value of cookie `name` in a Cookie header, if present. */

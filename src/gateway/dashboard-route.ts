@@ -116,6 +116,11 @@ export interface DashboardOptions {
   tokens: TokenStanding;
   /** Epoch ms now (default `Date.now`; the gateway passes the runtime's clock). */
   now?: () => number;
+  /**
+   * Whether an `Origin` is one the operator declared the gateway's (`VIGIL_ALLOWED_ORIGINS`, `VIGIL_PUBLIC_URL`'s): the
+   * page behind a reverse proxy that passes on a `Host` of its own. Default: none beyond the request's own host.
+   */
+  isGatewayOrigin?: (origin: string) => boolean;
 }
 
 /**
@@ -127,11 +132,17 @@ export interface DashboardOptions {
  * The cookie opens the page's files and its WebSocket to `/rpc` (same origin only); `/events`, `/metrics` and `/mcp`
  * still need the token itself (the page uses neither; a program sends `Authorization: Bearer`).
  */
-export function createDashboardRoutes({ token, tokens, now = Date.now }: DashboardOptions): DashboardRoutes {
+export function createDashboardRoutes({
+  token,
+  tokens,
+  now = Date.now,
+  isGatewayOrigin,
+}: DashboardOptions): DashboardRoutes {
   // The files are read at their first request (start-up stays fast); a missing build is said at once, not as a 404 later.
   assertDashboardBuilt(DASHBOARD_FILES['/dashboard/vigil-client.js']!);
   const sessions = createCookieSessions({ token, tokens, now });
   const cache = new Map<string, LoadedFile>();
+  const fromThePage = (req: IncomingMessage): boolean => isSameOrigin(req, isGatewayOrigin);
 
   const load = (path: string): LoadedFile => {
     let file = cache.get(path);
@@ -187,17 +198,17 @@ export function createDashboardRoutes({ token, tokens, now = Date.now }: Dashboa
       if (!Object.hasOwn(DASHBOARD_FILES, url.pathname) || url.searchParams.has('token')) return false;
       // The files hold no data (they are the package's own), and a browser sends no Origin on a navigation or on the
       // page's own GETs; still, a request that says it comes from elsewhere does not get them by the cookie.
-      if (req.headers.origin !== undefined && !isSameOrigin(req)) return false;
+      if (req.headers.origin !== undefined && !fromThePage(req)) return false;
       if (/^(cross|same)-site$/.test(String(req.headers['sec-fetch-site']))) return false;
       return sessions.callerOf(req) !== null;
     },
     upgradeCaller(req) {
       // A browser always sends Origin on a WebSocket upgrade: one that is absent or foreign is not the page.
-      return isSameOrigin(req) ? sessions.callerOf(req) : null;
+      return fromThePage(req) ? sessions.callerOf(req) : null;
     },
     exchange(req, res, caller) {
       // fetch() sends Origin on every POST: only the page itself may set its cookie (no login forced from elsewhere).
-      const status = !isSameOrigin(req) ? 403 : caller === null ? 401 : 204;
+      const status = !fromThePage(req) ? 403 : caller === null ? 401 : 204;
       const headers: Record<string, string | number> = { ...SECURITY_HEADERS, 'cache-control': 'no-store' };
       if (status === 204) headers['set-cookie'] = sessions.issue(caller!, req);
       if (status === 401) headers['www-authenticate'] = 'Bearer';

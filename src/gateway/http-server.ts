@@ -24,7 +24,7 @@ import type { Caller, TokenEnded } from '../runtime/facade/tokens.facade.js';
 import { assertCallerMay } from './scope-check.js';
 import { handleOAuthCallback } from './oauth-callback-route.js';
 import { OAUTH_CALLBACK_PATH } from '../protocol/tools.schema.js';
-import { publicUrlHost, publicUrlOrigin } from '../protocol/request-origin.js';
+import { parseOrigin, publicUrlHost, publicUrlOrigin } from '../protocol/request-origin.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { DEFAULT_MCP_TOOLS, type McpToolName } from '../protocol/mcp-tool-names.js';
 
@@ -132,7 +132,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const connections = new Map<WebSocket, RpcConnection>();
   const streams = new Map<ServerResponse, SseStream>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
-  const dashboard = createDashboardRoutes({ token: options.token, tokens: runtime.tokens, now: () => runtime.now() });
+  const dashboard = createDashboardRoutes({
+    token: options.token,
+    tokens: runtime.tokens,
+    now: () => runtime.now(),
+    // The front door's origins (`policy`, below): behind a proxy that rewrites Host, the page's cookie works too.
+    isGatewayOrigin: (origin) => {
+      const normal = parseOrigin(origin);
+      return normal !== undefined && policy.origins.has(normal);
+    },
+  });
   let boundUrl = '';
   // Each MCP session is one connection's worth: the same rate limit, its tools calling the same handlers.
   const mcp = createMcpRoute({

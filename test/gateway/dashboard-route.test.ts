@@ -190,6 +190,41 @@ describe('the dashboard page and files', () => {
     expect((await raw('/dashboard/session', bearer, 'POST')).status).toBe(403);
   });
 
+  it('takes an origin the operator declared the gateway’s for the page’s own, behind a proxy that sends a Host of its own', async () => {
+    const proxied = await startGatewayHarness({ gateway: { allowedOrigins: ['https://vigil.example.com'] } });
+    try {
+      const { port } = new URL(proxied.gateway.url);
+      // What a proxy that rewrites Host passes on: its own Host for the gateway, the browser's Origin.
+      const post = (origin: string): Promise<Answer> =>
+        new Promise((resolve, reject) => {
+          const req = request(
+            { host: '127.0.0.1', port, path: '/dashboard/session', method: 'POST', headers: { ...bearer, origin } },
+            (res) => {
+              res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' }));
+            },
+          );
+          req.once('error', reject);
+          req.end();
+        });
+      const opened = await post('https://vigil.example.com');
+      expect(opened.status).toBe(204);
+      const cookie = (opened.headers['set-cookie'] as string[])[0]!.split(';')[0]!;
+      const rpcUrl = `${proxied.gateway.url.replace('http', 'ws')}/rpc`;
+      const socket = await new Promise<WebSocket | number>((resolve) => {
+        const ws = new WebSocket(rpcUrl, { headers: { cookie, origin: 'https://vigil.example.com' } });
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.once('open', () => resolve(ws));
+        ws.once('error', () => undefined);
+      });
+      expect(socket).toBeInstanceOf(WebSocket);
+      (socket as WebSocket).close();
+      // Another origin is still refused, by the front door before the cookie's own test.
+      expect((await post('https://evil.example')).status).toBe(403);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('serves every listed file with its content type, an ETag and revalidation (304)', async () => {
     const types: Record<string, RegExp> = {
       html: /^text\/html; charset=utf-8$/,
