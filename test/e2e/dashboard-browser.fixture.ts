@@ -43,13 +43,15 @@ export interface DashboardRig {
 }
 
 /**
- * Starts it all. Never skipped: without a browser the panel is untested, so a missing Chromium fails here
+ * Starts it all: a daemon with the stdio MCP fixture (and `otherServers`, further `mcpServers` entries). Never skipped:
+ * without a browser the panel is untested, so a missing Chromium fails here
  * (`.ci/run` installs it).
  */
 export async function startDashboardRig(
   name: string,
   token: string,
   fixture: Partial<McpStdioServer> = {},
+  otherServers: Record<string, unknown> = {},
 ): Promise<DashboardRig> {
   if (!existsSync(CHROMIUM))
     throw new Error(`Chromium is not installed (looked for ${CHROMIUM}); run .ci/run or set VIGIL_CHROMIUM.`);
@@ -61,6 +63,7 @@ export async function startDashboardRig(
     JSON.stringify({
       mcpServers: {
         fixture: { command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE], cwd: FIXTURE_ROOT, ...fixture },
+        ...otherServers,
       },
     }),
   );
