@@ -297,14 +297,18 @@ function eventSchema<T extends EventType>(type: T) {
 
 const EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as EventType[];
 
-/** Every event on the bus, the WebSocket feed and SSE: `{seq, type, at, beat, …payload}`. */
+/**
+ * Every event on the bus, the WebSocket feed and SSE: `{seq, type, at, beat, …payload}`. Typed as a schema of
+ * `VigilEvent`: what zod infers from the mapped options pairs every type literal with every payload (a union of some
+ * 3,700 members), which made each cast of an `events.history` answer cost the compiler up to a minute.
+ */
 export const VigilEventSchema = z.discriminatedUnion(
   'type',
   EVENT_TYPES.map((type) => eventSchema(type)) as unknown as [
     ReturnType<typeof eventSchema<EventType>>,
     ...ReturnType<typeof eventSchema<EventType>>[],
   ],
-);
+) as unknown as z.ZodType<VigilEvent>;
 
 /** An event of type `T`, fully typed. */
 export type VigilEventOf<T extends EventType> = z.infer<typeof EventEnvelopeSchema> & { type: T } & EventPayload<T>;

@@ -59,7 +59,7 @@ async function historyAfter(types: string[], after: number): Promise<VigilEvent[
   const all: VigilEvent[] = [];
   for (let from = after; ;) {
     const page = await client.events.history({ types, after: from, limit: 1000 });
-    all.push(...(page as VigilEvent[]));
+    all.push(...page);
     if (page.length < 1000) return all;
     from = page.at(-1)!.seq;
   }
