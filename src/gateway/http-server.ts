@@ -12,7 +12,13 @@ import { createThrottledAuth, type AuthOutcome } from './auth-throttle.js';
 import { ConnectionCaps, DEFAULT_MAX_CONNECTIONS, connectionRefusalMessage } from './connection-caps.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './token-bucket.js';
 import { createMcpRoute } from './mcp-route.js';
-import { createOriginGuard, originPolicy, refusalMessage, type OriginPolicy } from './request-origin.js';
+import {
+  createOriginGuard,
+  isPolicyOrigin,
+  originPolicy,
+  refusalMessage,
+  type OriginPolicy,
+} from './request-origin.js';
 import { metricsRoute } from './metrics-route.js';
 import { ALL_METHODS } from './methods/index.js';
 import { buildOpenRpcDocument } from './openrpc.js';
@@ -24,7 +30,7 @@ import type { Caller, TokenEnded } from '../runtime/facade/tokens.facade.js';
 import { assertCallerMay } from './scope-check.js';
 import { handleOAuthCallback } from './oauth-callback-route.js';
 import { OAUTH_CALLBACK_PATH } from '../protocol/tools.schema.js';
-import { parseOrigin, publicUrlHost, publicUrlOrigin } from '../protocol/request-origin.js';
+import { publicUrlHost, publicUrlOrigin } from '../protocol/request-origin.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { DEFAULT_MCP_TOOLS, type McpToolName } from '../protocol/mcp-tool-names.js';
 
@@ -137,10 +143,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     tokens: runtime.tokens,
     now: () => runtime.now(),
     // The front door's origins (`policy`, below): behind a proxy that rewrites Host, the page's cookie works too.
-    isGatewayOrigin: (origin) => {
-      const normal = parseOrigin(origin);
-      return normal !== undefined && policy.origins.has(normal);
-    },
+    isGatewayOrigin: (origin) => isPolicyOrigin(policy, origin),
   });
   let boundUrl = '';
   // Each MCP session is one connection's worth: the same rate limit, its tools calling the same handlers.

@@ -76,10 +76,14 @@ export function judgeRequestOrigin(
   const authority = host === undefined ? undefined : parseHostAuthority(host);
   if (authority === undefined || !admitsHost(policy, authority))
     return { ok: false, header: 'host', value: host ?? '' };
-  if (origin === undefined) return { ok: true };
+  if (origin === undefined || isPolicyOrigin(policy, origin)) return { ok: true };
+  return { ok: false, header: 'origin', value: origin };
+}
+
+/** Whether `origin` (an `Origin` header's value) is one the gateway serves: its own, or an allowed one. */
+export function isPolicyOrigin(policy: OriginPolicy, origin: string): boolean {
   const normal = parseOrigin(origin);
-  if (normal === undefined || !policy.origins.has(normal)) return { ok: false, header: 'origin', value: origin };
-  return { ok: true };
+  return normal !== undefined && policy.origins.has(normal);
 }
 
 function admitsHost(policy: OriginPolicy, { name, port }: HostAuthority): boolean {

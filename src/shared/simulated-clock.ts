@@ -79,9 +79,11 @@ export class SimulatedClock implements Clock {
     this.flushing = true;
     try {
       for (;;) {
+        let id = this.earliestDue();
+        // Nothing due (a move between timers, the usual case): one pass over the pending timers, and done.
+        if (id === undefined) return;
         const last = this.lastPending();
         this.changed = false;
-        let id = this.earliestDue();
         while (id !== undefined) {
           const timer = this.timers.get(id)!;
           this.timers.delete(id);
