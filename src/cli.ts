@@ -1,6 +1,6 @@
 /**
  * The `vigil` command line: the daemon (`run`) and the client commands (`send`, `rpc`, `events`, `conversation`,
- * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`, `mcp`, `schedules`, `tokens`, `webhooks`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
+ * `checkpoints`, `tools`, `thinks`, `tasks`, `memory`, `mcp`, `schedules`, `tokens`, `webhooks`, `channels`). Each command is imported only when it runs, so a client call never loads the daemon (LevelDB,
  * XState, pino, prom-client).
  */
 import { processIo, type CliIo } from './client/commands/cli-io.js';
@@ -23,6 +23,7 @@ async function usage(): Promise<string> {
     { SCHEDULES_USAGE },
     { TOKENS_USAGE },
     { WEBHOOKS_USAGE },
+    { CHANNELS_USAGE },
   ] = await Promise.all([
     import('./client/commands/send.command.js'),
     import('./client/commands/rpc.command.js'),
@@ -36,6 +37,7 @@ async function usage(): Promise<string> {
     import('./client/commands/schedules.command.js'),
     import('./client/commands/tokens.command.js'),
     import('./client/commands/webhooks.command.js'),
+    import('./client/commands/channels.command.js'),
   ]);
   return `usage: vigil <command>
 
@@ -107,7 +109,9 @@ ${SCHEDULES_USAGE}
 
 ${TOKENS_USAGE}
 
-${WEBHOOKS_USAGE}`;
+${WEBHOOKS_USAGE}
+
+${CHANNELS_USAGE}`;
 }
 
 /** A command's entry: its arguments (after the command's name) and the I/O; resolves to the exit code. */
@@ -140,6 +144,7 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandEntry>> = new Map<strin
   ['schedules', async () => (await import('./client/commands/schedules.command.js')).schedulesCommand],
   ['tokens', async () => (await import('./client/commands/tokens.command.js')).tokensCommand],
   ['webhooks', async () => (await import('./client/commands/webhooks.command.js')).webhooksCommand],
+  ['channels', async () => (await import('./client/commands/channels.command.js')).channelsCommand],
 ]);
 
 /** Runs the command in `argv` (without node and script); resolves to the exit code (CONTRACT §2). */

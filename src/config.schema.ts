@@ -1,6 +1,7 @@
 /** The configuration's schema and its table of environment variables (CONTRACT §3): names, defaults, meanings. */
 import { z } from 'zod';
 import { McpConfigFileSchema } from './protocol/mcp-config.schema.js';
+import { ChannelsConfigFileSchema } from './protocol/channels.schema.js';
 import { McpServerToolsSchema } from './protocol/mcp-server-tools.js';
 import {
   AllowedHostsSchema,
@@ -157,6 +158,8 @@ export const VigilConfigSchema = z
     otelBspExportTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     // The file's content, read by loadConfig; an embedder passes the same object directly.
     mcp: McpConfigFileSchema,
+    // VIGIL_CHANNELS_CONFIG's file, read by loadConfig, as `mcp` is.
+    channels: ChannelsConfigFileSchema,
     mcpServerTools: McpServerToolsSchema,
     taskDeadlineMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     taskMaxCostUsd: positive('expected a positive number of US dollars such as 0.50'),
@@ -298,6 +301,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_STUCK_TURN_S', key: 'stuckTurnS', kind: 'number', default: '600', description: 'A turn working longer than this many seconds is reset as stuck.' },
   { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
   { name: 'VIGIL_MCP_CONFIG', key: 'mcp', kind: 'jsonFile', default: undefined, unsetValue: { mcpServers: {} }, description: 'Path to a JSON file of MCP servers in the mcpServers form ({"mcpServers": {NAME: {command, args?, env?, cwd?} | {url, headers?, oauth?}}}, each with optional allowedTools, requireApproval, idempotentTools, timeoutMs; oauth: {clientId?, clientSecret?, clientMetadataUrl?, scopes?} for a server behind OAuth); unset: no MCP tools.' },
+  { name: 'VIGIL_CHANNELS_CONFIG', key: 'channels', kind: 'jsonFile', default: undefined, unsetValue: { channels: {} }, description: 'Path to a JSON file of chat channels the agent talks through ({"channels": {NAME: {"type": "telegram", "tokenEnv": "TELEGRAM_BOT_TOKEN", apiRoot?, dmPolicy?, allowFrom?, groups?, operators?}}}); secrets are never in the file, an entry names the variables holding them, and each must be set. dmPolicy: pairing (default), allowlist, open or disabled. Unset: no channels.' },
   { name: 'VIGIL_MCP_SERVER_TOOLS', key: 'mcpServerTools', kind: 'list', default: DEFAULT_MCP_TOOLS.join(','), description: 'The tools Vigil\'s own MCP server offers hosts (/mcp on the gateway; `vigil mcp` reads it from its own environment), comma-separated; an unknown name is a configuration error.' },
   { name: 'VIGIL_TRACE_CONTENT', key: 'traceContent', kind: 'boolean', default: 'false', description: 'Keep the text of each think\'s prompt sections and answers in its trace (thinks.get); off: token counts only. Sealed at rest with VIGIL_CHECKPOINT_KEY when set.' },
   { name: 'VIGIL_TRACE_MAX_COUNT', key: 'traceMaxCount', kind: 'number', default: '1000', description: 'Keep the traces of the newest N thinks; older ones are pruned in the batch that adds a new one.' },

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { CONFIG_VARIABLES, VigilConfigSchema, type ConfigVariable, type VigilConfig } from './config.schema.js';
 import { VigilError, describeError } from './errors.js';
 import { nearestNames } from './shared/nearest-names.js';
+import { secretEnvNames } from './protocol/channels.schema.js';
 import { splitList } from './protocol/mcp-tool-names.js';
 
 export {
@@ -216,7 +217,22 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     );
   }
   validateConfigFiles(parsed.data, given(variableFor('mcp')).text);
+  validateChannelSecrets(parsed.data, env);
   return parsed.data;
+}
+
+/** Every variable a channel entry names for its secrets is set (the file holds only their names). */
+function validateChannelSecrets(config: VigilConfig, env: Record<string, string | undefined>): void {
+  for (const [name, entry] of Object.entries(config.channels.channels)) {
+    for (const variable of secretEnvNames(entry)) {
+      if ((env[variable] ?? '').trim() !== '') continue;
+      throw invalid(
+        variable,
+        '',
+        `expected it to be set: VIGIL_CHANNELS_CONFIG's channel "${name}" (${entry.type}) names it for its secret`,
+      );
+    }
+  }
 }
 
 const DEFAULT_CONFIG: VigilConfig = loadConfig({});

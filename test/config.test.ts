@@ -115,6 +115,7 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
   ['offlineCostUsd', 0],
   ['pricingOverrides', {}],
   ['mcp', { mcpServers: {} }],
+  ['channels', { channels: {} }],
   [
     'mcpServerTools',
     ['send_message', 'get_reply', 'get_status', 'get_conversation', 'search_memory', 'list_goals', 'add_goal'],

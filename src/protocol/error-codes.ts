@@ -121,6 +121,12 @@ export const ERROR_CODES = {
   WEBHOOK_NOT_FOUND: 'WEBHOOK_NOT_FOUND',
   /** No more webhook endpoints may be added: the store holds its maximum (100). */
   WEBHOOK_LIMIT: 'WEBHOOK_LIMIT',
+  /** No channel of that name is configured (VIGIL_CHANNELS_CONFIG). */
+  CHANNEL_NOT_FOUND: 'CHANNEL_NOT_FOUND',
+  /** A pairing code that no sender of that channel is waiting with (mistyped, already used, or expired after an hour). */
+  CHANNEL_CODE_INVALID: 'CHANNEL_CODE_INVALID',
+  /** That sender was never allowed on the channel by a pairing, or is allowed by the configuration file (edit it there). */
+  CHANNEL_SENDER_NOT_FOUND: 'CHANNEL_SENDER_NOT_FOUND',
   /** A checkpoint export file is not valid (wrong kind, version or content). */
   CHECKPOINT_EXPORT_INVALID: 'CHECKPOINT_EXPORT_INVALID',
   /**
@@ -156,6 +162,9 @@ export const JSON_RPC_CODE_BY_ERROR: Partial<Record<VigilErrorCode, number>> = {
   SCHEDULE_LIMIT: -32009,
   WEBHOOK_NOT_FOUND: -32004,
   WEBHOOK_LIMIT: -32009,
+  CHANNEL_NOT_FOUND: -32004,
+  CHANNEL_CODE_INVALID: -32602,
+  CHANNEL_SENDER_NOT_FOUND: -32004,
   TASK_FINISHED: -32010,
   CHECKPOINT_CORRUPT: -32005,
   CHECKPOINT_FORMAT_UNSUPPORTED: -32005,

@@ -25,6 +25,7 @@ import { OpenTurns } from './open-turns.js';
 import { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import { TokenStore } from '../subsystems/auth/token-store.js';
 import { WebhookStore } from '../subsystems/webhooks/webhook-store.js';
+import { openChannelParts } from './channel-parts.js';
 import { Runtime } from './runtime.js';
 import type { RuntimeOptions } from './runtime-options.js';
 
@@ -173,6 +174,7 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
         backlogMax: config.webhookBacklogMax,
       },
     },
+    channels: await openChannelParts(db, config.channels, options.channels ?? {}),
     db,
     ids,
     openTurns,

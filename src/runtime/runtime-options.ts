@@ -13,6 +13,8 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 import type { BackoffSettings } from '../subsystems/webhooks/webhook-backoff.js';
 import type { WebhookPost } from '../subsystems/webhooks/webhook-post.js';
+import type { ChannelAdapter } from '../subsystems/channels/channel-adapter.js';
+import type { ChannelConfig } from '../protocol/channels.schema.js';
 
 /** How to build a runtime. Everything is optional: the defaults run an offline agent under `./data`. */
 export interface RuntimeOptions {
@@ -56,6 +58,22 @@ export interface RuntimeOptions {
    * (default about 1 s doubling to one hour) and the jitter's source (default Math.random).
    */
   webhooks?: WebhookInjection;
+  /**
+   * Chat channels (`config.channels`, CONTRACT §18): where the secrets an entry names are read (default
+   * `process.env`), and the adapters (default: the platform's, e.g. grammY's Telegram) that tests and the simulator
+   * may substitute.
+   */
+  channels?: ChannelInjection;
+}
+
+/** The parts of the chat channels a host may substitute. */
+export interface ChannelInjection {
+  env?: Record<string, string | undefined>;
+  createAdapter?: (name: string, entry: ChannelConfig, secret: string) => ChannelAdapter;
+  /** A new pairing code. */
+  newCode?: () => string;
+  /** Seconds a Telegram long poll waits (default 30). */
+  pollTimeoutS?: number;
 }
 
 /** The parts of webhook delivery a host may substitute. */

@@ -27,6 +27,7 @@ import type { TokenStore } from '../subsystems/auth/token-store.js';
 import type { CallbackUrl } from '../subsystems/tools/oauth/callback-url.js';
 import type { WebhookStore } from '../subsystems/webhooks/webhook-store.js';
 import type { WebhookInjection } from './runtime-options.js';
+import type { ChannelPart } from './channel-parts.js';
 
 /** The parts a runtime is made of; `createRuntime` builds them. */
 export interface RuntimeParts {
@@ -66,6 +67,8 @@ export interface RuntimeParts {
     store: WebhookStore;
     settings: WebhookInjection & { timeoutMs: number; retryHours: number; backlogMax: number };
   };
+  /** The chat channels (CONTRACT §18), by name: each one's entry, store and platform adapter. */
+  channels: ReadonlyMap<string, ChannelPart>;
   /** The database everything above lives in. */
   db: VigilDb;
   ids: IdFactory;

@@ -38,6 +38,7 @@ import type { TaskView } from '../protocol/tasks.schema.js';
 import type { LiveEvent } from '../protocol/live-events.schema.js';
 import { TokensFacade } from './facade/tokens.facade.js';
 import { WebhooksFacade } from './facade/webhooks.facade.js';
+import { ChannelsFacade } from './facade/channels.facade.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
@@ -58,6 +59,8 @@ export class Runtime {
   readonly mcpServers: McpServersFacade;
   /** The webhook endpoints (`webhooks.*`) and the outbox that delivers to them beside the heartbeat. */
   readonly webhooks: WebhooksFacade;
+  /** The chat channels (`channels.*`, CONTRACT §18): inboxes and outboxes beside the heartbeat. */
+  readonly channels: ChannelsFacade;
   private readonly core: RuntimeCore;
   private readonly goals: GoalsFacade;
   private readonly budget: BudgetFacade;
@@ -77,6 +80,7 @@ export class Runtime {
     this.tasks = new TasksFacade(this.core);
     this.schedules = new SchedulesFacade(this.core, parts.schedules);
     this.webhooks = new WebhooksFacade(this.core);
+    this.channels = new ChannelsFacade(this.core);
     this.metrics = parts.metrics;
     this.tokens = new TokensFacade({ store: parts.tokens, bus: parts.bus, clock: parts.clock, log: parts.log });
     this.mcpServers = new McpServersFacade(this.core);
@@ -99,12 +103,14 @@ export class Runtime {
     this.schedules.start();
     // Beside the heartbeat: the bus only wakes the outbox, which no beat, turn or feed ever waits for.
     this.webhooks.start();
+    this.channels.start();
   }
 
   /** Stops at a beat boundary, writes a final checkpoint, and closes the store. Safe to call twice. */
   async stop(reason = 'stopped'): Promise<void> {
     await this.schedules.stop();
     await this.webhooks.stop();
+    await this.channels.stop();
     this.tokens.stop();
     await this.core.stop(reason);
   }
@@ -270,13 +276,8 @@ export class Runtime {
   }
 
   /** `schedules.pause` / `schedules.resume`: the schedule; SCHEDULE_NOT_FOUND. */
-  pauseSchedule(id: string): Promise<ScheduleView> {
-    return this.schedules.pause(id);
-  }
-
-  resumeSchedule(id: string): Promise<ScheduleView> {
-    return this.schedules.resume(id);
-  }
+  readonly pauseSchedule = (id: string): Promise<ScheduleView> => this.schedules.pause(id);
+  readonly resumeSchedule = (id: string): Promise<ScheduleView> => this.schedules.resume(id);
 
   /** Resolves once every schedule firing asked for so far has been written (tests wait on it). */
   schedulesSettled(): Promise<void> {

@@ -14,6 +14,7 @@ import { conversationMethods } from './conversation.methods.js';
 import { schedulesMethods } from './schedules.methods.js';
 import { tokensMethods } from './tokens.methods.js';
 import { webhooksMethods } from './webhooks.methods.js';
+import { channelsMethods } from './channels.methods.js';
 
 /** The handler of every method. */
 export const ALL_METHODS: RpcHandlers = {
@@ -30,5 +31,6 @@ export const ALL_METHODS: RpcHandlers = {
   ...schedulesMethods,
   ...tokensMethods,
   ...webhooksMethods,
+  ...channelsMethods,
   ...discoverMethods,
 };

@@ -55,24 +55,36 @@ export async function sendMessage(core: RuntimeCore, params: SendParams, scope: 
     } finally {
       conversation.release(stored.seq);
     }
-    const now = core.actor.getSnapshot();
-    if (now.matches('dormant')) {
-      // No API call now, but the sender hears at once when the answer will come.
-      const wakeAt = iso(resetsAt(now.context.refs.budget.getSnapshot().context));
-      bus.emit('agent.ack', { turnId, text: `${SLEEPING_ACK_TEXT} ${wakeAt}, or sooner if the budget is topped up.` });
-    } else if (now.matches({ running: 'think' }) && !now.context.beat.handledTurnIds.includes(turnId)) {
-      // A think already running for other work (the message could not start its own): it yields to this message.
-      const autonomous = now.context.beat.plan?.reason !== 'user_message';
-      if (autonomous || strategy === 'interrupt') {
-        core.actor.send({
-          type: 'PREEMPT',
-          reason: autonomous ? `user message ${turnId}` : `another user message ${turnId}`,
-        });
-        bus.emit('agent.ack', { turnId, text: ACK_TEXT });
-      }
-    }
+    const ack = sleepingAck(core);
+    // No API call now, but the sender hears at once when the answer will come.
+    if (ack !== undefined) bus.emit('agent.ack', { turnId, text: ack });
+    else if (preemptFor(core, turnId)) bus.emit('agent.ack', { turnId, text: ACK_TEXT });
     return { turnId };
   });
+}
+
+/** While the agent sleeps over its budget: the acknowledgement a message gets, saying when it wakes. */
+export function sleepingAck(core: RuntimeCore): string | undefined {
+  const now = core.actor.getSnapshot();
+  if (!now.matches('dormant')) return undefined;
+  const wakeAt = iso(resetsAt(now.context.refs.budget.getSnapshot().context));
+  return `${SLEEPING_ACK_TEXT} ${wakeAt}, or sooner if the budget is topped up.`;
+}
+
+/**
+ * A think already running for other work (the message could not start its own) yields to turn `turnId`, as the busy
+ * strategy says; true when it was told to.
+ */
+export function preemptFor(core: RuntimeCore, turnId: string): boolean {
+  const now = core.actor.getSnapshot();
+  if (!now.matches({ running: 'think' }) || now.context.beat.handledTurnIds.includes(turnId)) return false;
+  const autonomous = now.context.beat.plan?.reason !== 'user_message';
+  if (!autonomous && core.parts.deps.options.busyStrategy !== 'interrupt') return false;
+  core.actor.send({
+    type: 'PREEMPT',
+    reason: autonomous ? `user message ${turnId}` : `another user message ${turnId}`,
+  });
+  return true;
 }
 
 /** `conversation.list`: the newest `limit` entries before `before` (a seq), newest last. */

@@ -105,6 +105,14 @@ export class ConversationLog extends ConversationLogReader {
     });
   }
 
+  /**
+   * The seq the next append numbers its first message with. Appends number at the call, so a caller that reads this
+   * and appends in the same synchronous step knows its messages' seqs before they are written (to store them beside).
+   */
+  nextSeq(): number {
+    return this.highest + 1;
+  }
+
   /** Calls `listener` with each message once it is durably written, in seq order (a cache of the recent turns). */
   onAppend(listener: (message: ConversationMessage) => void): void {
     this.appended.push(listener);

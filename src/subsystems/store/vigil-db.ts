@@ -50,6 +50,8 @@ export const SUBLEVELS = {
   webhooks: 'webhooks',
   /** Each endpoint's newest delivery attempts, by endpoint id and a counter. */
   webhookAttempts: 'webhook-attempts',
+  /** Chat channels: each one's cursor, admitted messages, replies in flight, approved senders and pairings. */
+  channels: 'channels',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.

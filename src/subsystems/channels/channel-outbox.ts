@@ -1,0 +1,232 @@
+/**
+ * A channel's outbox: one lane per chat drives that chat's open replies through the reply machine, in the order their
+ * messages were admitted. Each step's state is written (synced) before the platform call it leads to and again with
+ * what came back, so after `kill -9` a lane resumes exactly where it was: an edit is repeated (harmless), a placeholder
+ * whose send was in flight is counted as a possible stray and placed again (never the reply itself twice). A 429 holds
+ * that chat's lane until `retry_after` has passed; a failure without an answer is retried with backoff; a refusal for
+ * good ends the reply with `channel.send_failed`.
+ */
+import type { ReplyRecord } from '../../protocol/channel-records.schema.js';
+import type { VigilEvent } from '../../protocol/events.schema.js';
+import { delay, type Clock } from '../../shared/clock.js';
+import { createMutex } from '../../shared/mutex.js';
+import type { VigilLogger } from '../../shared/logger.js';
+import { ChannelCallError, type ChannelAdapter } from './channel-adapter.js';
+import type { ChannelHost, TurnEnding } from './channel-host.js';
+import type { ChannelStore } from './channel-store.js';
+import {
+  nextReplyAction,
+  PLACEHOLDER_TEXT,
+  replyMessageIds,
+  replyTransition,
+  type ReplyAction,
+  type ReplyInput,
+} from './reply.machine.js';
+import { splitReply } from './telegram/telegram-text.js';
+
+/** What the outbox is built from. */
+export interface ChannelOutboxOptions {
+  name: string;
+  store: ChannelStore;
+  adapter: ChannelAdapter;
+  host: ChannelHost;
+  clock: Clock;
+  log: VigilLogger;
+  /** Told of every call's outcome, for the channel's connection state. */
+  onCall?: (error: ChannelCallError | undefined) => void;
+  /** Told when a message went out. */
+  onSent?: () => void;
+}
+
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 60_000;
+
+/** One chat's lane. */
+interface Lane {
+  running: boolean;
+  again: boolean;
+  failures: number;
+}
+
+/** Delivers replies into their chats, each exactly once as a person sees it. */
+export class ChannelOutbox {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly changes = createMutex();
+  private readonly stopping = new AbortController();
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly options: ChannelOutboxOptions) {}
+
+  /** Resumes after a start: sends in flight at the crash become unknown, endings written meanwhile are filled in. */
+  async recover(): Promise<void> {
+    const { store, host, clock } = this.options;
+    for (const reply of store.openReplies()) {
+      await this.change(reply.turnId, { type: 'recovered', at: clock.now() });
+      if (reply.state !== 'awaiting') continue;
+      const ending = await host.ending(reply.turnId, reply.userSeq);
+      if (ending !== undefined) await this.fill(ending);
+    }
+    for (const chatId of new Set(store.openReplies().map((reply) => reply.chatId))) this.kick(chatId);
+  }
+
+  /** The number of replies not yet over. */
+  pending(): number {
+    return this.options.store.openReplies().length;
+  }
+
+  /** A turn ended: its text, split to the platform's limit, goes into its reply. */
+  async fill(ending: TurnEnding, ack = false): Promise<void> {
+    const reply = this.options.store.reply(ending.turnId);
+    if (reply === undefined) return;
+    const texts = splitReply(ending.text, this.options.adapter.maxMessageLength);
+    const input: ReplyInput = {
+      type: 'fill',
+      texts: texts.length > 0 ? texts : ['(no reply)'],
+      final: !ack,
+      ack,
+      at: this.options.clock.now(),
+    };
+    await this.change(ending.turnId, input);
+    this.kick(reply.chatId);
+  }
+
+  /** Wakes the chat's lane. */
+  kick(chatId: string): void {
+    if (this.stopping.signal.aborted) return;
+    let lane = this.lanes.get(chatId);
+    if (lane === undefined) {
+      lane = { running: false, again: false, failures: 0 };
+      this.lanes.set(chatId, lane);
+    }
+    if (lane.running) {
+      lane.again = true;
+      return;
+    }
+    lane.running = true;
+    const run = this.pump(chatId, lane).finally(() => {
+      lane.running = false;
+      this.running.delete(run);
+    });
+    this.running.add(run);
+  }
+
+  /** Stops every lane (a call in flight finishes; its outcome is written). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private async pump(chatId: string, lane: Lane): Promise<void> {
+    const signal = this.stopping.signal;
+    while (!signal.aborted) {
+      lane.again = false;
+      const step = this.nextStep(chatId);
+      if (step === undefined) {
+        if (lane.again) continue;
+        return;
+      }
+      const waitMs = await this.perform(step.reply, step.action);
+      if (waitMs === 0) {
+        lane.failures = 0;
+        continue;
+      }
+      try {
+        await delay(this.options.clock, waitMs, signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  private nextStep(chatId: string): { reply: ReplyRecord; action: Exclude<ReplyAction, { kind: 'none' }> } | undefined {
+    for (const reply of this.options.store.openReplies()) {
+      if (reply.chatId !== chatId) continue;
+      const action = nextReplyAction(reply);
+      if (action.kind !== 'none') return { reply, action };
+    }
+    return undefined;
+  }
+
+  // One platform call and its outcome, written; resolves with how long the lane waits before the next (0: at once).
+  private async perform(reply: ReplyRecord, action: Exclude<ReplyAction, { kind: 'none' }>): Promise<number> {
+    const { adapter, clock, onCall, onSent } = this.options;
+    const { turnId, chatId } = reply;
+    try {
+      if (action.kind === 'place') {
+        await this.change(turnId, { type: 'placing', slot: action.slot, at: clock.now() });
+        const replyTo = action.replyTo ? reply.replyTo : undefined;
+        try {
+          const messageId = await adapter.place(chatId, PLACEHOLDER_TEXT, replyTo);
+          await this.change(turnId, { type: 'placed', slot: action.slot, messageId, at: clock.now() });
+        } catch (err) {
+          const failure = asCallError(err);
+          // No answer: the placeholder may be in the chat after all (a possible stray); any answer: it is not.
+          const unknown = failure.kind === 'unreachable';
+          await this.change(turnId, { type: 'place_failed', slot: action.slot, unknown, at: clock.now() });
+          throw failure;
+        }
+      } else {
+        await adapter.edit(chatId, action.messageId, action.text);
+        await this.change(turnId, { type: 'written', slot: action.slot, at: clock.now() });
+      }
+      onCall?.(undefined);
+      onSent?.();
+      return 0;
+    } catch (err) {
+      return this.failed(reply, action, asCallError(err));
+    }
+  }
+
+  private async failed(reply: ReplyRecord, action: ReplyAction, failure: ChannelCallError): Promise<number> {
+    const { clock, log, name, onCall } = this.options;
+    const lane = this.lanes.get(reply.chatId)!;
+    switch (failure.kind) {
+      case 'gone':
+        if (action.kind === 'edit')
+          await this.change(reply.turnId, { type: 'slot_lost', slot: action.slot, at: clock.now() });
+        return 0;
+      case 'refused':
+        log.warn({ channel: name, turnId: reply.turnId, error: failure.message }, 'reply refused by the platform');
+        await this.change(reply.turnId, { type: 'failed', error: failure.message, at: clock.now() });
+        return 0;
+      case 'rate_limited':
+        return Math.max(1, failure.retryAfterMs ?? FIRST_RETRY_MS);
+      default:
+        onCall?.(failure);
+        lane.failures += 1;
+        return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(16, lane.failures - 1));
+    }
+  }
+
+  // Every change of a reply, one at a time: the transition, its write (with the event of its end), then memory.
+  private change(turnId: string, input: ReplyInput): Promise<void> {
+    return this.changes.run(async () => {
+      const { store, host, name } = this.options;
+      const before = store.reply(turnId);
+      if (before === undefined) return;
+      const after = replyTransition(before, input);
+      if (after === before) return;
+      const events: VigilEvent[] = [];
+      if (after.state === 'sent') {
+        const messageIds = replyMessageIds(after);
+        events.push(host.events.stamp('channel.replied', { channel: name, chatId: after.chatId, turnId, messageIds }));
+      } else if (after.state === 'failed') {
+        const error = after.error ?? 'refused';
+        events.push(host.events.stamp('channel.send_failed', { channel: name, chatId: after.chatId, turnId, error }));
+      }
+      try {
+        await store.write([store.replyOp(after), ...events.map((event) => host.events.entryOp(event))]);
+      } catch (err) {
+        host.events.withdraw(...events);
+        throw err;
+      }
+      store.committed({ replies: [after] });
+      for (const event of events) host.events.publish(event);
+    });
+  }
+}
+
+function asCallError(err: unknown): ChannelCallError {
+  if (err instanceof ChannelCallError) return err;
+  return new ChannelCallError('unreachable', err instanceof Error ? err.message : String(err));
+}
