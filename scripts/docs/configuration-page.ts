@@ -27,6 +27,7 @@ const GUIDE_BY_PREFIX: ReadonlyArray<readonly [string, string]> = [
   ['VIGIL_STUCK_TURN_S', '[guides/conversations](guides/conversations.md)'],
   ['VIGIL_MAX_TOOL_ITERATIONS', '[guides/tools-and-approvals](guides/tools-and-approvals.md)'],
   ['VIGIL_MCP_CONFIG', '[guides/tools-and-approvals](guides/tools-and-approvals.md)'],
+  ['VIGIL_CHANNELS_CONFIG', '[guides/telegram](guides/telegram.md)'],
   ['VIGIL_TASK_', '[guides/tasks](guides/tasks.md)'],
   ['VIGIL_SWARM_CONCURRENCY', '[guides/tasks](guides/tasks.md)'],
   ['VIGIL_CONTEXT_TOKENS', '[guides/memory](guides/memory.md)'],

@@ -25,8 +25,9 @@ export function channelSender(channel: string, senderId: string): string {
 
 /** The `ChannelHost` of a running runtime. */
 export function channelHostOf(core: RuntimeCore): ChannelHost {
-  const { bus, journal, conversation } = core.parts;
+  const { bus, journal, conversation, metrics } = core.parts;
   return {
+    metrics,
     events: {
       stamp: (type, payload) => bus.stamp(type, payload),
       entryOp: (event) => journal.entryOp(event),
@@ -51,6 +52,12 @@ export function channelHostOf(core: RuntimeCore): ChannelHost {
       const subscription = bus.events$.subscribe((event) => {
         if (event.type === 'agent.reply') listener({ turnId: event.turnId, text: event.text });
         else if (event.type === 'agent.unanswered') listener({ turnId: event.turnId, text: event.reason });
+      });
+      return () => subscription.unsubscribe();
+    },
+    onReplyPiece(listener: (turnId: string, piece: string) => void) {
+      const subscription = bus.liveEvents$.subscribe((event) => {
+        if (event.type === 'agent.reply_delta') listener(event.turnId, event.text);
       });
       return () => subscription.unsubscribe();
     },

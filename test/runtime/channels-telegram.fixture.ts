@@ -39,10 +39,13 @@ export function useTelegramRigs(): (options?: {
     for (const close of open.splice(0).reverse()) await close();
   });
   return async (options = {}) => {
-    const fake = options.fake ?? (await createFakeTelegram({ tokens: [BOT_TOKEN], botUsername: BOT_USERNAME }));
+    const clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z'));
+    // The fake dates requests on the runtime's clock, so a test reads spacing in the agent's own time.
+    const fake =
+      options.fake ??
+      (await createFakeTelegram({ tokens: [BOT_TOKEN], botUsername: BOT_USERNAME, now: () => clock.now() }));
     const db: VigilDb = new MemoryLevel();
     const thinker = options.thinker ?? new ScriptedThinker();
-    const clock = createSimulatedClock(Date.parse('2026-03-01T10:00:00Z'));
     const start = () =>
       startRuntime({
         db,

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { ReplyStream } from '../../src/subsystems/thinking/thinker.js';
+import type { ThinkInput, ThinkResult } from '../../src/subsystems/thinking/thinker.schema.js';
 import { ScriptedThinker } from '../fixtures/scripted-thinker.js';
 import { BOT_USERNAME, direct, useTelegramRigs } from './channels-telegram.fixture.js';
 
@@ -180,5 +182,52 @@ describe('a Telegram channel', () => {
       { from: 'tg:909', scope: 'operate' },
       { from: 'tg:101', scope: 'talk' },
     ]);
+  });
+});
+
+/** A thinker that streams each reply in pieces the test releases, as the Anthropic and OpenAI thinkers stream. */
+class StreamingThinker extends ScriptedThinker {
+  private stream: ReplyStream | undefined;
+  readonly gates: Array<() => void> = [];
+
+  useReplyStream(stream: ReplyStream): void {
+    this.stream = stream;
+  }
+
+  override async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
+    const [message] = input.pendingMessages;
+    if (message !== undefined && this.stream?.wanted() === true) {
+      for (const piece of ['Once upon ', 'a time ', 'there was a bot.']) {
+        await new Promise<void>((resolve) => this.gates.push(resolve));
+        this.stream.delta(message.turnId, piece);
+      }
+    }
+    return super.think(input, signal);
+  }
+}
+
+describe('a Telegram channel streaming a reply', () => {
+  it('shows the reply as it is written by edits at most once a second, then the whole text', async () => {
+    const thinker = new StreamingThinker((input) =>
+      input.pendingMessages.map((message) => ({
+        type: 'reply' as const,
+        turnId: message.turnId,
+        text: 'Once upon a time there was a bot.',
+      })),
+    );
+    const rig = await rigFor({ thinker });
+    direct(rig.fake, 101, 'tell me a story');
+    await rig.until(() => rig.fake.botMessages(101).length === 1 && thinker.gates.length === 1, 'the placeholder');
+    thinker.gates.shift()!();
+    await rig.until(() => rig.fake.botMessages(101)[0]!.text === 'Once upon', 'the first piece');
+    thinker.gates.shift()!();
+    await rig.until(() => thinker.gates.length === 1, 'the third piece to wait');
+    thinker.gates.shift()!();
+    await rig.until(() => rig.h.ofType('channel.replied').length === 1, 'the whole reply');
+    const [message] = rig.fake.botMessages(101);
+    expect(message!.text).toBe('Once upon a time there was a bot.');
+    expect(message!.edits.length).toBeGreaterThanOrEqual(2);
+    const edits = rig.fake.requests.filter((request) => request.method === 'editMessageText');
+    for (let i = 1; i < edits.length; i++) expect(edits[i]!.at - edits[i - 1]!.at).toBeGreaterThanOrEqual(1000);
   });
 });

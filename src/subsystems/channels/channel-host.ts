@@ -32,9 +32,18 @@ export interface ChannelEvents {
   emit<T extends EventType>(type: T, payload: EventPayload<T>): unknown;
 }
 
+/** Where a channel reports its metrics (VigilMetrics implements it); labelled by the channel's name, never a sender. */
+export interface ChannelMetricsSink {
+  channelMessages(channel: string, direction: 'in' | 'out', count: number): void;
+  channelSendFailed(channel: string): void;
+  channelPending(channel: string, replies: number): void;
+  channelUp(channel: string, up: boolean): void;
+}
+
 /** The runtime, as a channel sees it. */
 export interface ChannelHost {
   events: ChannelEvents;
+  metrics?: ChannelMetricsSink;
   /**
    * Writes `turns` as conversation messages from `CHANNEL:SENDER`, with their inbox and reply records, their
    * `channel.received` events, the cursor and `alongside`, in one synced batch; then hands them to the heartbeat.
@@ -52,4 +61,9 @@ export interface ChannelHost {
   ending(turnId: string, afterSeq: number): Promise<TurnEnding | undefined>;
   /** Calls `listener` with every turn ending as it is written; returns the function that stops it. */
   onEnding(listener: (ending: TurnEnding) => void): () => void;
+  /**
+   * Calls `listener` with each piece of a reply as the model writes it (live only, never stored); returns the function
+   * that stops it. While a channel listens, the thinker streams every reply.
+   */
+  onReplyPiece?(listener: (turnId: string, piece: string) => void): () => void;
 }

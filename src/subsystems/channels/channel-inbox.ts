@@ -69,7 +69,11 @@ export class ChannelInbox {
       if (page.turns.length > 0) {
         const replies = await host.admit(name, store, page.turns, cursor, ops);
         written = replies !== null;
-        if (replies !== null) store.committed({ cursor, replies });
+        if (replies !== null) {
+          store.committed({ cursor, replies });
+          host.metrics?.channelMessages(name, 'in', replies.length);
+          host.metrics?.channelPending(name, store.openReplies().length);
+        }
       } else {
         await store.write([store.cursorOp(cursor), ...ops]);
         store.committed({ cursor });

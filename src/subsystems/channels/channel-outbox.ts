@@ -39,6 +39,24 @@ export interface ChannelOutboxOptions {
 }
 
 const FIRST_RETRY_MS = 1_000;
+/** The least time between two edits into one chat. */
+export const EDIT_SPACING_MS = 1_000;
+
+/** An edit showing a streaming reply's text so far; nothing is written for it. */
+interface PreviewAction {
+  kind: 'preview';
+  slot: number;
+  messageId: string;
+  text: string;
+}
+
+type StepAction = Exclude<ReplyAction, { kind: 'none' }> | PreviewAction;
+
+/** What a lane does next. */
+interface Step {
+  reply: ReplyRecord;
+  action: StepAction;
+}
 const MAX_RETRY_MS = 60_000;
 
 /** One chat's lane. */
@@ -51,6 +69,10 @@ interface Lane {
 /** Delivers replies into their chats, each exactly once as a person sees it. */
 export class ChannelOutbox {
   private readonly lanes = new Map<string, Lane>();
+  // What each streaming turn has written so far, and what its message shows of it (memory only: a preview is redone).
+  private readonly previews = new Map<string, { text: string; shown: string }>();
+  // When each chat's last edit went out: edits into one chat at most once a second (CONTRACT §18).
+  private readonly lastEditAt = new Map<string, number>();
   private readonly changes = createMutex();
   private readonly stopping = new AbortController();
   private readonly running = new Set<Promise<void>>();
@@ -87,6 +109,16 @@ export class ChannelOutbox {
       at: this.options.clock.now(),
     };
     await this.change(ending.turnId, input);
+    this.kick(reply.chatId);
+  }
+
+  /** A piece of turn `turnId`'s reply as the model writes it: shown in its first message by an edit, at most once a second. */
+  preview(turnId: string, piece: string): void {
+    const reply = this.options.store.reply(turnId);
+    if (reply === undefined || reply.state !== 'awaiting') return;
+    const preview = this.previews.get(turnId) ?? { text: '', shown: '' };
+    preview.text += piece;
+    this.previews.set(turnId, preview);
     this.kick(reply.chatId);
   }
 
@@ -138,20 +170,52 @@ export class ChannelOutbox {
     }
   }
 
-  private nextStep(chatId: string): { reply: ReplyRecord; action: Exclude<ReplyAction, { kind: 'none' }> } | undefined {
-    for (const reply of this.options.store.openReplies()) {
-      if (reply.chatId !== chatId) continue;
+  private nextStep(chatId: string): Step | undefined {
+    const replies = this.options.store.openReplies().filter((reply) => reply.chatId === chatId);
+    for (const reply of replies) {
       const action = nextReplyAction(reply);
       if (action.kind !== 'none') return { reply, action };
+    }
+    for (const reply of replies) {
+      const action = this.previewAction(reply);
+      if (action !== undefined) return { reply, action };
     }
     return undefined;
   }
 
+  // A streaming reply's text so far, into the message waiting for it (its first part only; the rest come at the end).
+  private previewAction(reply: ReplyRecord): PreviewAction | undefined {
+    const preview = this.previews.get(reply.turnId);
+    if (preview === undefined) return undefined;
+    if (reply.state !== 'awaiting') {
+      this.previews.delete(reply.turnId);
+      return undefined;
+    }
+    const slot = reply.slots.findIndex((each) => each.status === 'placed' && each.text === undefined);
+    const messageId = reply.slots[slot]?.messageId;
+    if (messageId === undefined) return undefined;
+    const [text] = splitReply(preview.text, this.options.adapter.maxMessageLength);
+    if (text === undefined || text === preview.shown) return undefined;
+    return { kind: 'preview', slot, messageId, text };
+  }
+
   // One platform call and its outcome, written; resolves with how long the lane waits before the next (0: at once).
-  private async perform(reply: ReplyRecord, action: Exclude<ReplyAction, { kind: 'none' }>): Promise<number> {
+  private async perform(reply: ReplyRecord, action: StepAction): Promise<number> {
     const { adapter, clock, onCall, onSent } = this.options;
     const { turnId, chatId } = reply;
+    if (action.kind !== 'place') {
+      const sinceEdit = clock.now() - (this.lastEditAt.get(chatId) ?? Number.NEGATIVE_INFINITY);
+      if (sinceEdit < EDIT_SPACING_MS) return EDIT_SPACING_MS - sinceEdit;
+      this.lastEditAt.set(chatId, clock.now());
+    }
     try {
+      if (action.kind === 'preview') {
+        await adapter.edit(chatId, action.messageId, action.text);
+        const preview = this.previews.get(turnId);
+        if (preview !== undefined) preview.shown = action.text;
+        onCall?.(undefined);
+        return 0;
+      }
       if (action.kind === 'place') {
         await this.change(turnId, { type: 'placing', slot: action.slot, at: clock.now() });
         const replyTo = action.replyTo ? reply.replyTo : undefined;
@@ -177,15 +241,20 @@ export class ChannelOutbox {
     }
   }
 
-  private async failed(reply: ReplyRecord, action: ReplyAction, failure: ChannelCallError): Promise<number> {
+  private async failed(reply: ReplyRecord, action: StepAction, failure: ChannelCallError): Promise<number> {
     const { clock, log, name, onCall } = this.options;
     const lane = this.lanes.get(reply.chatId)!;
     switch (failure.kind) {
       case 'gone':
-        if (action.kind === 'edit')
+        if (action.kind !== 'place')
           await this.change(reply.turnId, { type: 'slot_lost', slot: action.slot, at: clock.now() });
         return 0;
       case 'refused':
+        // A preview the platform refuses costs nothing: the final text is what counts.
+        if (action.kind === 'preview') {
+          this.previews.delete(reply.turnId);
+          return 0;
+        }
         log.warn({ channel: name, turnId: reply.turnId, error: failure.message }, 'reply refused by the platform');
         await this.change(reply.turnId, { type: 'failed', error: failure.message, at: clock.now() });
         return 0;
@@ -222,6 +291,9 @@ export class ChannelOutbox {
       }
       store.committed({ replies: [after] });
       for (const event of events) host.events.publish(event);
+      if (input.type === 'written') host.metrics?.channelMessages(name, 'out', 1);
+      if (after.state === 'failed') host.metrics?.channelSendFailed(name);
+      host.metrics?.channelPending(name, store.openReplies().length);
     });
   }
 }

@@ -40,6 +40,7 @@ export class ChannelRunner {
   private readonly stopping = new AbortController();
   private polling: Promise<void> | undefined;
   private stopEndings: (() => void) | undefined;
+  private stopPieces: (() => void) | undefined;
 
   constructor(private readonly options: ChannelRunnerOptions) {
     const { name, store, adapter, host, clock, log, access } = options;
@@ -76,7 +77,10 @@ export class ChannelRunner {
     this.stopEndings = host.onEnding((ending) => {
       this.outbox.fill(ending).catch((err: unknown) => log.error({ channel: name, err }, 'channel reply not recorded'));
     });
+    host.metrics?.channelUp(name, false);
+    this.stopPieces = host.onReplyPiece?.((turnId, piece) => this.outbox.preview(turnId, piece));
     await this.outbox.recover();
+    host.metrics?.channelPending(name, this.outbox.pending());
     this.polling = this.poll();
   }
 
@@ -84,6 +88,7 @@ export class ChannelRunner {
   async stop(): Promise<void> {
     this.stopping.abort();
     this.stopEndings?.();
+    this.stopPieces?.();
     await this.polling;
     await this.outbox.stop();
   }
@@ -113,6 +118,7 @@ export class ChannelRunner {
           this.account = account.display;
           this.connected = true;
           this.options.host.events.emit('channel.connected', { channel: name, account: account.display });
+          this.succeeded();
         }
         const updates = await adapter.receive(store.cursor(), signal);
         this.succeeded();
@@ -140,6 +146,7 @@ export class ChannelRunner {
 
   private succeeded(): void {
     const { link, notice } = linkTransition(this.link, { type: 'succeeded' });
+    if (this.link.state !== 'ok') this.options.host.metrics?.channelUp(this.options.name, true);
     this.link = link;
     if (notice === 'recovered') this.options.host.events.emit('channel.recovered', { channel: this.options.name });
   }
@@ -147,6 +154,7 @@ export class ChannelRunner {
   private failed(error: ChannelCallError): void {
     const { link, notice } = linkTransition(this.link, { type: 'failed', error: error.message });
     this.link = link;
+    this.options.host.metrics?.channelUp(this.options.name, false);
     if (notice === 'failing') {
       this.options.host.events.emit('channel.failing', { channel: this.options.name, error: error.message });
     }

@@ -179,6 +179,31 @@ export const VIGIL_METRIC_TABLE = {
     help: 'How long webhook delivery attempts took, to the answer or the timeout.',
     buckets: [0.005, 0.025, 0.1, 0.5, 1, 2.5, 5, 10, 30],
   },
+  // Chat channels (only with VIGIL_CHANNELS_CONFIG), labelled by the channel's name in the file, never by a sender.
+  channelMessages: {
+    type: 'counter',
+    name: 'vigil_channel_messages_total',
+    help: 'Chat channel messages, by channel and direction (in: admitted as a turn; out: a reply message written into its chat).',
+    labelNames: ['channel', 'direction'],
+  },
+  channelSendFailures: {
+    type: 'counter',
+    name: 'vigil_channel_send_failures_total',
+    help: 'Replies a chat platform refused for good (channel.send_failed), by channel.',
+    labelNames: ['channel'],
+  },
+  channelPending: {
+    type: 'gauge',
+    name: 'vigil_channel_pending_replies',
+    help: 'Replies not yet delivered to their chats, by channel.',
+    labelNames: ['channel'],
+  },
+  channelUp: {
+    type: 'gauge',
+    name: 'vigil_channel_up',
+    help: 'Whether a chat channel reaches its platform (1) or is connecting or failing (0), by channel.',
+    labelNames: ['channel'],
+  },
   // The OpenTelemetry export (only with OTEL_EXPORTER_OTLP_ENDPOINT): what reached the collector and what was lost.
   spansExported: {
     type: 'counter',

@@ -105,6 +105,26 @@ export class VigilMetrics {
     this.metric.schedulesActive.set(count);
   }
 
+  /** `count` messages of channel `channel` went `direction` (the channel's metrics sink). */
+  channelMessages(channel: string, direction: 'in' | 'out', count: number): void {
+    this.metric.channelMessages.inc({ channel, direction }, count);
+  }
+
+  /** A reply of channel `channel` was refused for good. */
+  channelSendFailed(channel: string): void {
+    this.metric.channelSendFailures.inc({ channel });
+  }
+
+  /** Channel `channel` has `replies` replies not yet delivered. */
+  channelPending(channel: string, replies: number): void {
+    this.metric.channelPending.set({ channel }, replies);
+  }
+
+  /** Channel `channel` reaches its platform, or not. */
+  channelUp(channel: string, up: boolean): void {
+    this.metric.channelUp.set({ channel }, up ? 1 : 0);
+  }
+
   /** One webhook delivery attempt to endpoint `endpointId` ended (the outbox's metrics sink). */
   webhookAttempt(endpointId: string, outcome: 'delivered' | 'failed' | 'timeout', seconds: number): void {
     this.metric.webhookDeliveries.inc({ endpoint: endpointId, outcome });
