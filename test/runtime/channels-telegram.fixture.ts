@@ -1,6 +1,7 @@
 /** A runtime with a Telegram channel on the fake Bot API, driven through grammY as the daemon drives it. */
 import { MemoryLevel } from 'memory-level';
 import { afterEach } from 'vitest';
+import type { VigilConfig } from '../../src/config.js';
 import type { ChannelConfig } from '../../src/protocol/channels.schema.js';
 import { createSimulatedClock } from '../../src/shared/clock.js';
 import type { VigilDb } from '../../src/subsystems/store/vigil-db.js';
@@ -33,6 +34,7 @@ export function useTelegramRigs(): (options?: {
   channel?: ChannelEntryOverrides;
   thinker?: Thinker;
   fake?: FakeTelegram;
+  config?: Partial<VigilConfig>;
 }) => Promise<TelegramRig> {
   const open: Array<() => Promise<void>> = [];
   afterEach(async () => {
@@ -52,6 +54,7 @@ export function useTelegramRigs(): (options?: {
         clock,
         thinker,
         config: {
+          ...options.config,
           channels: {
             channels: {
               tg: {

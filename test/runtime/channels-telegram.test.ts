@@ -231,3 +231,39 @@ describe('a Telegram channel streaming a reply', () => {
     for (let i = 1; i < edits.length; i++) expect(edits[i]!.at - edits[i - 1]!.at).toBeGreaterThanOrEqual(1000);
   });
 });
+
+describe('a Telegram channel and the budget', () => {
+  it('acks at once while asleep over the budget, then answers in a message of its own on waking', async () => {
+    const thinker = new ScriptedThinker();
+    thinker.costMicroUsd = 950_000;
+    const rig = await rigFor({ thinker, config: { dailyBudgetUsd: 1, windDownPct: 90, hardStopPct: 110 } });
+    direct(rig.fake, 101, 'spend it all');
+    await rig.until(() => rig.h.ofType('channel.replied').length === 1, 'the first reply');
+    await rig.until(() => rig.h.runtime.status().state === 'dormant', 'sleep');
+    const waiting = direct(rig.fake, 101, 'are you there?');
+    await rig.until(
+      () => rig.fake.botMessages(101).length === 2 && rig.fake.botMessages(101)[1]!.text !== '…',
+      'the ack',
+    );
+    expect(rig.fake.botMessages(101)[1]).toMatchObject({ replyTo: waiting.message_id });
+    expect(rig.fake.botMessages(101)[1]!.text).toContain("I'm resting");
+    thinker.costMicroUsd = 10_000;
+    await rig.h.runtime.topUp({ amountUsd: 2 });
+    await rig.until(() => rig.h.ofType('channel.replied').length === 2, 'the reply after waking');
+    const last = rig.fake.botMessages(101).at(-1)!;
+    expect(last).toMatchObject({ text: 're: are you there?', replyTo: waiting.message_id });
+  });
+
+  it('reports a send Telegram refuses for good and does not retry it', async () => {
+    const rig = await rigFor();
+    rig.fake.failNext({ method: 'sendMessage', status: 403, description: 'Forbidden: bot was blocked by the user' });
+    direct(rig.fake, 101, 'hi');
+    await rig.until(() => rig.h.ofType('channel.send_failed').length === 1, 'channel.send_failed');
+    expect(rig.h.ofType('channel.send_failed')[0]).toMatchObject({ channel: 'tg', chatId: '101' });
+    expect(rig.h.ofType('channel.send_failed')[0]!.error).toContain('403');
+    await rig.h.advance(120_000, 10_000);
+    const sends = rig.fake.requests.filter((request) => request.method === 'sendMessage');
+    expect(sends).toHaveLength(1);
+    expect(rig.h.runtime.channels.list()[0]).toMatchObject({ pending: 0 });
+  });
+});

@@ -12,7 +12,11 @@ import { ChannelInbox } from './channel-inbox.js';
 import { linkStateName, linkTransition, retryDelayMs, type LinkState } from './channel-link.machine.js';
 import { ChannelOutbox } from './channel-outbox.js';
 import type { ChannelStore } from './channel-store.js';
+import { PAIRING_TTL_MS } from './pairing-code.js';
 import type { AccessSettings } from './sender-policy.js';
+
+/** How long an admitted message's record is kept to recognise a redelivery (platforms redeliver for a day at most). */
+export const INBOX_KEEP_MS = 7 * 24 * 3_600_000;
 
 /** What a channel is built from. */
 export interface ChannelRunnerOptions {
@@ -41,6 +45,7 @@ export class ChannelRunner {
   private polling: Promise<void> | undefined;
   private stopEndings: (() => void) | undefined;
   private stopPieces: (() => void) | undefined;
+  private pruneTimer: unknown;
 
   constructor(private readonly options: ChannelRunnerOptions) {
     const { name, store, adapter, host, clock, log, access } = options;
@@ -82,11 +87,13 @@ export class ChannelRunner {
     await this.outbox.recover();
     host.metrics?.channelPending(name, this.outbox.pending());
     this.polling = this.poll();
+    this.prune();
   }
 
   /** Stops polling and the outbox; what is in flight finishes and is written. */
   async stop(): Promise<void> {
     this.stopping.abort();
+    this.options.clock.clearTimeout(this.pruneTimer);
     this.stopEndings?.();
     this.stopPieces?.();
     await this.polling;
@@ -142,6 +149,16 @@ export class ChannelRunner {
         }
       }
     }
+  }
+
+  // Hourly, on the agent's clock: old inbox records, expired pairings and stale refusals go.
+  private prune(): void {
+    const { store, clock, log, name } = this.options;
+    const now = clock.now();
+    store.prune(now, now - INBOX_KEEP_MS, now - PAIRING_TTL_MS).catch((err: unknown) => {
+      log.warn({ channel: name, err: err instanceof Error ? err.message : String(err) }, 'channel prune failed');
+    });
+    if (!this.stopping.signal.aborted) this.pruneTimer = clock.setTimeout(() => this.prune(), PAIRING_TTL_MS);
   }
 
   private succeeded(): void {

@@ -155,6 +155,38 @@ export class ChannelStore {
     for (const [senderId, refusal] of change.refusals ?? []) this.refusals.set(senderId, refusal);
   }
 
+  /**
+   * Forgets what no longer serves: inbox records admitted before `inboxBefore` (a platform redelivers only what it was
+   * never told was received, and for a day at most), expired pairings and refusals older than `refusalsBefore`.
+   * Resolves with how many records went.
+   */
+  async prune(now: number, inboxBefore: number, refusalsBefore: number): Promise<number> {
+    const ops: VigilBatchOp[] = [];
+    const inboxPrefix = this.key('i', '');
+    let stale: string[];
+    try {
+      const entries = await this.records.iterator({ gt: inboxPrefix, lt: `${this.key('i')}"` }).all();
+      stale = entries.flatMap(([key, value]) => {
+        const record = InboxRecordSchema.safeParse(value);
+        return !record.success || record.data.at < inboxBefore ? [key] : [];
+      });
+    } catch (err) {
+      throw toStoreError(err, `read channel ${this.name}'s inbox`);
+    }
+    ops.push(...stale.map((key) => this.del(key)));
+    const pairings = [...this.pairings].filter(([, pairing]) => pairing.expiresAt <= now).map(([id]) => id);
+    const refusals = [...this.refusals].filter(([, refusal]) => refusal.at < refusalsBefore).map(([id]) => id);
+    ops.push(
+      ...pairings.map((id) => this.del(this.key('p', id))),
+      ...refusals.map((id) => this.del(this.key('x', id))),
+    );
+    if (ops.length === 0) return 0;
+    await this.write(ops);
+    for (const id of pairings) this.pairings.delete(id);
+    for (const id of refusals) this.refusals.delete(id);
+    return ops.length;
+  }
+
   private async load(): Promise<void> {
     const prefix = `${this.name}!`;
     let entries: Array<[string, unknown]>;
