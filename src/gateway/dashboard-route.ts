@@ -45,6 +45,8 @@ export const DASHBOARD_FILES: Readonly<Record<string, string>> = {
   '/dashboard/tasks.panel.js': built('tasks.panel.js'),
   '/dashboard/schedules.panel.js': built('schedules.panel.js'),
   '/dashboard/webhooks.panel.js': built('webhooks.panel.js'),
+  '/dashboard/channels.panel.js': built('channels.panel.js'),
+  '/dashboard/channel-traffic.js': built('channel-traffic.js'),
   // uPlot's own browser build, straight from node_modules: no bundling, no build step.
   '/dashboard/vendor/uplot.esm.js': fromPackage('uplot/dist/uPlot.esm.js'),
   '/dashboard/vendor/uplot.min.css': fromPackage('uplot/dist/uPlot.min.css'),

@@ -2,6 +2,7 @@
 /** The dashboard's entry: connects the typed client by the session cookie, wires every panel to the live feed and to polling. */
 import { createAffectPanel } from './affect.panel.js';
 import { createBudgetPanel } from './budget.panel.js';
+import { createChannelsPanel } from './channels.panel.js';
 import { createCheckpointsPanel } from './checkpoints.panel.js';
 import { createConversationPanel } from './conversation.panel.js';
 import { byId, describeFailure, runDetached, toast } from './dom-helpers.js';
@@ -38,6 +39,7 @@ const POLL = {
   tasks: 5000,
   schedules: 10_000,
   webhooks: 5000,
+  channels: 10_000,
 };
 // A page waits less than a program for an answer, and retries a lost connection at least every five seconds.
 const CONNECTION = { requestTimeoutMs: 15_000, reconnect: { initialDelayMs: 100, maxDelayMs: 5000 } };
@@ -113,6 +115,8 @@ async function start() {
     schedules: createSchedulesPanel(client),
     thinks: createThinksPanel(client),
     webhooks: createWebhooksPanel(client),
+    // Hidden until channels.list names one; pairing codes only for an operate session.
+    channels: createChannelsPanel(client, whoami.scope),
     events,
   };
   /** @param {VigilEvent} event @param {boolean} [replayed] */
