@@ -53,6 +53,10 @@ describe('the dashboard with read, talk and operate tokens in Chromium', () => {
     expect(await page.locator(`#tools-pending li[data-turn="${pendingTurn}"] .tool-name`).isVisible()).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-read-token.png') });
     expect(problems).toEqual([]);
+    // The page asks only what the token may answer: no refusal lands in the journal for it (the webhooks panel asked).
+    await page.locator('#webhooks tr.empty').waitFor();
+    const denied = await rig.rpc.events.history({ types: ['auth.denied'] });
+    expect(denied.filter((event) => event.type === 'auth.denied' && event.tokenName === 'viewer')).toEqual([]);
     await context.close();
   });
 

@@ -114,7 +114,7 @@ async function start() {
     tasks: createTasksPanel(client),
     schedules: createSchedulesPanel(client),
     thinks: createThinksPanel(client),
-    webhooks: createWebhooksPanel(client),
+    webhooks: createWebhooksPanel(client, whoami.scope),
     // Hidden until channels.list names one; pairing codes only for an operate session.
     channels: createChannelsPanel(client, whoami.scope),
     events,

@@ -21,9 +21,10 @@ function lastOutcome(hook) {
 
 /**
  * @param {Client} client
+ * @param {'read' | 'talk' | 'operate'} [scope] The session's scope: only an operate session lists the endpoints.
  * @returns {Panel}
  */
-export function createWebhooksPanel(client) {
+export function createWebhooksPanel(client, scope = 'operate') {
   const body = byId('webhooks');
   const count = byId('webhooks-count');
   const dialog = /** @type {HTMLDialogElement} */ (byId('redeliver-dialog'));
@@ -115,6 +116,14 @@ export function createWebhooksPanel(client) {
   };
 
   const refresh = async () => {
+    // webhooks.list needs operate: a read or talk session does not ask (each refusal would be an auth.denied event).
+    if (scope !== 'operate') {
+      count.textContent = '';
+      body.replaceChildren(
+        h('tr', { class: 'empty' }, h('td', { colspan: 8 }, 'Webhooks are shown to an operate token only.')),
+      );
+      return;
+    }
     const hooks = await client.webhooks.list();
     const healthy = hooks.filter((w) => w.state === 'ok').length;
     count.textContent = `${healthy} ok · ${hooks.length} in all`;
