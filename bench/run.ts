@@ -19,6 +19,7 @@ import { mcpBench } from './mcp.bench.js';
 import { schedulesBench } from './schedules.bench.js';
 import { recallBench } from './recall.bench.js';
 import { webhooksBench } from './webhooks.bench.js';
+import { channelsBench } from './channels.bench.js';
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 // With --strict a missed target fails the run too (for CI); by default only a broken benchmark does.
@@ -94,6 +95,11 @@ await run('recall', '15. Recall on LoCoMo', () => recallBench());
 await run('conversation-search', '16. Conversation search at 10,000 messages', () => conversationSearchBench());
 await run('webhooks', '17. Webhooks: delivery throughput, and the idle beat beside a dead and a slow endpoint', () =>
   webhooksBench(),
+);
+await run(
+  'channels',
+  '18. Channels: a Telegram message to its reply, a backlog admitted, and the idle beat beside an idle channel',
+  () => channelsBench(),
 );
 const totalMs = performance.now() - started;
 

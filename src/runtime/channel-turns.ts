@@ -131,8 +131,9 @@ async function admitTurns(
         message: { turnId, text: turn.text, from, scope: turn.scope, at },
       });
       if (ack !== undefined) bus.emit('agent.ack', { turnId, text: ack });
-      else preemptFor(core, turnId);
     }
+    // A think already running for other work yields once to the page (one PREEMPT is enough for all its turns).
+    if (ack === undefined && planned[0] !== undefined) preemptFor(core, planned[0].turnId);
   } finally {
     // The heartbeat has them: a checkpoint from now on counts them as seen.
     for (const message of stored) conversation.release(message.seq);
