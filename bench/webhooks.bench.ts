@@ -76,6 +76,8 @@ async function throughputBench(options: WebhooksBenchOptions) {
         beatMs: 60_000,
         beatMinMs: 60_000,
         beatMaxMs: 60_000,
+        // The receiver is on this host (a private destination).
+        webhookAllowPrivate: true,
       },
     });
     try {
@@ -147,7 +149,8 @@ async function idleBench(options: WebhooksBenchOptions) {
     const noneClock = createSimulatedClock(START);
     const hooksClock = createSimulatedClock(START);
     const controlClock = createSimulatedClock(START);
-    const config = { webhookRetryHours: IDLE_RETRY_HOURS };
+    // The receivers are on this host (private destinations).
+    const config = { webhookRetryHours: IDLE_RETRY_HOURS, webhookAllowPrivate: true };
     const none = await startIdleRuntime(`${root}/none`, noneClock, undefined, config);
     const hooks = await startIdleRuntime(`${root}/hooks`, hooksClock, undefined, config);
     // A second runtime without endpoints: its ratio to the first is what the bench reads when nothing differs (the

@@ -166,6 +166,7 @@ export const VigilConfigSchema = z
     webhookTimeoutMs: intIn(1, MAX_TIMER_MS, ALLOWED_MS),
     webhookRetryHours: intIn(1, 8760, 'expected a whole number of hours from 1 to 8760'),
     webhookBacklogMax: intIn(0, 10_000_000, 'expected an integer from 0 to 10000000'),
+    webhookAllowPrivate: z.boolean({ error: ALLOWED_BOOL }),
   })
   .superRefine((c, ctx) => {
     // A broken relation between two variables blames the first; `alternative` blames the other instead, which
@@ -311,6 +312,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_WEBHOOK_TIMEOUT_MS', key: 'webhookTimeoutMs', kind: 'number', default: '10000', description: 'How long one webhook delivery attempt may take, in ms, before it is aborted and counts as a failure.' },
   { name: 'VIGIL_WEBHOOK_RETRY_HOURS', key: 'webhookRetryHours', kind: 'number', default: '24', description: 'A failing webhook endpoint is retried (backoff from about 1 s doubling to one hour) until this many hours have passed since its oldest undelivered event; then it is disabled until webhooks.enable.' },
   { name: 'VIGIL_WEBHOOK_BACKLOG_MAX', key: 'webhookBacklogMax', kind: 'number', default: '100000', description: 'Events the journal keeps beyond VIGIL_EVENT_JOURNAL_SIZE for enabled webhook endpoints that have not received them; past it the oldest go all the same, each endpoint told by webhook.gap.' },
+  { name: 'VIGIL_WEBHOOK_ALLOW_PRIVATE', key: 'webhookAllowPrivate', kind: 'boolean', default: 'false', description: 'Let webhooks.add take loopback, link-local and private destinations (127.0.0.0/8, ::1, localhost, 10/8, 172.16/12, 192.168/16, 100.64/10, 169.254/16, fe80::/10, fc00::/7, 0.0.0.0, ::, and their IPv4-mapped forms), checked again at each connection: a receiver on the same host or network needs it. The gateway itself is refused either way.' },
   { name: 'VIGIL_CACHE_TTL', key: 'cacheTtl', kind: 'string', default: '5m', description: 'Prompt cache lifetime: 5m, or 1h for an agent whose thinks are more than five minutes apart (1h cache writes cost 2x base input, 5m ones 1.25x).' },
   { name: 'VIGIL_PRICING_JSON', key: 'pricingOverrides', kind: 'json', default: '{}', description: 'JSON price overrides per model: {"<model>": {"inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok"}} in USD.' },
   { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', key: 'otlpEndpoint', kind: 'string', default: undefined, description: 'OTLP/HTTP collector base URL (e.g. http://localhost:4318; spans go to <url>/v1/traces): set it to export thinks, model calls and tool calls as OpenTelemetry spans; unset: no tracing, and no OpenTelemetry SDK is loaded. OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and OTEL_RESOURCE_ATTRIBUTES are read by the exporter as usual.' },

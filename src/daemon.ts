@@ -5,7 +5,7 @@ import { startGateway } from './gateway/http-server.js';
 import { nextStepsLine } from './gateway/next-steps.js';
 import { assertCanListen, listenError } from './gateway/port-check.js';
 import { assertDataDirUsable } from './shared/data-dir-check.js';
-import { findExposedPaths, warnExposedPaths } from './shared/data-dir-exposure.js';
+import { findExposedPaths, tightenExposedPaths } from './shared/data-dir-exposure.js';
 import { makeNewFilesPrivate } from './shared/private-files.js';
 import { failureReport } from './shared/failure-report.js';
 import { clientReachableUrl, readDaemonFile, removeDaemonFile, writeDaemonFile } from './shared/daemon-file.js';
@@ -92,7 +92,8 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
     io.stderr(failureLine(err, io));
     return startExitCode(err);
   }
-  warnExposedPaths(await findExposedPaths(config.dataDir, config.token === undefined), log);
+  // Wider modes than 0700/0600 are tightened before anything is opened (CONTRACT §4).
+  await tightenExposedPaths(await findExposedPaths(config.dataDir, config.token === undefined), log);
 
   if (repair) {
     try {
@@ -181,6 +182,9 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
   const clientUrl = clientReachableUrl(gateway.url);
   // OAuth sign-ins of remote MCP servers come back here unless VIGIL_PUBLIC_URL names another address.
   runtime.mcpServers.useGatewayUrl(clientUrl);
+  // A webhook may not post to the gateway itself (CONTRACT §16), at whichever address it listens.
+  runtime.webhooks.useGatewayUrl(gateway.url);
+  runtime.webhooks.useGatewayUrl(clientUrl);
   try {
     // Before the line clients wait for, so `vigil … --data-dir D` finds this daemon as soon as it says it listens.
     const path = await writeDaemonFile(config.dataDir, {

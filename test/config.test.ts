@@ -100,6 +100,7 @@ const EXPECTED_DEFAULTS: Array<[keyof VigilConfig, unknown]> = [
   ['webhookTimeoutMs', 10_000],
   ['webhookRetryHours', 24],
   ['webhookBacklogMax', 100_000],
+  ['webhookAllowPrivate', false],
   ['eventJournalSize', 10000],
   ['conversationMaxMessages', 10000],
   ['ledgerChargeDays', 30],

@@ -244,6 +244,12 @@ export class ClientCore {
     if (/\b401\b/.test(reason)) {
       return new VigilError('GATEWAY_UNAUTHORIZED', `The gateway at ${this.options.url} refused the token (HTTP 401).`);
     }
+    if (/\b429\b/.test(reason)) {
+      return new VigilError(
+        'GATEWAY_THROTTLED',
+        `The gateway at ${this.options.url} answered 429: too many wrong tokens came from this address, so no token from it is checked for a while.`,
+      );
+    }
     return new VigilError('CLIENT_DISCONNECTED', `No connection to the gateway at ${this.options.url}: ${reason}.`);
   }
 

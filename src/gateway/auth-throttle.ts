@@ -5,7 +5,7 @@
 import { isIPv6 } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Caller } from '../runtime/facade/tokens.facade.js';
-import { tokenFromRequest } from './gateway-auth.js';
+import { isCrossSiteQueryToken, tokenFromRequest } from './gateway-auth.js';
 import { TokenBucket, type RateLimit } from './token-bucket.js';
 
 /**
@@ -23,10 +23,13 @@ export const DEFAULT_FAILED_AUTH_ADDRESSES = 4096;
 /** What authenticating one request came to. */
 export type AuthOutcome =
   | { kind: 'admitted'; caller: Caller }
-  /** No token, or a wrong one: 401. */
-  | { kind: 'refused' }
-  /** The address sent too many wrong tokens: 429 with `Retry-After`, the token not looked at. */
-  | { kind: 'throttled'; retryAfterMs: number };
+  /**
+   * No token, or a wrong one: 401. `crossSite`: the token was in the query string of a cross-site browser request, so
+   * it was not checked (and not counted against the address).
+   */
+  | { kind: 'refused'; crossSite?: true }
+  /** The address (`address`, as throttled) sent too many wrong tokens: 429 with `Retry-After`, the token not looked at. */
+  | { kind: 'throttled'; retryAfterMs: number; address: string };
 
 /** How to build the throttled check. */
 export interface ThrottledAuthOptions {
@@ -49,7 +52,9 @@ export interface ThrottledAuthOptions {
  * shares the guesser's address (behind one proxy, or another local user on loopback): refused while the guessing goes
  * on, and for at most a second after it stops (one wrong token's worth refills a second, and one is enough to be
  * checked again). Connections already open are not touched, and a request without a token is no guess: it is
- * answered 401 and drains nothing.
+ * answered 401 and drains nothing; nor is a token in the query string of a cross-site browser request, which is not
+ * checked at all (`isCrossSiteQueryToken`), so a web page cannot trip the throttle for the others at its visitor's
+ * address.
  */
 export function createThrottledAuth(options: ThrottledAuthOptions): (req: IncomingMessage, url: URL) => AuthOutcome {
   const limit = options.limit ?? DEFAULT_FAILED_AUTH_LIMIT;
@@ -73,12 +78,17 @@ export function createThrottledAuth(options: ThrottledAuthOptions): (req: Incomi
       options.logRefusal(req, url);
       return { kind: 'refused' };
     }
+    // Before the throttle: a web page's requests neither drain the address's bucket nor learn that it is empty.
+    if (isCrossSiteQueryToken(req, url)) {
+      options.logRefusal(req, url);
+      return { kind: 'refused', crossSite: true };
+    }
     const address = addressKey(req.socket?.remoteAddress);
     const retryAfterMs = bucketOf(address, false)?.retryAfterMs() ?? 0;
     if (retryAfterMs > 0) {
       options.logRefusal(req, url);
       options.onThrottled?.();
-      return { kind: 'throttled', retryAfterMs };
+      return { kind: 'throttled', retryAfterMs, address };
     }
     const caller = options.authenticate(given);
     if (caller !== null) return { kind: 'admitted', caller };

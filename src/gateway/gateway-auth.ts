@@ -28,6 +28,18 @@ export function tokenFromRequest(req: IncomingMessage, url: URL): string | undef
   return url.searchParams.get('token') ?? undefined;
 }
 
+/**
+ * True when the request's token is in its query string and a browser says it made the request for another site's page
+ * (`Sec-Fetch-Site: cross-site`, or `same-site`: another origin of the same site). Such a token is neither checked nor
+ * counted against the address (CONTRACT §4): a web page could otherwise send wrong tokens (an `<img src>`) from its
+ * visitor's address and have the gateway throttle everyone there. A browser cannot send a Bearer header cross-site
+ * without a CORS preflight the gateway never answers, so the header is not concerned.
+ */
+export function isCrossSiteQueryToken(req: IncomingMessage, url: URL): boolean {
+  if (req.headers.authorization !== undefined || !url.searchParams.has('token')) return false;
+  return /^(cross|same)-site$/i.test(String(req.headers['sec-fetch-site'] ?? ''));
+}
+
 /** How failed attempts are logged: at most one warn line per address per `everyMs`, with the count since the last. */
 export interface AuthFailureLogOptions {
   /** Milliseconds between two lines for the same address (default 10 s). */
@@ -38,8 +50,11 @@ export interface AuthFailureLogOptions {
   now?: () => number;
 }
 
-/** Why a request was refused, as logged: no token at all, or a wrong one. Never the token itself. */
-export type AuthFailure = 'missing' | 'wrong';
+/**
+ * Why a request was refused, as logged: no token at all, a wrong one, or one in the query string of a cross-site
+ * browser request (not checked). Never the token itself.
+ */
+export type AuthFailure = 'missing' | 'wrong' | 'cross_site';
 
 /**
  * A logger of refused requests, for the gateway to call where it answers 401: at warn, with the remote address, the
@@ -65,7 +80,11 @@ export function createAuthFailureLog(
     }
     entry.unlogged += 1;
     if (at - entry.loggedAt < everyMs) return;
-    const reason: AuthFailure = tokenFromRequest(req, url) === undefined ? 'missing' : 'wrong';
+    const reason: AuthFailure = isCrossSiteQueryToken(req, url)
+      ? 'cross_site'
+      : tokenFromRequest(req, url) === undefined
+        ? 'missing'
+        : 'wrong';
     log.warn({ remoteAddress, path: url.pathname, reason, attempts: entry.unlogged }, 'gateway authentication failed');
     entry.loggedAt = at;
     entry.unlogged = 0;

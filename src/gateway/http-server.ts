@@ -274,7 +274,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const cookieCaller = tokenFromRequest(req, url) === undefined ? dashboard.upgradeCaller(req) : null;
     const outcome: AuthOutcome = cookieCaller !== null ? { kind: 'admitted', caller: cookieCaller } : admit(req, url);
     if (outcome.kind === 'throttled') return refuseUpgrade(socket, 429, tooManyFailures(outcome), outcome.retryAfterMs);
-    if (outcome.kind === 'refused') return refuseUpgrade(socket, 401, 'unauthorized: a valid token is required');
+    if (outcome.kind === 'refused') {
+      const message =
+        outcome.crossSite === true ? unauthorizedMessage(outcome) : 'unauthorized: a valid token is required';
+      return refuseUpgrade(socket, 401, message);
+    }
     const { caller } = outcome;
     const grant = caps.open(caller.tokenId);
     if (grant.kind === 'refused') {
@@ -380,11 +384,21 @@ function refuseUnauthorized(res: ServerResponse, outcome: Exclude<AuthOutcome, {
     return;
   }
   res.setHeader('www-authenticate', 'Bearer');
-  sendJson(res, 401, { error: 'unauthorized: send the token as "Authorization: Bearer TOKEN" or ?token=TOKEN' });
+  sendJson(res, 401, { error: unauthorizedMessage(outcome) });
 }
 
-function tooManyFailures({ retryAfterMs }: { retryAfterMs: number }): string {
-  return `too many wrong tokens from this address: no token is checked from it for ${Math.ceil(retryAfterMs / 1000)} s`;
+function unauthorizedMessage(outcome: Extract<AuthOutcome, { kind: 'refused' }>): string {
+  return outcome.crossSite === true
+    ? 'unauthorized: a token in the query string is not accepted from a page on another site (Sec-Fetch-Site); open the gateway itself, or send "Authorization: Bearer TOKEN"'
+    : 'unauthorized: send the token as "Authorization: Bearer TOKEN" or ?token=TOKEN';
+}
+
+function tooManyFailures({ retryAfterMs, address }: { retryAfterMs: number; address: string }): string {
+  const seconds = Math.ceil(retryAfterMs / 1000);
+  return (
+    `too many wrong tokens came from this address (${address}): for ${seconds} s no token from it is checked, the ` +
+    `right one included; the daemon runs on. Wait ${seconds} s and try again, and look for a client sending a stale token`
+  );
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

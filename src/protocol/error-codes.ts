@@ -67,6 +67,8 @@ export const ERROR_CODES = {
   RPC_RATE_LIMITED: 'RPC_RATE_LIMITED',
   /** A gateway request came without a valid token (HTTP 401). */
   GATEWAY_UNAUTHORIZED: 'GATEWAY_UNAUTHORIZED',
+  /** The gateway answered 429: the client's address sent too many wrong tokens, and no token from it is checked for a while. */
+  GATEWAY_THROTTLED: 'GATEWAY_THROTTLED',
   /** The token is valid but its scope does not allow the method or path (`data.scope` names the scope needed; HTTP 403); nothing was changed. */
   AUTH_FORBIDDEN: 'AUTH_FORBIDDEN',
   /** No token with that name exists (never created, or revoked). */

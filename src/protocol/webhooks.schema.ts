@@ -90,7 +90,9 @@ export type WebhookAttempt = z.infer<typeof WebhookAttemptSchema>;
 
 /** `webhooks.add` params. */
 export const AddWebhookParamsSchema = z.object({
-  url: WebhookUrlSchema.describe('Where to POST each event: an http:// or https:// URL.'),
+  url: WebhookUrlSchema.describe(
+    'Where to POST each event: an http:// or https:// URL; loopback, link-local and private addresses (and names resolving to them) only with VIGIL_WEBHOOK_ALLOW_PRIVATE=true, the gateway itself never.',
+  ),
   types: TypeFiltersSchema.min(1).describe(
     'Which events, as events.subscribe takes them: exact types or prefixes ending in * (e.g. ["agent.reply", "tool.*"]).',
   ),

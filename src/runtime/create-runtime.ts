@@ -5,7 +5,7 @@
  * always boot order reversed.
  */
 import { readFile } from 'node:fs/promises';
-import { configFromDefaults } from '../config.js';
+import { configFromDefaults, type VigilConfig } from '../config.js';
 import { systemClock } from '../shared/clock.js';
 import { createIdFactory } from '../shared/ids.js';
 import { silentLogger } from '../shared/logger.js';
@@ -172,6 +172,8 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
         timeoutMs: config.webhookTimeoutMs,
         retryHours: config.webhookRetryHours,
         backlogMax: config.webhookBacklogMax,
+        allowPrivate: config.webhookAllowPrivate,
+        gatewayUrls: configuredGatewayUrls(config),
       },
     },
     channels: await openChannelParts(db, config.channels, options.channels ?? {}),
@@ -214,4 +216,12 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
 
 async function readIdentity(file: string | undefined): Promise<string> {
   return (await readFile(file ?? DEFAULT_IDENTITY_FILE, 'utf8')).trim();
+}
+
+/** The gateway's URLs the configuration tells (a webhook may not post to them): VIGIL_PUBLIC_URL, and HOST:PORT. */
+function configuredGatewayUrls(config: VigilConfig): string[] {
+  const urls = config.publicUrl === undefined ? [] : [config.publicUrl];
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  if (config.port !== 0 && URL.canParse(`http://${host}:${config.port}/`)) urls.push(`http://${host}:${config.port}/`);
+  return urls;
 }

@@ -13,6 +13,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ConnectionTiming } from '../subsystems/tools/server-connection.js';
 import type { BackoffSettings } from '../subsystems/webhooks/webhook-backoff.js';
 import type { WebhookPost } from '../subsystems/webhooks/webhook-post.js';
+import type { WebhookResolver } from '../subsystems/webhooks/webhook-destination.js';
 import type { ChannelAdapter } from '../subsystems/channels/channel-adapter.js';
 import type { ChannelConfig } from '../protocol/channels.schema.js';
 
@@ -79,6 +80,8 @@ export interface ChannelInjection {
 /** The parts of webhook delivery a host may substitute. */
 export interface WebhookInjection {
   post?: WebhookPost;
+  /** How a destination's host name is resolved, at `webhooks.add` and at each connection (default the system's). */
+  resolve?: WebhookResolver;
   backoff?: BackoffSettings;
   random?: () => number;
 }

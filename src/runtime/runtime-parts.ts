@@ -65,7 +65,15 @@ export interface RuntimeParts {
   /** The webhook endpoints (CONTRACT §16) and how they are delivered (VIGIL_WEBHOOK_*, and what a host injected). */
   webhooks: {
     store: WebhookStore;
-    settings: WebhookInjection & { timeoutMs: number; retryHours: number; backlogMax: number };
+    settings: WebhookInjection & {
+      timeoutMs: number;
+      retryHours: number;
+      backlogMax: number;
+      /** VIGIL_WEBHOOK_ALLOW_PRIVATE. */
+      allowPrivate: boolean;
+      /** The gateway's own URLs known from the configuration (VIGIL_PUBLIC_URL, VIGIL_HOST:VIGIL_PORT). */
+      gatewayUrls: string[];
+    };
   };
   /** The chat channels (CONTRACT §18), by name: each one's entry, store and platform adapter. */
   channels: ReadonlyMap<string, ChannelPart>;

@@ -56,8 +56,8 @@ export async function readTokenFile(dataDir: string): Promise<string | undefined
 }
 
 /**
- * The data dir's token, created with mode 0600 on first use. A file an operator opened to others is left as it is
- * (shared on purpose, perhaps): the daemon warns about it at boot with the chmod that closes it (data-dir-exposure.ts).
+ * The data dir's token, created with mode 0600 on first use. A file opened to others is not changed here: the daemon
+ * tightens it at boot, before it reads it (data-dir-exposure.ts).
  */
 export async function ensureTokenFile(
   dataDir: string,

@@ -129,6 +129,17 @@ describe('describeConnectFailure', () => {
     'No connection to the gateway at ws://127.0.0.1:7420/rpc: connect ECONNREFUSED 127.0.0.1:7420.',
   );
 
+  it('says a 429 is the daemon refusing this address for a while, not a daemon that does not answer', () => {
+    const throttled = new VigilError('GATEWAY_THROTTLED', 'The gateway at ws://127.0.0.1:7420/rpc answered 429.');
+    const sameDir = target({ urlSource: { kind: 'daemon-file', path: 'data/daemon.json', pid: 7 } });
+    const message = describeConnectFailure(throttled, sameDir);
+    expect(message).toMatch(
+      /^the daemon at http:\/\/127\.0\.0\.1:7420 is up but refused this address for now \(HTTP 429\)/,
+    );
+    expect(message).toContain('too many wrong tokens');
+    expect(message).not.toContain('does not answer');
+  });
+
   it('says where a refused token came from, and what to pass instead', () => {
     expect(refusedTokenMessage(target({ tokenSource: { kind: 'env' } }))).toMatch(
       /^the daemon refused the token \(HTTP 401 from http:\/\/127\.0\.0\.1:7420\); the token came from VIGIL_TOKEN\. Pass this daemon's token/,

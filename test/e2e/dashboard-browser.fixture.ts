@@ -52,6 +52,7 @@ export async function startDashboardRig(
   token: string,
   fixture: Partial<McpStdioServer> = {},
   otherServers: Record<string, unknown> = {},
+  env: Record<string, string> = {},
 ): Promise<DashboardRig> {
   if (!existsSync(CHROMIUM))
     throw new Error(`Chromium is not installed (looked for ${CHROMIUM}); run .ci/run or set VIGIL_CHROMIUM.`);
@@ -75,6 +76,7 @@ export async function startDashboardRig(
     VIGIL_TOKEN: token,
     VIGIL_MCP_CONFIG: config,
     VIGIL_LOG_LEVEL: 'info',
+    ...env,
   });
   const listening = await daemon.waitFor((line) => line.msg === 'gateway listening', 20_000, 'gateway listening');
   await daemon.waitFor((line) => line.msg === 'mcp.server_up', 20_000, 'mcp.server_up');

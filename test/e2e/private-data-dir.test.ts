@@ -1,7 +1,7 @@
 /**
  * A real `vigil run` keeps its data dir to its user (CONTRACT §4): every directory 0700 and every file 0600 after a
  * run that wrote, checkpointed and stopped (LevelDB's own files included); a data dir or token file someone opened
- * to others is warned about once at boot with the chmod that closes it; and a VIGIL_TOKEN under 128 bits exits 2
+ * to others is tightened at boot and logged once; and a VIGIL_TOKEN under 128 bits exits 2
  * naming the variable, never showing the value (CONTRACT §3).
  */
 import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -40,7 +40,7 @@ function run(dataDir: string, env: Record<string, string> = {}): DaemonProcess {
 }
 
 const warnings = (daemon: DaemonProcess): LogLine[] =>
-  daemon.lines.filter((l) => l.level === 40 && l['fix'] !== undefined);
+  daemon.lines.filter((l) => l.level === 40 && l['mode'] !== undefined && l['path'] !== undefined);
 
 describe('the data dir of a real daemon', () => {
   it('is 0700 with every file 0600 and every directory 0700 after a run that wrote, checkpointed and stopped', async () => {
@@ -76,7 +76,7 @@ describe('the data dir of a real daemon', () => {
     expect(await daemon.exited).toBe(0);
   });
 
-  it('warns once about a data dir 0755 and a token file 0644, with the chmod that closes each, and starts anyway', async () => {
+  it('tightens a data dir 0755 and a token file 0644 at start, logging each once, and starts', async () => {
     const dataDir = join(root, 'shared');
     await mkdir(dataDir, { mode: 0o755 });
     await chmod(dataDir, 0o755);
@@ -88,19 +88,18 @@ describe('the data dir of a real daemon', () => {
       expect.objectContaining({
         path: dataDir,
         mode: '0755',
-        fix: `chmod -R go= ${dataDir}`,
-        msg: expect.stringContaining(`the data dir ${dataDir} is open to other users (mode 0755)`),
+        tightenedTo: '0700',
+        msg: expect.stringContaining(`the data dir ${dataDir} was open to other users (mode 0755)`),
       }),
       expect.objectContaining({
         path: join(dataDir, 'token'),
         mode: '0644',
-        fix: `chmod 600 ${join(dataDir, 'token')}`,
-        msg: expect.stringContaining('may act with the operate scope'),
+        tightenedTo: '0600',
+        msg: expect.stringContaining('could act with the operate scope'),
       }),
     ]);
-    // Left as the operator set them: shared on purpose, perhaps.
-    expect((await stat(dataDir)).mode & 0o777).toBe(0o755);
-    expect((await stat(join(dataDir, 'token'))).mode & 0o777).toBe(0o644);
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(dataDir, 'token'))).mode & 0o777).toBe(0o600);
     daemon.kill('SIGTERM');
     expect(await daemon.exited).toBe(0);
   });

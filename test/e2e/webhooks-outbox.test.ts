@@ -26,6 +26,8 @@ const ENV = {
   VIGIL_CHECKPOINT_INTERVAL_BEATS: '5',
   VIGIL_LOG_LEVEL: 'info',
   VIGIL_WEBHOOK_TIMEOUT_MS: '2000',
+  // The receiver is on this host (a private destination).
+  VIGIL_WEBHOOK_ALLOW_PRIVATE: 'true',
 };
 const TYPES = ['heartbeat.beat', 'agent.reply'];
 const WAIT_MS = 60_000;

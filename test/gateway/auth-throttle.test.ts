@@ -7,6 +7,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressKey, createThrottledAuth, DEFAULT_FAILED_AUTH_LIMIT } from '../../src/gateway/auth-throttle.js';
+import { connect } from '../../src/client/vigil-client.js';
 import { DAEMON_CALLER } from '../../src/runtime/facade/tokens.facade.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 
@@ -121,6 +122,73 @@ function fakeRequest(remoteAddress: string, token: string): IncomingMessage {
   return { headers: { authorization: `Bearer ${token}` }, socket: { remoteAddress } } as unknown as IncomingMessage;
 }
 
+/** A GET from `localAddress` with extra headers: the status and the JSON body's `error` (empty for another body). */
+function get(
+  url: string,
+  headers: Record<string, string>,
+  localAddress: string,
+): Promise<{ status: number; error: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { localAddress, headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      res.on('end', () => {
+        const json = res.headers['content-type']?.startsWith('application/json') === true;
+        resolve({ status: res.statusCode ?? 0, error: json ? (JSON.parse(body) as { error: string }).error : '' });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('a token in the query string of a cross-site browser request', () => {
+  it('is neither accepted nor counted: 30 wrong ones from a web page do not make the right token from that address 429', async () => {
+    h = await startGatewayHarness();
+    const { url } = h.gateway;
+    for (let i = 0; i < 30; i += 1) {
+      const site = i % 2 === 0 ? 'cross-site' : 'same-site';
+      const answer = await get(`${url}/metrics?token=guess-${i}`, { 'sec-fetch-site': site }, GUESSER);
+      expect(answer.status).toBe(401);
+      expect(answer.error).toContain('not accepted from a page on another site');
+    }
+    // Not accepted either: the right token from a cross-site page opens nothing.
+    expect((await get(`${url}/metrics?token=${TEST_TOKEN}`, { 'sec-fetch-site': 'cross-site' }, GUESSER)).status).toBe(
+      401,
+    );
+    expect((await send(`${url}/metrics`, TEST_TOKEN, { localAddress: GUESSER })).status).toBe(200);
+    // The gateway's own page (same-origin) and a typed URL (none) still may use ?token=.
+    for (const site of ['same-origin', 'none']) {
+      expect((await get(`${url}/metrics?token=${TEST_TOKEN}`, { 'sec-fetch-site': site }, GUESSER)).status).toBe(200);
+    }
+    expect(await throttledCount(h)).toBe(0);
+  });
+
+  it('counts the same wrong tokens without Sec-Fetch-Site, and the 429 says what happened', async () => {
+    h = await startGatewayHarness();
+    const { url } = h.gateway;
+    for (let i = 0; i < DEFAULT_FAILED_AUTH_LIMIT.burst; i += 1) {
+      expect((await get(`${url}/metrics?token=guess-${i}`, {}, GUESSER)).status).toBe(401);
+    }
+    const throttled = await get(`${url}/metrics`, { authorization: `Bearer ${TEST_TOKEN}` }, GUESSER);
+    expect(throttled.status).toBe(429);
+    expect(throttled.error).toMatch(/too many wrong tokens came from this address \(127\.0\.0\.2\)/);
+    expect(throttled.error).toContain('the right one included');
+  });
+});
+
+describe('the client at a throttled address', () => {
+  it('rejects with GATEWAY_THROTTLED, not as a daemon that does not answer', async () => {
+    h = await startGatewayHarness({ gateway: { failedAuthLimit: { perSecond: 1, burst: 1 } } });
+    await expect(connect({ url: h.gateway.url, token: 'wrong', reconnect: false })).rejects.toMatchObject({
+      code: 'GATEWAY_UNAUTHORIZED',
+    });
+    await expect(connect({ url: h.gateway.url, token: TEST_TOKEN, reconnect: false })).rejects.toMatchObject({
+      code: 'GATEWAY_THROTTLED',
+    });
+  });
+});
+
 describe('createThrottledAuth', () => {
   const url = new URL('http://localhost/metrics');
   const build = (maxAddresses: number) => {
@@ -156,6 +224,7 @@ describe('createThrottledAuth', () => {
     expect(admit(fakeRequest('2001:0db8:0001:0002::99', 'right'), url)).toEqual({
       kind: 'throttled',
       retryAfterMs: 1000,
+      address: '2001:db8:1:2::/64',
     });
     expect(admit(fakeRequest('2001:db8:1:3::1', 'right'), url).kind).toBe('admitted');
     admit(fakeRequest('::ffff:192.0.2.7', 'wrong'), url);

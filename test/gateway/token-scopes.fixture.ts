@@ -27,7 +27,9 @@ export interface ScopedGateway {
 export async function startScopedGateway(
   options: Parameters<typeof startGatewayHarness>[0] = {},
 ): Promise<ScopedGateway> {
-  const h = await startGatewayHarness(options);
+  // The webhook endpoint it makes is a local address (nothing listens there): allowed as a same-host receiver would be.
+  const runtime = { ...options.runtime, config: { webhookAllowPrivate: true, ...options.runtime?.config } };
+  const h = await startGatewayHarness({ ...options, runtime });
   const admin = await h.connect();
   const tokens = {} as Record<TokenScope, string>;
   for (const scope of TOKEN_SCOPES) tokens[scope] = (await h.runtime.tokens.create({ scope, name: scope })).token;

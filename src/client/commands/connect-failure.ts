@@ -42,6 +42,15 @@ export function refusedTokenMessage(target: DaemonTarget): string {
   return `${head} It is not the token of the daemon at ${target.url}: give that daemon's data dir with --data-dir, or its token with --token or VIGIL_TOKEN.`;
 }
 
+/** The sentence for a 429: the daemon answered, and is refusing this address for a while. */
+export function throttledMessage(target: DaemonTarget): string {
+  return (
+    `the daemon at ${target.url} is up but refused this address for now (HTTP 429): too many wrong tokens came from ` +
+    `it (another client with a stale token, or a guesser), and no token from it is checked until they stop for a ` +
+    `second or so. Wait and try again; the token came from ${tokenOrigin(target.tokenSource)}.`
+  );
+}
+
 /** What to do when nothing answers at the URL, by how the URL was found. */
 function unreachableAdvice(target: DaemonTarget): string {
   const start = `start it with \`${runCommandFor(target.dataDir)}\``;
@@ -65,6 +74,7 @@ function unreachableAdvice(target: DaemonTarget): string {
 /** The message for an error from connecting, or undefined when it is not a connection failure. */
 export function describeConnectFailure(err: unknown, target: DaemonTarget): string | undefined {
   if (isVigilError(err, 'GATEWAY_UNAUTHORIZED')) return refusedTokenMessage(target);
+  if (isVigilError(err, 'GATEWAY_THROTTLED')) return throttledMessage(target);
   if (isVigilError(err, 'CLIENT_DISCONNECTED')) {
     return `${err.message.replace(/\.$/, '')} (${urlOrigin(target.urlSource)}). ${unreachableAdvice(target)}`;
   }

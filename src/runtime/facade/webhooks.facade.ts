@@ -15,7 +15,14 @@ import type {
 } from '../../protocol/webhooks.schema.js';
 import { stateName } from '../../subsystems/webhooks/webhook-endpoint.machine.js';
 import { WebhookOutbox } from '../../subsystems/webhooks/webhook-outbox.js';
-import { httpWebhookPost } from '../../subsystems/webhooks/webhook-post.js';
+import {
+  checkDestination,
+  DestinationRefused,
+  type DestinationPolicy,
+  gatewayAddresses,
+  maskUrlCredentials,
+} from '../../subsystems/webhooks/webhook-destination.js';
+import { guardedWebhookPost } from '../../subsystems/webhooks/webhook-post.js';
 import { WebhookPostThread } from '../../subsystems/webhooks/webhook-post-thread.js';
 import { newWebhookSecret } from '../../subsystems/webhooks/webhook-signing.js';
 import type { RuntimeCore } from '../runtime-core.js';
@@ -34,17 +41,26 @@ export class WebhooksFacade {
   // the simulator). It starts at the first such attempt.
   private readonly thread: WebhookPostThread | undefined;
   private subscription: Subscription | undefined;
+  // Where a webhook may post (CONTRACT §16); the gateway's own addresses grow once it listens (`useGatewayUrl`).
+  private readonly policy: DestinationPolicy;
+  private ownAddresses: string[];
 
   constructor(private readonly core: RuntimeCore) {
     const { webhooks, journal, bus, clock, metrics, log } = core.parts;
     const { settings } = webhooks;
-    this.thread = settings.post === undefined ? new WebhookPostThread() : undefined;
+    this.ownAddresses = settings.gatewayUrls.flatMap(gatewayAddresses);
+    this.policy = {
+      allowPrivate: settings.allowPrivate,
+      ownAddresses: () => this.ownAddresses,
+      ...(settings.resolve === undefined ? {} : { resolve: settings.resolve }),
+    };
+    this.thread = settings.post === undefined ? new WebhookPostThread(this.policy) : undefined;
     this.outbox = new WebhookOutbox({
       store: webhooks.store,
       events: { read: (after, types, limit) => journal.query({ after, types, limit }) },
       // An ok endpoint's events go out on the heartbeat's thread, one after another on a warm connection (a thread hop
       // each would halve a healthy endpoint's throughput); a failing endpoint's cold retries go out on the thread.
-      post: settings.post ?? httpWebhookPost,
+      post: settings.post ?? guardedWebhookPost(this.policy),
       ...(this.thread === undefined ? {} : { retryPost: this.thread.post }),
       clock,
       notifier: bus,
@@ -82,9 +98,18 @@ export class WebhooksFacade {
     await this.thread?.close();
   }
 
-  /** `webhooks.add`: stored synced; it receives the events of its types journaled from now on. */
+  /** The gateway listens at `url`: a webhook may not post there (nor to the same port on this machine's addresses). */
+  useGatewayUrl(url: string): void {
+    this.ownAddresses = [...new Set([...this.ownAddresses, ...gatewayAddresses(url)])];
+  }
+
+  /**
+   * `webhooks.add`: stored synced; it receives the events of its types journaled from now on. A destination the policy
+   * refuses (a private address, the gateway) is `-32602` naming `url`.
+   */
   async add(params: AddWebhookParams): Promise<AddedWebhook> {
     this.core.assertRunning();
+    await this.checkUrl(params.url);
     const { store } = this.core.parts.webhooks;
     if (store.list().length >= MAX_WEBHOOKS) {
       throw new VigilError(
@@ -113,7 +138,7 @@ export class WebhooksFacade {
     return {
       id: record.id,
       name: record.name,
-      url: record.url,
+      url: maskUrlCredentials(record.url),
       types: record.types,
       secret: record.secret,
       state: stateName(record.health),
@@ -128,7 +153,7 @@ export class WebhooksFacade {
       views.push({
         id: record.id,
         name: record.name,
-        url: record.url,
+        url: maskUrlCredentials(record.url),
         types: record.types,
         state: stateName(record.health),
         deliveredSeq: record.deliveredSeq,
@@ -174,6 +199,17 @@ export class WebhooksFacade {
     this.find(id);
     await this.outbox.redeliver(id, afterSeq);
     return true;
+  }
+
+  private async checkUrl(url: string): Promise<void> {
+    try {
+      await checkDestination(url, this.policy);
+    } catch (err) {
+      if (!(err instanceof DestinationRefused)) throw err;
+      throw new VigilError('RPC_INVALID_PARAMS', `Invalid params for webhooks.add: url: ${err.message}.`, {
+        data: [{ code: 'custom', path: ['url'], message: err.message }],
+      });
+    }
   }
 
   private find(id: string): WebhookRecord {

@@ -5,6 +5,7 @@
  */
 import type { WebhookHealth, WebhookRecord, WebhookStateName } from '../../protocol/webhooks.schema.js';
 import { retryDelayMs, type BackoffSettings } from './webhook-backoff.js';
+import { failureClass } from './webhook-failure-class.js';
 
 /** What happened to an endpoint. */
 export type EndpointInput =
@@ -120,7 +121,10 @@ function failed(
   const failures = previous.state === 'failing' ? previous.failures + 1 : 1;
   const since = previous.state === 'failing' ? previous.since : input.at;
   const notices: EndpointNotice[] =
-    previous.state === 'ok' ? [{ type: 'webhook.failing', payload: { id: record.id, error: input.error } }] : [];
+    previous.state === 'ok'
+      ? // A reason class, not the error: the journal is read-scope, the full error is in webhooks.deliveries (operate).
+        [{ type: 'webhook.failing', payload: { id: record.id, error: failureClass(input.error, input.status) } }]
+      : [];
   return {
     record: {
       ...seen,

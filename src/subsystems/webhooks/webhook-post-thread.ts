@@ -8,6 +8,7 @@
  * all answer never starts it, and keeps the process alive only while an attempt is in flight.
  */
 import { Worker } from 'node:worker_threads';
+import type { DestinationPolicy } from './webhook-destination.js';
 import type { UnsignedWebhookPost, WebhookResponse } from './webhook-post.js';
 import type { ThreadReply, ThreadRequest } from './webhook-thread-messages.js';
 
@@ -42,6 +43,9 @@ export class WebhookPostThread {
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
 
+  /** `policy`: the destinations the thread connects to are checked under it (`guardedWebhookPost`); none: unchecked. */
+  constructor(private readonly policy?: Pick<DestinationPolicy, 'allowPrivate' | 'ownAddresses'>) {}
+
   /**
    * One attempt, signed and sent on the thread: as `httpWebhookPost` after `signedRequest`, and an aborted signal
    * rejects at once with its reason.
@@ -66,7 +70,12 @@ export class WebhookPostThread {
       this.waiting.set(id, { resolve, reject, detach: () => signal.removeEventListener('abort', onAbort) });
       if (this.waiting.size === 1) worker.ref();
       const { url, body, webhookId, atMs, secret } = request;
-      worker.postMessage({ type: 'post', id, url, body, webhookId, atMs, secret } satisfies ThreadRequest);
+      const policy = this.policy;
+      const guard =
+        policy === undefined
+          ? {}
+          : { guard: { allowPrivate: policy.allowPrivate, ownAddresses: [...policy.ownAddresses()] } };
+      worker.postMessage({ type: 'post', id, url, body, webhookId, atMs, secret, ...guard } satisfies ThreadRequest);
     });
 
   /** How many attempts are waiting for an answer (for tests). */

@@ -5,7 +5,7 @@
  * (`WebhookPostThread`).
  */
 import { parentPort } from 'node:worker_threads';
-import { describePostError, httpWebhookPost } from './webhook-post.js';
+import { describePostError, guardedWebhookPost, httpWebhookPost } from './webhook-post.js';
 import { signedRequest, WebhookSigner } from './webhook-signing.js';
 import type { ThreadReply, ThreadRequest } from './webhook-thread-messages.js';
 
@@ -30,7 +30,12 @@ port.on('message', (message: ThreadRequest) => {
     signer = new WebhookSigner(secret);
     signers.set(secret, signer);
   }
-  httpWebhookPost(signedRequest({ ...message, signal: controller.signal }, signer))
+  const { guard } = message;
+  const post =
+    guard === undefined
+      ? httpWebhookPost
+      : guardedWebhookPost({ allowPrivate: guard.allowPrivate, ownAddresses: () => guard.ownAddresses });
+  post(signedRequest({ ...message, signal: controller.signal }, signer))
     .then(
       (response) => reply({ id, status: response.status }),
       (err: unknown) => reply({ id, error: describePostError(err) }),

@@ -1,11 +1,15 @@
 /**
  * The HTTP side of one delivery attempt, behind a function type the outbox takes, so a test or the simulator can put
  * any receiver there; `httpWebhookPost` is the real one (`node:http` / `node:https` on kept-alive connections): no
- * redirects followed, the response body read up to a small bound and dropped.
+ * redirects followed, the response body read up to a small bound and dropped. The daemon sends through
+ * `guardedWebhookPost`, the same under the destination policy (`webhook-destination.ts`).
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { describeError } from '../../errors.js';
+import { checkAddress, type DestinationPolicy, systemResolver, urlHostPort } from './webhook-destination.js';
 
 /** One POST: where, the signed headers, the body, and the signal that aborts it at the timeout. */
 export interface WebhookRequest {
@@ -69,14 +73,39 @@ const HTTPS = /^https:/i;
  * is rare at a failing endpoint (one per backoff step), so it runs cold, and fetch's machinery (undici's request,
  * headers and web streams) cost about 2 ms of the heartbeat's thread for one refused connection (bench 17).
  */
-export const httpWebhookPost: WebhookPost = (request) =>
-  new Promise((resolve, reject) => {
+export const httpWebhookPost: WebhookPost = (request) => post(request, undefined);
+
+/**
+ * `httpWebhookPost` under a destination policy (CONTRACT §16): an IP in the URL is checked before connecting, and a
+ * host name is resolved when connecting, every address it answers with checked, and the connection made to a checked
+ * one (a DNS answer that changed since `webhooks.add` cannot turn it to a private address). A refused destination
+ * rejects with `DestinationRefused` (`EPRIVATEADDRESS`).
+ */
+export function guardedWebhookPost(policy: DestinationPolicy): WebhookPost {
+  return (request) => post(request, policy);
+}
+
+function post(request: WebhookRequest, policy: DestinationPolicy | undefined): Promise<WebhookResponse> {
+  return new Promise((resolve, reject) => {
     const secure = HTTPS.test(request.url);
+    let lookup: LookupFunction | undefined;
+    if (policy !== undefined) {
+      const { host, port } = urlHostPort(new URL(request.url));
+      try {
+        if (isIP(host) !== 0) checkAddress(host, port, host, policy);
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      lookup = checkedLookup(port, policy);
+    }
     const outgoing = (secure ? httpsRequest : httpRequest)(
       request.url,
       {
         method: 'POST',
+        // A kept-alive socket from the pool was connected to an address checked when it was opened.
         agent: secure ? httpsAgent : httpAgent,
+        ...(lookup === undefined ? {} : { lookup }),
         headers: {
           'user-agent': USER_AGENT,
           ...request.headers,
@@ -89,6 +118,35 @@ export const httpWebhookPost: WebhookPost = (request) =>
     outgoing.on('error', reject);
     outgoing.end(request.body);
   });
+}
+
+/** A `lookup` for `http.request` that resolves with the policy's resolver and refuses if any answer is refused. */
+function checkedLookup(port: string, policy: DestinationPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    (policy.resolve ?? systemResolver)(hostname).then(
+      (addresses) => {
+        try {
+          if (addresses.length === 0)
+            throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
+          for (const ip of addresses) checkAddress(ip, port, hostname, policy);
+        } catch (err) {
+          callback(err as NodeJS.ErrnoException, '', 0);
+          return;
+        }
+        const answers = addresses.map((address) => ({ address, family: isIP(address) }));
+        const wanted =
+          options.family === 4 || options.family === 6 ? answers.filter((a) => a.family === options.family) : answers;
+        if (options.all === true) {
+          (callback as unknown as (err: null, all: typeof answers) => void)(null, wanted);
+          return;
+        }
+        const first = wanted[0] ?? answers[0];
+        callback(null, first?.address ?? '', first?.family ?? 4);
+      },
+      (err: unknown) => callback(err as NodeJS.ErrnoException, '', 0),
+    );
+  };
+}
 
 /**
  * Reads (a little of) the body, so the connection can carry the next event; past the bound the response is destroyed

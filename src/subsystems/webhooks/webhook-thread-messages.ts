@@ -9,8 +9,24 @@
  * passed).
  */
 export type ThreadRequest =
-  | { type: 'post'; id: number; url: string; body: string; webhookId: string; atMs: number; secret: string }
+  | {
+      type: 'post';
+      id: number;
+      url: string;
+      body: string;
+      webhookId: string;
+      atMs: number;
+      secret: string;
+      /** The destination policy to connect under (`guardedWebhookPost`); absent: none. */
+      guard?: ThreadGuard;
+    }
   | { type: 'abort'; id: number };
 
 /** From the thread: attempt `id` had an HTTP answer (`status`), or none (`error`, as `describePostError` says it). */
 export type ThreadReply = { id: number; status: number } | { id: number; error: string };
+
+/** A destination policy as the thread receives it: plain data (the default resolver is the thread's own). */
+export interface ThreadGuard {
+  allowPrivate: boolean;
+  ownAddresses: string[];
+}

@@ -58,7 +58,7 @@ describe('endpointTransition', () => {
     expect(first.record.health).toEqual({ state: 'failing', failures: 1, since: 2000, error: 'HTTP 500' });
     expect(first.record.nextAttemptAt).toBe(2000 + retryDelayMs(1, () => 0.5));
     expect(first.record.windowFrom).toBe(1000);
-    expect(first.notices).toEqual([{ type: 'webhook.failing', payload: { id: record.id, error: 'HTTP 500' } }]);
+    expect(first.notices).toEqual([{ type: 'webhook.failing', payload: { id: record.id, error: 'http_5xx' } }]);
     const second = endpointTransition(first.record, fail(5000), settings);
     expect(second.record.health).toMatchObject({ state: 'failing', failures: 2, since: 2000 });
     expect(second.notices).toEqual([]);
