@@ -173,10 +173,11 @@ export const EVENT_PAYLOADS = {
   /** A connected server's tool list changed (`notifications/tools/list_changed`); `tools` is the new count. */
   'mcp.tools_changed': z.object({ server: z.string(), tools: z.number().int().nonnegative() }),
   /**
-   * An MCP server needs the operator to sign in (OAuth): open `authorizationUrl` in a browser, or run
-   * `vigil tools login SERVER`. Emitted once each time a sign-in becomes needed, never per retry.
+   * An MCP server needs the operator to sign in (OAuth): run `vigil tools login SERVER` (or follow the link
+   * `tools.list` shows an operate token). Emitted once each time a sign-in becomes needed, never per retry. It names
+   * no URL: an authorization URL's `state` is the sign-in's credential, and events are read with a read token.
    */
-  'mcp.auth_required': z.object({ server: z.string(), authorizationUrl: z.string() }),
+  'mcp.auth_required': z.object({ server: z.string() }),
   /** A sign-in finished: the server's tokens are stored and it is connected again. */
   'mcp.auth_completed': z.object({ server: z.string() }),
   /** A sign-in failed (refused by the operator or the authorization server, or the code exchange failed), or Vigil refused to sign in (the server's protected resource metadata names another resource; the server is then held, not retried); `error` says how, never a token. */

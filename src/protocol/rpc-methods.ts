@@ -236,7 +236,7 @@ export const RPC_METHODS = {
   ),
   'tools.list': method(
     'read',
-    'Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), its server\'s state (up, down, needs_auth) and whether calls need approval; then one entry {server, state: "needs_auth", authorizationUrl, expiresAt} per server waiting for the operator to sign in.',
+    "Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), its server's state (up, down, needs_auth) and whether calls need approval; then one entry {server, state: \"needs_auth\"} per server waiting for the operator to sign in, with its authorizationUrl and expiresAt only for an operate token (the URL's state is the sign-in's credential).",
     none,
     z.array(ToolsListEntrySchema),
   ),

@@ -29,14 +29,16 @@ export type ToolView = z.infer<typeof ToolViewSchema>;
 
 /**
  * A server that waits for the operator to sign in (OAuth): one entry per such server, after the tools, whether or
- * not its tools are known yet (a server that never got past its 401 has none listed).
+ * not its tools are known yet (a server that never got past its 401 has none listed). The link is only for an
+ * `operate` token: its `state` is the sign-in's credential (whoever holds it may finish or void the sign-in).
  */
 export const SignInViewSchema = z.object({
   server: z.string(),
   state: z.literal('needs_auth'),
-  /** Open it in a browser to sign in; it works once, until `expiresAt` (`tools.login` makes a fresh one). */
-  authorizationUrl: z.string(),
-  expiresAt: isoTime,
+  /** Operate only: open it in a browser to sign in; it works once, until `expiresAt` (`tools.login` makes a fresh one). */
+  authorizationUrl: z.string().optional(),
+  /** Operate only, with `authorizationUrl`. */
+  expiresAt: isoTime.optional(),
 });
 
 /** A server entry of `tools.list`. */

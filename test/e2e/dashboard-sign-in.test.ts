@@ -1,8 +1,9 @@
 /**
  * The dashboard's "Sign in" link end to end: Chromium against a real daemon whose remote MCP server is behind OAuth
- * (test/fixtures/mcp-oauth-server.ts, which approves at once). The tools panel shows the server waiting for a sign-in
- * with a link to its authorization URL; following it in a new tab goes through the authorization server to the
- * gateway's `/oauth/callback`, and the panel, live, trades the row for the server's tools.
+ * (test/fixtures/mcp-oauth-server.ts, which approves at once). The tools panel shows the server waiting for a sign-in,
+ * with a link to its authorization URL for an operate session only (read and talk sessions get no URL from
+ * `tools.list`); following it in a new tab goes through the authorization server to the gateway's `/oauth/callback`,
+ * and the panel, live, trades the row for the server's tools.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,23 @@ describe('the dashboard’s Sign in link in Chromium against a daemon with an OA
     await remote?.close();
   });
 
-  it('shows the server waiting with a link to its authorization URL, and the link signs in: its tools replace the row', async () => {
+  it('shows a read or talk session the server waiting, with no link (the URL is for an operate token only)', async () => {
+    for (const scope of ['read', 'talk'] as const) {
+      const { token } = await rig.rpc.tokens.create({ scope, name: `sign-in-${scope}` });
+      const { context, page, problems } = await rig.open(token);
+      const row = page.locator('#tools li.tool-sign-in[data-server="remote"]');
+      await row.waitFor();
+      expect(await row.getAttribute('data-state')).toBe('needs_auth');
+      expect(await row.locator('.pill').textContent()).toBe('needs sign-in');
+      expect(await row.locator('a').count(), scope).toBe(0);
+      expect(await row.textContent()).toContain('an operator signs in');
+      expect(await page.content()).not.toContain('/authorize');
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it('shows an operate session the server waiting with a link to its authorization URL, and the link signs in: its tools replace the row', async () => {
     const { context, page, problems } = await rig.open();
 
     const row = page.locator('#tools li.tool-sign-in[data-server="remote"]');

@@ -36,10 +36,20 @@ async function visit(h: RuntimeHarness, authorizationUrl: string) {
   });
 }
 
-/** Signs in to `remote` as the operator would, at `authorizationUrl` (default: the last `mcp.auth_required`'s). */
+/** The sign-in link `tools.list` gives an operator for `remote` now (the event names none). */
+function operatorLink(h: RuntimeHarness): string {
+  const entry = h.runtime.mcpServers
+    .list('operate')
+    .find((listed) => listed.server === 'remote' && !('name' in listed) && listed.state === 'needs_auth');
+  const url = entry === undefined || 'name' in entry ? undefined : entry.authorizationUrl;
+  if (url === undefined) throw new Error('remote has no sign-in link');
+  return url;
+}
+
+/** Signs in to `remote` as the operator would, at `authorizationUrl` (default: the link `tools.list` gives now). */
 async function signIn(h: RuntimeHarness, remote: OAuthMcpFixture, authorizationUrl?: string): Promise<void> {
   const ups = h.ofType('mcp.server_up').length;
-  const outcome = await visit(h, authorizationUrl ?? h.ofType('mcp.auth_required').at(-1)!.authorizationUrl);
+  const outcome = await visit(h, authorizationUrl ?? operatorLink(h));
   expect(outcome).toMatchObject({ kind: 'signed_in', server: 'remote' });
   await settleUntil(h, () => h.ofType('mcp.server_up').length > ups, 'the server to connect after the sign-in');
   expect(remote.grants.at(-1)?.grant).toBe('authorization_code');
@@ -94,6 +104,8 @@ describe('an OAuth-protected MCP server in simulated time', () => {
       expect(h.runtime.mcpServers.list()).toContainEqual(
         expect.objectContaining({ server: 'remote', state: 'needs_auth', authorizationUrl: expect.any(String) }),
       );
+      expect(h.runtime.mcpServers.list('read')).toContainEqual({ server: 'remote', state: 'needs_auth' });
+      const revokedLink = operatorLink(h);
       for (let t = 0; t < 10 * TTL_S * 1000; t += 5000) await h.advance(5000, 5000);
       expect(h.ofType('mcp.auth_required')).toHaveLength(2);
       // A call while it waits is not sent; the model is told the operator must sign in.
@@ -103,9 +115,9 @@ describe('an OAuth-protected MCP server in simulated time', () => {
       );
       expect(remote.toolCalls).toBe(2);
 
-      // Thirteen minutes on, the event's URL has expired (a sign-in's state lives 10 minutes); `tools.login` makes a
+      // Thirteen minutes on, that link has expired (a sign-in's state lives 10 minutes); `tools.login` makes a
       // fresh one, and signed in again, the tool works again.
-      expect(await visit(h, h.ofType('mcp.auth_required')[1]!.authorizationUrl)).toMatchObject({
+      expect(await visit(h, revokedLink)).toMatchObject({
         kind: 'unknown_state',
       });
       await signIn(h, remote, (await h.runtime.mcpServers.login('remote')).authorizationUrl);

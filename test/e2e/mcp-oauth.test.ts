@@ -1,9 +1,10 @@
 /**
  * A remote MCP server behind OAuth, signed in to once by the operator: `vigil run` with a Streamable HTTP entry and no
  * `oauth` field, against the SDK-built authorization and resource server of test/fixtures/mcp-oauth-server.ts. The
- * server is `needs_auth` with one `mcp.auth_required`; `vigil tools login` prints the URL and waits; the browser's
- * visit reaches `/oauth/callback`; a tool call works; after kill -9 and a restart the tool works with no new sign-in;
- * with VIGIL_CHECKPOINT_KEY set no file of the data dir (nor a log line) holds a token the server issued.
+ * server is `needs_auth` with one `mcp.auth_required` (no URL: only an operate token's `tools.list` has the link, and
+ * no log line does); `vigil tools login` prints the URL and waits; the browser's visit reaches `/oauth/callback`; a
+ * tool call works; after kill -9 and a restart the tool works with no new sign-in; with VIGIL_CHECKPOINT_KEY set no
+ * file of the data dir (nor a log line) holds a token the server issued.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -92,7 +93,14 @@ describe('a remote MCP server behind OAuth, with vigil run', () => {
     const config = join(dir, 'mcp.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { remote: { url: remote.url } } }));
     const dataDir = join(dir, 'data');
-    const env = { ...FAST_ENV, VIGIL_TOKEN: TOKEN, VIGIL_MCP_CONFIG: config, VIGIL_CHECKPOINT_KEY: KEY };
+    // Debug included: no line at any level may carry a token or a sign-in link.
+    const env = {
+      ...FAST_ENV,
+      VIGIL_LOG_LEVEL: 'debug',
+      VIGIL_TOKEN: TOKEN,
+      VIGIL_MCP_CONFIG: config,
+      VIGIL_CHECKPOINT_KEY: KEY,
+    };
     const run = async () => {
       const daemon = startDaemon(['run', '--data-dir', dataDir, '--port', '0'], env);
       started.push(daemon);
@@ -111,7 +119,8 @@ describe('a remote MCP server behind OAuth, with vigil run', () => {
       (entries) => entries.some((entry) => entry['state'] === 'needs_auth'),
       'the server to need a sign-in',
     );
-    // The server's own entry (its tools are not known before the first sign-in, so it is the only one).
+    // The server's own entry (its tools are not known before the first sign-in, so it is the only one), with the
+    // link for this operate token.
     expect(waiting.filter((entry) => entry['server'] === 'remote')).toEqual([
       {
         server: 'remote',
@@ -120,9 +129,18 @@ describe('a remote MCP server behind OAuth, with vigil run', () => {
         expiresAt: expect.any(String),
       },
     ]);
-    expect(await first.client.events.history({ types: ['mcp.auth_required'] })).toEqual([
-      expect.objectContaining({ server: 'remote', authorizationUrl: expect.stringContaining('/authorize?') }),
+    const firstLink = String(waiting.find((entry) => entry['server'] === 'remote')!['authorizationUrl']);
+    // A read token sees that a sign-in is needed, not the link (its state is the sign-in's credential), nor does the
+    // event (the journal is read-scope).
+    const { token: readToken } = await first.client.tokens.create({ scope: 'read', name: 'reader' });
+    const reader = await connect({ url: first.url, token: readToken, reconnect: false });
+    expect((await list(reader)).filter((entry) => entry['server'] === 'remote')).toEqual([
+      { server: 'remote', state: 'needs_auth' },
     ]);
+    const required = await reader.events.history({ types: ['mcp.auth_required'] });
+    expect(required).toEqual([expect.objectContaining({ server: 'remote' })]);
+    expect(required[0]).not.toHaveProperty('authorizationUrl');
+    await reader.close();
     // A call while it waits is not sent (its tools are not even known before the first sign-in).
     const refused = await callTool(first.client, 'mcp__remote__echo', { text: 'too early' });
     expect(refused).toMatch(/^mcp__remote__echo failed:\n/);
@@ -130,7 +148,8 @@ describe('a remote MCP server behind OAuth, with vigil run', () => {
 
     // The operator signs in from the CLI; their browser follows the URL to the gateway's callback.
     const login = runLogin(dataDir, 'remote');
-    const visit = await visitAuthorizationUrl(await login.url, `${first.url}/oauth/callback`);
+    const loginLink = await login.url;
+    const visit = await visitAuthorizationUrl(loginLink, `${first.url}/oauth/callback`);
     expect(visit.status).toBe(200);
     const ended = await login.exited;
     expect(ended.code, ended.stderr).toBe(0);
@@ -169,7 +188,14 @@ describe('a remote MCP server behind OAuth, with vigil run', () => {
     // The scan reads the stores themselves (their keys are in the clear), so a token in plaintext would be found.
     expect(bytes.includes(Buffer.from('!event-journal!'))).toBe(true);
     expect(tokens.filter((token) => bytes.includes(Buffer.from(token)))).toEqual([]);
-    const logs = JSON.stringify([...first.daemon.lines, ...second.daemon.lines]) + first.daemon.stderr();
+    const logs =
+      JSON.stringify([...first.daemon.lines, ...second.daemon.lines]) + first.daemon.stderr() + second.daemon.stderr();
     expect(tokens.filter((token) => logs.includes(token))).toEqual([]);
+    // Nor any sign-in link, or its state (the sign-in's credential).
+    const links = [firstLink, loginLink];
+    const states = links.map((link) => new URL(link).searchParams.get('state')!);
+    expect(states.every((state) => state.length >= 16)).toBe(true);
+    expect([...links, ...states].filter((secret) => logs.includes(secret))).toEqual([]);
+    expect(logs).not.toContain('/authorize?');
   }, 90_000);
 });

@@ -6,7 +6,7 @@
  */
 import { request } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { CliIo } from '../../src/client/commands/cli-io.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
@@ -16,6 +16,7 @@ import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.
 let h: GatewayHarness | undefined;
 let fixture: OAuthMcpFixture | undefined;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await h?.close();
   await fixture?.close();
   h = undefined;
@@ -59,18 +60,29 @@ describe('OAuth sign-ins over the gateway', () => {
   it('lists needs_auth, signs in through the callback with no token, and calls the tool', async () => {
     h = await start();
     const required = await nextEvent(h, 'mcp.auth_required', (e) => e.server === 'remote');
+    // The event names the server only: an authorization URL's state is the sign-in's credential.
+    expect(required).not.toHaveProperty('authorizationUrl');
     const admin = await h.connect();
     const listed = (await admin.request('tools.list')).result as Array<Record<string, unknown>>;
     expect(listed).toContainEqual({
       server: 'remote',
       state: 'needs_auth',
-      authorizationUrl: required.authorizationUrl,
+      authorizationUrl: expect.any(String) as string,
       expiresAt: expect.any(String) as string,
     });
-    expect(new URL(required.authorizationUrl).searchParams.get('redirect_uri')).toBe(`${h.gateway.url}/oauth/callback`);
+    const firstUrl = String(listed.find((entry) => entry['server'] === 'remote')!['authorizationUrl']);
+    expect(new URL(firstUrl).searchParams.get('redirect_uri')).toBe(`${h.gateway.url}/oauth/callback`);
 
-    // A read token may list but not sign in or out.
+    // A read token may list (without the link) but not sign in or out; nor does a talk token see the link.
     const reader = await h.connect({ token: (await h.runtime.tokens.create({ scope: 'read', name: 'r' })).token });
+    const talker = await h.connect({ token: (await h.runtime.tokens.create({ scope: 'talk', name: 't' })).token });
+    for (const client of [reader, talker]) {
+      const seen = (await client.request('tools.list')).result as Array<Record<string, unknown>>;
+      expect(seen.filter((entry) => entry['server'] === 'remote')).toEqual([{ server: 'remote', state: 'needs_auth' }]);
+    }
+    const history = (await reader.request('events.history', { types: ['mcp.auth_required'] })).result;
+    expect(JSON.stringify(history)).not.toContain(new URL(firstUrl).searchParams.get('state')!);
+    expect(JSON.stringify(history)).not.toContain('/authorize');
     for (const method of ['tools.login', 'tools.logout']) {
       const refused = await reader.request(method, { server: 'remote' });
       expect(refused.error).toMatchObject({ code: -32003, data: { vigilCode: 'AUTH_FORBIDDEN' } });
@@ -108,11 +120,49 @@ describe('OAuth sign-ins over the gateway', () => {
     expect(await again.text()).toContain('unknown or expired');
 
     expect((await admin.request('tools.logout', { server: 'remote' })).result).toBe(true);
-    await nextEvent(
-      h,
-      'mcp.auth_required',
-      (e) => e.server === 'remote' && e.authorizationUrl !== required.authorizationUrl,
+    await nextEvent(h, 'mcp.auth_required', (e) => e.server === 'remote' && e.seq > required.seq);
+  });
+
+  it('exchanges a code once when two callbacks bring one state at the same moment; the second is unknown and changes nothing', async () => {
+    h = await start();
+    await nextEvent(h, 'mcp.auth_required', (e) => e.server === 'remote');
+    const admin = await h.connect();
+    const listed = (await admin.request('tools.list')).result as Array<Record<string, unknown>>;
+    const link = String(listed.find((entry) => entry['server'] === 'remote')!['authorizationUrl']);
+    const approved = await fetch(link, { redirect: 'manual' });
+    const callback = approved.headers.get('location')!;
+    expect(callback.startsWith(`${h.gateway.url}/oauth/callback?`)).toBe(true);
+
+    // The browser's visit, twice at once (a double click, a replay): both callbacks are held at the gateway until the
+    // other has arrived, then go on in the same tick, so neither is looked up after the other took its state out.
+    const completeSignIn = h.runtime.mcpServers.completeSignIn.bind(h.runtime.mcpServers);
+    const arrived: Array<() => void> = [];
+    vi.spyOn(h.runtime.mcpServers, 'completeSignIn').mockImplementation(async (answer) => {
+      await new Promise<void>((resolve) => {
+        arrived.push(resolve);
+        if (arrived.length === 2) for (const go of arrived) go();
+      });
+      return completeSignIn(answer);
+    });
+    const pages = await Promise.all(
+      [fetch(callback), fetch(callback)].map(async (page) => {
+        const response = await page;
+        return { status: response.status, text: await response.text() };
+      }),
     );
+    expect(pages.map((page) => page.status).sort()).toEqual([200, 400]);
+    expect(pages.find((page) => page.status === 200)!.text).toContain('Signed in to remote');
+    expect(pages.find((page) => page.status === 400)!.text).toContain('unknown or expired');
+    expect(fixture!.codeExchanges).toBe(1);
+
+    await nextEvent(h, 'mcp.server_up', (e) => e.server === 'remote');
+    const tools = (await admin.request('tools.list')).result as Array<Record<string, unknown>>;
+    expect(tools.filter((entry) => entry['server'] === 'remote')).toContainEqual(
+      expect.objectContaining({ name: 'mcp__remote__echo', state: 'up', available: true }),
+    );
+    expect(h.events.filter((e) => e.type === 'mcp.auth_completed')).toHaveLength(1);
+    expect(h.events.filter((e) => e.type === 'mcp.auth_failed')).toEqual([]);
+    expect(fixture!.codeExchanges).toBe(1);
   });
 
   it('answers a bad callback with a page that echoes nothing, and changes nothing', async () => {
@@ -154,6 +204,14 @@ describe('OAuth sign-ins over the gateway', () => {
       writeFile: (path, text) => writeFile(path, text),
       interrupted: () => new Promise(() => undefined),
     };
+    // A read token's `vigil tools list` says a sign-in is needed and how, with no link.
+    const reader = (await h.runtime.tokens.create({ scope: 'read', name: 'cli-reader' })).token;
+    let listed = '';
+    const readerIo: CliIo = { ...io, env: { ...io.env, VIGIL_TOKEN: reader }, stdout: (text) => (listed += text) };
+    expect(await main(['tools', 'list'], readerIo)).toBe(0);
+    expect(listed).toContain('remote\tneeds_auth\t-\tsign in: vigil tools login remote (an operate token)\n');
+    expect(listed).not.toContain('/authorize');
+
     const exit = main(['tools', 'login', 'remote'], io);
     const approved = await fetch(await url, { redirect: 'manual' });
     expect((await fetch(approved.headers.get('location')!)).status).toBe(200);

@@ -148,14 +148,16 @@ export function formatEntry(entry: ToolsListEntry): string {
   return isSignInView(entry) ? formatSignIn(entry) : formatTool(entry);
 }
 
-/** A server waiting for a sign-in as one line: `SERVER  needs_auth  -  sign in: URL (or: vigil tools login SERVER)`. */
+/**
+ * A server waiting for a sign-in as one line: `SERVER  needs_auth  -  sign in: URL (or: vigil tools login SERVER)`;
+ * without the URL (shown to an operate token only) `sign in: vigil tools login SERVER (an operate token)`.
+ */
 export function formatSignIn(entry: SignInView): string {
-  return [
-    entry.server,
-    'needs_auth',
-    '-',
-    `sign in: ${entry.authorizationUrl} (or: vigil tools login ${entry.server})`,
-  ].join('\t');
+  const how =
+    entry.authorizationUrl === undefined
+      ? `sign in: vigil tools login ${entry.server} (an operate token)`
+      : `sign in: ${entry.authorizationUrl} (or: vigil tools login ${entry.server})`;
+  return [entry.server, 'needs_auth', '-', how].join('\t');
 }
 
 /** One tool as one line: `NAME  up|down|needs_auth  [approval]  DESCRIPTION` (the description's first line, escaped of controls). */

@@ -6,8 +6,8 @@ import { byId, describeFailure, formatRelative, h, throttle, toast } from './dom
 /** @typedef {import('./dashboard-app.js').Panel} Panel */
 /** @typedef {import('./vigil-client.js').RpcResult<'tools.pending'>[number]} PendingCall */
 /** @typedef {import('./vigil-client.js').RpcResult<'tools.list'>[number]} ToolsListEntry */
-/** @typedef {Exclude<ToolsListEntry, {authorizationUrl: string}>} ToolView */
-/** @typedef {Extract<ToolsListEntry, {authorizationUrl: string}>} SignInView */
+/** @typedef {Extract<ToolsListEntry, {name: string}>} ToolView */
+/** @typedef {Exclude<ToolsListEntry, {name: string}>} SignInView */
 
 // Events after which the lists may have changed.
 const TOOL_EVENTS = new Set([
@@ -101,7 +101,10 @@ export function createToolsPanel(client) {
       tool.requireApproval ? h('span', { class: 'pill pill-soft' }, 'approval') : null,
     );
 
-  /** A server waiting for the operator to sign in: its name, its state and the link (it opens the authorization server). @param {SignInView} entry */
+  /**
+   * A server waiting for the operator to sign in: its name, its state and, for an operate session (the only one
+   * `tools.list` gives the URL to), the link (it opens the authorization server). @param {SignInView} entry
+   */
   const signInRow = (entry) =>
     h(
       'li',
@@ -109,22 +112,24 @@ export function createToolsPanel(client) {
       h('span', { class: 'tool-dot', title: 'server needs a sign-in' }),
       h('span', { class: 'tool-name mono' }, entry.server),
       h('span', { class: 'pill pill-soft' }, 'needs sign-in'),
-      h(
-        'a',
-        {
-          class: 'btn btn-small btn-primary tool-sign-in-link',
-          // Only a web address becomes a link (the server's metadata names it: never a javascript: URL).
-          href: /^https?:\/\//i.test(entry.authorizationUrl) ? entry.authorizationUrl : undefined,
-          target: '_blank',
-          rel: 'noopener noreferrer',
-          title: `valid until ${entry.expiresAt}`,
-        },
-        'Sign in',
-      ),
+      entry.authorizationUrl === undefined
+        ? h('span', { class: 'muted small' }, 'an operator signs in')
+        : h(
+            'a',
+            {
+              class: 'btn btn-small btn-primary tool-sign-in-link',
+              // Only a web address becomes a link (the server's metadata names it: never a javascript: URL).
+              href: /^https?:\/\//i.test(entry.authorizationUrl) ? entry.authorizationUrl : undefined,
+              target: '_blank',
+              rel: 'noopener noreferrer',
+              title: `valid until ${entry.expiresAt ?? ''}`,
+            },
+            'Sign in',
+          ),
     );
 
   /** @param {ToolsListEntry} entry */
-  const entryRow = (entry) => ('authorizationUrl' in entry ? signInRow(entry) : toolRow(entry));
+  const entryRow = (entry) => ('name' in entry ? toolRow(entry) : signInRow(entry));
 
   const refresh = async () => {
     const [tools, pending] = await Promise.all([client.tools.list(), client.tools.pending()]);

@@ -5,7 +5,7 @@ import type { RpcHandlers } from '../rpc-router.js';
 export const toolsMethods: RpcHandlers<
   'tools.list' | 'tools.pending' | 'tools.approve' | 'tools.deny' | 'tools.login' | 'tools.logout'
 > = {
-  'tools.list': (_params, { runtime }) => runtime.mcpServers.list(),
+  'tools.list': (_params, { runtime, caller }) => runtime.mcpServers.list(caller.scope),
   'tools.pending': (_params, { runtime }) => runtime.pendingToolCalls(),
   'tools.approve': (params, { runtime }) => runtime.approveToolCall(params.callId),
   'tools.deny': (params, { runtime }) => runtime.denyToolCall(params),

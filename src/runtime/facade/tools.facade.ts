@@ -1,5 +1,6 @@
 /** The facade's tools area: the servers (`tools.list`, the sign-ins `tools.login`, `tools.logout`) and the approvals `tools.pending`, `tools.approve`, `tools.deny`. */
 import type { DenyToolCallParams, PendingToolCall, ToolDecision } from '../../protocol/tool-approvals.schema.js';
+import { scopeAllows, type TokenScope } from '../../protocol/token-scopes.js';
 import type { CallbackOutcome, ToolsListEntry, ToolsLoginResult } from '../../protocol/tools.schema.js';
 import type { ToolCallDecision } from '../../subsystems/tools/durable-tool-caller.js';
 import { runDetached } from '../../shared/run-detached.js';
@@ -9,8 +10,12 @@ import { iso, type RuntimeCore } from '../runtime-core.js';
 export class McpServersFacade {
   constructor(private readonly core: RuntimeCore) {}
 
-  /** `tools.list`: every registered tool in the registry's order (by name), with its server's state now; then the servers waiting for a sign-in. */
-  list(): ToolsListEntry[] {
+  /**
+   * `tools.list`: every registered tool in the registry's order (by name), with its server's state now; then the
+   * servers waiting for a sign-in, with the link to it only for a caller of `scope` operate (default: the embedder's
+   * own call, which may do everything).
+   */
+  list(scope: TokenScope = 'operate'): ToolsListEntry[] {
     const hub = this.core.parts.tools;
     const tools: ToolsListEntry[] = hub
       .list()
@@ -24,11 +29,11 @@ export class McpServersFacade {
         available,
         state: hub.needsSignIn(server) ? 'needs_auth' : available ? 'up' : 'down',
       }));
+    const operator = scopeAllows(scope, 'operate');
     const signIns: ToolsListEntry[] = hub.signInsNeeded().map(({ server, authorizationUrl, expiresAt }) => ({
       server,
       state: 'needs_auth',
-      authorizationUrl,
-      expiresAt: iso(expiresAt),
+      ...(operator ? { authorizationUrl, expiresAt: iso(expiresAt) } : {}),
     }));
     return [...tools, ...signIns];
   }

@@ -149,17 +149,18 @@ export class McpHub {
 
   /** The callback of a sign-in: `state` names it (single use, 10 minutes); `code` finishes it, `error` reports it. */
   async completeSignIn(answer: { state: string; code?: string; error?: string }): Promise<CallbackOutcome> {
-    const store = this.options.oauth?.store;
-    const found = store?.findSignIn(answer.state);
+    // Only which server it is for: the sign-in itself is taken out (and checked) in the server's own queue.
+    const found = this.options.oauth?.store.findSignIn(answer.state);
     if (found === undefined || found.signIn.expiresAt <= this.options.clock.now()) return { kind: 'unknown_state' };
     const auth = this.slots.get(found.server)?.auth;
     if (auth === undefined) return { kind: 'unknown_state' };
-    const outcome = await auth.finish(found.signIn, {
+    const outcome = await auth.finish(answer.state, {
       ...(answer.code === undefined ? {} : { code: answer.code }),
       ...(answer.error === undefined ? {} : { error: answer.error }),
     });
-    return outcome.ok
-      ? { kind: 'signed_in', server: found.server }
+    if (outcome.ok) return { kind: 'signed_in', server: found.server };
+    return 'unknown' in outcome
+      ? { kind: 'unknown_state' }
       : { kind: 'failed', server: found.server, error: outcome.error };
   }
 

@@ -1,7 +1,8 @@
 /**
- * One MCP server of a running daemon, watched as its operator would: every `mcp.auth_required` for it is opened in the
- * operator's browser (once per URL), `up()` waits until its tools are offered, and `call()` runs one of them with the
- * offline thinker's `/tool` command and returns the reply's text.
+ * One MCP server of a running daemon, watched as its operator would: on every `mcp.auth_required` for it, the link
+ * `tools.list` gives the operator (an operate token) is opened in the operator's browser (once per URL), `up()`
+ * waits until its tools are offered, and `call()` runs one of them with the offline thinker's `/tool` command and
+ * returns the reply's text.
  */
 import type { Subscription } from 'rxjs';
 import type { VigilClient } from '../../../src/client/vigil-client.js';
@@ -103,14 +104,25 @@ export class ServerWatch {
     if (event.type === 'mcp.auth_required') {
       this.state = 'needs_auth';
       this.signIns += 1;
-      const url = String(event['authorizationUrl']);
-      if (this.visited.has(url)) return;
-      this.visited.add(url);
-      // One sign-in at a time, in order, as a person would.
-      this.browsing = this.browsing.then(() => this.visit(url));
+      // One sign-in at a time, in order, as a person would; the event names no URL, the operator's tools.list has it.
+      this.browsing = this.browsing.then(() => this.signIn());
     }
     if (event.type === 'mcp.auth_completed' || event.type === 'mcp.server_up' || event.type === 'mcp.server_down')
       this.say(`${event.type} ${JSON.stringify(event)}`);
+  }
+
+  /** Opens the sign-in link `tools.list` gives the operator (an operate token) for the server, once per link. */
+  private async signIn(): Promise<void> {
+    const entries = (await this.client.tools.list().catch(() => [])) as unknown as Array<Record<string, unknown>>;
+    // The server's own entry (a tool of it is `needs_auth` too during a step-up, with no link).
+    const url = entries.find((entry) => entry['server'] === this.server && !('name' in entry))?.['authorizationUrl'];
+    if (typeof url !== 'string') {
+      this.say('no sign-in link in tools.list (is the token operate?)');
+      return;
+    }
+    if (this.visited.has(url)) return;
+    this.visited.add(url);
+    await this.visit(url);
   }
 
   private async visit(url: string): Promise<void> {

@@ -3,8 +3,8 @@
  * a scenario's server and runs this script with its URL as the last argument, `MCP_CONFORMANCE_SCENARIO` naming the
  * scenario and `MCP_CONFORMANCE_CONTEXT` carrying its data (pre-registered client credentials). The script starts a
  * real `vigil run` daemon (offline thinker, a fresh data dir, port 0) whose `VIGIL_MCP_CONFIG` names that server,
- * signs it in as an operator would (each `mcp.auth_required`'s URL opened in "the browser", which reaches the
- * gateway's `/oauth/callback`), waits for the server to be up, calls one of its tools through Vigil's own tool caller
+ * signs it in as an operator would (on each `mcp.auth_required`, the link `tools.list` gives an operate token opened
+ * in "the browser", which reaches the gateway's `/oauth/callback`), waits for the server to be up, calls one of its tools through Vigil's own tool caller
  * (the offline thinker's `/tool` command sent with `agent.send`), and stops the daemon. Exit 0 when the tool answered.
  *
  * Run: `node --import tsx test/e2e/conformance/vigil-client-driver.ts SERVER_URL` (test/e2e/mcp-conformance-client

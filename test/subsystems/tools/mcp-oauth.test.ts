@@ -68,6 +68,17 @@ async function browse(authorizationUrl: string): Promise<{ state: string; code: 
   return { state: back.searchParams.get('state')!, code: back.searchParams.get('code')! };
 }
 
+/**
+ * The `mcp.auth_required` of `h` (at or after `since`), which names no URL, with the link the hub gives an operator
+ * (`tools.list` for an operate token) at that moment.
+ */
+async function required(h: Awaited<ReturnType<typeof start>>, since = 0) {
+  const event = await h.next('mcp.auth_required', () => true, since);
+  expect(Object.keys(event)).not.toContain('authorizationUrl');
+  const link = h.hub.signInsNeeded().find((needed) => needed.server === event.server);
+  return { server: event.server, authorizationUrl: link!.authorizationUrl };
+}
+
 /** Lets the I/O of a refresh (HTTP, LevelDB) land, up to a bound. */
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200 && !check(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -85,18 +96,18 @@ function filesUnder(root: string): Buffer[] {
 describe('an MCP server behind OAuth', () => {
   it('is needs_auth until the operator signs in; then it connects and a tool call works', async () => {
     const h = await start();
-    const required = await h.next('mcp.auth_required');
-    expect(required.server).toBe('remote');
+    const signIn = await required(h);
+    expect(signIn.server).toBe('remote');
     expect(h.hub.needsSignIn('remote')).toBe(true);
     expect(h.hub.signInsNeeded()).toEqual([
-      { server: 'remote', authorizationUrl: required.authorizationUrl, expiresAt: h.clock.now() + 600_000 },
+      { server: 'remote', authorizationUrl: signIn.authorizationUrl, expiresAt: h.clock.now() + 600_000 },
     ]);
-    const url = new URL(required.authorizationUrl);
+    const url = new URL(signIn.authorizationUrl);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('resource')).toBe(fixture!.url);
     expect(url.searchParams.get('scope')).toBe('mcp:tools');
 
-    const answer = await browse(required.authorizationUrl);
+    const answer = await browse(signIn.authorizationUrl);
     const since = h.events.length;
     await expect(h.hub.completeSignIn(answer)).resolves.toEqual({ kind: 'signed_in', server: 'remote' });
     await h.next('mcp.auth_completed', (e) => e.server === 'remote', since);
@@ -113,8 +124,8 @@ describe('an MCP server behind OAuth', () => {
 
   it('refreshes before expiry on the clock, honours rotation, and after a refused refresh asks once for a sign-in', async () => {
     const h = await start({ accessTokenSeconds: 60 });
-    const required = await h.next('mcp.auth_required');
-    await h.hub.completeSignIn(await browse(required.authorizationUrl));
+    const signIn = await required(h);
+    await h.hub.completeSignIn(await browse(signIn.authorizationUrl));
     await h.next('mcp.server_up');
     expect(fixture!.grants).toEqual({ authorization_code: 1, refresh_token: 0 });
 
@@ -153,8 +164,8 @@ describe('an MCP server behind OAuth', () => {
 
   it('keeps its tokens across a restart: a new hub on the same store connects without a sign-in', async () => {
     const h = await start();
-    const required = await h.next('mcp.auth_required');
-    await h.hub.completeSignIn(await browse(required.authorizationUrl));
+    const signIn = await required(h);
+    await h.hub.completeSignIn(await browse(signIn.authorizationUrl));
     await h.next('mcp.server_up');
     await h.hub.stop();
 
@@ -170,7 +181,7 @@ describe('an MCP server behind OAuth', () => {
 
   it('tools.login starts a fresh sign-in, logout forgets the tokens, and an expired state does nothing', async () => {
     const h = await start();
-    const first = await h.next('mcp.auth_required');
+    const first = await required(h);
     const login = await h.hub.login('remote');
     expect(login.authorizationUrl).not.toBe(first.authorizationUrl);
     expect(h.hub.signInsNeeded()[0]?.authorizationUrl).toBe(login.authorizationUrl);
@@ -196,8 +207,8 @@ describe('an MCP server behind OAuth', () => {
 
   it('an authorization server refusal is reported once, and a fresh link is ready', async () => {
     const h = await start();
-    const required = await h.next('mcp.auth_required');
-    const { state } = await browse(required.authorizationUrl);
+    const signIn = await required(h);
+    const { state } = await browse(signIn.authorizationUrl);
     await expect(h.hub.completeSignIn({ state, error: 'access_denied' })).resolves.toEqual({
       kind: 'failed',
       server: 'remote',
@@ -205,15 +216,43 @@ describe('an MCP server behind OAuth', () => {
     });
     const failed = await h.next('mcp.auth_failed', () => true, 0);
     expect(failed.error).toBe('the authorization server answered access_denied');
-    expect(h.hub.signInsNeeded()[0]?.authorizationUrl).not.toBe(required.authorizationUrl);
+    expect(h.hub.signInsNeeded()[0]?.authorizationUrl).not.toBe(signIn.authorizationUrl);
+  });
+
+  it('a refused code exchange (invalid_grant) keeps the tokens it did not obtain, and sends the code once', async () => {
+    const h = await start();
+    await h.hub.completeSignIn(await browse((await required(h)).authorizationUrl));
+    await h.next('mcp.server_up');
+    const tokens = h.store.get('remote').tokens;
+    expect(tokens).toBeDefined();
+    const { state } = await browse((await h.hub.login('remote')).authorizationUrl);
+    const exchanges = fixture!.codeExchanges;
+    const since = h.events.length;
+    await expect(h.hub.completeSignIn({ state, code: 'a-code-the-server-never-issued' })).resolves.toEqual({
+      kind: 'failed',
+      server: 'remote',
+      error: 'the authorization server answered invalid_grant',
+    });
+    expect(fixture!.codeExchanges - exchanges).toBe(1);
+    expect(h.store.get('remote').tokens).toEqual(tokens);
+    expect(h.hub.needsSignIn('remote')).toBe(false);
+    expect((await h.hub.callTool('mcp__remote__echo', { text: 'still' })).content).toEqual([
+      { type: 'text', text: 'still' },
+    ]);
+    expect(
+      h.events
+        .slice(since)
+        .map((e) => e.type)
+        .filter((type) => type.startsWith('mcp.auth')),
+    ).toEqual(['mcp.auth_failed']);
   });
 
   it.each([false, true])(
     'sealed %s: a token is on disk in plaintext only when the store is not sealed',
     async (sealed) => {
       const h = await start({ sealed });
-      const required = await h.next('mcp.auth_required');
-      await h.hub.completeSignIn(await browse(required.authorizationUrl));
+      const signIn = await required(h);
+      await h.hub.completeSignIn(await browse(signIn.authorizationUrl));
       await h.next('mcp.server_up');
       const files = filesUnder(dir!);
       const tokens = [fixture!.accessTokens[0]!, fixture!.refreshTokens[0]!];
@@ -226,8 +265,8 @@ describe('an MCP server behind OAuth', () => {
     'idempotent %s: a 401 to a sent call is an unknown outcome, re-sent only for an idempotent tool after a refresh',
     async (idempotent) => {
       const h = await start(idempotent ? { idempotentTools: ['echo'] } : {});
-      const required = await h.next('mcp.auth_required');
-      await h.hub.completeSignIn(await browse(required.authorizationUrl));
+      const signIn = await required(h);
+      await h.hub.completeSignIn(await browse(signIn.authorizationUrl));
       await h.next('mcp.server_up');
       fixture!.revokeAccessTokens();
       const call = h.hub.callTool('mcp__remote__echo', { text: 'again' });
@@ -257,8 +296,8 @@ describe('an MCP server behind OAuth', () => {
 
   it('a 403 insufficient_scope while a refresh token is held asks once for a sign-in with the union of scopes, not a refresh', async () => {
     const h = await start({ toolScopes: ['mcp:tools', 'mcp:write'] });
-    const required = await h.next('mcp.auth_required');
-    await h.hub.completeSignIn(await browse(required.authorizationUrl));
+    const signIn = await required(h);
+    await h.hub.completeSignIn(await browse(signIn.authorizationUrl));
     await h.next('mcp.server_up');
     expect(fixture!.refreshTokens).toHaveLength(1);
 
@@ -267,7 +306,7 @@ describe('an MCP server behind OAuth', () => {
     await expect(h.hub.callTool('mcp__remote__echo', { text: 'write' })).rejects.toMatchObject({
       code: 'TOOL_CALL_FAILED',
     });
-    const stepUp = await h.next('mcp.auth_required', () => true, since);
+    const stepUp = await required(h, since);
     expect(h.hub.needsSignIn('remote')).toBe(true);
     const scope = new URL(stepUp.authorizationUrl).searchParams.get('scope')?.split(' ');
     expect(scope?.sort()).toEqual(['mcp:tools', 'mcp:write']);

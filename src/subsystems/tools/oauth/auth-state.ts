@@ -45,7 +45,8 @@ export type AuthEffect =
   | { kind: 'schedule_refresh'; at: number }
   | { kind: 'cancel_refresh' }
   | { kind: 'refresh' }
-  | { kind: 'emit_required'; authorizationUrl: string }
+  /** `mcp.auth_required {server}`: no URL (its `state` is the sign-in's credential, and events are read-scope). */
+  | { kind: 'emit_required' }
   | { kind: 'emit_completed' }
   | { kind: 'emit_failed'; error: string }
   /** Stop the server's connection and keep it stopped until signed in (its tools unavailable). */
@@ -105,11 +106,7 @@ export function transition(state: AuthState, event: AuthEvent): AuthStep {
       if (!event.needed) return stay(state);
       return {
         state: next,
-        effects: [
-          { kind: 'cancel_refresh' },
-          { kind: 'hold_connection' },
-          { kind: 'emit_required', authorizationUrl: event.authorizationUrl },
-        ],
+        effects: [{ kind: 'cancel_refresh' }, { kind: 'hold_connection' }, { kind: 'emit_required' }],
       };
     }
     case 'refresh_due':

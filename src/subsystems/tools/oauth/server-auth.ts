@@ -12,7 +12,7 @@ import {
   type OAuthClientProvider,
   type OAuthDiscoveryState,
 } from '@modelcontextprotocol/sdk/client/auth.js';
-import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidGrantError, OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import type {
   OAuthClientInformationMixed,
@@ -79,7 +79,11 @@ export interface SignInStart {
 }
 
 /** How a callback went. */
-export type SignInOutcome = { ok: true } | { ok: false; error: string };
+export type SignInOutcome =
+  | { ok: true }
+  | { ok: false; error: string }
+  /** No live sign-in had this state (never made, used already, or expired): nothing was done. */
+  | { ok: false; unknown: true };
 
 /**
  * Which of our own calls of `auth()` is running; `transport` for the ones the SDK's transport makes on a 401;
@@ -253,16 +257,16 @@ export class ServerAuth {
   }
 
   /**
-   * The callback of sign-in `signIn` (found by its state, not expired): `code` is exchanged for tokens, or `error`
-   * (the authorization server's refusal) reported. The sign-in is used up either way; after a failure a fresh one is
-   * ready, so `tools.list` offers a link that works.
+   * The callback of the sign-in whose `state` this is: `code` is exchanged for tokens, or `error` (the authorization
+   * server's refusal) reported. The sign-in is taken out of the store (under this server's queue) before anything is
+   * exchanged, so a second callback with the same state, even one that arrived at the same moment, finds nothing and
+   * changes nothing (`unknown`). After a failure a fresh sign-in is ready, so `tools.login` and `tools.list` offer a
+   * link that works.
    */
-  finish(signIn: PendingSignIn, answer: { code?: string; error?: string }): Promise<SignInOutcome> {
+  finish(state: string, answer: { code?: string; error?: string }): Promise<SignInOutcome> {
     return this.exclusive(async () => {
-      await this.options.store.update(this.options.server, (record) => ({
-        ...record,
-        signIns: record.signIns.filter((pending) => pending.state !== signIn.state),
-      }));
+      const signIn = await this.takeSignIn(state);
+      if (signIn === undefined) return { ok: false, unknown: true };
       let failure: string | undefined;
       if (answer.code === undefined) {
         failure = `the authorization server answered ${oauthErrorCode(answer.error)}`;
@@ -435,6 +439,16 @@ export class ServerAuth {
     this.dispatch({ type: 'refresh_failed', retryAt: this.options.clock.now() + wait });
   }
 
+  /** Removes the pending sign-in `state` from the store and returns it, unless it was gone already or has expired. */
+  private async takeSignIn(state: string): Promise<PendingSignIn | undefined> {
+    let taken: PendingSignIn | undefined;
+    await this.options.store.update(this.options.server, (record) => {
+      taken = record.signIns.find((pending) => pending.state === state);
+      return { ...record, signIns: record.signIns.filter((pending) => pending.state !== state) };
+    });
+    return taken !== undefined && taken.expiresAt > this.options.clock.now() ? taken : undefined;
+  }
+
   private async dropSignIn(state: string): Promise<void> {
     await this.options.store.update(this.options.server, (record) => ({
       ...record,
@@ -469,7 +483,7 @@ export class ServerAuth {
         runDetached(this.refresh(), log, `refreshing the access token of MCP server ${server}`);
         return;
       case 'emit_required':
-        bus.emit('mcp.auth_required', { server, authorizationUrl: effect.authorizationUrl });
+        bus.emit('mcp.auth_required', { server });
         return;
       case 'emit_completed':
         bus.emit('mcp.auth_completed', { server });
@@ -702,11 +716,18 @@ export class ServerAuth {
         }
       },
       invalidateCredentials: async (scope) => {
+        // A refused code exchange (invalid_grant) says nothing of the tokens held: they were not obtained by it, so
+        // they are kept, and the code (good once) is not sent again by the SDK's retry.
+        if (this.operation === 'finish' && scope === 'tokens')
+          throw new InvalidGrantError('the authorization server refused the authorization code');
         if (scope === 'all' || scope === 'tokens') this.tokensInvalidated = true;
         await update((record) => {
           switch (scope) {
             case 'all':
-              return { signIns: record.signIns };
+              // Not the tokens a refused exchange did not obtain (see above).
+              return this.operation === 'finish' && record.tokens !== undefined
+                ? { signIns: record.signIns, tokens: record.tokens }
+                : { signIns: record.signIns };
             case 'client': {
               const { client: _client, clientRedirectUrl: _url, ...rest } = record;
               return rest;

@@ -56,11 +56,7 @@ describe('transition', () => {
       authorizationUrl: 'https://as.example/authorize?state=s',
       expiresAt: 600_000,
     });
-    expect(first.effects).toEqual([
-      { kind: 'cancel_refresh' },
-      { kind: 'hold_connection' },
-      { kind: 'emit_required', authorizationUrl: 'https://as.example/authorize?state=s' },
-    ]);
+    expect(first.effects).toEqual([{ kind: 'cancel_refresh' }, { kind: 'hold_connection' }, { kind: 'emit_required' }]);
     const again = transition(first.state, started(true, 'https://as.example/b'));
     expect(again).toEqual({ state: { ...first.state, authorizationUrl: 'https://as.example/b' }, effects: [] });
   });
