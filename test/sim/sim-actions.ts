@@ -108,15 +108,27 @@ export class SimActions {
       .listSchedules()
       .filter((schedule) => schedule.nextAt !== null && Date.parse(schedule.nextAt) <= now).length;
     const webhooks = this.webhooks.drainPending(incarnation);
-    this.run.drainState = `${status.pendingMessages} pending messages, ${openTurns} open turns, ${firing} schedules firing, ${pending.length} calls awaiting approval, sends in flight: ${sendsInFlight}, webhooks: ${webhooks ?? 'all delivered'}, phase ${status.phase}, ${status.state}`;
+    const chat = this.chatPending(runtime);
+    const chatState = chat === undefined ? '' : `, chat: ${chat ?? 'all answered'}`;
+    this.run.drainState = `${status.pendingMessages} pending messages, ${openTurns} open turns, ${firing} schedules firing, ${pending.length} calls awaiting approval, sends in flight: ${sendsInFlight}, webhooks: ${webhooks ?? 'all delivered'}${chatState}, phase ${status.phase}, ${status.state}`;
     return (
       status.pendingMessages === 0 &&
       openTurns === 0 &&
       firing === 0 &&
       pending.length === 0 &&
       !sendsInFlight &&
-      webhooks === null
+      webhooks === null &&
+      (chat ?? null) === null
     );
+  }
+
+  /** What the chat channel still owes: updates not yet confirmed, replies not yet over (undefined: no channel). */
+  private chatPending(runtime: Runtime): string | null | undefined {
+    const chat = this.run.chat;
+    if (chat === null) return undefined;
+    const unconfirmed = chat.unconfirmed();
+    const replies = runtime.channels.list().reduce((sum, view) => sum + view.pending, 0);
+    return unconfirmed === 0 && replies === 0 ? null : `${unconfirmed} updates unconfirmed, ${replies} replies open`;
   }
 
   /** Records what a client would read of the budget now, whenever something was published since the last look. */

@@ -7,6 +7,7 @@ import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import type { SimSession } from './sim-clients.js';
 import type { SimHistory } from './sim-history.js';
 import { MAX_STEPS } from './sim-run.js';
+import { checkChannels } from './sim-channels-check.js';
 import { checkSchedules } from './sim-schedules-check.js';
 import { checkWebhooks } from './sim-webhooks-check.js';
 
@@ -50,6 +51,7 @@ function everyViolation(history: SimHistory): Violation[] {
     ...checkPrompts(history, all),
     ...checkSchedules(history, all),
     ...checkWebhooks(history, all),
+    ...checkChannels(history, all),
     ...checkDrained(history),
   ];
 }

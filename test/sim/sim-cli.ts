@@ -5,6 +5,7 @@
  *   npm run sim -- --seed 1234           that seed only, with every violation in full
  *   npm run sim -- --seed 1234 --seeds 50   seeds 1234 to 1283
  *   npm run sim -- --seed 1234 --trace   that seed, then its whole history: events, actions, faults, the log
+ *   npm run sim -- --seeds 200 --no-channel   without the chat channel seeds may draw (as before channels)
  *   npm run sim -- --year [--days N]     a simulated year (or N days) of one agent (docs/testing.md)
  *   npm run sim -- --year --keep         the same, leaving its two data dirs (first week, whole run) to profile
  *   npm run sim -- --year --probe DIR    measures again the two dirs a --keep run left in DIR (no days simulated)
@@ -55,13 +56,31 @@ const count = value('--seeds') ?? (single === undefined ? 200 : 1);
 const first = single ?? 1;
 const started = performance.now();
 const failing: number[] = [];
+const chat = { seeds: 0, messages: 0, turns: 0, strays: 0, refusedStrays: 0, cutSends: 0 };
 for (let seed = first; seed < first + count; seed += 1) {
-  const history = await runSeed(seed);
+  const history = await runSeed(seed, args.includes('--no-channel') ? { channel: false } : {});
   const violations = checkHistory(history);
   if (count === 1 && args.includes('--trace')) process.stdout.write(`${traceLines(history).join('\n')}\n`);
+  const channel = history.channel;
+  if (channel !== null) {
+    chat.seeds += 1;
+    chat.messages += Object.values(channel.world.chats)
+      .flat()
+      .filter((m) => m.kind === 'person').length;
+    chat.turns += channel.inbox.length;
+    chat.strays += channel.strays;
+    chat.refusedStrays += channel.refusedStrays;
+    chat.cutSends += channel.cutSends;
+  }
   if (violations.length === 0) {
+    const about =
+      channel === null
+        ? ''
+        : `; chat: ${channel.inbox.length} turns, ${channel.strays} stray placeholders (${channel.refusedStrays} in refused replies), ${channel.cutSends} sends whose answer was cut`;
     if (count === 1)
-      process.stdout.write(`seed ${seed}: ok (${history.steps} steps, ${history.incarnations.length} incarnations)\n`);
+      process.stdout.write(
+        `seed ${seed}: ok (${history.steps} steps, ${history.incarnations.length} incarnations${about})\n`,
+      );
     continue;
   }
   failing.push(seed);
@@ -76,4 +95,8 @@ const seconds = ((performance.now() - started) / 1000).toFixed(1);
 process.stdout.write(
   `${count} seeds in ${seconds} s: ${failing.length} failing${failing.length > 0 ? ` (${failing.join(', ')})` : ''}\n`,
 );
+if (chat.seeds > 0)
+  process.stdout.write(
+    `chat channel in ${chat.seeds} seeds: ${chat.messages} messages, ${chat.turns} turns, ${chat.strays} stray placeholders (${chat.refusedStrays} in replies refused for good), ${chat.cutSends} sends whose answer was lost or cut\n`,
+  );
 process.exit(failing.length > 0 ? 1 : 0);

@@ -12,6 +12,8 @@ import type { VigilDb } from '../../src/subsystems/store/vigil-db.js';
 
 const VIEW = { keyEncoding: 'view', valueEncoding: 'view' } as const;
 const JOURNAL_PREFIX = '!event-journal!';
+/** A channel's reply record (`!channels!NAME!r!TURN`). */
+const CHANNEL_REPLY_KEY = /^!channels![^!]+!r!/;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
@@ -42,6 +44,8 @@ export class SimDisk {
   private storeValue: BackingStore;
   /** Seqs of journal entries whose write failed (they are missing from the history by design). */
   readonly failedJournalSeqs = new Set<number>();
+  /** Chat messages (`CHAT!MESSAGE_ID`) a channel's reply record named in a write that failed. */
+  readonly failedReplyMessages = new Set<string>();
   failedWrites = 0;
   ops = 0;
   private inFlight = 0;
@@ -91,6 +95,21 @@ export class SimDisk {
     return events;
   }
 
+  /**
+   * Every key under `prefix` (returned without it) with its JSON value, as the disk holds them at the moment of the
+   * call: the walk is opened at once, and memory-level's iterator reads the tree as it was then.
+   */
+  entriesAt(prefix: string): Promise<Map<string, unknown>> {
+    const range = { gt: encoder.encode(prefix), lt: encoder.encode(`${prefix.slice(0, -1)}"`), ...VIEW };
+    const iterator = this.store.iterator(range);
+    return this.track(async () => {
+      const entries = new Map<string, unknown>();
+      for (const [key, value] of await iterator.all())
+        entries.set(decoder.decode(key).slice(prefix.length), JSON.parse(decoder.decode(value)) as unknown);
+      return entries;
+    });
+  }
+
   /** The newest journaled seq on disk, or 0. */
   async lastJournalSeq(): Promise<number> {
     const range = {
@@ -111,6 +130,11 @@ export class SimDisk {
       const key = decoder.decode(op.key);
       if (op.type === 'put' && key.startsWith(JOURNAL_PREFIX))
         this.failedJournalSeqs.add(Number(key.slice(JOURNAL_PREFIX.length)));
+      if (op.type === 'put' && CHANNEL_REPLY_KEY.test(key)) {
+        const reply = JSON.parse(decoder.decode(op.value)) as { chatId: string; slots: { messageId?: string }[] };
+        for (const slot of reply.slots)
+          if (slot.messageId !== undefined) this.failedReplyMessages.add(`${reply.chatId}!${slot.messageId}`);
+      }
     }
   }
 }

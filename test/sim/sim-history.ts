@@ -1,6 +1,7 @@
 /** Everything one simulated run recorded, for the checker: the journal, every client's stream, the model's requests, the server's effects. */
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import type { ScheduleView } from '../../src/protocol/schedules.schema.js';
+import type { SimChannelHistory } from './sim-channels-check.js';
 import type { SimChain } from './sim-clients.js';
 import type { SimEffect } from './sim-mcp-server.js';
 import type { SimModelRequest } from './sim-model.js';
@@ -69,6 +70,8 @@ export interface SimHistory {
   budget: BudgetSample[];
   /** Every POST the simulated receivers took, the operator's endpoints, and the runtime's final listing of them. */
   webhooks: SimWebhooksHistory;
+  /** The chat platform's world, and the channel's records at the end (null: the seed has no channel). */
+  channel: SimChannelHistory | null;
   /** Whether every turn could end: the drain reached a state with nothing pending, then a clean stop. */
   drained: boolean;
   /** What the drain last found still pending. */

@@ -16,6 +16,8 @@ import type { CheckpointZip } from '../../src/subsystems/checkpoint/checkpoint.c
 import { VigilMetrics } from '../../src/subsystems/metrics/vigil-metrics.js';
 import { AnthropicThinker } from '../../src/subsystems/thinking/anthropic-thinker.js';
 import { resolvePrice } from '../../src/subsystems/thinking/pricing.js';
+import type { SimChatPlatform } from './sim-chat-platform.js';
+import { SIM_CHANNEL_TOKEN_ENV } from './sim-chat-scenario.js';
 import { IncarnationClock, type SimWorldClock } from './sim-clock.js';
 import type { FeedSource } from './sim-clients.js';
 import type { SimDisk, SimLevel } from './sim-disk.js';
@@ -40,6 +42,8 @@ export interface IncarnationDeps {
   /** The webhook receivers (the outbox's post function), and the backoff's jitter (seeded: a run replays exactly). */
   webhooks?: SimWebhookReceiver;
   webhookRandom?: SimRandom;
+  /** The chat platform a configured channel talks to (its adapters, and the seed's pairing codes). */
+  chat?: SimChatPlatform;
   config: Partial<VigilConfig>;
   identity: string;
   logger: VigilLogger;
@@ -146,6 +150,7 @@ export class Incarnation implements FeedSource {
         ? {}
         : { webhooks: { post: deps.webhooks.postFor(this.number), random: () => deps.webhookRandom!.next() } }),
       offClock: { ioTimers: this.clock, zip: SYNC_ZIP },
+      ...(deps.chat === undefined ? {} : { channels: this.channels(deps.chat) }),
     });
     // A boot that fails (a write the disk refused) ends the process as a crash would: the daemon exits non-zero and
     // is started again. Its rejection is taken here even when a crash came first.
@@ -174,6 +179,7 @@ export class Incarnation implements FeedSource {
     this.clock.cut();
     this.deps.model.cut(this.number);
     this.deps.webhooks?.cut(this.number);
+    this.deps.chat?.cut(this.number);
     this.tap.unsubscribe();
     void this.db.cut();
     this.resolveDied();
@@ -182,6 +188,7 @@ export class Incarnation implements FeedSource {
   /** After a kill: what the process had sent the disk lands, its MCP connection closes, its bus ends. */
   async bury(): Promise<void> {
     await this.db.dead();
+    await this.deps.chat?.buried(this.number);
     await this.deps.mcp.cut(this.number);
     this.bus.close();
   }
@@ -198,9 +205,19 @@ export class Incarnation implements FeedSource {
     this.tap.unsubscribe();
     this.killed = true;
     this.clock.cut();
+    this.deps.chat?.cut(this.number);
     await this.deps.mcp.cut(this.number);
     this.bus.close();
     return done && !failed;
+  }
+
+  /** The channels' injection: this incarnation's adapter on the platform, its token, and the seed's pairing codes. */
+  private channels(chat: SimChatPlatform) {
+    return {
+      env: { [SIM_CHANNEL_TOKEN_ENV]: 'sim-chat-token' },
+      createAdapter: () => chat.adapterFor(this.number),
+      newCode: () => chat.newCode(),
+    };
   }
 
   private thinker(): AnthropicThinker {

@@ -7,6 +7,7 @@
  */
 import { estimateTokens } from '../../src/subsystems/thinking/token-estimate.js';
 import type { SimWorldClock } from './sim-clock.js';
+import { streamOf, type StreamedMessage } from './sim-model-stream.js';
 import type { SimRandom } from './sim-random.js';
 
 /** How often each fault happens, per request (0 to 1). */
@@ -64,6 +65,8 @@ interface Answer {
   /** Simulated ms before the answer; 'hang': none comes, and the SDK's attempt times out (in simulated time). */
   delayMs: number | 'hang';
   outcome: string;
+  /** The request asked for a stream (`stream: true`): a message answers as server-sent events. */
+  stream?: boolean;
 }
 
 const SUMMARY_MARK = '# You keep the rolling summary';
@@ -98,6 +101,7 @@ export class SimModel {
     return async (_input: unknown, init?: RequestInit) => {
       const raw = typeof init?.body === 'string' ? init.body : '';
       const answer = this.answer(raw, incarnation);
+      answer.stream = (JSON.parse(raw || '{}') as { stream?: unknown }).stream === true;
       return this.deliver(answer, incarnation, init?.signal ?? undefined);
     };
   }
@@ -111,10 +115,12 @@ export class SimModel {
 
   private deliver(answer: Answer, incarnation: number, signal: AbortSignal | undefined): Promise<Response> {
     const respond = () =>
-      new Response(JSON.stringify(answer.body), {
-        status: answer.status,
-        headers: { 'content-type': 'application/json', 'request-id': `req_sim_${this.count}`, ...answer.headers },
-      });
+      answer.stream === true && answer.status === 200
+        ? this.streamed(answer.body as StreamedMessage, incarnation, signal)
+        : new Response(JSON.stringify(answer.body), {
+            status: answer.status,
+            headers: { 'content-type': 'application/json', 'request-id': `req_sim_${this.count}`, ...answer.headers },
+          });
     if (answer.delayMs === 0) return Promise.resolve(respond());
     return new Promise<Response>((resolve, reject) => {
       const waiting = this.pending.get(incarnation) ?? new Set();
@@ -145,6 +151,24 @@ export class SimModel {
         },
         Math.min(delay, this.timeoutMs),
       );
+    });
+  }
+
+  /** A message as an event stream over simulated time, ended by the request's abort or its process's death. */
+  private streamed(message: StreamedMessage, incarnation: number, signal: AbortSignal | undefined): Response {
+    const waiting = this.pending.get(incarnation) ?? new Set();
+    this.pending.set(incarnation, waiting);
+    const stop = (err: unknown) => stream.stop(err);
+    const onAbort = () => stop(new DOMException('This operation was aborted', 'AbortError'));
+    const stream = streamOf(message, this.world, () => {
+      waiting.delete(stop);
+      signal?.removeEventListener('abort', onAbort);
+    });
+    waiting.add(stop);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return new Response(stream.body, {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'request-id': `req_sim_${this.count}` },
     });
   }
 

@@ -1,15 +1,21 @@
 /**
- * One seed's run: the world (clock, disk, model, MCP server, clients), the runtime booted into it, client actions and
- * faults at seeded moments, crashes and restarts on the same disk, then a drain without faults in which every turn
- * must end, a clean stop, and the history the checker reads.
+ * One seed's run: the world (clock, disk, model, MCP server, clients, and the chat platform when the seed has a
+ * channel), the runtime booted into it, client actions and faults at seeded moments, crashes and restarts on the same
+ * disk, then a drain without faults in which every turn must end (and every channel reply be delivered), a clean
+ * stop, and the history the checker reads.
  */
 import { pino } from 'pino';
+import type { ConversationMessage } from '../../src/protocol/conversation.schema.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import type { VigilLogger } from '../../src/shared/logger.js';
 import { ConversationLog } from '../../src/subsystems/conversation/conversation-log.js';
 import { loadMcpClient } from '../../src/subsystems/tools/mcp-hub.js';
 import { loadAjv } from '../../src/subsystems/tools/tool-args.js';
 import { SimActions } from './sim-actions.js';
+import { strayCounts, type SimChannelHistory } from './sim-channels-check.js';
+import { SimChatPlatform } from './sim-chat-platform.js';
+import { SIM_CHANNEL } from './sim-chat-scenario.js';
+import { SimChatTraffic } from './sim-chat-traffic.js';
 import { SimWorldClock } from './sim-clock.js';
 import { SimClients } from './sim-clients.js';
 import { SimDisk } from './sim-disk.js';
@@ -18,7 +24,7 @@ import { Incarnation } from './sim-incarnation.js';
 import { SimMcpServer } from './sim-mcp-server.js';
 import { SimModel } from './sim-model.js';
 import { simRandom, type SimRandom } from './sim-random.js';
-import { drawScenario, SIM_IDENTITY, type SimScenario } from './sim-scenario.js';
+import { drawScenario, SIM_IDENTITY, withoutChannel, type SimScenario } from './sim-scenario.js';
 import { settle } from './sim-settle.js';
 import { SimWebhookReceiver } from './sim-webhook-receiver.js';
 
@@ -26,6 +32,8 @@ import { SimWebhookReceiver } from './sim-webhook-receiver.js';
 export interface RunOptions {
   /** Overrides of the drawn scenario. */
   scenario?: Partial<SimScenario>;
+  /** False: no chat channel even when the seed draws one (the seed as it ran before channels were simulated). */
+  channel?: boolean;
 }
 
 /** Runs seed `seed` to its end and returns everything it recorded. */
@@ -65,7 +73,11 @@ export class SimRun {
     | 'schedules'
     | 'schedulesListedAt'
     | 'webhooks'
+    | 'channel'
   >;
+  /** The chat platform and the people on it, when the seed has a channel. */
+  readonly chat: SimChatPlatform | null = null;
+  private readonly chatTraffic: SimChatTraffic | null = null;
   current: Incarnation | null = null;
   crashes = 0;
   /** Writes fail (with the scenario's probability) until then. */
@@ -81,7 +93,8 @@ export class SimRun {
 
   constructor(seed: number, options: RunOptions) {
     this.rng = simRandom(seed);
-    this.scenario = { ...drawScenario(seed, this.rng.fork('scenario')), ...options.scenario };
+    const drawn = { ...drawScenario(seed, this.rng.fork('scenario')), ...options.scenario };
+    this.scenario = options.channel === false ? withoutChannel(drawn) : drawn;
     this.world = new SimWorldClock(this.scenario.startAt);
     this.model = new SimModel(this.world, this.rng.fork('model'), {
       faults: this.scenario.model,
@@ -108,6 +121,31 @@ export class SimRun {
       { write: (line: string) => log.push(`${new Date(this.world.now()).toISOString()} ${line.trim()}`) },
     );
     this.actions = new SimActions(this, this.rng.fork('actions'));
+    if (this.scenario.channel !== null) {
+      this.chat = new SimChatPlatform(this.world, this.rng.fork('chat platform'), this.scenario.channel, {
+        crash: (number, how) => {
+          const current = this.current;
+          if (current?.number !== number || !current.alive || this.phase !== 'active') return false;
+          if (this.crashes >= this.scenario.maxCrashes) return false;
+          this.crashNow(how);
+          return true;
+        },
+        records: () => this.disk.entriesAt(`!channels!${SIM_CHANNEL}!`),
+      });
+      this.chatTraffic = new SimChatTraffic(
+        this.chat,
+        {
+          world: this.world,
+          current: () => this.current,
+          note: (incarnation, action, outcome) => {
+            const record = { at: this.world.now(), incarnation, action, outcome };
+            this.history.actions.push(record);
+            return record;
+          },
+        },
+        this.rng.fork('chat traffic'),
+      );
+    }
   }
 
   async run(): Promise<SimHistory> {
@@ -138,10 +176,11 @@ export class SimRun {
         ? await this.current.stop(() => this.step(world.now() + 1_000))
         : false;
     if (this.current !== null) this.clients.disconnectAll(this.current.number, 'end');
+    const users = await this.loggedUserMessages();
     return {
       ...this.history,
       journal: await this.disk.journal<VigilEvent>(),
-      loggedTurnIds: await this.loggedTurnIds(),
+      loggedTurnIds: [...new Set(users.map((m) => m.turnId))],
       drained,
       drainState: this.drainState,
       stoppedCleanly,
@@ -153,6 +192,7 @@ export class SimRun {
         checkedUpToSeq: drained && alive ? quietSeq : null,
         listed: webhooksListed.map(({ id, url, state }) => ({ id, url, state })),
       },
+      channel: await this.channelHistory(users),
       simulatedMs: world.now() - scenario.startAt,
       steps: this.steps,
     };
@@ -204,6 +244,8 @@ export class SimRun {
     this.model.calm();
     this.mcp.quiet();
     this.webhookReceiver.quiet();
+    this.chatTraffic?.stop();
+    this.chat?.quiet();
     this.faultUntil = 0;
     this.current?.db.arm(null);
   }
@@ -244,6 +286,7 @@ export class SimRun {
       mcp: this.mcp,
       webhooks: this.webhookReceiver,
       webhookRandom: this.rng.fork('webhook jitter'),
+      ...(this.chat === null ? {} : { chat: this.chat }),
       config: this.scenario.config,
       identity: SIM_IDENTITY,
       logger: this.logger,
@@ -256,12 +299,30 @@ export class SimRun {
     };
   }
 
-  /** The user turns in the conversation log at the end, read behind the runtime's back. */
-  private async loggedTurnIds(): Promise<string[]> {
+  /** The user messages in the conversation log at the end, read behind the runtime's back. */
+  private async loggedUserMessages(): Promise<ConversationMessage[]> {
     const view = this.disk.view({ crashed: () => undefined, failWrite: () => false, fsync: async () => undefined });
     const log = new ConversationLog(view.asVigilDb());
     await log.open();
     const messages = await log.readAfter(0);
-    return [...new Set(messages.filter((m) => m.role === 'user').map((m) => m.turnId))];
+    return messages.filter((m) => m.role === 'user');
+  }
+
+  /** The chat platform's world, and what the channel left on disk and in the log (null: no channel). */
+  private async channelHistory(users: readonly ConversationMessage[]): Promise<SimChannelHistory | null> {
+    if (this.chat === null) return null;
+    const records = await this.disk.entriesAt(`!channels!${SIM_CHANNEL}!`);
+    const inbox = [...records]
+      .filter(([key]) => key.startsWith('i!'))
+      .map(([key, value]) => {
+        const [, chatId = '', messageId = ''] = key.split('!');
+        return { chatId, messageId, turnId: (value as { turnId: string }).turnId };
+      });
+    const turns = users
+      .filter((m) => m.from?.startsWith(`${SIM_CHANNEL}:`) === true)
+      .map((m) => ({ turnId: m.turnId, from: m.from! }));
+    this.chat.chats.markUnwritten(this.disk.failedReplyMessages);
+    const world = this.chat.record();
+    return { world, inbox, turns, ...strayCounts(world) };
   }
 }

@@ -1,5 +1,6 @@
 /** What one seed simulates: the runtime's settings and how hostile its world is, all drawn from the seed. */
 import type { VigilConfig } from '../../src/config.js';
+import { channelConfig, drawChannel, type SimChannelScenario } from './sim-chat-scenario.js';
 import type { ModelFaults } from './sim-model.js';
 import { SIM_SERVER, SIM_SERVER_ENTRY } from './sim-mcp-server.js';
 import type { SimRandom } from './sim-random.js';
@@ -23,6 +24,8 @@ export interface SimScenario {
   model: ModelFaults;
   /** Whether the operator adds webhook endpoints (sim-webhook-actions.ts). */
   webhooks: boolean;
+  /** The chat channel people write to the agent through (sim-chat-platform.ts), or null. */
+  channel: SimChannelScenario | null;
   config: Partial<VigilConfig>;
 }
 
@@ -37,6 +40,8 @@ export function drawScenario(seed: number, rng: SimRandom): SimScenario {
   const hostile = rng.chance(0.7);
   // A stream of their own: the draws above stay what they were before webhooks were simulated.
   const hooks = rng.fork('webhooks');
+  // So is the channel's: a seed without one runs exactly as it did before channels were simulated.
+  const channel = drawChannel(rng.fork('channel'));
   return {
     seed,
     startAt,
@@ -55,6 +60,7 @@ export function drawScenario(seed: number, rng: SimRandom): SimScenario {
       oddUsage: rng.chance(0.15) ? 0.03 : 0,
     },
     webhooks: hooks.chance(0.75),
+    channel,
     config: {
       beatMs: 2_000,
       beatMinMs: 1_000,
@@ -74,6 +80,13 @@ export function drawScenario(seed: number, rng: SimRandom): SimScenario {
       model: 'claude-sonnet-5-5',
       mcp: { mcpServers: { [SIM_SERVER]: SIM_SERVER_ENTRY } },
       webhookTimeoutMs: hooks.pick([2_000, 5_000, 10_000]),
+      ...(channel === null ? {} : { channels: channelConfig(channel) }),
     },
   };
+}
+
+/** `scenario` with no chat channel: what the seed was before channels were simulated. */
+export function withoutChannel(scenario: SimScenario): SimScenario {
+  const { channels: _channels, ...config } = scenario.config;
+  return { ...scenario, channel: null, config };
 }

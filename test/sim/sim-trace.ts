@@ -1,7 +1,8 @@
 /**
  * A seed's history as text, for the person replaying a failure (`npm run sim -- --seed N --trace`): each incarnation's
- * published events in seq order, the operator's actions and the world's faults with their outcomes, and the warnings
- * and errors the runtime logged, all at simulated time.
+ * published events in seq order, the operator's actions and the world's faults with their outcomes, the chat
+ * platform's chats and updates when the seed has a channel, and the warnings and errors the runtime logged, all at
+ * simulated time.
  */
 import type { SimHistory } from './sim-history.js';
 
@@ -24,6 +25,25 @@ export function traceLines(history: SimHistory, width = 200): string[] {
   lines.push('== actions');
   for (const action of history.actions)
     lines.push(`${iso(action.at)} incarnation ${action.incarnation} ${action.action}: ${action.outcome}`);
+  if (history.channel !== null) {
+    const { world } = history.channel;
+    lines.push(`== chat (calls ${JSON.stringify(world.calls)})`);
+    for (const [chatId, messages] of Object.entries(world.chats))
+      for (const m of messages) {
+        const what = [
+          m.replyTo === undefined ? '' : `reply to ${m.replyTo}`,
+          m.answer === undefined ? '' : `answer ${m.answer} (incarnation ${m.placedBy})`,
+          m.deletedAt === undefined ? '' : `deleted ${iso(m.deletedAt)}`,
+          m.editRefused === true ? 'an edit refused' : '',
+        ].filter((part) => part !== '');
+        const texts = m.texts.map((text) => JSON.stringify(text.slice(0, width / 2))).join(' → ');
+        lines.push(`chat ${chatId} #${m.messageId} ${iso(m.at)} ${m.kind} from ${m.from} ${what.join(', ')}: ${texts}`);
+      }
+    for (const u of world.updates)
+      lines.push(
+        `update ${u.updateId} ${iso(u.at)} ${u.chatId === undefined ? 'service' : `chat ${u.chatId} #${u.messageId}`}, delivered ${u.deliveries} times, confirmed ${u.confirmedAt === undefined ? 'never' : iso(u.confirmedAt)}`,
+      );
+  }
   lines.push('== log (warn and above)');
   lines.push(...history.log.map((line) => line.slice(0, width * 2)));
   return lines;

@@ -50,7 +50,12 @@ interface PreviewAction {
   text: string;
 }
 
-type StepAction = Exclude<ReplyAction, { kind: 'none' }> | PreviewAction;
+/** A placeholder's send whose outcome was never written: resolved as unknown, as after a restart. */
+interface ResolveAction {
+  kind: 'resolve';
+}
+
+type StepAction = Exclude<ReplyAction, { kind: 'none' }> | PreviewAction | ResolveAction;
 
 /** What a lane does next. */
 interface Step {
@@ -122,6 +127,34 @@ export class ChannelOutbox {
     this.kick(reply.chatId);
   }
 
+  /**
+   * `fill`, tried again with backoff until it is written (or the outbox stops): a turn's ending is never left waiting
+   * for the next start because one write failed.
+   */
+  async take(ending: TurnEnding): Promise<void> {
+    const { clock, log, name } = this.options;
+    for (let failures = 1; !this.stopping.signal.aborted; failures++) {
+      try {
+        await this.fill(ending);
+        return;
+      } catch (err) {
+        log.warn(
+          { channel: name, turnId: ending.turnId, err: err instanceof Error ? err.message : String(err) },
+          'channel reply not recorded yet',
+        );
+        try {
+          await delay(
+            clock,
+            Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(16, failures - 1)),
+            this.stopping.signal,
+          );
+        } catch {
+          return;
+        }
+      }
+    }
+  }
+
   /** Wakes the chat's lane. */
   kick(chatId: string): void {
     if (this.stopping.signal.aborted) return;
@@ -157,7 +190,9 @@ export class ChannelOutbox {
         if (lane.again) continue;
         return;
       }
-      const waitMs = await this.perform(step.reply, step.action);
+      const waitMs = await this.perform(step.reply, step.action).catch((err: unknown) =>
+        this.storeFailed(step.reply, err),
+      );
       if (waitMs === 0) {
         lane.failures = 0;
         continue;
@@ -172,6 +207,9 @@ export class ChannelOutbox {
 
   private nextStep(chatId: string): Step | undefined {
     const replies = this.options.store.openReplies().filter((reply) => reply.chatId === chatId);
+    // Between steps no send of this chat is in flight: a slot still `placing` is one whose outcome was never written.
+    const stale = replies.find((reply) => reply.slots.some((slot) => slot.status === 'placing'));
+    if (stale !== undefined) return { reply: stale, action: { kind: 'resolve' } };
     for (const reply of replies) {
       const action = nextReplyAction(reply);
       if (action.kind !== 'none') return { reply, action };
@@ -203,7 +241,7 @@ export class ChannelOutbox {
   private async perform(reply: ReplyRecord, action: StepAction): Promise<number> {
     const { adapter, clock, onCall, onSent } = this.options;
     const { turnId, chatId } = reply;
-    if (action.kind !== 'place') {
+    if (action.kind === 'edit' || action.kind === 'preview') {
       const sinceEdit = clock.now() - (this.lastEditAt.get(chatId) ?? Number.NEGATIVE_INFINITY);
       if (sinceEdit < EDIT_SPACING_MS) return EDIT_SPACING_MS - sinceEdit;
       this.lastEditAt.set(chatId, clock.now());
@@ -216,19 +254,28 @@ export class ChannelOutbox {
         onCall?.(undefined);
         return 0;
       }
+      if (action.kind === 'resolve') {
+        // A placeholder's send whose outcome was never written (its write failed): unknown, as after a restart.
+        await this.change(turnId, { type: 'recovered', at: clock.now() });
+        return 0;
+      }
       if (action.kind === 'place') {
         await this.change(turnId, { type: 'placing', slot: action.slot, at: clock.now() });
         const replyTo = action.replyTo ? reply.replyTo : undefined;
+        let messageId: string;
         try {
-          const messageId = await adapter.place(chatId, PLACEHOLDER_TEXT, replyTo);
-          await this.change(turnId, { type: 'placed', slot: action.slot, messageId, at: clock.now() });
+          messageId = await adapter.place(chatId, PLACEHOLDER_TEXT, replyTo);
         } catch (err) {
           const failure = asCallError(err);
-          // No answer: the placeholder may be in the chat after all (a possible stray); any answer: it is not.
+          // No answer: the placeholder may be in the chat after all (a possible stray); any answer: it is not. If
+          // this write fails, the slot stays `placing` and the lane's next step resolves it as unknown.
           const unknown = failure.kind === 'unreachable';
-          await this.change(turnId, { type: 'place_failed', slot: action.slot, unknown, at: clock.now() });
+          await this.change(turnId, { type: 'place_failed', slot: action.slot, unknown, at: clock.now() }).catch(
+            () => undefined,
+          );
           throw failure;
         }
+        await this.change(turnId, { type: 'placed', slot: action.slot, messageId, at: clock.now() });
       } else {
         await adapter.edit(chatId, action.messageId, action.text);
         await this.change(turnId, { type: 'written', slot: action.slot, at: clock.now() });
@@ -237,8 +284,21 @@ export class ChannelOutbox {
       onSent?.();
       return 0;
     } catch (err) {
-      return this.failed(reply, action, asCallError(err));
+      // The store, not the platform, failed: wait and go on; the link's state is the platform's alone.
+      if (!(err instanceof ChannelCallError)) return this.storeFailed(reply, err);
+      return this.failed(reply, action, err);
     }
+  }
+
+  private storeFailed(reply: ReplyRecord, err: unknown): number {
+    const { log, name } = this.options;
+    const lane = this.lanes.get(reply.chatId)!;
+    log.warn(
+      { channel: name, turnId: reply.turnId, err: err instanceof Error ? err.message : String(err) },
+      'channel reply step not written',
+    );
+    lane.failures += 1;
+    return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(16, lane.failures - 1));
   }
 
   private async failed(reply: ReplyRecord, action: StepAction, failure: ChannelCallError): Promise<number> {
@@ -246,7 +306,7 @@ export class ChannelOutbox {
     const lane = this.lanes.get(reply.chatId)!;
     switch (failure.kind) {
       case 'gone':
-        if (action.kind !== 'place')
+        if (action.kind === 'edit' || action.kind === 'preview')
           await this.change(reply.turnId, { type: 'slot_lost', slot: action.slot, at: clock.now() });
         return 0;
       case 'refused':

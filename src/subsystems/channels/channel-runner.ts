@@ -78,10 +78,8 @@ export class ChannelRunner {
 
   /** Starts following turn endings, resumes the outbox, and starts polling. */
   async start(): Promise<void> {
-    const { host, log, name } = this.options;
-    this.stopEndings = host.onEnding((ending) => {
-      this.outbox.fill(ending).catch((err: unknown) => log.error({ channel: name, err }, 'channel reply not recorded'));
-    });
+    const { host, name } = this.options;
+    this.stopEndings = host.onEnding((ending) => void this.outbox.take(ending));
     host.metrics?.channelUp(name, false);
     this.stopPieces = host.onReplyPiece?.((turnId, piece) => this.outbox.preview(turnId, piece));
     await this.outbox.recover();

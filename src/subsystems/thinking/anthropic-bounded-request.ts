@@ -25,8 +25,8 @@ export interface BoundedRequestParts {
   /** VIGIL_CONTEXT_TOKENS. */
   readonly bound: number;
   readonly cacheTtl: CacheTtl;
-  /** The whole request body as the SDK sends it, for the bound's measure. */
-  body(params: CallParams): MessageCreateParamsNonStreaming;
+  /** The whole request body as the SDK sends it (streamed, the larger), for the bound's measure. */
+  body(params: CallParams): object;
 }
 
 /** A request that fits, the prompt it was built from, and the counter that measured it. */

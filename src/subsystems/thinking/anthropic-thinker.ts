@@ -160,7 +160,8 @@ export class AnthropicThinker implements Thinker {
       tail: [] as MessageParam[],
       bound: input.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
       cacheTtl: this.cacheTtl,
-      body: (p: CallParams) => this.body(p),
+      // Measured as streamed (with `stream: true`, a few tokens more): the bound then holds whether or not it streams.
+      body: (p: CallParams) => ({ ...this.body(p), stream: true }),
     };
     this.calibration.beginThink(this.now());
     const model: ThinkLoopModel<Message> = {

@@ -164,7 +164,8 @@ export class OpenAiThinker implements Thinker {
       tools: toolSet.tools,
       tail,
       bound: input.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
-      body: (p) => this.body(p),
+      // Measured as streamed (with what a streamed request adds): the bound then holds whether or not it streams.
+      body: (p) => ({ ...this.body(p), stream: true, stream_options: { include_usage: true } }),
     };
     this.calibration.beginThink(this.now());
     const model: ThinkLoopModel<ChatReply> = {
