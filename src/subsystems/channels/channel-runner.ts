@@ -17,6 +17,8 @@ import type { AccessSettings } from './sender-policy.js';
 
 /** How long an admitted message's record is kept to recognise a redelivery (platforms redeliver for a day at most). */
 export const INBOX_KEEP_MS = 7 * 24 * 3_600_000;
+/** The inbox is pruned every this many hourly ticks (daily). */
+const INBOX_PRUNE_EVERY_TICKS = 24;
 
 /** What a channel is built from. */
 export interface ChannelRunnerOptions {
@@ -46,6 +48,7 @@ export class ChannelRunner {
   private stopEndings: (() => void) | undefined;
   private stopPieces: (() => void) | undefined;
   private pruneTimer: unknown;
+  private pruneTicks = 0;
 
   constructor(private readonly options: ChannelRunnerOptions) {
     const { name, store, adapter, host, clock, log, access } = options;
@@ -149,11 +152,13 @@ export class ChannelRunner {
     }
   }
 
-  // Hourly, on the agent's clock: old inbox records, expired pairings and stale refusals go.
+  // Hourly, on the agent's clock: expired pairings and stale refusals (in memory) go; old inbox records (read from
+  // disk) once a day, from the first tick on, so an idle channel costs a beat nothing measurable.
   private prune(): void {
     const { store, clock, log, name } = this.options;
     const now = clock.now();
-    store.prune(now, now - INBOX_KEEP_MS, now - PAIRING_TTL_MS).catch((err: unknown) => {
+    const inboxBefore = this.pruneTicks++ % INBOX_PRUNE_EVERY_TICKS === 0 ? now - INBOX_KEEP_MS : undefined;
+    store.prune(now, inboxBefore, now - PAIRING_TTL_MS).catch((err: unknown) => {
       log.warn({ channel: name, err: err instanceof Error ? err.message : String(err) }, 'channel prune failed');
     });
     if (!this.stopping.signal.aborted) this.pruneTimer = clock.setTimeout(() => this.prune(), PAIRING_TTL_MS);

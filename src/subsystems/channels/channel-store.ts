@@ -156,24 +156,15 @@ export class ChannelStore {
   }
 
   /**
-   * Forgets what no longer serves: inbox records admitted before `inboxBefore` (a platform redelivers only what it was
-   * never told was received, and for a day at most), expired pairings and refusals older than `refusalsBefore`.
+   * Forgets what no longer serves: inbox records admitted before `inboxBefore` when given (a platform redelivers only
+   * what it was never told was received, and for a day at most), expired pairings and refusals older than
+   * `refusalsBefore`.
    * Resolves with how many records went.
    */
-  async prune(now: number, inboxBefore: number, refusalsBefore: number): Promise<number> {
+  async prune(now: number, inboxBefore: number | undefined, refusalsBefore: number): Promise<number> {
     const ops: VigilBatchOp[] = [];
-    const inboxPrefix = this.key('i', '');
-    let stale: string[];
-    try {
-      const entries = await this.records.iterator({ gt: inboxPrefix, lt: `${this.key('i')}"` }).all();
-      stale = entries.flatMap(([key, value]) => {
-        const record = InboxRecordSchema.safeParse(value);
-        return !record.success || record.data.at < inboxBefore ? [key] : [];
-      });
-    } catch (err) {
-      throw toStoreError(err, `read channel ${this.name}'s inbox`);
-    }
-    ops.push(...stale.map((key) => this.del(key)));
+    // The inbox is read from disk (it is not held in memory): only when asked, the rest is memory.
+    if (inboxBefore !== undefined) ops.push(...(await this.staleInbox(inboxBefore)).map((key) => this.del(key)));
     const pairings = [...this.pairings].filter(([, pairing]) => pairing.expiresAt <= now).map(([id]) => id);
     const refusals = [...this.refusals].filter(([, refusal]) => refusal.at < refusalsBefore).map(([id]) => id);
     ops.push(
@@ -185,6 +176,18 @@ export class ChannelStore {
     for (const id of pairings) this.pairings.delete(id);
     for (const id of refusals) this.refusals.delete(id);
     return ops.length;
+  }
+
+  private async staleInbox(before: number): Promise<string[]> {
+    try {
+      const entries = await this.records.iterator({ gt: this.key('i', ''), lt: `${this.key('i')}"` }).all();
+      return entries.flatMap(([key, value]) => {
+        const record = InboxRecordSchema.safeParse(value);
+        return !record.success || record.data.at < before ? [key] : [];
+      });
+    } catch (err) {
+      throw toStoreError(err, `read channel ${this.name}'s inbox`);
+    }
   }
 
   private async load(): Promise<void> {
