@@ -7,6 +7,7 @@ import { code, table } from './markdown.js';
 import { fieldsOf, jsonSchemaOf, typeText } from './schema-type.js';
 
 const EVENTS_SOURCE = fileURLToPath(new URL('../../src/protocol/events.schema.ts', import.meta.url));
+const CHANNEL_EVENTS_SOURCE = fileURLToPath(new URL('../../src/protocol/channel-events.schema.ts', import.meta.url));
 const LIVE_EVENTS_SOURCE = fileURLToPath(new URL('../../src/protocol/live-events.schema.ts', import.meta.url));
 const PAYLOAD = { depth: 3, constraints: false } as const;
 
@@ -15,7 +16,11 @@ const PAYLOAD = { depth: 3, constraints: false } as const;
  * the live-only events.
  */
 export function renderEvents(): string {
-  const meanings = entryDocComments(EVENTS_SOURCE, 'EVENT_PAYLOADS');
+  // The channels' events are spread into EVENT_PAYLOADS from a file of their own.
+  const meanings = new Map([
+    ...entryDocComments(EVENTS_SOURCE, 'EVENT_PAYLOADS'),
+    ...entryDocComments(CHANNEL_EVENTS_SOURCE, 'CHANNEL_EVENT_PAYLOADS'),
+  ]);
   const envelope = table(
     ['field', 'type'],
     [

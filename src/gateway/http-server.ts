@@ -1,10 +1,8 @@
 /** The gateway's one HTTP server on VIGIL_HOST:VIGIL_PORT: `ws://…/rpc`, `/healthz` (no auth), `/events` (SSE), `/metrics`, `/mcp`, the dashboard at `/`. */
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Runtime } from '../runtime/runtime.js';
-import { silentLogger, type VigilLogger } from '../shared/logger.js';
-import type { SubscriberStats } from './event-subscriber.js';
+import { silentLogger } from '../shared/logger.js';
 import { createDashboardRoutes, DASHBOARD_SESSION_PATH } from './dashboard-route.js';
 import { CLOSE_CODES } from './gateway-faults.js';
 import { createAuthFailureLog, createCallerAuth, tokenFromRequest } from './gateway-auth.js';
@@ -22,79 +20,22 @@ import {
 import { metricsRoute } from './metrics-route.js';
 import { ALL_METHODS } from './methods/index.js';
 import { buildOpenRpcDocument } from './openrpc.js';
-import { RpcConnection, type ConnectionLimits, type ConnectionStats } from './rpc-connection.js';
+import { RpcConnection, type ConnectionLimits } from './rpc-connection.js';
 import { serveEventStream, type SseStream } from './sse-feed.js';
 import { isVigilError } from '../errors.js';
-import type { TokenScope } from '../protocol/token-scopes.js';
 import type { Caller, TokenEnded } from '../runtime/facade/tokens.facade.js';
 import { assertCallerMay } from './scope-check.js';
 import { handleOAuthCallback } from './oauth-callback-route.js';
 import { OAUTH_CALLBACK_PATH } from '../protocol/tools.schema.js';
 import { publicUrlHost, publicUrlOrigin } from '../protocol/request-origin.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
-import { DEFAULT_MCP_TOOLS, type McpToolName } from '../protocol/mcp-tool-names.js';
+import type { Gateway, GatewayOptions, RouteHandler } from './gateway-options.js';
+import { refuseUnauthorized, refuseUpgrade, sendJson, tooManyFailures, unauthorizedMessage } from './http-refusals.js';
+import { DEFAULT_MCP_TOOLS } from '../protocol/mcp-tool-names.js';
 
 // Still exported from here, where the library (and its users) have always found it.
 export { MAX_FRAME_BYTES };
-
-/** An extra authenticated GET route; `caller` is null for a dashboard file opened by its session cookie. */
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL, caller: Caller | null) => void;
-
-/** How to start the gateway. Limits default to the configuration's defaults. */
-export interface GatewayOptions {
-  host: string;
-  port: number;
-  runtime: Runtime;
-  /** The token every path but `/healthz` requires. */
-  token: string;
-  log?: VigilLogger;
-  /** Event subscriptions per WebSocket connection (`VIGIL_MAX_SUBSCRIPTIONS`). */
-  maxSubscriptions?: number;
-  /** Events buffered per slow subscriber (`VIGIL_SUBSCRIBER_BUFFER`). */
-  subscriberBuffer?: number;
-  /** Unsent bytes on a socket above which the feed waits (default 256 KiB). */
-  highWaterBytes?: number;
-  /** Events dropped in one stretch before a subscriber is disconnected (default 100 × the buffer). */
-  maxDropped?: number;
-  /** Authenticated GET routes by path. */
-  routes?: Record<string, RouteHandler>;
-  /** The scope each extra route needs (default `read`, as every built-in path: `/events`, `/metrics`, the dashboard). */
-  routeScopes?: Record<string, TokenScope>;
-  /** JSON-RPC requests per second per connection (`VIGIL_RPC_RATE_LIMIT`; 0 = no limit). */
-  rpcRateLimit?: number;
-  /** Requests one connection may send at once (`VIGIL_RPC_RATE_BURST`). */
-  rpcRateBurst?: number;
-  /** The tools `/mcp` offers (`VIGIL_MCP_SERVER_TOOLS`; default `DEFAULT_MCP_TOOLS`). */
-  mcpTools?: readonly McpToolName[];
-  /** Further `Host` names accepted (`VIGIL_ALLOWED_HOSTS`): a reverse proxy's. */
-  allowedHosts?: readonly string[];
-  /** Further `Origin`s accepted (`VIGIL_ALLOWED_ORIGINS`): a reverse proxy's. */
-  allowedOrigins?: readonly string[];
-  /** The gateway as a browser reaches it (`VIGIL_PUBLIC_URL`): its host and origin are accepted like the allowed ones. */
-  publicUrl?: string;
-  /** WebSockets, SSE streams and /mcp exchanges open at once, half of them for one token at most (`VIGIL_MAX_CONNECTIONS`). */
-  maxConnections?: number;
-  /** Wrong tokens one address may send before it is answered 429 (default `DEFAULT_FAILED_AUTH_LIMIT`; rate 0 = off). */
-  failedAuthLimit?: RateLimit;
-}
-
-/** Counters of every live connection and stream. */
-export interface GatewayStats {
-  connections: ConnectionStats[];
-  streams: SubscriberStats[];
-  /** MCP sessions open on `/mcp`. */
-  mcpSessions: number;
-}
-
-/** A listening gateway. */
-export interface Gateway {
-  /** `http://host:port` as actually bound (port 0 resolved). */
-  url: string;
-  server: Server;
-  stats(): GatewayStats;
-  /** Closes every connection (1001 for WebSockets) and stops listening. */
-  close(): Promise<void>;
-}
+export type { Gateway, GatewayOptions, GatewayStats, RouteHandler } from './gateway-options.js';
 
 /** Starts the HTTP server and resolves once it listens. */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
@@ -366,46 +307,4 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       });
     },
   };
-}
-
-function refuseUpgrade(socket: Socket, status: number, message: string, retryAfterMs?: number): void {
-  const body = JSON.stringify({ error: message });
-  const retryAfter = retryAfterMs === undefined ? '' : `Retry-After: ${Math.ceil(retryAfterMs / 1000)}\r\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n${status === 401 ? 'WWW-Authenticate: Bearer\r\n' : ''}${retryAfter}\r\n${body}`,
-  );
-}
-
-function refuseUnauthorized(res: ServerResponse, outcome: Exclude<AuthOutcome, { kind: 'admitted' }>): void {
-  if (outcome.kind === 'throttled') {
-    res.setHeader('retry-after', String(Math.ceil(outcome.retryAfterMs / 1000)));
-    sendJson(res, 429, { error: tooManyFailures(outcome) });
-    return;
-  }
-  res.setHeader('www-authenticate', 'Bearer');
-  sendJson(res, 401, { error: unauthorizedMessage(outcome) });
-}
-
-function unauthorizedMessage(outcome: Extract<AuthOutcome, { kind: 'refused' }>): string {
-  return outcome.crossSite === true
-    ? 'unauthorized: a token in the query string is not accepted from a page on another site (Sec-Fetch-Site); open the gateway itself, or send "Authorization: Bearer TOKEN"'
-    : 'unauthorized: send the token as "Authorization: Bearer TOKEN" or ?token=TOKEN';
-}
-
-function tooManyFailures({ retryAfterMs, address }: { retryAfterMs: number; address: string }): string {
-  const seconds = Math.ceil(retryAfterMs / 1000);
-  return (
-    `too many wrong tokens came from this address (${address}): for ${seconds} s no token from it is checked, the ` +
-    `right one included; the daemon runs on. Wait ${seconds} s and try again, and look for a client sending a stale token`
-  );
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { TurnEndingCodeSchema } from './conversation.schema.js';
 import { ScheduleCatchUpSchema, ScheduleCreatorSchema } from './schedules.schema.js';
 import { TokenScopeSchema } from './token-scopes.js';
+import { CHANNEL_EVENT_PAYLOADS } from './channel-events.schema.js';
 
 /** The fields every event carries: a seq that only grows (also across restarts), its type, when, and at which beat. */
 export const EventEnvelopeSchema = z.object({
@@ -279,38 +280,7 @@ export const EVENT_PAYLOADS = {
    * its `webhook-id` `evt_test_…`).
    */
   'webhook.test': z.object({ id: z.string() }),
-  /** Channel `channel` reached its platform as `account` (Telegram: the bot's `@username`); at every (re)connect. */
-  'channel.connected': z.object({ channel: z.string(), account: z.string() }),
-  /** Channel `channel` cannot reach its platform (refused token, no answer): emitted once; retried at most a minute apart. */
-  'channel.failing': z.object({ channel: z.string(), error: z.string() }),
-  /** Channel `channel` works again after `channel.failing`. */
-  'channel.recovered': z.object({ channel: z.string() }),
-  /** A platform message was admitted as turn `turnId` (written with the turn, before the platform was told). */
-  'channel.received': z.object({
-    channel: z.string(),
-    chatId: z.string(),
-    messageId: z.string(),
-    senderId: z.string(),
-    turnId: z.string(),
-  }),
-  /** Turn `turnId`'s reply is in its chat, as messages `messageIds` (written with the reply's end). */
-  'channel.replied': z.object({
-    channel: z.string(),
-    chatId: z.string(),
-    turnId: z.string(),
-    messageIds: z.array(z.string()),
-  }),
-  /** The platform refused turn `turnId`'s reply for good (a 4xx): it is not retried. */
-  'channel.send_failed': z.object({ channel: z.string(), chatId: z.string(), turnId: z.string(), error: z.string() }),
-  /** A message made no turn: its sender may not talk (`reason`); at most once per sender per hour. */
-  'channel.refused': z.object({
-    channel: z.string(),
-    chatId: z.string(),
-    senderId: z.string(),
-    reason: z.enum(['pairing', 'not_allowed', 'direct_messages_disabled']),
-  }),
-  /** An operator approved `senderId`'s pairing code: the sender may talk from now on. */
-  'channel.paired': z.object({ channel: z.string(), senderId: z.string() }),
+  ...CHANNEL_EVENT_PAYLOADS,
   /** A supervised actor threw; it is restarted from its last good state. */
   'actor.crashed': z.object({ actor: z.string(), error: z.string().optional() }),
   /** A crashed actor runs again from its last good state. */

@@ -38,27 +38,9 @@ import {
 } from './memory.schema.js';
 import { VigilEventSchema } from './events.schema.js';
 import { AddScheduleParamsSchema, ScheduleIdParamsSchema, ScheduleViewSchema } from './schedules.schema.js';
-import type { VigilErrorCode } from './error-codes.js';
-import {
-  AddedWebhookSchema,
-  AddWebhookParamsSchema,
-  WebhookAttemptSchema,
-  WebhookDeliveriesParamsSchema,
-  WebhookIdParamsSchema,
-  WebhookRedeliverParamsSchema,
-  WebhookViewSchema,
-} from './webhooks.schema.js';
-import {
-  ChannelApprovedSchema,
-  ChannelApproveParamsSchema,
-  ChannelPairingsParamsSchema,
-  ChannelPairingViewSchema,
-  ChannelParamsSchema,
-  ChannelRevokeParamsSchema,
-  ChannelSenderViewSchema,
-  ChannelViewSchema,
-} from './channels.schema.js';
-import type { TokenScope } from './token-scopes.js';
+import { WEBHOOK_METHODS } from './webhook-methods.js';
+import { CHANNEL_METHODS } from './channel-methods.js';
+import { method, none } from './rpc-method-spec.js';
 import {
   CreatedTokenSchema,
   CreateTokenParamsSchema,
@@ -73,31 +55,7 @@ import {
   UnsubscribeParamsSchema,
 } from './event-feed.schema.js';
 
-/**
- * One method: the scope a token needs to call it, what it does, its by-name params (unknown names are refused), its
- * result, and the errors it may raise.
- */
-export interface RpcMethodSpec<P extends z.ZodObject = z.ZodObject, R extends z.ZodType = z.ZodType> {
-  /** The narrowest token scope that may call it (CONTRACT §14); declared here once, enforced by the router. */
-  scope: TokenScope;
-  summary: string;
-  params: P;
-  result: R;
-  errors: readonly VigilErrorCode[];
-}
-
-// Params are strict: a misspelt name (`confirmed` for `confirm`) is -32602, not silently ignored.
-function method<P extends z.ZodObject, R extends z.ZodType>(
-  scope: TokenScope,
-  summary: string,
-  params: P,
-  result: R,
-  errors: readonly VigilErrorCode[] = [],
-): RpcMethodSpec<P, R> {
-  return { scope, summary, params: params.strict() as P, result, errors };
-}
-
-const none = z.object({});
+export type { RpcMethodSpec } from './rpc-method-spec.js';
 
 /** The methods of CONTRACT §4 (plus export/import, tokens, whoami), by name, each with the scope it needs. */
 export const RPC_METHODS = {
@@ -360,88 +318,8 @@ export const RPC_METHODS = {
     none,
     WhoAmISchema,
   ),
-  'webhooks.add': method(
-    'operate',
-    'Adds a webhook endpoint: the events of its types journaled from now on are POSTed to it, signed (Standard Webhooks); the answer carries its signing secret, shown this once.',
-    AddWebhookParamsSchema,
-    AddedWebhookSchema,
-    ['WEBHOOK_LIMIT', 'RUNTIME_STOPPED', 'STORE_IO'],
-  ),
-  'webhooks.list': method(
-    'operate',
-    'Every webhook endpoint: its types, state (ok, failing, disabled), cursor, backlog and last attempt; never the secret.',
-    none,
-    z.array(WebhookViewSchema),
-  ),
-  'webhooks.remove': method(
-    'operate',
-    'Removes a webhook endpoint and its attempt log; nothing more is sent to it.',
-    WebhookIdParamsSchema,
-    z.literal(true),
-    ['WEBHOOK_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
-  ),
-  'webhooks.enable': method(
-    'operate',
-    'Enables a webhook endpoint again (after webhook.disabled): ok, with a fresh retry window, delivering from its cursor at once.',
-    WebhookIdParamsSchema,
-    z.literal(true),
-    ['WEBHOOK_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
-  ),
-  'webhooks.test': method(
-    'operate',
-    'Sends a webhook.test event to that endpoint alone, now, and answers the attempt (status or error, duration).',
-    WebhookIdParamsSchema,
-    WebhookAttemptSchema,
-    ['WEBHOOK_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
-  ),
-  'webhooks.deliveries': method(
-    'operate',
-    "A webhook endpoint's newest delivery attempts, newest first: seq, webhook-id, attempt number, status or error, duration.",
-    WebhookDeliveriesParamsSchema,
-    z.array(WebhookAttemptSchema),
-    ['WEBHOOK_NOT_FOUND'],
-  ),
-  'webhooks.redeliver': method(
-    'operate',
-    "Moves a webhook endpoint's cursor back: the events of its types after afterSeq go out again, in order (with their webhook-ids).",
-    WebhookRedeliverParamsSchema,
-    z.literal(true),
-    ['WEBHOOK_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
-  ),
-  'channels.list': method(
-    'read',
-    'Every configured chat channel: its type, connection state (connecting, ok, failing, disabled), the error while failing, its last traffic and the replies not yet delivered.',
-    none,
-    z.array(ChannelViewSchema),
-  ),
-  'channels.pairings': method(
-    'operate',
-    'Strangers waiting with a live pairing code, on one channel or all.',
-    ChannelPairingsParamsSchema,
-    z.array(ChannelPairingViewSchema),
-    ['CHANNEL_NOT_FOUND'],
-  ),
-  'channels.approve': method(
-    'operate',
-    'Allows the sender waiting with this pairing code to talk from now on (durable); channel.paired.',
-    ChannelApproveParamsSchema,
-    ChannelApprovedSchema,
-    ['CHANNEL_NOT_FOUND', 'CHANNEL_CODE_INVALID', 'RUNTIME_STOPPED', 'STORE_IO'],
-  ),
-  'channels.senders': method(
-    'read',
-    'Who may talk on a channel: the senders of the configuration file and those an operator approved by pairing.',
-    ChannelParamsSchema,
-    z.array(ChannelSenderViewSchema),
-    ['CHANNEL_NOT_FOUND'],
-  ),
-  'channels.revoke': method(
-    'operate',
-    "A sender approved by pairing may no longer talk: their next message is a stranger's again.",
-    ChannelRevokeParamsSchema,
-    z.literal(true),
-    ['CHANNEL_NOT_FOUND', 'CHANNEL_SENDER_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
-  ),
+  ...WEBHOOK_METHODS,
+  ...CHANNEL_METHODS,
   'rpc.discover': method('read', 'This OpenRPC document.', none, z.record(z.string(), z.unknown())),
 } as const;
 

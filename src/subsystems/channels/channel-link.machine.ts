@@ -37,7 +37,12 @@ export function linkTransition(link: LinkState, input: LinkInput): { link: LinkS
 /** How long to wait before the next try while failing. */
 export function retryDelayMs(link: LinkState): number {
   if (link.state !== 'failing') return 0;
-  return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(16, link.failures - 1));
+  return backoffMs(link.failures);
+}
+
+/** The wait after `failures` failures in a row: one second doubling, at most a minute. */
+export function backoffMs(failures: number): number {
+  return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(16, Math.max(0, failures - 1)));
 }
 
 /** The state's name in `channels.list`. */

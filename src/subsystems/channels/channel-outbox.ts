@@ -19,9 +19,10 @@ import {
   PLACEHOLDER_TEXT,
   replyMessageIds,
   replyTransition,
-  type ReplyAction,
   type ReplyInput,
 } from './reply.machine.js';
+import { backoffMs } from './channel-link.machine.js';
+import { EDIT_SPACING_MS, type PreviewAction, type Step, type StepAction } from './outbox-step.js';
 import { splitReply } from './telegram/telegram-text.js';
 
 /** What the outbox is built from. */
@@ -37,32 +38,6 @@ export interface ChannelOutboxOptions {
   /** Told when a message went out. */
   onSent?: () => void;
 }
-
-const FIRST_RETRY_MS = 1_000;
-/** The least time between two edits into one chat. */
-export const EDIT_SPACING_MS = 1_000;
-
-/** An edit showing a streaming reply's text so far; nothing is written for it. */
-interface PreviewAction {
-  kind: 'preview';
-  slot: number;
-  messageId: string;
-  text: string;
-}
-
-/** A placeholder's send whose outcome was never written: resolved as unknown, as after a restart. */
-interface ResolveAction {
-  kind: 'resolve';
-}
-
-type StepAction = Exclude<ReplyAction, { kind: 'none' }> | PreviewAction | ResolveAction;
-
-/** What a lane does next. */
-interface Step {
-  reply: ReplyRecord;
-  action: StepAction;
-}
-const MAX_RETRY_MS = 60_000;
 
 /** One chat's lane. */
 interface Lane {
@@ -143,11 +118,7 @@ export class ChannelOutbox {
           'channel reply not recorded yet',
         );
         try {
-          await delay(
-            clock,
-            Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(16, failures - 1)),
-            this.stopping.signal,
-          );
+          await delay(clock, backoffMs(failures), this.stopping.signal);
         } catch {
           return;
         }
@@ -298,7 +269,7 @@ export class ChannelOutbox {
       'channel reply step not written',
     );
     lane.failures += 1;
-    return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(16, lane.failures - 1));
+    return backoffMs(lane.failures);
   }
 
   private async failed(reply: ReplyRecord, action: StepAction, failure: ChannelCallError): Promise<number> {
@@ -319,11 +290,11 @@ export class ChannelOutbox {
         await this.change(reply.turnId, { type: 'failed', error: failure.message, at: clock.now() });
         return 0;
       case 'rate_limited':
-        return Math.max(1, failure.retryAfterMs ?? FIRST_RETRY_MS);
+        return Math.max(1, failure.retryAfterMs ?? backoffMs(1));
       default:
         onCall?.(failure);
         lane.failures += 1;
-        return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(16, lane.failures - 1));
+        return backoffMs(lane.failures);
     }
   }
 

@@ -1,60 +1,19 @@
 /** The MCP client hub: every configured server's connection, the registry of their tools, and calls to them by `mcp__SERVER__TOOL` name. */
-import type * as ServerConnectionModule from './server-connection.js';
-import type * as ServerAuthModule from './oauth/server-auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, VigilError } from '../../errors.js';
-import type { EventBus } from '../../events/event-bus.js';
 import { isStdioServer, type McpServerEntry } from '../../protocol/mcp-config.schema.js';
 import type { CallbackOutcome } from '../../protocol/tools.schema.js';
-import type { Clock } from '../../shared/clock.js';
-import type { VigilLogger } from '../../shared/logger.js';
-import type { ServerTransport, TransportAuth } from './mcp-transport.js';
-import type { CallbackUrl } from './oauth/callback-url.js';
-import type { OAuthStore } from './oauth/oauth-store.js';
 import type { ServerAuth, SignInStart } from './oauth/server-auth.js';
-import type { ConnectionListener, ConnectionTiming, ServerConnection } from './server-connection.js';
+import type { ConnectionListener, ServerConnection } from './server-connection.js';
+import type { McpHubOptions, SignInNeeded, ToolCallOptions } from './mcp-hub-options.js';
 import { ToolArgsChecker } from './tool-args.js';
+import { callError, isUnauthorizedCall } from './tool-call-errors.js';
+import { loadMcpClient, loadServerAuth } from './mcp-client-loader.js';
 import { mergeRegistry, serverTools, unknownAllowedTools, type RegisteredTool } from './tool-registry.js';
 
-/** What a hub needs. */
-export interface McpHubOptions {
-  /** The configured servers by name (`mcpServers` of `VIGIL_MCP_CONFIG`). */
-  servers: Readonly<Record<string, McpServerEntry>>;
-  bus: EventBus;
-  clock: Clock;
-  log: VigilLogger;
-  /** The version Vigil gives in the MCP handshake. */
-  clientVersion: string;
-  timing?: Partial<ConnectionTiming>;
-  /** Builds each server's transport; tests may substitute one. */
-  createTransport?: (entry: McpServerEntry, auth?: TransportAuth) => ServerTransport;
-  /** Signs in to Streamable HTTP servers that answer 401 (OAuth); without it they are only ever down. */
-  oauth?: {
-    store: OAuthStore;
-    callbackUrl: CallbackUrl;
-    /** The fetch of every OAuth-capable server's requests (tests); default the global fetch. */
-    fetch?: FetchLike;
-  };
-}
-
-/** A server that waits for the operator to sign in, as `tools.list` shows it. */
-export interface SignInNeeded {
-  server: string;
-  authorizationUrl: string;
-  /** Epoch ms: when the authorization URL stops working (`tools.login` makes a new one). */
-  expiresAt: number;
-}
-
-/** How a call may be bounded by its caller. */
-export interface ToolCallOptions {
-  signal?: AbortSignal;
-  /** Overrides the entry's `timeoutMs` for this call. */
-  timeoutMs?: number;
-}
-
-/** The JSON-RPC code of a request the SDK gave up waiting for (`ErrorCode.RequestTimeout`; a test pins it to the SDK's). */
-export const MCP_REQUEST_TIMEOUT = -32001;
+export { loadMcpClient } from './mcp-client-loader.js';
+export { MCP_REQUEST_TIMEOUT } from './tool-call-errors.js';
+export type { McpHubOptions, SignInNeeded, ToolCallOptions } from './mcp-hub-options.js';
 
 /** One server's part of the registry: its last listing and whether it is connected. */
 interface ServerSlot {
@@ -355,48 +314,4 @@ export class McpHub {
     this.registry = mergeRegistry([...this.slots.values()].map((slot) => slot.tools));
     this.byName = new Map(this.registry.map((tool) => [tool.name, tool]));
   }
-}
-
-let mcpClient: Promise<typeof ServerConnectionModule> | undefined;
-let mcpAuth: Promise<typeof ServerAuthModule> | undefined;
-
-/** The SDK's client auth, loaded like the client itself: only a daemon with Streamable HTTP servers pays for it. */
-function loadServerAuth(): Promise<typeof ServerAuthModule> {
-  return (mcpAuth ??= import('./oauth/server-auth.js'));
-}
-
-/**
- * The MCP client side (the SDK's client), loaded on first use and once only: ~180 ms a daemon without MCP servers
- * never pays. Once loaded, later hubs get it without another import (a host that replays runs exactly loads it first).
- */
-export function loadMcpClient(): Promise<typeof ServerConnectionModule> {
-  // The client auth with it: one load, so a host that loads the client first has both before any server connects.
-  return (mcpClient ??= Promise.all([import('./server-connection.js'), loadServerAuth()]).then(([client]) => client));
-}
-
-/** True when `err` (or its cause) is the 401 a sent tool call met (`ToolCallUnauthorizedError`, matched by name: its module loads lazily). */
-function isUnauthorizedCall(err: unknown): boolean {
-  for (let at: unknown = err, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth += 1)
-    if (at.name === 'ToolCallUnauthorizedError') return true;
-  return false;
-}
-
-/** The VigilError for a call that did not get a result. */
-function callError(name: string, timeoutMs: number, signal: AbortSignal | undefined, err: unknown): VigilError {
-  if (signal?.aborted === true) {
-    return new VigilError('TOOL_ABORTED', `The call to ${name} was aborted: ${describeError(signal.reason)}.`, {
-      cause: err,
-      data: { name },
-    });
-  }
-  if (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === MCP_REQUEST_TIMEOUT) {
-    return new VigilError('TOOL_TIMEOUT', `The call to ${name} got no answer within ${timeoutMs} ms.`, {
-      cause: err,
-      data: { name, timeoutMs },
-    });
-  }
-  return new VigilError('TOOL_CALL_FAILED', `The call to ${name} failed: ${describeError(err)}.`, {
-    cause: err,
-    data: { name },
-  });
 }
