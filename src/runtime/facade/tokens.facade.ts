@@ -181,7 +181,7 @@ export class TokensFacade {
   private noteUse(record: TokenRecord, now: number): void {
     if (record.lastUsedAt !== null && now - record.lastUsedAt < LAST_USED_WRITE_EVERY_MS) return;
     // Failing to record a use is no reason to refuse it; it is written again at the next use.
-    this.parts.store.save({ ...record, lastUsedAt: now }).catch((err: unknown) => {
+    this.parts.store.touch(record.id, now).catch((err: unknown) => {
       this.parts.log.debug({ err, name: record.name }, 'token last-use time not written');
     });
   }

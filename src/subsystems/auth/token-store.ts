@@ -11,6 +11,12 @@ import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilDb } from '../store/
 export class TokenStore {
   private readonly records;
   private readonly byId = new Map<string, TokenRecord>();
+  /**
+   * The writes, one at a time in the order they were asked for. LevelDB's asynchronous writes run on a thread pool and
+   * may land out of order: a last-use write asked for before a revoke could land after its delete and put the revoked
+   * token back on disk (and, once the daemon restarts, back in use).
+   */
+  private tail: Promise<void> = Promise.resolve();
 
   private constructor(private readonly db: VigilDb) {
     this.records = db.sublevel<string, TokenRecord>(SUBLEVELS.gatewayTokens, { valueEncoding: 'json' });
@@ -52,6 +58,18 @@ export class TokenStore {
     this.byId.set(record.id, value);
   }
 
+  /**
+   * Records that token `id` was used at `lastUsedAt`, synced, if it still exists. Memory follows only if it still
+   * exists when the write is done: a revoke while the write ran must not bring the token back.
+   */
+  async touch(id: string, lastUsedAt: number): Promise<void> {
+    const record = this.byId.get(id);
+    if (record === undefined) return;
+    const value = TokenRecordSchema.parse({ ...record, lastUsedAt });
+    await this.write([{ type: 'put', sublevel: this.records, key: id, value }], `note the use of token ${record.name}`);
+    if (this.byId.has(id)) this.byId.set(id, value);
+  }
+
   /** Deletes token `id`, synced. It is gone from memory first: a revoked token must not authenticate while the write runs. */
   async remove(id: string): Promise<void> {
     const record = this.byId.get(id);
@@ -59,11 +77,16 @@ export class TokenStore {
     await this.write([{ type: 'del', sublevel: this.records, key: id }], `revoke token ${record?.name ?? id}`);
   }
 
-  private async write(ops: Parameters<typeof writeSyncBatch>[1], what: string): Promise<void> {
-    try {
-      await writeSyncBatch(this.db, ops);
-    } catch (err) {
-      throw toStoreError(err, what);
-    }
+  private write(ops: Parameters<typeof writeSyncBatch>[1], what: string): Promise<void> {
+    const written = this.tail.then(async () => {
+      try {
+        await writeSyncBatch(this.db, ops);
+      } catch (err) {
+        throw toStoreError(err, what);
+      }
+    });
+    // The next write waits for this one to end, failed or not.
+    this.tail = written.catch(() => undefined);
+    return written;
   }
 }
