@@ -1,14 +1,33 @@
 #!/usr/bin/env node
 // `npm run build`: compiles src/ into dist/ (tsc --build, incremental), bundles the browser client with esbuild and copies the dashboard's static files beside the compiled route, then bundles the compiled daemon for `vigil run` (dist/bundle/).
+// With --if-changed (`npm start`'s prestart) it does nothing when no input changed since the last successful build (scripts/build-freshness.mjs).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleBrowserClient } from './browser-bundle.mjs';
-import { bundleDaemon, DAEMON_BUNDLE_DIR } from './daemon-bundle.mjs';
+import { buildDue, recordBuild, startBuild } from './build-freshness.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const IF_CHANGED = '--if-changed';
+if (process.argv.includes(IF_CHANGED)) {
+  const { due, reason } = buildDue(root);
+  if (!due) {
+    console.log(`dist/ is up to date: ${reason} (npm run build builds anyway).`);
+    process.exit(0);
+  }
+  console.log(`building dist/: ${reason}.`);
+}
+/** When this build started, or undefined if it cannot be recorded (a read-only node_modules): it builds all the same. */
+let startedAt;
+try {
+  startedAt = startBuild(root);
+} catch (err) {
+  console.error(`the build will not be recorded: ${err instanceof Error ? err.message : String(err)}`);
+}
+// Loaded after the check: a start with nothing to build pays for no bundler.
+const { bundleBrowserClient } = await import('./browser-bundle.mjs');
+const { bundleDaemon, DAEMON_BUNDLE_DIR } = await import('./daemon-bundle.mjs');
 // The dashboard's own files are served as written (plain browser modules): these are the kinds of file it has.
 const DASHBOARD_EXTENSIONS = new Set(['.html', '.css', '.js', '.svg']);
 
@@ -16,7 +35,7 @@ const DASHBOARD_EXTENSIONS = new Set(['.html', '.css', '.js', '.svg']);
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const compiled = spawnSync(
   process.execPath,
-  [tsc, '--build', join(root, 'tsconfig.build.json'), ...process.argv.slice(2)],
+  [tsc, '--build', join(root, 'tsconfig.build.json'), ...process.argv.slice(2).filter((arg) => arg !== IF_CHANGED)],
   {
     stdio: 'inherit',
   },
@@ -86,3 +105,5 @@ try {
 
 // tsc emits despite type errors, and so the dashboard is copied anyway; the exit code still reports them.
 process.exitCode = compiled.status === 0 && bundled && daemonBundled ? 0 : (compiled.status ?? 1) || 1;
+// Only a build that succeeded is recorded: after a failed one, the next start builds again.
+if (process.exitCode === 0 && startedAt !== undefined) recordBuild(root, startedAt);

@@ -50,6 +50,7 @@ const intIn = (min: number, max: number, allowed: string) =>
 export const MIN_CONTEXT_TOKENS = 4096;
 export const MAX_CONTEXT_TOKENS = 1_000_000;
 const CONTEXT_TOKENS_ALLOWED = `expected an integer number of tokens from ${MIN_CONTEXT_TOKENS} to ${MAX_CONTEXT_TOKENS}`;
+const SESSION_HOURS_ALLOWED = 'expected a number of hours above 0, at most 720 (30 days)';
 const positive = (allowed: string) => z.number({ error: allowed }).positive({ error: allowed });
 
 /** The whole validated configuration; `VigilConfig` is inferred from it, cross-variable rules included. */
@@ -93,6 +94,10 @@ export const VigilConfigSchema = z
     memoryMaxCount: intIn(100, 10_000_000, 'expected an integer from 100 to 10000000'),
     maxSubscriptions: intIn(1, 1000, 'expected an integer from 1 to 1000'),
     maxConnections: intIn(1, 100_000, 'expected an integer from 1 to 100000'),
+    sessionHours: z
+      .number({ error: SESSION_HOURS_ALLOWED })
+      .positive({ error: SESSION_HOURS_ALLOWED })
+      .max(720, { error: SESSION_HOURS_ALLOWED }),
     subscriberBuffer: intIn(10, 1_000_000, 'expected an integer from 10 to 1000000'),
     busyStrategy: z.enum(['interrupt', 'enqueue', 'reject'], { error: 'expected "interrupt", "enqueue" or "reject"' }),
     maxToolIterations: intIn(1, 100, 'expected an integer from 1 to 100'),
@@ -291,6 +296,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_LEDGER_CHARGE_DAYS', key: 'ledgerChargeDays', kind: 'number', default: '30', description: 'Retention: days of per-think charges kept in the budget ledger; older days keep only their daily totals (400 days of those).' },
   { name: 'VIGIL_TOOL_CALL_RETENTION_DAYS', key: 'toolCallRetentionDays', kind: 'number', default: '30', description: 'Retention: days an ended tool call record is kept (calls of unknown outcome are kept until reported).' },
   { name: 'VIGIL_MEMORY_MAX_COUNT', key: 'memoryMaxCount', kind: 'number', default: '100000', description: 'Retention: the most long-term memories kept; a keep past it forgets, in the same write, those least worth keeping (salience, halved every 90 days since a memory was last kept or recalled) down to 1 % below it, with a memory.evicted event.' },
+  { name: 'VIGIL_SESSION_HOURS', key: 'sessionHours', kind: 'number', default: '12', description: 'How long a dashboard browser session lasts, in hours (fractions allowed, at most 720): checked by the gateway on every use, whatever the browser keeps. `vigil tokens revoke daemon` ends every session at once.' },
   { name: 'VIGIL_MAX_CONNECTIONS', key: 'maxConnections', kind: 'number', default: '256', description: 'WebSockets, SSE streams and /mcp exchanges the gateway holds open at once, one token at most half of them; past either cap a new one is refused with HTTP 503 (counted in vigil_gateway_connections_refused_total).' },
   { name: 'VIGIL_MAX_SUBSCRIPTIONS', key: 'maxSubscriptions', kind: 'number', default: '16', description: 'Event subscriptions one gateway connection may hold at once.' },
   { name: 'VIGIL_RPC_RATE_LIMIT', key: 'rpcRateLimit', kind: 'number', default: '200', description: 'JSON-RPC requests per second one gateway connection may sustain (a token bucket; 0 = no limit); the excess is answered with error -32029.' },
@@ -302,7 +308,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'VIGIL_STUCK_TURN_S', key: 'stuckTurnS', kind: 'number', default: '600', description: 'A turn working longer than this many seconds is reset as stuck.' },
   { name: 'VIGIL_OFFLINE_COST_USD', key: 'offlineCostUsd', kind: 'number', default: '0', description: 'Simulated cost in USD of each offline think, to see the budget cycle without an API key.' },
   { name: 'VIGIL_MCP_CONFIG', key: 'mcp', kind: 'jsonFile', default: undefined, unsetValue: { mcpServers: {} }, description: 'Path to a JSON file of MCP servers in the mcpServers form ({"mcpServers": {NAME: {command, args?, env?, cwd?} | {url, headers?, oauth?}}}, each with optional allowedTools, requireApproval, idempotentTools, timeoutMs; oauth: {clientId?, clientSecret?, clientMetadataUrl?, scopes?} for a server behind OAuth); unset: no MCP tools.' },
-  { name: 'VIGIL_CHANNELS_CONFIG', key: 'channels', kind: 'jsonFile', default: undefined, unsetValue: { channels: {} }, description: 'Path to a JSON file of chat channels the agent talks through ({"channels": {NAME: {"type": "telegram", "tokenEnv": "TELEGRAM_BOT_TOKEN", apiRoot?, dmPolicy?, allowFrom?, groups?, operators?}}}); secrets are never in the file, an entry names the variables holding them, and each must be set. dmPolicy: pairing (default), allowlist, open or disabled. Unset: no channels.' },
+  { name: 'VIGIL_CHANNELS_CONFIG', key: 'channels', kind: 'jsonFile', default: undefined, unsetValue: { channels: {} }, description: 'Path to a JSON file of chat channels the agent talks through ({"channels": {NAME: {"type": "telegram", "tokenEnv": "TELEGRAM_BOT_TOKEN", apiRoot?, dmPolicy?, allowFrom?, groups?, operators?}}}; Slack: {"type": "slack", "botTokenEnv": …, "appTokenEnv": … (Socket Mode) and/or "signingSecretEnv": … (Events API), apiUrl?, …}); secrets are never in the file, an entry names the variables holding them, and each must be set. dmPolicy: pairing (default), allowlist, open or disabled. Unset: no channels.' },
   { name: 'VIGIL_MCP_SERVER_TOOLS', key: 'mcpServerTools', kind: 'list', default: DEFAULT_MCP_TOOLS.join(','), description: 'The tools Vigil\'s own MCP server offers hosts (/mcp on the gateway; `vigil mcp` reads it from its own environment), comma-separated; an unknown name is a configuration error.' },
   { name: 'VIGIL_TRACE_CONTENT', key: 'traceContent', kind: 'boolean', default: 'false', description: 'Keep the text of each think\'s prompt sections and answers in its trace (thinks.get); off: token counts only. Sealed at rest with VIGIL_CHECKPOINT_KEY when set.' },
   { name: 'VIGIL_TRACE_MAX_COUNT', key: 'traceMaxCount', kind: 'number', default: '1000', description: 'Keep the traces of the newest N thinks; older ones are pruned in the batch that adds a new one.' },

@@ -1,8 +1,10 @@
 /** `vigil run`: validate config, open the store, restore, beat, serve the gateway; stop cleanly on SIGTERM/SIGINT. */
+import { statSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { DEFAULT_CONFIG_ENV, loadConfig, parseRunArgs, unknownVariables, type VigilConfig } from './config.js';
 import { describeError, isVigilError, VigilError } from './errors.js';
 import { startGateway } from './gateway/http-server.js';
-import { nextStepsLine } from './gateway/next-steps.js';
+import { cliInvocation, nextStepsLine } from './gateway/next-steps.js';
 import { assertCanListen, listenError } from './gateway/port-check.js';
 import { assertDataDirUsable } from './shared/data-dir-check.js';
 import { findExposedPaths, tightenExposedPaths } from './shared/data-dir-exposure.js';
@@ -158,6 +160,7 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
       log,
       maxSubscriptions: config.maxSubscriptions,
       maxConnections: config.maxConnections,
+      sessionHours: config.sessionHours,
       subscriberBuffer: config.subscriberBuffer,
       rpcRateLimit: config.rpcRateLimit,
       rpcRateBurst: config.rpcRateBurst,
@@ -199,7 +202,8 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
   }
   log.info({ url: gateway.url }, 'gateway listening');
   const dataDirFlag = config.dataDir === DEFAULT_CONFIG_ENV['VIGIL_DATA_DIR'] ? undefined : config.dataDir;
-  io.stderr(nextStepsLine({ url: clientUrl, tokenFile, dataDirFlag }));
+  const cli = cliInvocation(io.env['PATH'], isFile, delimiter);
+  io.stderr(nextStepsLine({ url: clientUrl, tokenFile, dataDirFlag, cli }));
   listening();
 
   const signal = await stopSignal;
@@ -212,4 +216,13 @@ export async function runDaemon(argv: string[], io: DaemonIo): Promise<number> {
   await runtime.stop(signal);
   log.info({ beatCount: runtime.status().beatCount }, 'stopped');
   return 0;
+}
+
+/** Whether `path` is a file (the CLI's `vigil` on PATH); false for anything that cannot be read. */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * The browser's transport for the typed client: the page's own WebSocket. A browser cannot set headers on it, so it
  * authenticates one of two ways. Without a token (the dashboard), the upgrade carries the page's HttpOnly session
- * cookie, which the gateway honours from its own origin only: nothing secret is in the URL. With a token (a script of
+ * cookie and offers the session's secret as a subprotocol; the gateway honours the pair from its own origin only:
+ * nothing secret is in the URL. With a token (a script of
  * its own), the token goes as `?token=` on the upgrade: accepted, but the weaker form, since URLs end up in proxies'
  * access logs (docs/operations/tokens-and-scopes.md).
  */
@@ -15,10 +16,15 @@ export interface WhatwgWebSocket extends ClientSocket {
 }
 
 /** A WHATWG WebSocket class: the browser's global, or `ws`'s in tests (it implements the same interface). */
-export type WhatwgWebSocketClass = new (url: string) => WhatwgWebSocket;
+export type WhatwgWebSocketClass = new (url: string, protocols?: string[]) => WhatwgWebSocket;
 
-/** A transport over `WebSocketClass`, by default the global `WebSocket`. */
-export function browserSocket(WebSocketClass?: WhatwgWebSocketClass): OpenSocket {
+/** The subprotocols that carry a dashboard session's secret (the gateway selects the first; cookie-session.ts). */
+export function sessionProtocols(secret: string): string[] {
+  return ['vigil-session', `vigil-session-secret.${secret}`];
+}
+
+/** A transport over `WebSocketClass` (by default the global `WebSocket`), offering `session`'s secret if given. */
+export function browserSocket(WebSocketClass?: WhatwgWebSocketClass, session?: string): OpenSocket {
   return (url, token, listener) => {
     const Socket = WebSocketClass ?? (globalThis as { WebSocket?: WhatwgWebSocketClass }).WebSocket;
     if (Socket === undefined)
@@ -26,7 +32,10 @@ export function browserSocket(WebSocketClass?: WhatwgWebSocketClass): OpenSocket
     const withToken = new URL(url);
     // Only when asked: the dashboard passes none and rides its cookie.
     if (token !== undefined) withToken.searchParams.set('token', token);
-    const ws = new Socket(withToken.toString());
+    const ws =
+      session === undefined || token !== undefined
+        ? new Socket(withToken.toString())
+        : new Socket(withToken.toString(), sessionProtocols(session));
     ws.binaryType = 'arraybuffer';
     let opened = false;
     ws.addEventListener('open', () => {

@@ -24,19 +24,26 @@ export type { DroppedNotification } from '../protocol/event-feed.schema.js';
 export type { ConversationEntry } from '../protocol/conversation.schema.js';
 export type { RestoreConfirmation } from '../protocol/checkpoints.schema.js';
 
-const openBrowserSocket = browserSocket();
+/** How a browser connects: a client's options, and the dashboard's session secret when it rides its session. */
+export interface BrowserConnectOptions extends ConnectOptions {
+  /**
+   * The dashboard's session secret (handed to the page once at sign-in): with the session cookie, it opens `/rpc`.
+   * Offered as a WebSocket subprotocol, since a browser cannot set headers on an upgrade.
+   */
+  session?: string | undefined;
+}
 
 /** Opens a client and resolves once connected; rejects with CLIENT_DISCONNECTED if it cannot (a browser hides a 401). */
-export function connect(options: ConnectOptions): Promise<VigilClient> {
+export function connect(options: BrowserConnectOptions): Promise<VigilClient> {
   return connectClient(VigilClient, options);
 }
 
 /**
- * A connection to the gateway over the browser's WebSocket: by the page's session cookie without a token, or with the
- * token as `?token=` (the weaker form); use `connect()` to get one.
+ * A connection to the gateway over the browser's WebSocket: by the page's session (its cookie and secret) without a
+ * token, or with the token as `?token=` (the weaker form); use `connect()` to get one.
  */
 export class VigilClient extends ClientCore {
-  constructor(options: ConnectOptions) {
-    super(options, openBrowserSocket);
+  constructor(options: BrowserConnectOptions) {
+    super(options, browserSocket(undefined, options.session));
   }
 }

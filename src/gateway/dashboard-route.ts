@@ -11,7 +11,13 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VigilError } from '../errors.js';
 import type { Caller } from '../runtime/facade/tokens.facade.js';
-import { createCookieSessions, isSameOrigin, type TokenStanding } from './cookie-session.js';
+import {
+  createCookieSessions,
+  isSameOrigin,
+  secretFromProtocols,
+  type IssuedSession,
+  type TokenStanding,
+} from './cookie-session.js';
 
 // Served from the build, wherever this module runs: compiled in dist/gateway/, or as source in src/gateway/ (under
 // vitest); both stand two levels below the package root. Only the build has the bundled client beside the copies.
@@ -95,8 +101,14 @@ interface LoadedFile {
   csp?: string;
 }
 
-/** Where the page trades a token (`Authorization: Bearer`) for its session cookie: `POST`, answered 204. */
+/** Where the page trades a token (`Authorization: Bearer`) for its session: `POST`, answered `{secret}` and the cookie. */
 export const DASHBOARD_SESSION_PATH = '/dashboard/session';
+
+/** The fragment key of the page's URL that hands it its session's secret after a sign-in (`/#session=SECRET`). */
+export const SESSION_FRAGMENT_KEY = 'session';
+
+/** The query parameter of a one-time sign-in link (`/?signin=CODE`, from `auth.signIn` / `vigil dashboard`). */
+export const SIGN_IN_PARAM = 'signin';
 
 /** The dashboard's routes plus the session checks the HTTP server consults before refusing a request. */
 export interface DashboardRoutes {
@@ -104,10 +116,15 @@ export interface DashboardRoutes {
   routes: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL, caller: Caller | null) => void>;
   /** True when `req` is for one of the dashboard's files, carries a live session cookie and no `?token=` (which wins). */
   hasSession(req: IncomingMessage, url: URL): boolean;
-  /** The caller of a `/rpc` upgrade opened by its session cookie from the gateway's own origin; null otherwise. */
+  /**
+   * The caller of a `/rpc` upgrade opened by the page: its session cookie and its session's secret (offered as a
+   * subprotocol), from the gateway's own origin; null otherwise.
+   */
   upgradeCaller(req: IncomingMessage): Caller | null;
-  /** Answers `POST /dashboard/session`: the cookie for `caller` (the Bearer token's), or 401 / 403. */
+  /** Answers `POST /dashboard/session`: the cookie and `{secret}` for `caller` (the Bearer token's), or 401 / 403. */
   exchange(req: IncomingMessage, res: ServerResponse, caller: Caller | null): void;
+  /** Answers `GET /?signin=CODE`: a session for the code's caller and a 303 to the page, or the refusal page. */
+  signIn(req: IncomingMessage, res: ServerResponse, url: URL): void;
   /** Answers an unauthenticated browser asking for the page with a short HTML explanation; false if it is not one. */
   refusePage(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
 }
@@ -123,6 +140,10 @@ export interface DashboardOptions {
    * page behind a reverse proxy that passes on a `Host` of its own. Default: none beyond the request's own host.
    */
   isGatewayOrigin?: (origin: string) => boolean;
+  /** How long a browser session lasts (`VIGIL_SESSION_HOURS`, default 12). */
+  sessionHours?: number;
+  /** The caller a one-time sign-in code stands for, taking it (default: none is ever good). */
+  takeSignInCode?: (code: string) => Caller | null;
 }
 
 /**
@@ -139,10 +160,17 @@ export function createDashboardRoutes({
   tokens,
   now = Date.now,
   isGatewayOrigin,
+  sessionHours,
+  takeSignInCode = () => null,
 }: DashboardOptions): DashboardRoutes {
   // The files are read at their first request (start-up stays fast); a missing build is said at once, not as a 404 later.
   assertDashboardBuilt(DASHBOARD_FILES['/dashboard/vigil-client.js']!);
-  const sessions = createCookieSessions({ token, tokens, now });
+  const sessions = createCookieSessions({
+    token,
+    tokens,
+    now,
+    ...(sessionHours === undefined ? {} : { sessionHours }),
+  });
   const cache = new Map<string, LoadedFile>();
   const fromThePage = (req: IncomingMessage): boolean => isSameOrigin(req, isGatewayOrigin);
 
@@ -160,16 +188,9 @@ export function createDashboardRoutes({
 
   const serve: DashboardRoutes['routes'][string] = (req, res, url, caller) => {
     if (url.pathname === '/' && caller !== null && url.searchParams.has('token')) {
-      // The token was in the address: trade it for the cookie and send the browser on to the same page without it.
+      // The token was in the address: trade it for a session and send the browser on to the same page without it.
       url.searchParams.delete('token');
-      res.writeHead(303, {
-        ...SECURITY_HEADERS,
-        location: `${url.pathname}${url.search}`,
-        'set-cookie': sessions.issue(caller, req),
-        'cache-control': 'no-store',
-        'content-length': 0,
-      });
-      res.end();
+      redirectIntoSession(res, url, sessions.issue(caller, req));
       return;
     }
     const file = load(url.pathname);
@@ -205,44 +226,82 @@ export function createDashboardRoutes({
       return sessions.callerOf(req) !== null;
     },
     upgradeCaller(req) {
-      // A browser always sends Origin on a WebSocket upgrade: one that is absent or foreign is not the page.
-      return fromThePage(req) ? sessions.callerOf(req) : null;
+      // A browser always sends Origin on a WebSocket upgrade: one that is absent or foreign is not the page. Nor is a
+      // request without the session's secret, which only the page holds: a cookie replayed from elsewhere opens nothing.
+      if (!fromThePage(req)) return null;
+      return sessions.callerWithSecret(req, secretFromProtocols(req.headers['sec-websocket-protocol']));
     },
     exchange(req, res, caller) {
-      // fetch() sends Origin on every POST: only the page itself may set its cookie (no login forced from elsewhere).
-      const status = !fromThePage(req) ? 403 : caller === null ? 401 : 204;
+      // fetch() sends Origin on every POST: only the page itself may open its session (no login forced from elsewhere).
+      const status = !fromThePage(req) ? 403 : caller === null ? 401 : 200;
       const headers: Record<string, string | number> = { ...SECURITY_HEADERS, 'cache-control': 'no-store' };
-      if (status === 204) headers['set-cookie'] = sessions.issue(caller!, req);
-      if (status === 401) headers['www-authenticate'] = 'Bearer';
-      const body =
-        status === 204
-          ? ''
-          : JSON.stringify({
-              error:
-                status === 403
-                  ? 'a session is opened by the dashboard page itself (same origin) only'
-                  : 'unauthorized: send the token as "Authorization: Bearer TOKEN"',
-            });
-      if (body !== '') headers['content-type'] = 'application/json; charset=utf-8';
+      let body: string;
+      if (status === 200) {
+        const issued = sessions.issue(caller!, req);
+        headers['set-cookie'] = issued.setCookie;
+        body = JSON.stringify({ secret: issued.secret });
+      } else {
+        if (status === 401) headers['www-authenticate'] = 'Bearer';
+        body = JSON.stringify({
+          error:
+            status === 403
+              ? 'a session is opened by the dashboard page itself (same origin) only'
+              : 'unauthorized: send the token as "Authorization: Bearer TOKEN"',
+        });
+      }
+      headers['content-type'] = 'application/json; charset=utf-8';
       headers['content-length'] = Buffer.byteLength(body);
       res.writeHead(status, headers);
       res.end(body);
     },
+    signIn(req, res, url) {
+      // A link opened from a terminal or typed in is a navigation of its own (`Sec-Fetch-Site: none`); another site's
+      // page has no business signing this browser in, even with a good code (it is spent, not used).
+      const code = url.searchParams.get(SIGN_IN_PARAM) ?? '';
+      const crossSite = /^(cross|same)-site$/.test(String(req.headers['sec-fetch-site']));
+      const caller = crossSite || req.method !== 'GET' ? null : takeSignInCode(code);
+      if (caller === null) {
+        sendPage(res, req, 401, SIGN_IN_REFUSED_PAGE);
+        return;
+      }
+      url.searchParams.delete(SIGN_IN_PARAM);
+      redirectIntoSession(res, url, sessions.issue(caller, req));
+    },
     refusePage(req, res, url) {
       if (url.pathname !== '/' || !/text\/html/.test(req.headers.accept ?? '')) return false;
-      const body = UNAUTHORIZED_PAGE;
-      res.writeHead(401, {
-        ...SECURITY_HEADERS,
-        'content-type': 'text/html; charset=utf-8',
-        'content-length': Buffer.byteLength(body),
-        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-        'cache-control': 'no-store',
-        'www-authenticate': 'Bearer',
-      });
-      res.end(req.method === 'HEAD' ? undefined : body);
+      sendPage(res, req, 401, UNAUTHORIZED_PAGE);
       return true;
     },
   };
+}
+
+/**
+ * A session just opened: its cookie, and a 303 to the page with the session's secret in the fragment. A fragment is
+ * never sent to any server (nor logged by a proxy); the page moves the secret into its origin's storage and takes it
+ * out of the address at once (`history.replaceState`), before anything else runs.
+ */
+function redirectIntoSession(res: ServerResponse, url: URL, issued: IssuedSession): void {
+  res.writeHead(303, {
+    ...SECURITY_HEADERS,
+    location: `${url.pathname}${url.search}#${SESSION_FRAGMENT_KEY}=${issued.secret}`,
+    'set-cookie': issued.setCookie,
+    'cache-control': 'no-store',
+    'content-length': 0,
+  });
+  res.end();
+}
+
+/** A short HTML page of the gateway's own (no script, inline style only). */
+function sendPage(res: ServerResponse, req: IncomingMessage, status: number, body: string): void {
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    'cache-control': 'no-store',
+    'www-authenticate': 'Bearer',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 /** Throws, saying to build, when the bundled client (which only `npm run build` makes) is not at `bundle`. */
@@ -254,12 +313,25 @@ export function assertDashboardBuilt(bundle: string): void {
   );
 }
 
-const UNAUTHORIZED_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Vigil — token required</title>
+const page = (title: string, body: string): string => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Vigil — ${title}</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;background:#0f1419;color:#d7dde4;display:grid;place-items:center;height:100vh;margin:0}
 main{max-width:34rem;padding:2rem;border:1px solid #2a323c;border-radius:10px;background:#161c23}code{color:#7fd1b9}</style></head>
-<body><main><h1>Token required</h1>
-<p>Open the dashboard once with the gateway token in the address: <code>http://HOST:PORT/?token=TOKEN</code>.
-The gateway trades it for a session cookie and sends the browser on to the page without it.</p>
-<p>The token is <code>VIGIL_TOKEN</code>, or the file <code>token</code> in the daemon's data directory.</p></main></body></html>
+<body><main><h1>${title}</h1>
+${body}</main></body></html>
 `;
+
+const HOW_TO_SIGN_IN = `<p>Run <code>npx vigil dashboard</code> in the daemon's directory (or <code>vigil dashboard</code> where Vigil is
+installed; add <code>--data-dir DIR</code> if the daemon runs with one): it prints a link that signs this browser in,
+good once for two minutes. The token itself never goes into the address.</p>
+<p>Or open <code>http://HOST:PORT/?token=TOKEN</code> once: the gateway trades the token for a session and takes it out
+of the address. The token is <code>VIGIL_TOKEN</code>, or the file <code>token</code> in the daemon's data directory.</p>`;
+
+const UNAUTHORIZED_PAGE = page('Sign in', HOW_TO_SIGN_IN);
+
+const SIGN_IN_REFUSED_PAGE = page(
+  'This sign-in link is spent',
+  `<p>A sign-in link is good once, for two minutes: this one was used, has expired, or was made by a daemon that has
+since restarted.</p>
+${HOW_TO_SIGN_IN}`,
+);

@@ -44,6 +44,8 @@ export interface GatewayOptions {
   allowedOrigins?: readonly string[];
   /** The gateway as a browser reaches it (`VIGIL_PUBLIC_URL`): its host and origin are accepted like the allowed ones. */
   publicUrl?: string;
+  /** How long a dashboard's browser session lasts, in hours (`VIGIL_SESSION_HOURS`, default 12). */
+  sessionHours?: number;
   /** WebSockets, SSE streams and /mcp exchanges open at once, half of them for one token at most (`VIGIL_MAX_CONNECTIONS`). */
   maxConnections?: number;
   /** Wrong tokens one address may send before it is answered 429 (default `DEFAULT_FAILED_AUTH_LIMIT`; rate 0 = off). */

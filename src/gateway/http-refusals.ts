@@ -7,7 +7,7 @@ export function refuseUpgrade(socket: Socket, status: number, message: string, r
   const body = JSON.stringify({ error: message });
   const retryAfter = retryAfterMs === undefined ? '' : `Retry-After: ${Math.ceil(retryAfterMs / 1000)}\r\n`;
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n${status === 401 ? 'WWW-Authenticate: Bearer\r\n' : ''}${retryAfter}\r\n${body}`,
   );
 }
@@ -41,6 +41,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
+    // A refusal may quote what the request sent (a Host, an Origin): no browser may read it as anything but JSON.
+    'x-content-type-options': 'nosniff',
   });
   res.end(text);
 }

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { silentLogger } from '../shared/logger.js';
-import { createDashboardRoutes, DASHBOARD_SESSION_PATH } from './dashboard-route.js';
+import { createDashboardRoutes, DASHBOARD_SESSION_PATH, SIGN_IN_PARAM } from './dashboard-route.js';
+import { SESSION_PROTOCOL } from './cookie-session.js';
 import { CLOSE_CODES } from './gateway-faults.js';
 import { createAuthFailureLog, createCallerAuth, tokenFromRequest } from './gateway-auth.js';
 import { createThrottledAuth, type AuthOutcome } from './auth-throttle.js';
@@ -77,12 +78,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // More connections would buy more throughput past the per-connection rate limit: counted in all and per token.
   const caps = new ConnectionCaps(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   const connections = new Map<WebSocket, RpcConnection>();
+  /** The connections a dashboard opened by its browser session (they end with a "sign out everywhere"). */
+  const sessionSockets = new Set<WebSocket>();
   const streams = new Map<ServerResponse, SseStream>();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME_BYTES,
+    perMessageDeflate: false,
+    // The dashboard offers its session's secret as a second subprotocol; only the first is ever selected (a browser
+    // fails a handshake that selects none of those it offered), so the secret never comes back in an answer.
+    handleProtocols: (offered) => (offered.has(SESSION_PROTOCOL) ? SESSION_PROTOCOL : false),
+  });
   const dashboard = createDashboardRoutes({
     token: options.token,
     tokens: runtime.tokens,
     now: () => runtime.now(),
+    ...(options.sessionHours === undefined ? {} : { sessionHours: options.sessionHours }),
+    takeSignInCode: (code) => runtime.tokens.takeSignInCode(code),
     // The front door's origins (`policy`, below): behind a proxy that rewrites Host, the page's cookie works too.
     isGatewayOrigin: (origin) => isPolicyOrigin(policy, origin),
   });
@@ -157,6 +169,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       else refuseUnauthorized(res, outcome);
       return;
     }
+    // A one-time sign-in link (`vigil dashboard`): its code is the credential, good once; no token comes with it.
+    if (url.pathname === '/' && url.searchParams.has(SIGN_IN_PARAM)) {
+      dashboard.signIn(req, res, url);
+      return;
+    }
     // The page trades its token (Bearer) for its session cookie; dashboard-route.ts answers 204, 401 or 403. The
     // header only: the query string is left out, since this path exists to keep the token out of URLs.
     if (url.pathname === DASHBOARD_SESSION_PATH && req.method === 'POST') {
@@ -229,6 +246,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // The socket's close, not the WebSocket's: a handshake ws refuses never becomes one, and its slot comes back too.
     socket.once('close', grant.release);
     wss.handleUpgrade(req, socket, head, (ws) => {
+      if (cookieCaller !== null) sessionSockets.add(ws);
       connections.set(
         ws,
         new RpcConnection(ws, {
@@ -245,12 +263,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       metrics.connectionDelta(1);
       ws.once('close', () => {
         connections.delete(ws);
+        sessionSockets.delete(ws);
         metrics.connectionDelta(-1);
       });
       // Revoked (or expired) while the upgrade completed: ended$ has passed, so it is closed here.
       const standing = runtime.tokens.standing(caller);
       if (standing !== 'live') ws.close(CLOSE_CODES.policyViolation, `the token was ${standing}`);
     });
+  });
+
+  // Every browser signed out: what the dashboards opened closes now (they then ask for a new sign-in).
+  const signOuts = runtime.tokens.sessionsRevoked$.subscribe(() => {
+    for (const ws of sessionSockets) ws.close(CLOSE_CODES.policyViolation, 'the session was signed out');
   });
 
   // A token revoked or expired: whatever was opened with it closes now, saying why.
@@ -265,6 +289,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error): void => {
       endings.unsubscribe();
+      signOuts.unsubscribe();
       seqTracker.unsubscribe();
       reject(err);
     };
@@ -300,6 +325,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await Promise.all([...closing, mcp.close()]);
       wss.close();
       endings.unsubscribe();
+      signOuts.unsubscribe();
       seqTracker.unsubscribe();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

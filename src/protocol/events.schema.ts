@@ -256,6 +256,8 @@ export const EVENT_PAYLOADS = {
   'auth.token_created': z.object({ name: z.string(), scope: TokenScopeSchema }),
   /** A token was revoked: refused from now on, and the connections and streams opened with it are closed. */
   'auth.token_revoked': z.object({ name: z.string() }),
+  /** Every browser session signed out (`tokens.revoke {name: "daemon"}`): those opened at or before `signedOutAt` ended. */
+  'auth.sessions_revoked': z.object({ signedOutAt: z.string() }),
   /** Webhook endpoint `id` left ok: an attempt failed (emitted once; `webhook.recovered` ends it). Never the secret. */
   'webhook.failing': z.object({ id: z.string(), error: z.string() }),
   /**

@@ -47,6 +47,7 @@ import {
   TokenNameParamsSchema,
   TokenViewSchema,
   WhoAmISchema,
+  SignInLinkSchema,
 } from './tokens.schema.js';
 import {
   HistoryParamsSchema,
@@ -194,7 +195,7 @@ export const RPC_METHODS = {
   ),
   'tools.list': method(
     'read',
-    "Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), its server's state (up, down, needs_auth) and whether calls need approval; then one entry {server, state: \"needs_auth\"} per server waiting for the operator to sign in, with its authorizationUrl and expiresAt only for an operate token (the URL's state is the sign-in's credential).",
+    'Every MCP tool the agent may use, by name (mcp__SERVER__TOOL), its server\'s state (up, down, needs_auth) and whether calls need approval; then one entry {server, state: "needs_auth"} per server waiting for the operator to sign in, with its authorizationUrl and expiresAt only for an operate token (the URL\'s state is the sign-in\'s credential); then one entry {server, state: "down", error, nextRetryAt} per server not connected since an attempt failed.',
     none,
     z.array(ToolsListEntrySchema),
   ),
@@ -213,7 +214,7 @@ export const RPC_METHODS = {
   ),
   'tools.login': method(
     'operate',
-    'Starts a fresh OAuth sign-in to a remote MCP server: the authorization URL to open in a browser (it works once, for 10 minutes). Then mcp.auth_completed or mcp.auth_failed.',
+    'Starts a fresh OAuth sign-in to a remote MCP server: the authorization URL to open in a browser (it works once, for 10 minutes). Then mcp.auth_completed or mcp.auth_failed. A server that cannot be reached now: TOOL_UNAVAILABLE, with why and when it is tried again.',
     ToolsServerParamsSchema,
     ToolsLoginResultSchema,
     ['MCP_SERVER_NOT_FOUND', 'RPC_INVALID_PARAMS', 'TOOL_UNAVAILABLE'],
@@ -307,7 +308,7 @@ export const RPC_METHODS = {
   ),
   'tokens.revoke': method(
     'operate',
-    'Revokes a token by name: refused at once, and connections and streams opened with it are closed.',
+    'Revokes a token by name: refused at once, and connections and streams opened with it are closed. The name "daemon" signs every browser session out (sessions opened until now end, whatever their token; the daemon\'s own token stays).',
     TokenNameParamsSchema,
     z.literal(true),
     ['TOKEN_NOT_FOUND', 'RUNTIME_STOPPED', 'STORE_IO'],
@@ -317,6 +318,13 @@ export const RPC_METHODS = {
     "The caller's token: its name, scope and expiry, so a client shows only what it may use.",
     none,
     WhoAmISchema,
+  ),
+  'auth.signIn': method(
+    'read',
+    "A one-time link that signs a browser in to the dashboard with the caller's scope (good once, for two minutes): the token itself never enters a URL.",
+    none,
+    SignInLinkSchema,
+    ['RUNTIME_STOPPED'],
   ),
   ...WEBHOOK_METHODS,
   ...CHANNEL_METHODS,

@@ -71,6 +71,16 @@ export const WhoAmISchema = z.object({
 });
 export type WhoAmI = z.infer<typeof WhoAmISchema>;
 
+/** `auth.signIn` result: a one-time code that opens a browser session of the caller's scope at `path`. */
+export const SignInLinkSchema = z.object({
+  /** Good once, until `expiresAt`. */
+  code: z.string(),
+  /** Where a browser opens it, on the gateway's own origin: `/?signin=CODE`. */
+  path: z.string(),
+  expiresAt: isoTime,
+});
+export type SignInLink = z.infer<typeof SignInLinkSchema>;
+
 /**
  * A token as stored: keyed by `id` (never the name, which is user text), with a salted keyed hash of the secret in
  * place of the secret. Times in epoch ms.

@@ -1,4 +1,4 @@
-/** The wire shapes of the tools area (CONTRACT §8, §15): `tools.list` and its entries, `tools.login`, `tools.logout`. */
+/** The wire shapes of the tools area (CONTRACT §8, §15): `tools.list` and its entries (tools, servers needing a sign-in, servers down), `tools.login`, `tools.logout`. */
 import { z } from 'zod';
 import { isoTime } from './iso-time.js';
 
@@ -44,15 +44,38 @@ export const SignInViewSchema = z.object({
 /** A server entry of `tools.list`. */
 export type SignInView = z.infer<typeof SignInViewSchema>;
 
-/** One entry of `tools.list`: a tool (it has a `name`), or a server waiting for a sign-in (it has none). */
-export const ToolsListEntrySchema = z.union([ToolViewSchema, SignInViewSchema]);
+/**
+ * A server that is not connected: one entry per such server, after the tools, from its first failed attempt until one
+ * succeeds (whether or not its tools are known: a server that was never reached has none listed). Every scope sees it:
+ * `error` is what `mcp.server_down` says (how it failed, by an error's class and code or how its process ended), never
+ * the server's own words, a header or a URL.
+ */
+export const ServerDownViewSchema = z.object({
+  server: z.string(),
+  state: z.literal('down'),
+  /** Why the last attempt failed, e.g. `it could not be connected (TypeError ECONNREFUSED)`. */
+  error: z.string(),
+  /** When the next attempt starts (back-off: 1 s doubling to 1 minute); a time past means an attempt is under way. */
+  nextRetryAt: isoTime,
+});
+
+/** A server entry of `tools.list` for a server that is down. */
+export type ServerDownView = z.infer<typeof ServerDownViewSchema>;
+
+/** One entry of `tools.list`: a tool (it has a `name`), or a server (it has none) waiting for a sign-in or down. */
+export const ToolsListEntrySchema = z.union([ToolViewSchema, SignInViewSchema, ServerDownViewSchema]);
 
 /** One entry of `tools.list`. */
 export type ToolsListEntry = z.infer<typeof ToolsListEntrySchema>;
 
-/** True for a server entry (a sign-in needed) rather than a tool. */
+/** True for a server entry waiting for a sign-in (not a tool, not a server that is down). */
 export function isSignInView(entry: ToolsListEntry): entry is SignInView {
-  return !('name' in entry);
+  return !('name' in entry) && entry.state === 'needs_auth';
+}
+
+/** True for a server entry of a server that is down. */
+export function isServerDownView(entry: ToolsListEntry): entry is ServerDownView {
+  return !('name' in entry) && entry.state === 'down';
 }
 
 /** `tools.login` / `tools.logout`: the configured server's name. */

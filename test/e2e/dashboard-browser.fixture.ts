@@ -14,8 +14,8 @@ import { startDaemon, type DaemonProcess } from './daemon-process.js';
 import { ROOT } from './run-process.js';
 
 /** Debian's chromium (`apt-get install chromium`); VIGIL_CHROMIUM points elsewhere. */
-const CHROMIUM = process.env['VIGIL_CHROMIUM'] ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
+export const CHROMIUM = process.env['VIGIL_CHROMIUM'] ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',

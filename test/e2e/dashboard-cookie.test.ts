@@ -48,9 +48,9 @@ const socketFromPage = (page: Page, target: string): Promise<string> =>
   );
 
 /** A raw upgrade to `/rpc` with these headers: 101 if it opened, else the HTTP status it was refused with. */
-function upgradeStatus(rpcUrl: string, headers: Record<string, string>): Promise<number> {
+function upgradeStatus(rpcUrl: string, headers: Record<string, string>, protocols: string[] = []): Promise<number> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(rpcUrl, { headers });
+    const ws = new WebSocket(rpcUrl, protocols, { headers });
     ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
     ws.once('open', () => {
       ws.close();
@@ -147,9 +147,17 @@ describe('the dashboard’s cookie session in Chromium against a real daemon', (
     await expect.poll(beat, { timeout: WAIT_MS }).toBeGreaterThan(seen + 3);
     expect(await page.locator('html').getAttribute('data-scope')).toBe('read');
 
-    // Another origin of the same host: the browser sends the cookie along (same site), the gateway refuses it.
+    // The cookie alone opens nothing, even from the page's own origin: the session's secret (in this origin's storage,
+    // offered as a subprotocol by the dashboard) must come with it.
     const rpcUrl = `${url.replace('http', 'ws')}/rpc`;
-    expect(await socketFromPage(page, rpcUrl)).toBe('open');
+    expect(await socketFromPage(page, rpcUrl)).toBe('refused');
+    const secret = await page.evaluate(() =>
+      (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem(
+        'vigil.session',
+      ),
+    );
+    const protocols = ['vigil-session', `vigil-session-secret.${secret}`];
+    // Another origin of the same host: the browser sends the cookie along (same site), the gateway refuses it.
     const other = await context.newPage();
     await other.goto(`http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/`);
     expect(await socketFromPage(other, rpcUrl)).toBe('refused');
@@ -157,10 +165,13 @@ describe('the dashboard’s cookie session in Chromium against a real daemon', (
     // The same cookie sent by hand: accepted from the gateway's own origin, refused from any other or from none.
     const pair = `${cookie!.name}=${cookie!.value}`;
     const host = new URL(url).host;
-    expect(await upgradeStatus(rpcUrl, { cookie: pair, origin: `http://${host}` })).toBe(101);
+    expect(await upgradeStatus(rpcUrl, { cookie: pair, origin: `http://${host}` }, protocols)).toBe(101);
+    expect(await upgradeStatus(rpcUrl, { cookie: pair, origin: `http://${host}` })).toBe(401);
     // (401 by the cookie's own same-origin test; 403 where the gateway's front-door Origin check refuses it first.)
-    expect([401, 403]).toContain(await upgradeStatus(rpcUrl, { cookie: pair, origin: 'http://evil.example' }));
-    expect(await upgradeStatus(rpcUrl, { cookie: pair })).toBe(401);
+    expect([401, 403]).toContain(
+      await upgradeStatus(rpcUrl, { cookie: pair, origin: 'http://evil.example' }, protocols),
+    );
+    expect(await upgradeStatus(rpcUrl, { cookie: pair }, protocols)).toBe(401);
     expect((await fetch(`${url}/events`, { headers: { cookie: pair, origin: `http://${host}` } })).status).toBe(401);
 
     // Revoked: the page's connection is closed, and the cookie opens neither the page nor a socket any more.
@@ -168,10 +179,10 @@ describe('the dashboard’s cookie session in Chromium against a real daemon', (
     await expect
       .poll(() => page.locator('#connection').getAttribute('data-state'), { timeout: WAIT_MS })
       .not.toBe('open');
-    expect(await upgradeStatus(rpcUrl, { cookie: pair, origin: `http://${host}` })).toBe(401);
+    expect(await upgradeStatus(rpcUrl, { cookie: pair, origin: `http://${host}` }, protocols)).toBe(401);
     const reloaded = await page.reload();
     expect(reloaded?.status()).toBe(401);
-    expect(await page.locator('h1').textContent()).toBe('Token required');
+    expect(await page.locator('h1').textContent()).toBe('Sign in');
 
     expect(problems).toEqual([]);
     await context.close();

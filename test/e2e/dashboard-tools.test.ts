@@ -1,9 +1,11 @@
 /**
  * The dashboard's tools panel end to end: Debian's Chromium, driven by playwright-core, against a real daemon child
- * process with the stdio MCP fixture — the tools listed, waiting calls shown live, approved and denied with the buttons.
+ * process with the stdio MCP fixture — the tools listed, waiting calls shown live, approved and denied with the buttons —
+ * and a server that cannot be reached, shown down with why.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusedPort } from '../fixtures/refused-port.js';
 import { ARTIFACTS, startDashboardRig, type DashboardRig } from './dashboard-browser.fixture.js';
 
 const TOKEN = 'dashboard-tools-e2e-token-8d1e4b';
@@ -11,7 +13,12 @@ const TOKEN = 'dashboard-tools-e2e-token-8d1e4b';
 describe('the dashboard tools panel in Chromium against a real daemon with an MCP server', () => {
   let rig: DashboardRig;
   beforeAll(async () => {
-    rig = await startDashboardRig('dashboard-tools', TOKEN, { requireApproval: ['echo', 'add'] });
+    rig = await startDashboardRig(
+      'dashboard-tools',
+      TOKEN,
+      { requireApproval: ['echo', 'add'] },
+      { offline: { url: `http://127.0.0.1:${await refusedPort()}/mcp` } },
+    );
   });
   afterAll(() => rig?.close());
 
@@ -25,6 +32,14 @@ describe('the dashboard tools panel in Chromium against a real daemon with an MC
     expect(await echoTool.locator('.pill').textContent()).toBe('approval');
     expect(await page.locator('#tools li[data-name="mcp__fixture__count"] .pill').count()).toBe(0);
     await page.locator('#tools-pending .empty').waitFor();
+
+    // The server that cannot be reached: a row of its own, with the reason its last attempt failed.
+    const offline = page.locator('#tools li[data-server="offline"][data-state="down"]');
+    await offline.waitFor();
+    expect(await offline.locator('.pill').textContent()).toBe('unreachable');
+    expect(await offline.locator('.tool-down-reason').textContent()).toMatch(
+      /^it could not be connected \(TypeError ECONNREFUSED\); (next attempt in .+|retrying now)$/,
+    );
 
     // A call waits: it appears live (tool.approval_requested), with its arguments.
     const { turnId } = await rig.rpc.agent.send({ text: '/tool fixture__echo {"text": "from the dashboard"}' });

@@ -239,7 +239,7 @@ describe('the dashboard in Chromium against a real daemon', () => {
     const refused = await stranger.newPage();
     const response = await refused.goto(`${url}/`);
     expect(response?.status()).toBe(401);
-    expect(await refused.locator('h1').textContent()).toBe('Token required');
+    expect(await refused.locator('h1').textContent()).toBe('Sign in');
     expect((await refused.goto(`${url}/dashboard/dashboard-app.js`))?.status()).toBe(401);
     await stranger.close();
     await context.close();

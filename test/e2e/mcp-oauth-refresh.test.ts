@@ -41,7 +41,8 @@ function operatorLink(h: RuntimeHarness): string {
   const entry = h.runtime.mcpServers
     .list('operate')
     .find((listed) => listed.server === 'remote' && !('name' in listed) && listed.state === 'needs_auth');
-  const url = entry === undefined || 'name' in entry ? undefined : entry.authorizationUrl;
+  const url =
+    entry === undefined || 'name' in entry || entry.state !== 'needs_auth' ? undefined : entry.authorizationUrl;
   if (url === undefined) throw new Error('remote has no sign-in link');
   return url;
 }

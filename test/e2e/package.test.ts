@@ -116,7 +116,7 @@ describe('the packed package, installed elsewhere', () => {
     daemon.kill('SIGTERM');
     expect(await exited).toBe(0);
     // Only the daemon's one next-steps line (where to go next); nothing else on stderr.
-    expect(stderr).toMatch(/^Vigil is listening\. Dashboard: [^\n]*\n$/);
+    expect(stderr).toMatch(/^Vigil is listening at [^\n]*\n$/);
   });
 
   it('ships type declarations: a TypeScript consumer type-checks under --strict with NodeNext resolution', async () => {

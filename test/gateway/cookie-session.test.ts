@@ -9,6 +9,7 @@ import {
   isHttpsRequest,
   isSameOrigin,
   readCookie,
+  secretFromProtocols,
   type TokenStanding,
 } from '../../src/gateway/cookie-session.js';
 import { DAEMON_CALLER, type Caller } from '../../src/runtime/facade/tokens.facade.js';
@@ -20,27 +21,43 @@ const NOW = Date.parse('2026-03-01T12:00:00Z');
 const request = (headers: Record<string, string | undefined>): IncomingMessage =>
   ({ headers, socket: {} }) as unknown as IncomingMessage;
 
-/** The tokens area as the sessions see it: the ids in `revoked` are gone, and time is `now`. */
-function standing(revoked: Set<string>, now: () => number): TokenStanding {
+/** The tokens area as the sessions see it: the ids in `revoked` are gone, time is `now`, and the last sign-out. */
+function standing(revoked: Set<string>, now: () => number, signedOut: () => number): TokenStanding {
   return {
     standing: (caller) => {
       if (caller.tokenId !== null && revoked.has(caller.tokenId)) return 'revoked';
       return caller.expiresAt !== null && now() >= caller.expiresAt ? 'expired' : 'live';
     },
+    sessionsRevokedAt: signedOut,
   };
 }
 
 function rig(token = DAEMON_TOKEN) {
   const revoked = new Set<string>();
   let now = NOW;
-  const sessions = createCookieSessions({ token, tokens: standing(revoked, () => now), now: () => now });
-  /** The Set-Cookie for `caller`, and a request that sends its cookie back. */
+  let signedOut = 0;
+  const sessions = createCookieSessions({
+    token,
+    tokens: standing(
+      revoked,
+      () => now,
+      () => signedOut,
+    ),
+    now: () => now,
+  });
+  /** The Set-Cookie for `caller`, the session's secret, and a request that sends its cookie back. */
   const exchange = (caller: Caller, headers: Record<string, string> = {}) => {
-    const setCookie = sessions.issue(caller, request(headers));
+    const { setCookie, secret } = sessions.issue(caller, request(headers));
     const pair = setCookie.split(';')[0]!;
-    return { setCookie, pair, back: request({ cookie: pair }) };
+    return { setCookie, secret, pair, back: request({ cookie: pair }) };
   };
-  return { sessions, revoked, exchange, advance: (ms: number) => (now += ms) };
+  return {
+    sessions,
+    revoked,
+    exchange,
+    advance: (ms: number) => (now += ms),
+    signOutEverywhere: () => (signedOut = now),
+  };
 }
 
 const reader: Caller = { name: 'viewer', scope: 'read', tokenId: 'tok-read-1', expiresAt: null };
@@ -103,10 +120,58 @@ describe('cookie sessions', () => {
     expect(sessions.callerOf(back)).toBeNull();
   });
 
-  it('is HttpOnly, SameSite=Strict, Path=/; a browser-session cookie for a token that never expires', () => {
+  it('is HttpOnly, SameSite=Strict, Path=/, and lasts the session’s twelve hours for a token that never expires', () => {
     const { exchange } = rig();
     const { setCookie } = exchange(DAEMON_CALLER);
-    expect(setCookie.split('; ').slice(1)).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict']);
+    expect(setCookie.split('; ').slice(1)).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=43200']);
+  });
+
+  it('opens /rpc only with its own secret: not without one, not with another session’s, not with a guess', () => {
+    const { sessions, exchange } = rig();
+    const mine = exchange(reader);
+    const theirs = exchange(reader);
+    expect(mine.secret).not.toBe(theirs.secret);
+    expect(mine.setCookie).not.toContain(mine.secret);
+    expect(sessions.callerWithSecret(mine.back, mine.secret)).toEqual(reader);
+    for (const secret of [undefined, '', theirs.secret, 'A'.repeat(mine.secret.length), mine.secret.slice(1)])
+      expect(sessions.callerWithSecret(mine.back, secret), String(secret)).toBeNull();
+    // The cookie alone still names the caller (the page's files), which is all it opens.
+    expect(sessions.callerOf(mine.back)).toEqual(reader);
+  });
+
+  it('expires VIGIL_SESSION_HOURS after it opened, checked by the gateway whatever the browser keeps', () => {
+    const { sessions, exchange, advance } = rig();
+    const { back, secret } = exchange(DAEMON_CALLER);
+    advance(12 * 3_600_000 - 1);
+    expect(sessions.callerWithSecret(back, secret)).toEqual(DAEMON_CALLER);
+    advance(1);
+    expect(sessions.callerWithSecret(back, secret)).toBeNull();
+    expect(sessions.callerOf(back)).toBeNull();
+    const short = createCookieSessions({
+      token: DAEMON_TOKEN,
+      tokens: standing(
+        new Set(),
+        () => NOW,
+        () => 0,
+      ),
+      now: () => NOW,
+      sessionHours: 0.5,
+    });
+    expect(short.issue(DAEMON_CALLER, request({})).setCookie).toContain('Max-Age=1800');
+  });
+
+  it('ends with a sign-out of every browser: sessions opened until then are void, later ones are not', () => {
+    const { sessions, exchange, signOutEverywhere, advance } = rig();
+    const before = exchange(DAEMON_CALLER);
+    const scoped = exchange(reader);
+    signOutEverywhere();
+    expect(sessions.callerWithSecret(before.back, before.secret)).toBeNull();
+    expect(sessions.callerWithSecret(scoped.back, scoped.secret)).toBeNull();
+    // Opened in the very millisecond of the sign-out, but after it: good.
+    const after = exchange(DAEMON_CALLER);
+    expect(sessions.callerWithSecret(after.back, after.secret)).toEqual(DAEMON_CALLER);
+    advance(1);
+    expect(sessions.callerWithSecret(after.back, after.secret)).toEqual(DAEMON_CALLER);
   });
 
   it('is Secure when the browser talks https: through a TLS proxy that says so, or a TLS socket', () => {
@@ -135,6 +200,15 @@ describe('isSameOrigin', () => {
       [{ host: '127.0.0.1:8080', origin: 'ws://127.0.0.1:8080' }, false],
     ];
     for (const [headers, same] of cases) expect(isSameOrigin(request(headers)), JSON.stringify(headers)).toBe(same);
+  });
+});
+
+describe('secretFromProtocols', () => {
+  it('finds the secret among the offered subprotocols, and nothing where there is none', () => {
+    expect(secretFromProtocols('vigil-session, vigil-session-secret.abc_-1')).toBe('abc_-1');
+    expect(secretFromProtocols(['vigil-session', 'vigil-session-secret.x'])).toBe('x');
+    expect(secretFromProtocols('vigil-session')).toBeUndefined();
+    expect(secretFromProtocols(undefined)).toBeUndefined();
   });
 });
 

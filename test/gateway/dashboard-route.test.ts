@@ -42,13 +42,22 @@ function raw(path: string, headers: Record<string, string> = {}, method = 'GET')
 
 const bearer = { authorization: `Bearer ${TEST_TOKEN}` };
 
-/** The `name=value` pair the first page load with `token` sets. */
-async function sessionCookie(token = TEST_TOKEN): Promise<string> {
+/** The subprotocols the page offers on its upgrade to hand over its session's secret. */
+const withSecret = (secret: string): string[] => ['vigil-session', `vigil-session-secret.${secret}`];
+
+/** The session the first page load with `token` opens: its cookie's `name=value` pair, and the page's subprotocols. */
+async function session(token = TEST_TOKEN): Promise<{ cookie: string; protocols: string[] }> {
   const page = await raw(`/?token=${token}`);
   expect(page.status).toBe(303);
   const setCookie = page.headers['set-cookie'];
   expect(setCookie).toHaveLength(1);
-  return setCookie![0]!.split(';')[0]!;
+  const secret = /#session=([\w-]+)$/.exec(String(page.headers['location']))![1]!;
+  return { cookie: setCookie![0]!.split(';')[0]!, protocols: withSecret(secret) };
+}
+
+/** The `name=value` pair the first page load with `token` sets. */
+async function sessionCookie(token = TEST_TOKEN): Promise<string> {
+  return (await session(token)).cookie;
 }
 
 /**
@@ -61,9 +70,9 @@ const REFUSED = [401, 403];
 const ownOrigin = (): string => `http://127.0.0.1:${new URL(h.gateway.url).port}`;
 
 /** A WebSocket upgrade to /rpc with these headers: the open socket, or the HTTP status it was refused with. */
-function upgrade(headers: Record<string, string>): Promise<WebSocket | number> {
+function upgrade(headers: Record<string, string>, protocols: string[] = []): Promise<WebSocket | number> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(h.rpcUrl, { headers });
+    const ws = new WebSocket(h.rpcUrl, protocols, { headers });
     ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
     ws.once('open', () => resolve(ws));
     ws.once('error', () => undefined);
@@ -82,12 +91,13 @@ describe('the dashboard page and files', () => {
   it('trades ?token= for a session cookie and a 303 to the page without it, which it serves uncached under a strict policy', async () => {
     const first = await raw(`/?token=${TEST_TOKEN}&view=goals`);
     expect(first.status).toBe(303);
-    expect(first.headers['location']).toBe('/?view=goals');
+    // The session's secret rides in the fragment, which no browser sends to any server; the page takes it out.
+    expect(first.headers['location']).toMatch(/^\/\?view=goals#session=[\w-]{43}$/);
     expect(first.headers['cache-control']).toBe('no-store');
     expect(first.headers['referrer-policy']).toBe('no-referrer');
     expect(first.body).toBe('');
     const [cookie, ...attributes] = (first.headers['set-cookie'] as string[])[0]!.split(';').map((part) => part.trim());
-    expect(attributes).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict']);
+    expect(attributes).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=43200']);
     // The cookie is a signed session statement: not the token.
     expect(cookie).not.toContain(TEST_TOKEN);
 
@@ -126,8 +136,8 @@ describe('the dashboard page and files', () => {
     expect((await raw('/?token=wrong', { cookie: await sessionCookie() })).status).toBe(401);
   });
 
-  it('lets the session cookie load the page, its files and its WebSocket from the same origin, and nothing else', async () => {
-    const cookie = await sessionCookie();
+  it('lets the session cookie load the page and its files, and with its secret its WebSocket from the same origin, and nothing else', async () => {
+    const { cookie, protocols } = await session();
     const page = await raw('/', { cookie });
     expect(page.status).toBe(200);
     // Only a token sets the cookie; a cookie-authorised load does not renew it.
@@ -143,23 +153,28 @@ describe('the dashboard page and files', () => {
     expect((await raw('/events', { cookie })).status).toBe(401);
     expect((await raw('/events', { cookie, origin: ownOrigin() })).status).toBe(401);
 
-    // The upgrade: the cookie from the gateway's own origin opens /rpc, as the daemon token's caller.
-    const socket = await upgrade({ cookie, origin: ownOrigin() });
+    // The upgrade: the cookie and the session's secret from the gateway's own origin open /rpc, as the daemon token's
+    // caller; the gateway selects the plain subprotocol, never echoing the secret.
+    const socket = await upgrade({ cookie, origin: ownOrigin() }, protocols);
+    expect((socket as WebSocket).protocol).toBe('vigil-session');
     expect(socket).toBeInstanceOf(WebSocket);
     expect((await call(socket as WebSocket, 'auth.whoami'))['result']).toMatchObject({ scope: 'operate' });
     (socket as WebSocket).close();
-    // Without an Origin (not a browser page), or from another origin, the cookie opens nothing.
-    expect(await upgrade({ cookie })).toBe(401);
-    expect(REFUSED).toContain(await upgrade({ cookie, origin: 'http://evil.example' }));
+    // The cookie alone (a replay: another local server receives it), without an Origin (not a browser page), or from
+    // another origin opens nothing.
+    expect(await upgrade({ cookie, origin: ownOrigin() })).toBe(401);
+    expect(await upgrade({ cookie, origin: ownOrigin() }, withSecret('A'.repeat(43)))).toBe(401);
+    expect(await upgrade({ cookie }, protocols)).toBe(401);
+    expect(REFUSED).toContain(await upgrade({ cookie, origin: 'http://evil.example' }, protocols));
     const otherPort = `http://127.0.0.1:${Number(new URL(h.gateway.url).port) + 1}`;
-    expect(REFUSED).toContain(await upgrade({ cookie, origin: otherPort }));
-    expect(REFUSED).toContain(await upgrade({ cookie, origin: ownOrigin(), host: 'evil.example' }));
+    expect(REFUSED).toContain(await upgrade({ cookie, origin: otherPort }, protocols));
+    expect(REFUSED).toContain(await upgrade({ cookie, origin: ownOrigin(), host: 'evil.example' }, protocols));
   });
 
   it('carries a scoped token’s scope into its session and ends the session with the token', async () => {
     const created = await h.runtime.tokens.create({ scope: 'read', name: 'cookie-reader' });
-    const cookie = await sessionCookie(created.token);
-    const socket = (await upgrade({ cookie, origin: ownOrigin() })) as WebSocket;
+    const { cookie, protocols } = await session(created.token);
+    const socket = (await upgrade({ cookie, origin: ownOrigin() }, protocols)) as WebSocket;
     expect(socket).toBeInstanceOf(WebSocket);
     expect((await call(socket, 'auth.whoami'))['result']).toMatchObject({ scope: 'read', name: 'cookie-reader' });
     const refused = await call(socket, 'goals.add', { title: 'not for a reader' });
@@ -169,16 +184,20 @@ describe('the dashboard page and files', () => {
     await h.runtime.tokens.revoke('cookie-reader');
     expect(await closed).toBe(1008);
     expect((await raw('/', { cookie })).status).toBe(401);
-    expect(await upgrade({ cookie, origin: ownOrigin() })).toBe(401);
+    expect(await upgrade({ cookie, origin: ownOrigin() }, protocols)).toBe(401);
   });
 
-  it('trades a Bearer token for the cookie at POST /dashboard/session, for the page’s own origin only', async () => {
+  it('trades a Bearer token for the cookie and the secret at POST /dashboard/session, for the page’s own origin only', async () => {
     const origin = ownOrigin();
     const opened = await raw('/dashboard/session', { ...bearer, origin }, 'POST');
-    expect(opened.status).toBe(204);
+    expect(opened.status).toBe(200);
     expect(opened.headers['cache-control']).toBe('no-store');
     const cookie = (opened.headers['set-cookie'] as string[])[0]!.split(';')[0]!;
+    const { secret } = JSON.parse(opened.body) as { secret: string };
     expect(await raw('/', { cookie }).then((page) => page.status)).toBe(200);
+    const socket = await upgrade({ cookie, origin }, withSecret(secret));
+    expect(socket).toBeInstanceOf(WebSocket);
+    (socket as WebSocket).close();
 
     expect((await raw('/dashboard/session', { authorization: 'Bearer wrong', origin }, 'POST')).status).toBe(401);
     expect((await raw('/dashboard/session', { origin }, 'POST')).status).toBe(401);
@@ -200,18 +219,24 @@ describe('the dashboard page and files', () => {
           const req = request(
             { host: '127.0.0.1', port, path: '/dashboard/session', method: 'POST', headers: { ...bearer, origin } },
             (res) => {
-              res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' }));
+              let body = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => (body += chunk));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
             },
           );
           req.once('error', reject);
           req.end();
         });
       const opened = await post('https://vigil.example.com');
-      expect(opened.status).toBe(204);
+      expect(opened.status).toBe(200);
       const cookie = (opened.headers['set-cookie'] as string[])[0]!.split(';')[0]!;
+      const { secret } = JSON.parse(opened.body) as { secret: string };
       const rpcUrl = `${proxied.gateway.url.replace('http', 'ws')}/rpc`;
       const socket = await new Promise<WebSocket | number>((resolve) => {
-        const ws = new WebSocket(rpcUrl, { headers: { cookie, origin: 'https://vigil.example.com' } });
+        const ws = new WebSocket(rpcUrl, withSecret(secret), {
+          headers: { cookie, origin: 'https://vigil.example.com' },
+        });
         ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
         ws.once('open', () => resolve(ws));
         ws.once('error', () => undefined);

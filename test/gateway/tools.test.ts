@@ -8,6 +8,7 @@ import { main } from '../../src/cli.js';
 import type { CliIo } from '../../src/client/commands/cli-io.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { startHttpMcpServer, type HttpMcpFixture } from '../fixtures/mcp-http-server.js';
+import { refusedPort } from '../fixtures/refused-port.js';
 import { isAlive, stdioFixture } from '../subsystems/tools/mcp-hub.fixture.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 
@@ -126,6 +127,66 @@ describe('tools over the gateway', () => {
     await h.close();
     h = undefined;
     expect(isAlive(pid!)).toBe(false);
+  });
+
+  it('lists a server that cannot be reached as down (why, and when it is tried again) to every scope, and tools login says so', async () => {
+    const secret = 'offline-header-secret-93ab';
+    h = await startGatewayHarness({
+      runtime: {
+        config: {
+          mcp: {
+            mcpServers: {
+              offline: { url: `http://127.0.0.1:${await refusedPort()}/mcp`, headers: { 'X-Api-Key': secret } },
+            },
+          },
+        },
+      },
+    });
+    const client = await h.connect();
+    const down = await h.until(
+      new Promise<Extract<VigilEvent, { type: 'mcp.server_down' }>>((resolve) => {
+        const subscription = h!.runtime.events$.subscribe((event) => {
+          if (event.type !== 'mcp.server_down') return;
+          subscription.unsubscribe();
+          resolve(event);
+        });
+      }),
+    );
+    const entry = {
+      server: 'offline',
+      state: 'down',
+      error: 'it could not be connected (TypeError ECONNREFUSED)',
+      nextRetryAt: new Date(Date.parse(down.at) + down.retryInMs).toISOString(),
+    };
+    expect((await client.request('tools.list')).result).toEqual([entry]);
+    // A read token sees it too: the reason is the event's (an error's class and code), no header, URL or server words.
+    const created = await client.request('tokens.create', { scope: 'read', name: 'reader' });
+    const reader = await h.connect({ token: (created.result as { token: string }).token });
+    expect((await reader.request('tools.list')).result).toEqual([entry]);
+    expect(JSON.stringify(entry)).not.toContain(secret);
+
+    let stdout = '';
+    let stderr = '';
+    const io: CliIo = {
+      env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: new URL(h.gateway.url).port, VIGIL_TOKEN: TEST_TOKEN },
+      stdout: (text) => (stdout += text),
+      stderr: (text) => (stderr += text),
+      readFile: (path) => readFile(path, 'utf8'),
+      writeFile: (path, text) => writeFile(path, text),
+      interrupted: () => new Promise(() => undefined),
+    };
+    expect(await main(['tools', 'list'], io)).toBe(0);
+    expect(stdout).toBe(`offline\tdown\t-\tcannot be reached: ${entry.error}; next attempt at ${entry.nextRetryAt}\n`);
+    stdout = '';
+    stderr = '';
+    expect(await main(['tools', 'login', 'offline'], io)).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      `vigil: MCP server offline cannot be reached: ${entry.error}; it is tried again at ${entry.nextRetryAt}.\n`,
+    );
+    stderr = '';
+    expect(await main(['tools', 'login', 'offline', '--no-wait'], io)).toBe(1);
+    expect(stderr).toContain('cannot be reached');
   });
 
   it('answers an empty list without servers', async () => {

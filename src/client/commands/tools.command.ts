@@ -1,6 +1,14 @@
 /** `vigil tools list [--json] | pending [--json] | approve ID | deny ID [--reason R] | login SERVER [--no-wait] | logout SERVER`: the MCP tools, the calls waiting for an operator, and sign-ins to remote servers. */
 import type { PendingToolCall } from '../../protocol/tool-approvals.schema.js';
-import { isSignInView, type SignInView, type ToolsListEntry, type ToolView } from '../../protocol/tools.schema.js';
+import {
+  isServerDownView,
+  isSignInView,
+  type ServerDownView,
+  type SignInView,
+  type ToolsListEntry,
+  type ToolView,
+} from '../../protocol/tools.schema.js';
+import { RpcError } from '../rpc-error.js';
 import type { VigilClient } from '../vigil-client.js';
 import { UsageError, type CliIo } from './cli-io.js';
 import { parseClientArgs } from './client-args.js';
@@ -15,7 +23,7 @@ export const TOOLS_USAGE = `usage: vigil tools list [--json]
        vigil tools logout SERVER
   each takes [--url URL] [--token TOKEN] [--data-dir D]
   login prints the URL to open in a browser and waits until the sign-in completes (exit 0) or fails (exit 1);
-  --no-wait prints the URL and exits 0`;
+  --no-wait prints the URL and exits 0; a server that cannot be reached now: why, and exit 1`;
 
 /** How long `tools login` waits: a sign-in's link works for 10 minutes. */
 const SIGN_IN_WAIT_MS = 10 * 60_000;
@@ -54,7 +62,8 @@ export function toolsCommand(argv: string[], io: CliIo): Promise<number> {
     },
     async (client, args) => {
       const [sub, callId] = args.positionals as [string, string];
-      if (sub === 'login') return login(io, client, callId, args.flags['no-wait'] === true);
+      if (sub === 'login')
+        return login(io, client, callId, args.flags['no-wait'] === true).catch((err: unknown) => unreachable(io, err));
       if (sub === 'logout') {
         await client.tools.logout({ server: callId });
         io.stderr(`vigil: signed out of ${callId}: its tokens are forgotten.\n`);
@@ -140,12 +149,31 @@ async function login(io: CliIo, client: VigilClient, server: string, noWait: boo
   }
 }
 
+/** `tools login` to a server that is down: the daemon's own sentence (why, and when it is tried again), exit 1. */
+function unreachable(io: CliIo, err: unknown): number {
+  const down = err instanceof RpcError && err.vigilCode === 'TOOL_UNAVAILABLE';
+  if (!down || (err.data as { state?: unknown } | undefined)?.state !== 'down') throw err;
+  io.stderr(`vigil: ${oneLine(err.message)}\n`);
+  return 1;
+}
+
 // A server's or a model's text is not ours: no newline or escape sequence of it reaches the operator's terminal.
 const oneLine = (text: string) => text.replace(/\p{Cc}/gu, ' ');
 
-/** One entry of `tools.list` as one line: a tool, or a server waiting for a sign-in. */
+/** One entry of `tools.list` as one line: a tool, a server waiting for a sign-in, or a server that is down. */
 export function formatEntry(entry: ToolsListEntry): string {
-  return isSignInView(entry) ? formatSignIn(entry) : formatTool(entry);
+  if (isSignInView(entry)) return formatSignIn(entry);
+  return isServerDownView(entry) ? formatServerDown(entry) : formatTool(entry);
+}
+
+/** A server that is down as one line: `SERVER  down  -  cannot be reached: REASON; next attempt at TIME`. */
+export function formatServerDown(entry: ServerDownView): string {
+  return [
+    entry.server,
+    'down',
+    '-',
+    `cannot be reached: ${oneLine(entry.error)}; next attempt at ${entry.nextRetryAt}`,
+  ].join('\t');
 }
 
 /**

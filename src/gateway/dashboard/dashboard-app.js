@@ -14,7 +14,7 @@ import { createSchedulesPanel } from './schedules.panel.js';
 import { createTasksPanel } from './tasks.panel.js';
 import { createToolsPanel } from './tools.panel.js';
 import { createLongTermMemoryPanel } from './long-term-memory.panel.js';
-import { openSession } from './session-token.js';
+import { openSession, storedSession, takeSessionFromAddress } from './session-token.js';
 import { createThinksPanel } from './thinks.panel.js';
 import { createWebhooksPanel } from './webhooks.panel.js';
 import { connect } from './vigil-client.js';
@@ -82,12 +82,15 @@ async function start() {
   let client;
   try {
     // The page's own origin: connect() turns http(s) into ws(s) and adds /rpc. No token: the upgrade carries the
-    // session cookie (HttpOnly: this script never sees it), which the gateway honours from this origin only.
-    client = await connect({ url: window.location.origin, ...CONNECTION });
+    // session cookie (HttpOnly: this script never sees it) and offers the session's secret, which only this origin
+    // holds; the gateway honours the pair from this origin only.
+    client = await connect({ url: window.location.origin, session: storedSession(), ...CONNECTION });
   } catch (err) {
     // The session ended (its token revoked or expired, or the daemon's token changed): a new token opens a new one.
     showConnection('closed');
-    askForToken(`${describeFailure(err)} Paste the token to open a new session.`);
+    askForToken(
+      `${describeFailure(err)} Run \`npx vigil dashboard\` where the daemon runs for a sign-in link, or paste the token to open a new session.`,
+    );
     return;
   }
 
@@ -172,4 +175,5 @@ async function start() {
   document.body.dataset['ready'] = 'true';
 }
 
+takeSessionFromAddress();
 runDetached(start(), 'starting the dashboard');

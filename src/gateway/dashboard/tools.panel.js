@@ -1,5 +1,5 @@
 // @ts-check
-/** The tools panel: the MCP tools (up, down or needs_auth, which need approval), the servers waiting for a sign-in (with a "Sign in" link), and the calls waiting for an operator, each with approve and deny (and a reason). */
+/** The tools panel: the MCP tools (up, down or needs_auth, which need approval), the servers waiting for a sign-in (with a "Sign in" link) or down (why, and when they are tried again), and the calls waiting for an operator, each with approve and deny (and a reason). */
 import { byId, describeFailure, formatRelative, h, throttle, toast } from './dom-helpers.js';
 
 /** @typedef {import('./dashboard-app.js').Client} Client */
@@ -7,7 +7,8 @@ import { byId, describeFailure, formatRelative, h, throttle, toast } from './dom
 /** @typedef {import('./vigil-client.js').RpcResult<'tools.pending'>[number]} PendingCall */
 /** @typedef {import('./vigil-client.js').RpcResult<'tools.list'>[number]} ToolsListEntry */
 /** @typedef {Extract<ToolsListEntry, {name: string}>} ToolView */
-/** @typedef {Exclude<ToolsListEntry, {name: string}>} SignInView */
+/** @typedef {Extract<ToolsListEntry, {state: 'needs_auth', authorizationUrl?: string}>} SignInView */
+/** @typedef {Extract<ToolsListEntry, {nextRetryAt: string}>} ServerDownView */
 
 // Events after which the lists may have changed.
 const TOOL_EVENTS = new Set([
@@ -128,8 +129,28 @@ export function createToolsPanel(client) {
           ),
     );
 
+  /**
+   * A server that cannot be reached: its name, why its last attempt failed (what `mcp.server_down` says, never the
+   * server's words) and when it is tried again. @param {ServerDownView} entry
+   */
+  const downRow = (entry) =>
+    h(
+      'li',
+      { class: 'tool tool-down', dataset: { server: entry.server, state: entry.state } },
+      h('span', { class: 'tool-dot', title: 'server down' }),
+      h('span', { class: 'tool-name mono', title: entry.error }, entry.server),
+      h('span', { class: 'pill pill-soft' }, 'unreachable'),
+      h(
+        'span',
+        { class: 'muted small tool-down-reason', title: `next attempt at ${entry.nextRetryAt}` },
+        // A time past: the attempt it named is under way (the server stays down until one succeeds).
+        `${entry.error}; ${Date.parse(entry.nextRetryAt) > Date.now() ? `next attempt ${formatRelative(entry.nextRetryAt)}` : 'retrying now'}`,
+      ),
+    );
+
   /** @param {ToolsListEntry} entry */
-  const entryRow = (entry) => ('name' in entry ? toolRow(entry) : signInRow(entry));
+  const entryRow = (entry) =>
+    'name' in entry ? toolRow(entry) : entry.state === 'down' ? downRow(entry) : signInRow(entry);
 
   const refresh = async () => {
     const [tools, pending] = await Promise.all([client.tools.list(), client.tools.pending()]);

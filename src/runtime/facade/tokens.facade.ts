@@ -17,6 +17,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { VigilLogger } from '../../shared/logger.js';
 import { mintToken, parseTokenText, secretMatches } from '../../subsystems/auth/token-secret.js';
 import type { TokenStore } from '../../subsystems/auth/token-store.js';
+import { SignInCodes } from '../../subsystems/auth/sign-in-codes.js';
 
 /** Who is calling: the daemon's own token (`tokenId` null, `operate`) or a scoped token. */
 export interface Caller {
@@ -60,10 +61,15 @@ export interface TokensParts {
 /** Scoped tokens as the facade offers them. */
 export class TokensFacade {
   private readonly ended = new Subject<TokenEnded>();
+  private readonly signedOut = new Subject<number>();
+  /** Each "sign out everywhere" (`tokens.revoke {name: "daemon"}`), as its moment: browser sessions opened by then end. */
+  readonly sessionsRevoked$: Observable<number> = this.signedOut.asObservable();
   /** Tokens that ended, as they end: a revoke at once, an expiry at its time (on the runtime's clock). */
   readonly ended$: Observable<TokenEnded> = this.ended.asObservable();
   private expiryTimer: unknown;
   private stopped = false;
+  /** One-time dashboard sign-in codes, each for the caller that asked (`auth.signIn`). */
+  private readonly signIns = new SignInCodes<Caller>(() => this.parts.clock.now());
   /** Expired tokens already announced (they stay listed until revoked). */
   private readonly announced = new Set<string>();
 
@@ -131,6 +137,7 @@ export class TokensFacade {
   async revoke(name: string): Promise<true> {
     const { store, bus, log } = this.parts;
     this.assertRunning();
+    if (name === DAEMON_CALLER.name) return this.revokeSessions();
     const record = store.named(name);
     if (record === undefined)
       throw new VigilError('TOKEN_NOT_FOUND', `No token is named ${JSON.stringify(name)}.`, { data: { name } });
@@ -138,6 +145,38 @@ export class TokensFacade {
     bus.emit('auth.token_revoked', { name });
     log.info({ name, scope: record.scope }, 'gateway token revoked');
     this.ended.next({ tokenId: record.id, name, reason: 'revoked' });
+    return true;
+  }
+
+  /** `auth.signIn`: a one-time code that opens a browser session for `caller` (its scope), and when it expires. */
+  signInCode(caller: Caller): { code: string; expiresAt: string } {
+    this.assertRunning();
+    const issued = this.signIns.issue(caller);
+    return { code: issued.code, expiresAt: iso(issued.expiresAt)! };
+  }
+
+  /** The caller a sign-in code was issued for, once, if the code and its token are still good; null otherwise. */
+  takeSignInCode(code: string): Caller | null {
+    const caller = this.signIns.take(code);
+    return caller !== null && this.standing(caller) === 'live' ? caller : null;
+  }
+
+  /** Epoch ms of the last "sign out everywhere" (0: never): browser sessions opened at or before it are void. */
+  sessionsRevokedAt(): number {
+    return this.parts.store.sessionsRevokedAt;
+  }
+
+  /**
+   * "Sign out everywhere": the daemon's own token cannot be revoked (it is the data dir's file or VIGIL_TOKEN), but
+   * every browser session opened so far, with any token, ends: from the moment this answers, on disk.
+   */
+  private async revokeSessions(): Promise<true> {
+    const { store, bus, log, clock } = this.parts;
+    const at = Math.max(clock.now(), store.sessionsRevokedAt + 1);
+    await store.revokeSessions(at);
+    bus.emit('auth.sessions_revoked', { signedOutAt: new Date(at).toISOString() });
+    log.info({}, 'every browser session signed out');
+    this.signedOut.next(at);
     return true;
   }
 
@@ -176,6 +215,7 @@ export class TokensFacade {
     if (this.expiryTimer !== undefined) this.parts.clock.clearTimeout(this.expiryTimer);
     this.expiryTimer = undefined;
     this.ended.complete();
+    this.signedOut.complete();
   }
 
   private noteUse(record: TokenRecord, now: number): void {

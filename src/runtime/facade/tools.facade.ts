@@ -13,7 +13,8 @@ export class McpServersFacade {
   /**
    * `tools.list`: every registered tool in the registry's order (by name), with its server's state now; then the
    * servers waiting for a sign-in, with the link to it only for a caller of `scope` operate (default: the embedder's
-   * own call, which may do everything).
+   * own call, which may do everything); then the servers down, with why and when they are tried again (every scope:
+   * the reason is what `mcp.server_down` says).
    */
   list(scope: TokenScope = 'operate'): ToolsListEntry[] {
     const hub = this.core.parts.tools;
@@ -35,10 +36,16 @@ export class McpServersFacade {
       state: 'needs_auth',
       ...(operator ? { authorizationUrl, expiresAt: iso(expiresAt) } : {}),
     }));
-    return [...tools, ...signIns];
+    const down: ToolsListEntry[] = hub.serversDown().map(({ server, error, nextRetryAt }) => ({
+      server,
+      state: 'down',
+      error,
+      nextRetryAt: iso(nextRetryAt),
+    }));
+    return [...tools, ...signIns, ...down];
   }
 
-  /** `tools.login`: a fresh sign-in to `server`; MCP_SERVER_NOT_FOUND, RPC_INVALID_PARAMS (stdio, or no OAuth). */
+  /** `tools.login`: a fresh sign-in to `server`; MCP_SERVER_NOT_FOUND, RPC_INVALID_PARAMS (stdio, or no OAuth), TOOL_UNAVAILABLE (down). */
   async login(server: string): Promise<ToolsLoginResult> {
     this.core.assertRunning();
     const { authorizationUrl, expiresAt } = await this.core.parts.tools.login(server);

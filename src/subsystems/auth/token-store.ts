@@ -3,13 +3,35 @@
  * VIGIL_CHECKPOINT_KEY), keyed by the token's id, never its name (user text), all held in memory once opened so an
  * authentication never reads the disk.
  */
+import { z } from 'zod';
 import { TokenRecordSchema, type TokenRecord } from '../../protocol/tokens.schema.js';
 import { readValidRecords } from '../store/read-valid-records.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilDb } from '../store/vigil-db.js';
 
+const SESSIONS_REVOKED_KEY = 'revoked-at';
+const SessionsRevokedSchema = z.object({ at: z.number().int().nonnegative() });
+
+/**
+ * The last "sign out everywhere", as stored: 0 when there never was one. A record that cannot be read voids every
+ * session opened before now (the safe side: browsers sign in again), rather than reviving any.
+ */
+async function readSessionsRevokedAt(sessions: { get(key: string): Promise<unknown> }): Promise<number> {
+  try {
+    const raw = await sessions.get(SESSIONS_REVOKED_KEY);
+    if (raw === undefined) return 0;
+    const parsed = SessionsRevokedSchema.safeParse(raw);
+    return parsed.success ? parsed.data.at : Date.now();
+  } catch {
+    return Date.now();
+  }
+}
+
 /** The token store; `open` reads every record, then reads are from memory and writes are synced. */
 export class TokenStore {
   private readonly records;
+  private readonly sessions;
+  /** Epoch ms of the last sign-out of every browser session; 0: never. */
+  private sessionsRevokedAtMs = 0;
   private readonly byId = new Map<string, TokenRecord>();
   /**
    * The writes, one at a time in the order they were asked for. LevelDB's asynchronous writes run on a thread pool and
@@ -20,6 +42,7 @@ export class TokenStore {
 
   private constructor(private readonly db: VigilDb) {
     this.records = db.sublevel<string, TokenRecord>(SUBLEVELS.gatewayTokens, { valueEncoding: 'json' });
+    this.sessions = db.sublevel<string, unknown>(SUBLEVELS.gatewaySessions, { valueEncoding: 'json' });
   }
 
   /** Opens the store and reads every token (a record that does not parse is passed over, so it authenticates nothing). */
@@ -27,6 +50,7 @@ export class TokenStore {
     const store = new TokenStore(db);
     for (const record of await readValidRecords(store.records, TokenRecordSchema, 'read the gateway tokens'))
       store.byId.set(record.id, record);
+    store.sessionsRevokedAtMs = await readSessionsRevokedAt(store.sessions);
     return store;
   }
 
@@ -68,6 +92,21 @@ export class TokenStore {
     const value = TokenRecordSchema.parse({ ...record, lastUsedAt });
     await this.write([{ type: 'put', sublevel: this.records, key: id, value }], `note the use of token ${record.name}`);
     if (this.byId.has(id)) this.byId.set(id, value);
+  }
+
+  /** Epoch ms of the last sign-out of every browser session (0: never). */
+  get sessionsRevokedAt(): number {
+    return this.sessionsRevokedAtMs;
+  }
+
+  /** Voids every browser session opened at or before `at`, synced; memory first, as for a revoke. */
+  async revokeSessions(at: number): Promise<void> {
+    this.sessionsRevokedAtMs = Math.max(this.sessionsRevokedAtMs, at);
+    const value = { at: this.sessionsRevokedAtMs };
+    await this.write(
+      [{ type: 'put', sublevel: this.sessions, key: SESSIONS_REVOKED_KEY, value }],
+      'sign out every browser',
+    );
   }
 
   /** Deletes token `id`, synced. It is gone from memory first: a revoked token must not authenticate while the write runs. */

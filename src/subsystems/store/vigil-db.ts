@@ -44,6 +44,8 @@ export const SUBLEVELS = {
   schedules: 'schedules',
   /** Scoped gateway tokens (their salted hashes, never the secrets). */
   gatewayTokens: 'gateway-tokens',
+  /** The dashboard's browser sessions: only the moment of the last "sign out everywhere" (the sessions are cookies). */
+  gatewaySessions: 'gateway-sessions',
   /** Remote MCP servers' OAuth state, one record per server (client registration, tokens, pending sign-ins). */
   mcpOAuth: 'mcp-oauth',
   /** Webhook endpoints (their cursors and sealed signing secrets), by id. */

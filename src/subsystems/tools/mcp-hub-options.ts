@@ -1,4 +1,4 @@
-/** The options of an MCP hub and the shapes it answers with: sign-ins needed and call bounds. */
+/** The options of an MCP hub and the shapes it answers with: sign-ins needed, servers down and call bounds. */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { EventBus } from '../../events/event-bus.js';
 import type { McpServerEntry } from '../../protocol/mcp-config.schema.js';
@@ -36,6 +36,15 @@ export interface SignInNeeded {
   authorizationUrl: string;
   /** Epoch ms: when the authorization URL stops working (`tools.login` makes a new one). */
   expiresAt: number;
+}
+
+/** A server that is not connected, as `tools.list` shows it: why its last attempt failed, and when the next one is. */
+export interface ServerDown {
+  server: string;
+  /** The reason `mcp.server_down` gave: how it failed (an error's class and code, how a process ended), never the server's words. */
+  error: string;
+  /** Epoch ms: when the next attempt to connect starts (or started: an attempt under way keeps the server down until it succeeds). */
+  nextRetryAt: number;
 }
 
 /** How a call may be bounded by its caller. */

@@ -5,15 +5,15 @@ import { isStdioServer, type McpServerEntry } from '../../protocol/mcp-config.sc
 import type { CallbackOutcome } from '../../protocol/tools.schema.js';
 import type { ServerAuth, SignInStart } from './oauth/server-auth.js';
 import type { ConnectionListener, ServerConnection } from './server-connection.js';
-import type { McpHubOptions, SignInNeeded, ToolCallOptions } from './mcp-hub-options.js';
+import type { McpHubOptions, ServerDown, SignInNeeded, ToolCallOptions } from './mcp-hub-options.js';
 import { ToolArgsChecker } from './tool-args.js';
-import { callError, isUnauthorizedCall } from './tool-call-errors.js';
+import { callError, isUnauthorizedCall, unreachableError } from './tool-call-errors.js';
 import { loadMcpClient, loadServerAuth } from './mcp-client-loader.js';
 import { mergeRegistry, serverTools, unknownAllowedTools, type RegisteredTool } from './tool-registry.js';
 
 export { loadMcpClient } from './mcp-client-loader.js';
 export { MCP_REQUEST_TIMEOUT } from './tool-call-errors.js';
-export type { McpHubOptions, SignInNeeded, ToolCallOptions } from './mcp-hub-options.js';
+export type { McpHubOptions, ServerDown, SignInNeeded, ToolCallOptions } from './mcp-hub-options.js';
 
 /** One server's part of the registry: its last listing and whether it is connected. */
 interface ServerSlot {
@@ -25,6 +25,8 @@ interface ServerSlot {
   tools: RegisteredTool[];
   listing: readonly Tool[];
   checker: ToolArgsChecker;
+  /** Set when an attempt to connect failed, until one succeeds (or the server waits for a sign-in instead). */
+  down: Omit<ServerDown, 'server'> | undefined;
 }
 
 /**
@@ -49,6 +51,7 @@ export class McpHub {
         tools: [],
         listing: [],
         checker: new ToolArgsChecker(),
+        down: undefined,
       });
     }
   }
@@ -88,6 +91,14 @@ export class McpHub {
     return needed;
   }
 
+  /** The servers not connected since an attempt failed, by name (a sign-in needed is not down: `signInsNeeded`). */
+  serversDown(): ServerDown[] {
+    return this.servers().flatMap((server) => {
+      const down = this.slots.get(server)?.down;
+      return down === undefined || this.needsSignIn(server) ? [] : [{ server, ...down }];
+    });
+  }
+
   /** True when `server` waits for the operator to sign in. */
   needsSignIn(server: string): boolean {
     return this.slots.get(server)?.auth?.phase === 'needs_auth';
@@ -95,7 +106,8 @@ export class McpHub {
 
   /**
    * Starts a fresh sign-in to `server` (`tools.login`): MCP_SERVER_NOT_FOUND for a name not configured (or disabled),
-   * RPC_INVALID_PARAMS for a stdio server or one that never asked for a sign-in and has no `oauth` settings.
+   * RPC_INVALID_PARAMS for a stdio server or one that never asked for a sign-in and has no `oauth` settings,
+   * TOOL_UNAVAILABLE for one that cannot be reached now (its 401, if it wants a sign-in, comes once it answers).
    */
   async login(server: string): Promise<SignInStart> {
     return this.authOf(server, 'login').login();
@@ -134,6 +146,9 @@ export class McpHub {
         data: [{ code: 'custom', path: ['server'], message: `${server} ${why}` }],
       });
     if (isStdioServer(slot.entry)) throw invalid('is a stdio server (only Streamable HTTP servers sign in)');
+    // Whether it uses OAuth or not, a server that does not answer cannot be signed in to: say so, not "no OAuth".
+    if (method === 'login' && slot.down !== undefined && !this.needsSignIn(server))
+      throw unreachableError(server, slot.down);
     const auth = slot.auth;
     if (auth === undefined)
       throw new VigilError('TOOL_UNAVAILABLE', `MCP server ${server} is not started yet.`, { data: { server } });
@@ -274,12 +289,14 @@ export class McpHub {
 
   private onUp(server: string, listing: Tool[], attempt: number): void {
     const slot = this.slots.get(server)!;
+    slot.down = undefined;
     this.setListing(server, slot, listing, true);
     this.options.bus.emit('mcp.server_up', { server, tools: slot.tools.length, attempt });
   }
 
   private onDown(server: string, reason: string, wasUp: boolean, retryInMs: number): void {
     const slot = this.slots.get(server)!;
+    slot.down = { error: reason, nextRetryAt: this.options.clock.now() + retryInMs };
     slot.tools = slot.tools.map((tool) => ({ ...tool, available: false }));
     this.rebuild();
     this.options.bus.emit('mcp.server_down', { server, reason, wasUp, retryInMs });
@@ -287,6 +304,7 @@ export class McpHub {
 
   private onNeedsAuth(server: string): void {
     const slot = this.slots.get(server)!;
+    slot.down = undefined;
     slot.tools = slot.tools.map((tool) => ({ ...tool, available: false }));
     this.rebuild();
   }

@@ -1,5 +1,6 @@
-/** The VigilErrors of an MCP tool call that did not get a result, and how a 401 to a sent call is recognised. */
+/** The VigilErrors of an MCP tool call that did not get a result (or a sign-in to a server that is down), and how a 401 to a sent call is recognised. */
 import { describeError, VigilError } from '../../errors.js';
+import type { ServerDown } from './mcp-hub-options.js';
 
 /** The JSON-RPC code of a request the SDK gave up waiting for (`ErrorCode.RequestTimeout`; a test pins it to the SDK's). */
 export const MCP_REQUEST_TIMEOUT = -32001;
@@ -29,4 +30,15 @@ export function callError(name: string, timeoutMs: number, signal: AbortSignal |
     cause: err,
     data: { name },
   });
+}
+
+/** The VigilError for a sign-in to a server that cannot be reached now: why (the down reason), and when it is tried again. */
+export function unreachableError(server: string, down: Omit<ServerDown, 'server'>): VigilError {
+  const nextRetryAt = new Date(down.nextRetryAt).toISOString();
+  return new VigilError(
+    'TOOL_UNAVAILABLE',
+    // Once it answers, a server that wants a sign-in asks for one by itself (needs_auth in tools.list).
+    `MCP server ${server} cannot be reached: ${down.error}; it is tried again at ${nextRetryAt}.`,
+    { data: { server, state: 'down', error: down.error, nextRetryAt } },
+  );
 }

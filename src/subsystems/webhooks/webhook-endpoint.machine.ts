@@ -114,7 +114,13 @@ function failed(
         windowFrom,
         nextAttemptAt: undefined,
       },
-      notices: [{ type: 'webhook.disabled', payload: { id: record.id, failedSeq: input.seq, error } }],
+      // The event says why in a class, as webhook.failing does; the record (webhooks.list, operate) keeps the error.
+      notices: [
+        {
+          type: 'webhook.disabled',
+          payload: { id: record.id, failedSeq: input.seq, error: failureClass(input.error, input.status) },
+        },
+      ],
     };
   }
   const previous = record.health;

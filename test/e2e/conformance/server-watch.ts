@@ -115,7 +115,9 @@ export class ServerWatch {
   private async signIn(): Promise<void> {
     const entries = (await this.client.tools.list().catch(() => [])) as unknown as Array<Record<string, unknown>>;
     // The server's own entry (a tool of it is `needs_auth` too during a step-up, with no link).
-    const url = entries.find((entry) => entry['server'] === this.server && !('name' in entry))?.['authorizationUrl'];
+    const url = entries.find(
+      (entry) => entry['server'] === this.server && !('name' in entry) && entry['state'] === 'needs_auth',
+    )?.['authorizationUrl'];
     if (typeof url !== 'string') {
       this.say('no sign-in link in tools.list (is the token operate?)');
       return;

@@ -23,14 +23,14 @@ const record: WebhookRecord = {
   deliveredSeq: 10,
   health: { state: 'ok' },
 };
-const fail = (at: number, extra: { status?: number; eventAt?: number } = {}) =>
+const fail = (at: number, extra: { status?: number | undefined; eventAt?: number; error?: string } = {}) =>
   ({
     type: 'failed',
     seq: 11,
     at,
     eventAt: extra.eventAt ?? 1000,
-    error: 'HTTP 500',
-    status: extra.status ?? 500,
+    error: extra.error ?? 'HTTP 500',
+    status: 'status' in extra ? extra.status : 500,
   }) as const;
 
 describe('endpointTransition', () => {
@@ -92,6 +92,16 @@ describe('endpointTransition', () => {
     const last = endpointTransition(state, fail(1000 + 24 * HOUR), settings);
     expect(last.record.health).toMatchObject({ state: 'disabled', seq: 11, error: 'HTTP 500' });
     expect(last.notices.map((notice) => notice.type)).toEqual(['webhook.disabled']);
+    // The event (read scope) says why in a class; the record (webhooks.list, operate) keeps the error itself.
+    expect(last.notices[0]!.payload).toMatchObject({ error: 'http_5xx' });
+    const refused = endpointTransition(
+      endpointTransition(record, fail(2000, { status: undefined, error: 'connect ECONNREFUSED 10.0.0.7:22' }), settings)
+        .record,
+      fail(1000 + 24 * HOUR, { status: undefined, error: 'connect ECONNREFUSED 10.0.0.7:22' }),
+      settings,
+    );
+    expect(refused.notices[0]!.payload).toMatchObject({ error: 'refused' });
+    expect(refused.record.health).toMatchObject({ error: 'connect ECONNREFUSED 10.0.0.7:22' });
   });
 
   it('starts the window no earlier than an enable, so an old backlog is not disabled at its first failure', () => {
