@@ -1,8 +1,10 @@
 /**
  * The floors of `src/`, read from the code's own imports: which floor imports which, checked against the rules of
  * docs/architecture.md, and drawn as the Mermaid picture that document embeds. `npm run architecture` prints the
- * picture; `npm run architecture -- --write` puts it into the document; the architecture test fails when either the
- * rules are broken or the document's picture is stale.
+ * picture; `npm run architecture -- --write` puts it into the document; the architecture test fails when the rules
+ * are broken, the document's picture is stale, two files import each other (through any chain, type imports
+ * included), or a file runs over `MAX_FILE_LINES`. The checks are pure functions over edges and line counts, so the
+ * test also shows them catching a planted circle and a planted long file.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -79,18 +81,115 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/**
+ * The relative specifiers a file's text imports: static imports, `import type`, `export … from` (types too) and
+ * `import()`, a type's `import('…')` included. A circle of type imports is a circle all the same.
+ */
+export function relativeImportsOf(text: string): string[] {
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]!);
+}
+
 /** Every relative import (static, `export … from`, and `import()`) between files of `src/`. */
 export function readImports(): ImportEdge[] {
   const edges: ImportEdge[] = [];
   for (const path of sourceFiles(SRC)) {
-    const text = readFileSync(path, 'utf8');
-    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
-      const target = resolve(dirname(path), match[1]!).replace(/\.js$/, '.ts');
+    for (const specifier of relativeImportsOf(readFileSync(path, 'utf8'))) {
+      const target = resolve(dirname(path), specifier).replace(/\.js$/, '.ts');
       if (!target.startsWith(SRC)) continue;
       edges.push({ from: relative(SRC, path), to: relative(SRC, target) });
     }
   }
   return edges;
+}
+
+/** The bound on a source file's length (lines, as `wc -l` counts them): one concept a file. */
+export const MAX_FILE_LINES = 350;
+
+/**
+ * Files of `src/` (relative to it) that a tool writes and may run longer than `MAX_FILE_LINES`: none today. A file
+ * joins this list only when it is generated, with the command that makes it in a comment beside it.
+ */
+export const GENERATED_FILES: readonly string[] = [];
+
+/** Lines as `wc -l` counts them: a last line without its newline still counts. */
+export function lineCount(text: string): number {
+  if (text === '') return 0;
+  const newlines = text.split('\n').length - 1;
+  return text.endsWith('\n') ? newlines : newlines + 1;
+}
+
+/** The line count of every source file of `src/` (relative to it). */
+export function readLineCounts(): Map<string, number> {
+  return new Map(sourceFiles(SRC).map((path) => [relative(SRC, path), lineCount(readFileSync(path, 'utf8'))]));
+}
+
+/** The files over `bound` lines that are not in `exempt`, longest first. */
+export function overlongFiles(
+  lines: ReadonlyMap<string, number>,
+  bound: number = MAX_FILE_LINES,
+  exempt: readonly string[] = GENERATED_FILES,
+): Array<{ file: string; lines: number }> {
+  return [...lines]
+    .filter(([file, count]) => count > bound && !exempt.includes(file))
+    .map(([file, count]) => ({ file, lines: count }))
+    .sort((a, b) => b.lines - a.lines || a.file.localeCompare(b.file));
+}
+
+/**
+ * The file-level import circles: every set of files each of which reaches every other through imports (type imports
+ * and `import()` included), and a file that imports itself. Each circle sorted, the list sorted by its first file.
+ * Tarjan's strongly connected components, iterative, so a long chain of imports cannot overflow the stack.
+ */
+export function importCircles(edges: readonly ImportEdge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) {
+    next.set(from, [...(next.get(from) ?? []), to]);
+    if (!next.has(to)) next.set(to, []);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  let counter = 0;
+  for (const root of [...next.keys()].sort()) {
+    if (index.has(root)) continue;
+    const work: Array<{ file: string; at: number }> = [{ file: root, at: 0 }];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const targets = next.get(frame.file)!;
+      if (frame.at < targets.length) {
+        const target = targets[frame.at++]!;
+        if (!index.has(target)) {
+          index.set(target, counter);
+          low.set(target, counter++);
+          stack.push(target);
+          onStack.add(target);
+          work.push({ file: target, at: 0 });
+        } else if (onStack.has(target)) {
+          low.set(frame.file, Math.min(low.get(frame.file)!, index.get(target)!));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent !== undefined) low.set(parent.file, Math.min(low.get(parent.file)!, low.get(frame.file)!));
+      if (low.get(frame.file) !== index.get(frame.file)) continue;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== frame.file);
+      if (component.length > 1 || targets.includes(frame.file)) circles.push(component.sort());
+    }
+  }
+  return circles.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
 /** The imports that break `MAY_IMPORT`. */
@@ -148,6 +247,10 @@ function main(argv: string[]): number {
   const broken = violations(edges);
   for (const { from, to } of broken)
     console.error(`floor rule broken: src/${from} (${floorOf(from)}) imports src/${to} (${floorOf(to)})`);
+  const circles = importCircles(edges);
+  for (const circle of circles) console.error(`import circle: ${circle.map((file) => `src/${file}`).join(' <-> ')}`);
+  const long = overlongFiles(readLineCounts());
+  for (const { file, lines } of long) console.error(`over ${MAX_FILE_LINES} lines: src/${file} (${lines})`);
   const block = pictureBlock(edges);
   if (argv.includes('--write')) {
     const current = documentedBlock();
@@ -156,7 +259,7 @@ function main(argv: string[]): number {
   } else {
     console.log(mermaid(edges));
   }
-  return broken.length === 0 ? 0 : 1;
+  return broken.length + circles.length + long.length === 0 ? 0 : 1;
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

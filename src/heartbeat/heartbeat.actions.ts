@@ -264,13 +264,18 @@ export function finishBeat(context: HeartbeatContext): BeatStep & {
   const beatEvent = {
     beatCount: context.beatCount,
     intervalMs: backedOffIntervalMs(intervalMs, consecutiveFailures),
-    phaseMs: { sense: beat.senseMs, think: beat.thinkMs, integrate: integrateMs },
+    phaseMs: { sense: roundMs(beat.senseMs), think: roundMs(beat.thinkMs), integrate: roundMs(integrateMs) },
   };
   // Turns still open after a think that did its work (more than one think carries, or a try left) go on at once.
   const wakeRequested =
     context.wakeRequested || (!failed && beat.plan !== null && answerableTurns(turns, approvalWaits(deps)).length > 0);
   const patch = { consecutiveFailures, intervalMs, lastGood, turns, wakeRequested, beat: { ...beat, integrateMs } };
   return { patch, effects, startTasks, beatEvent };
+}
+
+/** A phase's time to the microsecond: performance.now() differences carry float noise (0.020869999998467392). */
+function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
 }
 
 /** The turns whose tool call waits for an operator (none without approvals). */

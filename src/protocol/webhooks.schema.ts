@@ -123,6 +123,11 @@ export const WebhookViewSchema = z.object({
   backlog: z.number().int().nonnegative(),
   lastAttemptAt: isoTime.nullable(),
   lastStatus: z.number().int().nullable(),
+  /**
+   * Why the endpoint is failing or disabled, as a reason class (`refused`, `timeout`, `dns`, `http_5xx`, …: those of
+   * `webhook.failing`), so an attempt that got no HTTP status still says why; null while it is ok.
+   */
+  lastReason: z.string().nullable(),
 });
 export type WebhookView = z.infer<typeof WebhookViewSchema>;
 

@@ -6,11 +6,20 @@
  */
 import { budgetRefOf, recordCost } from '../heartbeat/cost-recorder.js';
 import { spendLevel } from '../actors/budget/budget.reducer.js';
+import type { HeartbeatDeps } from '../heartbeat/heartbeat.types.js';
 import { embeddingCostMicroUsd, type EmbeddingSpend } from '../subsystems/embeddings/embedding-spend.js';
-import type { RuntimeCore } from './runtime-core.js';
+
+/**
+ * What the spend is charged to: the heartbeat's actor system (its budget actor) and its deps. Named by shape, not as
+ * the runtime core, so the core can import this without a circle.
+ */
+export interface EmbeddingBudgetHost {
+  readonly parts: { readonly deps: HeartbeatDeps };
+  readonly actor: { readonly system: Parameters<typeof budgetRefOf>[0] };
+}
 
 /** The spend of model `model` at `pricePerMTok`, charged to `core`'s budget. */
-export function embeddingSpendOf(core: RuntimeCore, model: string, pricePerMTok: number): EmbeddingSpend {
+export function embeddingSpendOf(core: EmbeddingBudgetHost, model: string, pricePerMTok: number): EmbeddingSpend {
   const { deps } = core.parts;
   const budget = () => budgetRefOf(core.actor.system);
   return {

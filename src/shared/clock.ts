@@ -1,12 +1,8 @@
 /** The one clock every delay, timestamp and midnight goes through, so tests can run in simulated time. */
+import type { Clock } from './clock.types.js';
 import { SimulatedClock } from './simulated-clock.js';
 
-/** A clock: XState's `Clock` (setTimeout/clearTimeout) plus the current time in epoch milliseconds. */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+export type { Clock } from './clock.types.js';
 
 /** The real clock: wall time and Node's timers. */
 export const systemClock: Clock = {

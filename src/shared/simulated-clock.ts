@@ -7,7 +7,7 @@
  * more per simulated beat than one without (3 % of an idle beat, in bench 17) for timers a daemon's Node timers hold
  * for nothing. Here a move with nothing due is one pass over the pending timers, without allocating.
  */
-import type { Clock } from './clock.js';
+import type { Clock } from './clock.types.js';
 
 interface Timer {
   /** When it falls due (epoch ms): its set time plus its delay. */

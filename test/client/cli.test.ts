@@ -65,13 +65,18 @@ describe('vigil rpc', () => {
     expect(JSON.parse(added.stdout)).toMatchObject({ title: 'From the shell', priority: 4 });
   });
 
-  it('prints a JSON-RPC error to stderr and exits 1', async () => {
+  it('prints a JSON-RPC error to stderr as sent, then what to do, and exits 1', async () => {
     const unknown = await run(['rpc', 'no.such.method']);
     expect(unknown.code).toBe(1);
-    expect(JSON.parse(unknown.stderr)).toEqual({ code: -32601, message: 'Method not found' });
+    const [json, line, ...more] = unknown.stderr.trimEnd().split('\n');
+    expect(JSON.parse(json!)).toEqual({ code: -32601, message: 'Method not found' });
+    // The method named, and where the names are (the old line was the JSON alone).
+    expect(line).toBe('vigil: no method "no.such.method". `vigil rpc rpc.discover` lists every method.');
+    expect(more).toEqual([]);
     const bad = await run(['rpc', 'goals.complete', '{"id":"g-nope"}']);
     expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stderr)).toMatchObject({ code: -32004 });
+    expect(JSON.parse(bad.stderr.split('\n')[0]!)).toMatchObject({ code: -32004 });
+    expect(bad.stderr).toMatch(/\nvigil: .*g-nope.* `vigil rpc goals.list` shows what there is\.\n$/);
   });
 
   it('exits 2 for bad usage: no method, params that are not JSON, an unknown flag', async () => {

@@ -214,6 +214,8 @@ describe('a client command and its data dir', () => {
       message: 'Method not found',
       data: { suggestions: ['agent.send'], vigilCode: 'RPC_METHOD_NOT_FOUND' },
     });
-    expect(hint).toBe('vigil: no method "agent.sned"; did you mean "agent.send"?');
+    expect(hint).toBe(
+      'vigil: no method "agent.sned"; did you mean "agent.send"? `vigil rpc rpc.discover` lists every method.',
+    );
   });
 });

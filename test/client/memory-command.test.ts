@@ -42,13 +42,10 @@ describe('vigil memory', () => {
     expect(none.stderr).toContain('no long-term memory matches');
   });
 
-  it('exits 1 with the JSON-RPC error for an unknown id, and 2 for bad usage', async () => {
+  it('exits 1 with one human line for an unknown id, and 2 for bad usage', async () => {
     const unknown = await run(['memory', 'forget', 'mem-999']);
     expect(unknown.code).toBe(1);
-    expect(JSON.parse(unknown.stderr)).toMatchObject({
-      code: -32004,
-      data: { vigilCode: 'MEMORY_NOT_FOUND', id: 'mem-999' },
-    });
+    expect(unknown.stderr).toMatch(/^vigil: .*mem-999.* `vigil memory search WORDS` shows what there is\.\n$/);
     for (const argv of [
       ['memory'],
       ['memory', 'search'],

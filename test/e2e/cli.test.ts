@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from './daemon-process.js';
+import { runNode } from './run-process.js';
 
 describe('vigil command line', () => {
   it.each([
@@ -46,5 +47,27 @@ describe('vigil command line', () => {
     const daemon = startDaemon(['run', '--thinker', 'anthropic', '--data-dir', '/tmp/vigil-never-created']);
     expect(await daemon.exited).toBe(2);
     expect(daemon.stderr()).toMatch(/ANTHROPIC_API_KEY/);
+  });
+
+  it('answers --help and -h of the binary with that usage, exit 0, before any daemon is looked for', async () => {
+    // Before: `vigil send --help` exited 2 with Node's parseArgs text; `vigil --help` was 80 lines.
+    const env = { VIGIL_DATA_DIR: '/tmp/vigil-never-created', VIGIL_PORT: '9' };
+    const top = await runNode(['bin/vigil.js', '--help'], env);
+    expect(top.code).toBe(0);
+    expect(top.stdout.trimEnd().split('\n').length).toBeLessThanOrEqual(40);
+    for (const argv of [
+      ['send', '--help'],
+      ['send', '-h'],
+      ['webhooks', '--help'],
+      ['webhooks', 'list', '-h'],
+    ]) {
+      const help = await runNode(['bin/vigil.js', ...argv], env);
+      expect(help.code, argv.join(' ')).toBe(0);
+      expect(help.stderr).toBe('');
+      expect(help.stdout).toMatch(new RegExp(`^usage: vigil ${argv[0]!}`));
+    }
+    const misspelt = await runNode(['bin/vigil.js', 'webhooks', 'lst'], env);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toMatch(/unknown webhooks subcommand "lst" \(did you mean "list"/);
   });
 });

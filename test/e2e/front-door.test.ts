@@ -54,10 +54,24 @@ describe('vigil run, then vigil send with --data-dir alone', () => {
 
     // The human line on stderr: the dashboard (no token in it), where the token is, and what to type next.
     const token = (await readFile(join(dataDir, 'token'), 'utf8')).trim();
+    const cli = /Talk to it: (npx vigil|vigil) send/.exec(daemon.stderr())?.[1];
     expect(daemon.stderr()).toBe(
-      `Vigil is listening. Dashboard: ${String(listening.url)}/ (its token is in ${join(dataDir, 'token')}). Talk to it: vigil send "hello" --data-dir ${dataDir}. A read-only token: vigil tokens create --scope read --data-dir ${dataDir}\n`,
+      `Vigil is listening at ${String(listening.url)}/. Dashboard: ${cli} dashboard --data-dir ${dataDir} (prints a one-time sign-in link). ` +
+        `Talk to it: ${cli} send "hello" --data-dir ${dataDir}. A read-only token: ${cli} tokens create --scope read --data-dir ${dataDir}. ` +
+        `The gateway token is in ${join(dataDir, 'token')}.\n`,
     );
     expect(daemon.stderr()).not.toContain(token);
+    // The dashboard hint works as printed: a one-time link, which signs a browser in once and leaves the address.
+    const dashboard = await vigil('dashboard', '--data-dir', dataDir);
+    expect(dashboard.code).toBe(0);
+    const link = dashboard.stdout.trim();
+    expect(link).toMatch(new RegExp(`^${String(listening.url)}/\\?signin=[\\w-]{43}$`));
+    expect(link).not.toContain(token);
+    const signIn = await fetch(link, { redirect: 'manual' });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toMatch(/^\/#session=/);
+    expect(signIn.headers.get('set-cookie')).toMatch(/^vigil_session_/);
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(401);
 
     const misspelt = await vigil('rpc', 'agent.sned', '{"text":"hi"}', '--data-dir', dataDir);
     expect(misspelt.code).toBe(1);

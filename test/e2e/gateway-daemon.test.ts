@@ -105,7 +105,9 @@ describe('the gateway of a real daemon', () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({ beatCount: expect.any(Number), state: 'awake' });
     const bad = await runNode(['bin/vigil.js', 'rpc', 'nope.method', '{}', '--url', url, '--data-dir', dataDir]);
     expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stderr)).toEqual({ code: -32601, message: 'Method not found' });
+    // The error object as sent on the first line; the line after it names the method (src/client/commands).
+    expect(JSON.parse(bad.stderr.split('\n')[0]!)).toEqual({ code: -32601, message: 'Method not found' });
+    expect(bad.stderr).toContain('no method "nope.method"');
     await stop(daemon);
   });
 });

@@ -3,13 +3,10 @@
  * 2025-11-25 and 2025-03-26 protocol versions (discovery, client identification, scopes and step-up, token endpoint
  * authentication, the March 2025 fallbacks). Each runs a real daemon that signs in with the MCP SDK's client auth,
  * the driver following the authorization URL to the gateway's `/oauth/callback` as the operator's browser would, and
- * then calls the scenario's tool. See mcp-conformance-client.test.ts for how a run is judged.
+ * then calls the scenario’s tool. See conformance/client-scenarios.ts for how a run is judged.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { runClientScenario } from './conformance/run-client-scenario.js';
+import { expect } from 'vitest';
+import { describeClientScenarios } from './conformance/client-scenarios.js';
 
 const SCENARIOS = [
   'auth/metadata-default',
@@ -40,20 +37,10 @@ const GIVES_UP = new Map<string, RegExp>([
   ['auth/resource-mismatch', /the sign-in failed: the server’s protected resource metadata names a resource other/],
 ]);
 
-const dir = mkdtempSync(join(tmpdir(), 'vigil-conformance-auth-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-describe('the MCP conformance suite’s sign-in scenarios with Vigil as the client', () => {
-  it.each(SCENARIOS)(
-    'passes %s',
-    async (scenario) => {
-      const run = await runClientScenario(scenario, join(dir, scenario.replaceAll('/', '_')));
-      expect(run.missed, run.driverOutput).toEqual([]);
-      expect(run.checks.some((check) => check.status === 'SUCCESS')).toBe(true);
-      // The suite exits 0 for a scenario that allows the client's error; the driver's "the tool answered" is the rest.
-      expect(run.code, run.driverOutput).toBe(0);
-      expect(run.driverOutput).toMatch(GIVES_UP.get(scenario) ?? /reply: mcp__conformance__\S+ returned:/);
-    },
-    110_000,
-  );
-});
+describeClientScenarios(
+  'the MCP conformance suite’s sign-in scenarios with Vigil as the client',
+  SCENARIOS,
+  (scenario, run) =>
+    // The driver's "the tool answered", or what it says when it gives up as the scenario expects.
+    expect(run.driverOutput).toMatch(GIVES_UP.get(scenario) ?? /reply: mcp__conformance__\S+ returned:/),
+);

@@ -7,11 +7,7 @@
  * fails the test. mcp-conformance-client-auth.test.ts has the required sign-in scenarios; docs/testing.md lists every
  * client scenario with its state.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { runClientScenario } from './conformance/run-client-scenario.js';
+import { describeClientScenarios } from './conformance/client-scenarios.js';
 
 /** Without a sign-in; then the draft refresh-token scenarios (SEP-2207), which are not required but pass. */
 const SCENARIOS = [
@@ -22,19 +18,4 @@ const SCENARIOS = [
   'auth/offline-access-not-supported',
 ] as const;
 
-const dir = mkdtempSync(join(tmpdir(), 'vigil-conformance-client-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-describe('the MCP conformance suite with Vigil as the client', () => {
-  // Each starts the suite, the driver and a daemon: several seconds, more on a loaded machine.
-  it.each(SCENARIOS)(
-    'passes %s',
-    async (scenario) => {
-      const run = await runClientScenario(scenario, join(dir, scenario.replaceAll('/', '_')));
-      expect(run.missed, run.driverOutput).toEqual([]);
-      expect(run.checks.some((check) => check.status === 'SUCCESS')).toBe(true);
-      expect(run.code, run.driverOutput).toBe(0);
-    },
-    110_000,
-  );
-});
+describeClientScenarios('the MCP conformance suite with Vigil as the client', SCENARIOS);

@@ -1,11 +1,9 @@
 /** `channels.*` over a real gateway and the `vigil channels` commands, with a Telegram channel on the fake Bot API. */
-import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import type { CliIo } from '../../src/client/commands/cli-io.js';
 import { parseChannelsArgs } from '../../src/client/commands/channels.command.js';
 import { createFakeTelegram, type FakeTelegram } from '../fixtures/fake-telegram.js';
-import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
+import { cliIo, startGatewayHarness, type GatewayHarness } from './gateway.fixture.js';
 
 const BOT_TOKEN = '7000003:AAH-gateway-test-bot-token-0000000000';
 let h: GatewayHarness | undefined;
@@ -16,21 +14,6 @@ afterEach(async () => {
   h = undefined;
   fake = undefined;
 });
-
-function cliIo(harness: GatewayHarness, token = TEST_TOKEN): CliIo & { out: () => string; err: () => string } {
-  let stdout = '';
-  let stderr = '';
-  return {
-    env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: new URL(harness.gateway.url).port, VIGIL_TOKEN: token },
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text),
-    interrupted: () => new Promise(() => undefined),
-    out: () => stdout,
-    err: () => stderr,
-  };
-}
 
 async function start(): Promise<{ h: GatewayHarness; fake: FakeTelegram }> {
   fake = await createFakeTelegram({ tokens: [BOT_TOKEN], botUsername: 'vigil_gw_bot' });

@@ -5,7 +5,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionCaps, DEFAULT_MAX_CONNECTIONS, perTokenCap } from '../../src/gateway/connection-caps.js';
 import { loadConfig } from '../../src/config.js';
-import { startGatewayHarness, TEST_TOKEN, type GatewayHarness, type RawClient } from './gateway.fixture.js';
+import {
+  MCP_INITIALIZE,
+  mcpPost,
+  startGatewayHarness,
+  TEST_TOKEN,
+  type GatewayHarness,
+  type RawClient,
+} from './gateway.fixture.js';
 import { tryUpgrade } from './ws-upgrade.js';
 
 let h: GatewayHarness | undefined;
@@ -84,21 +91,7 @@ describe('the connection caps', () => {
 
   it('gives back the slot of an /mcp exchange when it ends, so short POSTs never pile up', async () => {
     h = await startGatewayHarness({ gateway: { maxConnections: 2 } });
-    const post = () =>
-      fetch(`${h!.gateway.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${TEST_TOKEN}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-        }),
-      });
+    const post = () => mcpPost(h!.gateway.url, TEST_TOKEN, MCP_INITIALIZE);
     for (let i = 0; i < 10; i += 1) expect((await post()).status).toBe(200);
     expect(await refusals(h)).toEqual({});
   });

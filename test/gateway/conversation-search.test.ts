@@ -1,32 +1,15 @@
 /** `conversation.search` over a real gateway: found best first, the time window, its params checked (-32602 naming the field), a read token may call it, the typed client and `vigil conversation search`. */
-import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import type { CliIo } from '../../src/client/commands/cli-io.js';
 import { connect } from '../../src/client/vigil-client.js';
 import { ConversationSearchHitSchema } from '../../src/protocol/conversation.schema.js';
-import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
+import { cliIo, startGatewayHarness, type GatewayHarness } from './gateway.fixture.js';
 
 let h: GatewayHarness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-function cliIo(harness: GatewayHarness): CliIo & { out: () => string; err: () => string } {
-  let stdout = '';
-  let stderr = '';
-  return {
-    env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: new URL(harness.gateway.url).port, VIGIL_TOKEN: TEST_TOKEN },
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text),
-    interrupted: () => new Promise(() => undefined),
-    out: () => stdout,
-    err: () => stderr,
-  };
-}
 
 describe('conversation.search over the gateway', () => {
   it('finds what was said, best first, within before/after; bad params are -32602 naming the field', async () => {

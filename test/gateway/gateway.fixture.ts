@@ -1,10 +1,66 @@
 /** A runtime in simulated time behind a real gateway on 127.0.0.1 port 0, and a raw `ws` client to talk to it. */
+import { readFile, writeFile } from 'node:fs/promises';
+import { expect, vi } from 'vitest';
 import WebSocket from 'ws';
+import type { CliIo } from '../../src/client/commands/cli-io.js';
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http-server.js';
 import { startRuntime, type RuntimeHarness } from '../fixtures/runtime.fixture.js';
 
 /** The token every gateway test uses. */
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
+
+/** The CLI's I/O against a test gateway (its harness, or a URL of one) with `token`; what it printed in `out` and `err`. */
+export function cliIo(
+  gateway: GatewayHarness | string,
+  token = TEST_TOKEN,
+): CliIo & { out: () => string; err: () => string } {
+  const url = typeof gateway === 'string' ? gateway : gateway.gateway.url;
+  let stdout = '';
+  let stderr = '';
+  return {
+    env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: new URL(url).port, VIGIL_TOKEN: token },
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    readFile: (path) => readFile(path, 'utf8'),
+    writeFile: (path, text) => writeFile(path, text),
+    interrupted: () => new Promise(() => undefined),
+    out: () => stdout,
+    err: () => stderr,
+  };
+}
+
+/** Advances simulated time a beat at a time until `done` holds (a fixture server answers on real I/O). */
+export async function advanceUntil(harness: GatewayHarness, done: () => boolean): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await harness.advance(1000, 1000);
+      expect(done()).toBe(true);
+    },
+    { timeout: 15_000, interval: 10 },
+  );
+}
+
+/** An MCP `initialize` request, as a raw client sends it. */
+export const MCP_INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+} as const;
+
+/** POSTs `body` to the gateway's `/mcp` at `url` with `token` (and the session, when one is named). */
+export function mcpPost(url: string, token: string, body: unknown, session?: string): Promise<Response> {
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(session === undefined ? {} : { 'mcp-session-id': session }),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify(body),
+  });
+}
 
 /** A runtime harness plus its gateway. */
 export interface GatewayHarness extends RuntimeHarness {

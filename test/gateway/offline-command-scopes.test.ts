@@ -3,9 +3,9 @@
  * sender (CONTRACT §14): sent over a real gateway with a talk token they are refused with a reply naming `operate` and
  * nothing happens; with an operate token they work. A schedule's firings act as the scope its creator implies.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { stdioFixture } from '../subsystems/tools/mcp-hub.fixture.js';
-import { startGatewayHarness, type GatewayHarness, type RawClient } from './gateway.fixture.js';
+import { advanceUntil, startGatewayHarness, type GatewayHarness, type RawClient } from './gateway.fixture.js';
 
 let h: GatewayHarness | undefined;
 afterEach(async () => {
@@ -13,23 +13,12 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** Advances simulated time a beat at a time until `done` holds (the fixture server answers on real I/O). */
-async function until(harness: GatewayHarness, done: () => boolean): Promise<void> {
-  await vi.waitFor(
-    async () => {
-      await harness.advance(1000, 1000);
-      expect(done()).toBe(true);
-    },
-    { timeout: 15_000, interval: 10 },
-  );
-}
-
 /** Sends `text` as `client`'s token over `agent.send` and resolves with the agent's reply to it. */
 async function ask(harness: GatewayHarness, client: RawClient, text: string): Promise<string> {
   const response = await client.request('agent.send', { text });
   const { turnId } = response.result as { turnId: string };
   const reply = () => harness.ofType('agent.reply').find((e) => e.turnId === turnId);
-  await until(harness, () => reply() !== undefined);
+  await advanceUntil(harness, () => reply() !== undefined);
   return reply()!.text;
 }
 
@@ -41,7 +30,7 @@ describe('the offline thinker’s commands over the gateway', () => {
       runtime: { config: { mcp: { mcpServers: { fixture: stdioFixture() } } } },
     });
     const harness = h;
-    await until(harness, () => harness.events.some((e) => e.type === 'mcp.server_up'));
+    await advanceUntil(harness, () => harness.events.some((e) => e.type === 'mcp.server_up'));
     const { token } = await harness.runtime.tokens.create({ scope: 'talk', name: 'chat-bridge' });
     const talk = await harness.connect({ token });
     const operate = await harness.connect();
@@ -77,7 +66,7 @@ describe('the offline thinker’s commands over the gateway', () => {
       runtime: { config: { mcp: { mcpServers: { fixture: stdioFixture() } } } },
     });
     const harness = h;
-    await until(harness, () => harness.events.some((e) => e.type === 'mcp.server_up'));
+    await advanceUntil(harness, () => harness.events.some((e) => e.type === 'mcp.server_up'));
     const operate = await harness.connect();
     // The operator's, over RPC (createdBy operator); the model's, through /schedule add (createdBy model).
     await operate.request('schedules.add', { text: '/tool fixture__echo {"text": "operator tick"}', everyMs: 60_000 });
@@ -87,7 +76,7 @@ describe('the offline thinker’s commands over the gateway', () => {
       '/schedule add {"text":"/tool fixture__echo {\\"text\\": \\"model tick\\"}","everyMs":60000}',
     );
     const replies = () => harness.ofType('agent.reply').map((e) => e.text);
-    await until(
+    await advanceUntil(
       harness,
       () => replies().some((t) => t.includes('operator tick')) && replies().some((t) => /^\/tool needs/.test(t)),
     );

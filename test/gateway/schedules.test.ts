@@ -1,33 +1,16 @@
 /** `schedules.*`, the typed client, `vigil schedules …` and `rpc.discover` over a real gateway. */
-import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import type { CliIo } from '../../src/client/commands/cli-io.js';
 import { parseDuration } from '../../src/client/commands/schedules.command.js';
 import { connect } from '../../src/client/vigil-client.js';
 import { ScheduleViewSchema } from '../../src/protocol/schedules.schema.js';
-import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
+import { cliIo, startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 
 let h: GatewayHarness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-function cliIo(harness: GatewayHarness): CliIo & { out: () => string; err: () => string } {
-  let stdout = '';
-  let stderr = '';
-  return {
-    env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: new URL(harness.gateway.url).port, VIGIL_TOKEN: TEST_TOKEN },
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text),
-    interrupted: () => new Promise(() => undefined),
-    out: () => stdout,
-    err: () => stderr,
-  };
-}
 
 describe('schedules over the gateway', () => {
   it('adds, lists, pauses, resumes and removes; bad input is -32602 naming the field, an unknown id -32004', async () => {
@@ -111,7 +94,8 @@ describe('schedules over the gateway', () => {
     expect(await harness.until(main(['schedules', 'remove', water.id], removeIo))).toBe(0);
     expect(removeIo.out()).toBe(`removed ${water.id}\n`);
     const badIo = cliIo(harness);
-    expect(await harness.until(main(['schedules', 'add', 'x', '--cron', '0 25 * * *'], badIo))).toBe(1);
+    // --json: the JSON-RPC error object as sent (without it, one human line; test/client/cli-server-errors.test.ts).
+    expect(await harness.until(main(['schedules', 'add', 'x', '--cron', '0 25 * * *', '--json'], badIo))).toBe(1);
     expect(JSON.parse(badIo.err())).toMatchObject({ code: -32602 });
     expect(await main(['schedules', 'add', 'x'], cliIo(harness))).toBe(2);
     expect(await main(['schedules', 'add', 'x', '--every', '1h', '--at', '2026-03-02T08:00:00Z'], cliIo(harness))).toBe(

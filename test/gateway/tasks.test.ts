@@ -1,15 +1,13 @@
 /** `tasks.list`, `tasks.cancel`, `vigil tasks list|cancel` and `rpc.discover` over a real gateway, with the stdio MCP fixture behind the runtime. */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import type { CliIo } from '../../src/client/commands/cli-io.js';
 import { connect } from '../../src/client/vigil-client.js';
 import { TaskViewSchema } from '../../src/protocol/tasks.schema.js';
 import { stdioFixture } from '../subsystems/tools/mcp-hub.fixture.js';
-import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
+import { advanceUntil, cliIo, startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 
 let h: GatewayHarness | undefined;
 let dir: string | undefined;
@@ -28,31 +26,6 @@ const calls = (file: string) => {
   }
 };
 
-async function until(harness: GatewayHarness, done: () => boolean): Promise<void> {
-  await vi.waitFor(
-    async () => {
-      await harness.advance(1000, 1000);
-      expect(done()).toBe(true);
-    },
-    { timeout: 15_000, interval: 10 },
-  );
-}
-
-function cliIo(harness: GatewayHarness): CliIo & { out: () => string; err: () => string } {
-  let stdout = '';
-  let stderr = '';
-  return {
-    env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: new URL(harness.gateway.url).port, VIGIL_TOKEN: TEST_TOKEN },
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text),
-    interrupted: () => new Promise(() => undefined),
-    out: () => stdout,
-    err: () => stderr,
-  };
-}
-
 describe('tasks over the gateway', () => {
   it('lists a running task, cancels it over RPC and from the CLI, with typed errors for unknown and finished tasks', async () => {
     dir = mkdtempSync(join(tmpdir(), 'vigil-gateway-tasks-'));
@@ -66,11 +39,11 @@ describe('tasks over the gateway', () => {
       },
     });
     const harness = h;
-    await until(harness, () => harness.events.some((e) => e.type === 'mcp.server_up'));
+    await advanceUntil(harness, () => harness.events.some((e) => e.type === 'mcp.server_up'));
     await harness.runtime.send({ text: '/task tools=fixture__hang deadline=90\n/tool fixture__hang' });
-    await until(harness, () => calls(countFile) === 1);
+    await advanceUntil(harness, () => calls(countFile) === 1);
     await harness.runtime.send({ text: '/task\nResearch the tides.' });
-    await until(harness, () => harness.runtime.listTasks().length === 2);
+    await advanceUntil(harness, () => harness.runtime.listTasks().length === 2);
 
     const raw = await harness.connect();
     const listed = await raw.request('tasks.list');
@@ -113,7 +86,8 @@ describe('tasks over the gateway', () => {
       data: { vigilCode: 'TASK_FINISHED', id: tasks[0]!.id, status: 'cancelled' },
     });
     const unknownIo = cliIo(harness);
-    expect(await harness.until(main(['tasks', 'cancel', 'task-nope'], unknownIo))).toBe(1);
+    // --json: the JSON-RPC error object as sent (without it, one human line; test/client/cli-server-errors.test.ts).
+    expect(await harness.until(main(['tasks', 'cancel', 'task-nope', '--json'], unknownIo))).toBe(1);
     expect(JSON.parse(unknownIo.err())).toMatchObject({
       code: -32004,
       data: { vigilCode: 'TASK_NOT_FOUND', id: 'task-nope' },

@@ -3,16 +3,14 @@
  * scope allows (from the tools' RPC methods), and `vigil tokens create | list | revoke` / `--token` on the CLI.
  */
 import { PassThrough } from 'node:stream';
-import { readFile, writeFile } from 'node:fs/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import type { CliIo } from '../../src/client/commands/cli-io.js';
 import { mcpCommand } from '../../src/client/commands/mcp.command.js';
 import { toolsForScope } from '../../src/protocol/mcp-server-tools.js';
 import { DEFAULT_MCP_TOOLS } from '../../src/protocol/mcp-tool-names.js';
-import { TEST_TOKEN } from './gateway.fixture.js';
+import { cliIo, MCP_INITIALIZE, mcpPost, TEST_TOKEN } from './gateway.fixture.js';
 import { startScopedGateway, type ScopedGateway } from './token-scopes.fixture.js';
 
 let g: ScopedGateway | undefined;
@@ -36,21 +34,6 @@ async function mcpTools(url: string, token: string): Promise<string[]> {
   return (await client.listTools()).tools.map((tool) => tool.name);
 }
 
-function cliIo(url: string, token: string): CliIo & { out: () => string; err: () => string } {
-  let stdout = '';
-  let stderr = '';
-  return {
-    env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: new URL(url).port, VIGIL_TOKEN: token },
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text),
-    interrupted: () => new Promise(() => undefined),
-    out: () => stdout,
-    err: () => stderr,
-  };
-}
-
 describe('MCP hosts with scoped tokens', () => {
   it('offers a read token the reading tools only, and a talk or operate token every tool', () => {
     expect(toolsForScope(DEFAULT_MCP_TOOLS, 'read')).toEqual(READ_TOOLS);
@@ -64,32 +47,10 @@ describe('MCP hosts with scoped tokens', () => {
     expect(await mcpTools(url, g.tokens.read)).toEqual(READ_TOOLS);
     expect(await mcpTools(url, g.tokens.talk)).toEqual([...DEFAULT_MCP_TOOLS]);
     // A session opened with the talk token cannot be borrowed by the read token.
-    const opened = await fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${g.tokens.talk}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      }),
-    });
+    const opened = await mcpPost(url, g.tokens.talk, MCP_INITIALIZE);
     const session = opened.headers.get('mcp-session-id')!;
     await opened.text();
-    const borrowed = await fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${g.tokens.read}`,
-        'mcp-session-id': session,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-    });
+    const borrowed = await mcpPost(url, g.tokens.read, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
     expect(borrowed.status).toBe(403);
 
     // Revoking the talk token ends its sessions at once; the read token's session stays.

@@ -1,11 +1,9 @@
 /** `tools.pending`, `tools.approve`, `tools.deny` over a real gateway (JSON-RPC codes, params) and `vigil tools pending|approve|deny`, with the stdio MCP fixture behind the runtime. */
-import { readFile, writeFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import type { CliIo } from '../../src/client/commands/cli-io.js';
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import { stdioFixture } from '../subsystems/tools/mcp-hub.fixture.js';
-import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
+import { advanceUntil, cliIo, startGatewayHarness, type GatewayHarness } from './gateway.fixture.js';
 
 let h: GatewayHarness | undefined;
 afterEach(async () => {
@@ -13,31 +11,11 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** Advances simulated time a beat at a time until `done` holds (the fixture server answers on real I/O). */
-async function until(harness: GatewayHarness, done: () => boolean): Promise<void> {
-  await vi.waitFor(
-    async () => {
-      await harness.advance(1000, 1000);
-      expect(done()).toBe(true);
-    },
-    { timeout: 15_000, interval: 10 },
-  );
-}
-
 /** The CLI in-process against the gateway: exit code, stdout, stderr. */
 async function cli(harness: GatewayHarness, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: new URL(harness.gateway.url).port, VIGIL_TOKEN: TEST_TOKEN },
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text),
-    interrupted: () => new Promise(() => undefined),
-  };
+  const io = cliIo(harness);
   const code = await main(argv, io);
-  return { code, stdout, stderr };
+  return { code, stdout: io.out(), stderr: io.err() };
 }
 
 const requested = (events: readonly VigilEvent[]) =>
@@ -51,14 +29,14 @@ describe('tool approvals over the gateway and the CLI', () => {
       runtime: { config: { mcp: { mcpServers: { fixture: stdioFixture({}, { requireApproval: ['echo', 'add'] }) } } } },
     });
     const harness = h;
-    await until(harness, () => harness.events.some((e) => e.type === 'mcp.server_up'));
+    await advanceUntil(harness, () => harness.events.some((e) => e.type === 'mcp.server_up'));
     const client = await harness.connect();
     expect((await client.request('tools.pending')).result).toEqual([]);
     expect((await cli(harness, ['tools', 'pending'])).stderr).toBe('vigil: no tool call waits for approval.\n');
 
     const { turnId } = await harness.runtime.send({ text: '/tool fixture__echo {"text": "line one\\nline two"}' });
     await harness.runtime.send({ text: '/tool fixture__add {"a": 2, "b": 3}' });
-    await until(harness, () => requested(harness.events).length === 2);
+    await advanceUntil(harness, () => requested(harness.events).length === 2);
     const [echo, add] = requested(harness.events);
     const pending = await client.request('tools.pending');
     expect(pending.result).toEqual([
@@ -102,7 +80,7 @@ describe('tool approvals over the gateway and the CLI', () => {
       reason: 'no arithmetic today',
     });
     expect((await client.request('tools.pending')).result).toEqual([]);
-    await until(harness, () => harness.events.filter((e) => e.type === 'agent.reply').length === 2);
+    await advanceUntil(harness, () => harness.events.filter((e) => e.type === 'agent.reply').length === 2);
 
     // Errors: -32010 for a decided call, -32004 for an unknown one, -32602 for bad params; the CLI exits 1 or 2.
     const again = await client.request('tools.approve', { callId: echo!.callId });
@@ -122,7 +100,8 @@ describe('tool approvals over the gateway and the CLI', () => {
     });
     const cliAgain = await cli(harness, ['tools', 'deny', add!.callId]);
     expect(cliAgain.code).toBe(1);
-    expect(cliAgain.stderr).toContain('-32010');
+    // One human line (src/client/commands/rpc-error-advice.ts); `--json` would print the -32010 object.
+    expect(cliAgain.stderr).toMatch(/^vigil: Tool call \S+ is not waiting for approval: it was already denied\.\n$/);
     expect((await cli(harness, ['tools', 'approve'])).code).toBe(2);
     expect((await cli(harness, ['tools', 'approve', 'a', 'b'])).code).toBe(2);
     expect((await cli(harness, ['tools', 'pending', '--reason', 'x'])).code).toBe(2);

@@ -1,33 +1,16 @@
 /** `webhooks.*` over a real gateway (a simulated clock, an injected POST): validation, errors, secrets kept, the CLI. */
-import { readFile, writeFile } from 'node:fs/promises';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import type { CliIo } from '../../src/client/commands/cli-io.js';
 import { AddedWebhookSchema, WebhookViewSchema } from '../../src/protocol/webhooks.schema.js';
 import type { WebhookRequest } from '../../src/subsystems/webhooks/webhook-post.js';
-import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
+import { cliIo, startGatewayHarness, type GatewayHarness } from './gateway.fixture.js';
 
 let h: GatewayHarness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-function cliIo(harness: GatewayHarness): CliIo & { out: () => string; err: () => string } {
-  let stdout = '';
-  let stderr = '';
-  return {
-    env: { VIGIL_HOST: '127.0.0.1', VIGIL_PORT: new URL(harness.gateway.url).port, VIGIL_TOKEN: TEST_TOKEN },
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    readFile: (path) => readFile(path, 'utf8'),
-    writeFile: (path, text) => writeFile(path, text),
-    interrupted: () => new Promise(() => undefined),
-    out: () => stdout,
-    err: () => stderr,
-  };
-}
 
 describe('webhooks over the gateway', () => {
   it('validates params (-32602 naming the field), answers -32004 for an unknown id, and never shows the secret again', async () => {

@@ -59,7 +59,8 @@ export function goalsReducer(state: GoalsState, event: GoalsEvent): GoalsState {
     }
     case 'goal.progress':
       return updateActive(state, event.id, (goal) => {
-        const progress = Math.min(1, Math.max(0, goal.progress + event.delta));
+        // Rounded to a thousandth where it is made: sums of tenths are not tenths in binary (0.7 + 0.2 = 0.8999…).
+        const progress = Math.min(1, Math.max(0, Math.round((goal.progress + event.delta) * 1000) / 1000));
         return { ...goal, progress, status: progress >= 1 ? 'completed' : 'active', updatedAt: event.at };
       });
     case 'goal.complete':

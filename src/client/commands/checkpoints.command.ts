@@ -66,6 +66,8 @@ export function checkpointsCommand(argv: string[], io: CliIo): Promise<number> {
           return importFrom(client, io, document);
       }
     },
+    // Its answers are JSON: so are its errors, each followed by the line that says what to do.
+    { rawErrors: true },
   );
 }
 

@@ -31,5 +31,7 @@ export function rpcCommand(argv: string[], io: CliIo): Promise<number> {
       // Any name goes to the server, which answers -32601 for one it does not know.
       printJson(io, await client.call(args.positionals[0] as RpcMethodName, params as never));
     },
+    // CONTRACT §2: the error object as the server sent it on stderr; the line after it names the method.
+    { rawErrors: true },
   );
 }

@@ -7,17 +7,26 @@ import { UsageError, type CliIo } from './cli-io.js';
 import type { ClientArgs } from './client-args.js';
 import { resolveTarget } from './client-options.js';
 import { describeConnectFailure } from './connect-failure.js';
+import { describeRpcError } from './rpc-error-advice.js';
 
 /** Prints `value` as indented JSON on stdout. */
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** The `suggestions` a -32601 carries in `data` (names the server knows near the one asked for). */
-export function methodSuggestions(err: RpcError): string[] {
-  if (err.code !== -32601 || typeof err.data !== 'object' || err.data === null) return [];
-  const suggestions = (err.data as { suggestions?: unknown }).suggestions;
-  return Array.isArray(suggestions) ? suggestions.filter((s): s is string => typeof s === 'string') : [];
+/** The command's name in its usage line (`usage: vigil webhooks …` → `webhooks`). */
+function commandName(usage: string): string {
+  return /^usage: vigil (\S+)/.exec(usage)?.[1] ?? 'COMMAND';
+}
+
+/**
+ * Prints a server's JSON-RPC error on stderr. A command whose output is JSON (`rpc`, `checkpoints`: `rawErrors`)
+ * prints the error object as the server sent it (CONTRACT §2), then the human line; `--json` the object alone, for a
+ * program to read; any other command the human line alone: the message and what to do.
+ */
+function printRpcError(io: CliIo, err: RpcError, usage: string, raw: 'raw' | 'raw-and-line' | 'line'): void {
+  if (raw !== 'line') io.stderr(`${JSON.stringify(err.toJSON())}\n`);
+  if (raw !== 'raw') io.stderr(`vigil: ${describeRpcError(err, commandName(usage))}\n`);
 }
 
 /** Runs `body` (usage checks first, then with a connected client); resolves to the exit code. */
@@ -26,11 +35,13 @@ export async function runClientCommand(
   usage: string,
   prepare: () => ClientArgs,
   body: (client: VigilClient, args: ClientArgs) => Promise<number | void>,
-  options: { reconnect?: boolean } = {},
+  options: { reconnect?: boolean; rawErrors?: boolean } = {},
 ): Promise<number> {
   let client: VigilClient | undefined;
+  let json = false;
   try {
     const args = prepare();
+    json = args.flags['json'] === true;
     const target = await resolveTarget(args, io);
     try {
       client = await connect({ url: target.url, token: target.token, reconnect: options.reconnect ?? false });
@@ -47,17 +58,7 @@ export async function runClientCommand(
       return 2;
     }
     if (err instanceof RpcError) {
-      // The JSON-RPC error as the server sent it, on stderr (CONTRACT §2), then the names it suggests, for people.
-      io.stderr(`${JSON.stringify(err.toJSON())}\n`);
-      if (err.code === -32003) {
-        const scope = (err.data as { scope?: unknown } | undefined)?.scope;
-        io.stderr(
-          `vigil: this token may not call ${err.method}${typeof scope === 'string' ? `: it needs a token of scope ${scope}` : ''}.\n`,
-        );
-      }
-      const suggestions = methodSuggestions(err);
-      if (suggestions.length > 0)
-        io.stderr(`vigil: no method "${err.method}"; did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?\n`);
+      printRpcError(io, err, usage, json ? 'raw' : options.rawErrors === true ? 'raw-and-line' : 'line');
       return 1;
     }
     // A known failure's message says what to do; anything else is one line too, its stack only for debugging.

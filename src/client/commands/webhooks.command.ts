@@ -155,7 +155,16 @@ export function parseWebhooksArgs(argv: string[]): WebhooksRequest {
   }
 }
 
-/** One endpoint as one line: `ID  NAME  STATE  URL  types T  delivered through S  backlog B  last …`, never the secret. */
+/** How the last attempt ended: `(STATUS)` when an HTTP answer came back, else `(REASON)` (refused, timeout, dns, …). */
+function lastOutcome(webhook: WebhookView): string {
+  if (webhook.lastStatus !== null) return ` (${webhook.lastStatus})`;
+  return webhook.lastReason === null ? '' : ` (${webhook.lastReason})`;
+}
+
+/**
+ * One endpoint as one line: `ID  NAME  STATE  URL  types T  delivered through S  backlog B  last AT (STATUS|REASON)`,
+ * never the secret.
+ */
 export function formatWebhook(webhook: WebhookView): string {
   return [
     webhook.id,
@@ -165,7 +174,7 @@ export function formatWebhook(webhook: WebhookView): string {
     `types ${webhook.types.join(',')}`,
     `delivered through ${webhook.deliveredSeq}`,
     `backlog ${webhook.backlog}`,
-    `last ${webhook.lastAttemptAt ?? 'never'}${webhook.lastStatus === null ? '' : ` (${webhook.lastStatus})`}`,
+    `last ${webhook.lastAttemptAt ?? 'never'}${lastOutcome(webhook)}`,
   ].join('\t');
 }
 

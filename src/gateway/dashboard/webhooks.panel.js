@@ -13,10 +13,14 @@ import { byId, describeFailure, formatRelative, h, throttle, toast } from './dom
 const WEBHOOK_EVENTS = new Set(['webhook.failing', 'webhook.disabled', 'webhook.recovered', 'webhook.gap']);
 const URL_CHARS = 60;
 
-/** @param {WebhookView} hook @returns {string} The last attempt's outcome: an HTTP status, or the error without one. */
+/**
+ * @param {WebhookView} hook
+ * @returns {string} The last attempt's outcome: an HTTP status, or why there was none (its reason class: refused…).
+ */
 function lastOutcome(hook) {
   if (hook.lastAttemptAt === null) return 'never';
-  return hook.lastStatus === null ? 'no answer' : String(hook.lastStatus);
+  if (hook.lastStatus !== null) return String(hook.lastStatus);
+  return hook.lastReason ?? 'no answer';
 }
 
 /**

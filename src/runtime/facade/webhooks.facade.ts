@@ -14,6 +14,7 @@ import type {
   WebhookView,
 } from '../../protocol/webhooks.schema.js';
 import { stateName } from '../../subsystems/webhooks/webhook-endpoint.machine.js';
+import { failureClass } from '../../subsystems/webhooks/webhook-failure-class.js';
 import { WebhookOutbox } from '../../subsystems/webhooks/webhook-outbox.js';
 import {
   checkDestination,
@@ -160,6 +161,7 @@ export class WebhooksFacade {
         backlog: await this.outbox.backlog(record),
         lastAttemptAt: record.lastAttemptAt === undefined ? null : new Date(record.lastAttemptAt).toISOString(),
         lastStatus: record.lastStatus ?? null,
+        lastReason: record.health.state === 'ok' ? null : failureClass(record.health.error, record.lastStatus),
       });
     }
     return views;

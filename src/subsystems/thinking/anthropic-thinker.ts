@@ -1,40 +1,36 @@
 /** The Anthropic thinker: Claude through the Messages API with one tool per action, a bounded tool loop and prompt caching. */
 import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { VigilError } from '../../errors.js';
-import { estimateTokens } from './token-estimate.js';
 import { MalformedResponseError, abortedError, callError } from './anthropic-errors.js';
 import { taskSystem, thinkSystem } from './anthropic-prompt.js';
-import { summarizeWithClaude } from './anthropic-summary.js';
-import {
-  boundedParams,
-  sectionTrace,
-  type BoundedRequest,
-  type BoundedRequestParts,
-  type CallParams,
-} from './anthropic-bounded-request.js';
+import { boundedParams, sectionTrace, type CallParams } from './anthropic-bounded-request.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
 import { TokenCalibration } from './token-calibration.js';
 import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
-import { requestTools, type ToolContext } from './anthropic-tools.js';
-import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
+import { requestTools } from './anthropic-tools.js';
+import { attemptCountingFetch, type CallTraceRecorder } from './call-trace-recorder.js';
 import { streamingFetch } from './buffered-fetch.js';
 import { streamedMessage } from './anthropic-stream.js';
-import { ThinkDeltas, type CallListener } from './reply-deltas.js';
+import type { CallListener } from './reply-deltas.js';
 import { messageText } from './prompt-sections.js';
-import { taskOfferableTools, type ThinkTools } from './think-tools.js';
-import { sumUsage, textBeforeTools, textOf, tokenUsage, toolResultBlock } from './anthropic-content.js';
+import type { ThinkTools } from './think-tools.js';
+import { textBeforeTools, textOf, tokenUsage, toolResultBlock } from './anthropic-content.js';
 import { cachePrefixOf, type CachePrefix } from './cache-health.js';
 import { CacheHealth, type CacheHealthDeps } from './cache-health-monitor.js';
 import { priceForCacheTtl, withCacheTtl, type CacheTtl } from './cache-ttl.js';
 import type { MemoryRecall } from './recall-tool.js';
 import type { ModelSchedules } from './schedule-tools.js';
-import { totalCostMicroUsd, type ModelPricing } from './pricing.js';
+import type { ModelPricing } from './pricing.js';
 import { checkedThinkerSettings, type ModelThinkerOptions } from './thinker-settings.js';
-import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
 import { anthropicTaskConversation, type AnthropicTaskDeps } from './anthropic-task.js';
-import { ThinkSession } from './think-session.js';
-import { runThinkLoop, toolDispatcher, type ThinkLoopModel } from './think-tool-loop.js';
+import {
+  runModelSummary,
+  runModelTask,
+  runModelThink,
+  type ThinkerGiven,
+  type ThinkerParts,
+  type ThinkProvider,
+} from './model-think.js';
 import type { ReplyStream, TaskHooks, Thinker } from './thinker.js';
 import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
 
@@ -55,23 +51,20 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_TOKENS = 4096;
 
 /** Thinks with Claude. Money is charged per completed call: an abort or a failure still reports what was spent. */
-export class AnthropicThinker implements Thinker {
+export class AnthropicThinker implements Thinker, ThinkerParts {
   readonly kind = 'anthropic';
   readonly model: string;
   readonly price: ModelPricing;
   readonly maxToolIterations: number;
   readonly maxTokens: number;
   private readonly client: Anthropic;
-  private readonly now: () => number;
-  private tools: ThinkTools | undefined;
+  readonly now: () => number;
+  /** What the runtime gave it: tools, memory, schedules, the reply stream, the bus (model-think.ts). */
+  readonly given: ThinkerGiven = {};
   readonly cacheTtl: CacheTtl;
   private cacheHealth: CacheHealth | undefined;
-  private bus: CacheHealthDeps['bus'] | undefined;
   /** Calibrates the prompt bound's token estimate against the usage the API reports. */
   readonly calibration = new TokenCalibration();
-  private memory: MemoryRecall | undefined;
-  private schedules: ModelSchedules | undefined;
-  private replies: ReplyStream | undefined;
 
   constructor(options: AnthropicThinkerOptions) {
     const { maxToolIterations: guard, price } = checkedThinkerSettings(options);
@@ -94,19 +87,19 @@ export class AnthropicThinker implements Thinker {
 
   /** Offers the runtime's MCP tools to the model from the next think on. */
   useTools(tools: ThinkTools): void {
-    this.tools = tools;
+    this.given.tools = tools;
   }
 
   /** Reports cache health and implausible usage on `deps.bus` from now on, starting with `identity`'s think prefix. */
   useCacheHealth(deps: CacheHealthDeps, identity: string): void {
     this.cacheHealth = new CacheHealth({ ...deps, model: this.model, ttl: this.cacheTtl });
-    this.bus = deps.bus;
+    this.given.bus = deps.bus;
     this.cacheHealth.checkPrefix(this.cachedParts('think', identity).prefix);
   }
 
   /** The cached parts of a request (tools, system with the configured lifetime) and the prefix they make. */
   private cachedParts(kind: 'think' | 'task' | 'task-with-tools', identity: string) {
-    const tools = withCacheTtl(requestTools(this.tools?.definitions() ?? []), this.cacheTtl);
+    const tools = withCacheTtl(requestTools(this.given.tools?.definitions() ?? []), this.cacheTtl);
     const system = withCacheTtl(
       kind === 'think' ? thinkSystem(identity) : taskSystem(identity, kind === 'task-with-tools'),
       this.cacheTtl,
@@ -121,122 +114,69 @@ export class AnthropicThinker implements Thinker {
 
   /** Answers the model's `recall` calls from the runtime's long-term memory. */
   useMemory(memory: MemoryRecall): void {
-    this.memory = memory;
+    this.given.memory = memory;
   }
 
   /** Answers the model's `schedule_*` calls from the runtime's schedules. */
   useSchedules(schedules: ModelSchedules): void {
-    this.schedules = schedules;
+    this.given.schedules = schedules;
   }
 
   /** Streams each think's replies to `stream` while someone watches (the request then asks for a stream). */
   useReplyStream(stream: ReplyStream): void {
-    this.replies = stream;
+    this.given.replies = stream;
   }
 
-  /** Runs the tool loop (think-tool-loop.ts) until the model ends its turn or the iteration guard stops it. */
-  async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
-    const what = `think for turn ${input.turnId}`;
-    const recorder = new CallTraceRecorder(this.model, this.price, this.now);
-    const tools = this.tools === undefined ? undefined : recorder.traced(this.tools);
-    const ctx: ToolContext = {
-      turnIds: [...new Set([...input.pendingMessages.map((m) => m.turnId), input.turnId])],
-      goalIds: input.goals.map((g) => g.id),
-      taskTools: taskOfferableTools(tools?.definitions() ?? []).map((t) => t.name),
-    };
-    // One snapshot per think: the list stays the same for all its calls, and is the same array while nothing changed.
-    const { tools: toolDefs, system, prefix } = this.cachedParts('think', input.identity);
-    const session = new ThinkSession(this, recorder, system);
-    const deltas = new ThinkDeltas(this.replies, ctx.turnIds);
-    const partial = () => session.partial(signal.aborted);
-    this.cacheHealth?.checkPrefix(prefix);
-    // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
-    const notices = tools?.notices(ctx.turnIds) ?? [];
-    const shown =
-      notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
-    const parts = {
-      prefix: system,
-      toolDefs,
-      tail: [] as MessageParam[],
-      bound: input.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
-      cacheTtl: this.cacheTtl,
-      // Measured as streamed (with `stream: true`, a few tokens more): the bound then holds whether or not it streams.
-      body: (p: CallParams) => ({ ...this.body(p), stream: true }),
-    };
-    this.calibration.beginThink(this.now());
-    const model: ThinkLoopModel<Message> = {
-      maxIterations: this.maxToolIterations,
-      call: async (n) => {
-        const request = this.requestOrFull(shown, parts, n);
-        if (request === null) return null;
-        if (n === 1)
-          session.promptBuilt(sectionTrace(parts, request), request.built.conversation.join('') + request.built.state);
-        // Streamed only while someone watches (reply-deltas.ts): the message is the same either way (MessageStream
-        // assembles it).
-        const plainTurn = session.plainTextTurn(input);
-        const streaming = deltas.nextCall(plainTurn);
-        const response = await this.create(request.params, signal, `${what} (call ${n})`, partial, {
-          recorder,
-          streaming,
-        });
-        const usage = this.observeCache(prefix, tokenUsage(response.usage));
-        const [estimated, reported] = [
-          estimateTokens(JSON.stringify(this.body(request.params))),
-          usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
-        ];
-        if (this.calibration.observe(estimated, reported) === 'implausible')
-          this.bus?.emit('think.usage_implausible', { reported, estimated });
-        session.replied(usage, messageText(response.content), textOf(response.content));
-        // Before the call's tool calls are applied: its text answers first, whatever they do (reply-deltas.ts).
-        session.answeredInText(plainTurn, textBeforeTools(response.content));
-        return response;
-      },
-      toolUses: (response) => response.content.flatMap((block) => (block.type === 'tool_use' ? [block] : [])),
-      wantsTools: (response) => response.stop_reason === 'tool_use',
-      append: (response, answers) => {
-        const results = answers.map(toolResultBlock);
-        // The assistant turn goes back verbatim (thinking blocks included), followed by one result per tool_use.
-        parts.tail.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
-        session.toolResultsSent(messageText(results));
-      },
-    };
-    const dispatch = toolDispatcher(
-      { tools, memory: this.memory, schedules: this.schedules, ctx, turnId: input.turnId },
-      session,
-      signal,
-    );
-    await runThinkLoop(model, dispatch, () => this.checkAborted(signal, what, partial));
-    tools?.acknowledge(notices.map((n) => n.callId));
-    return session.finished(input);
-  }
-
-  /**
-   * Call `n`'s bounded request; null when what the tool loop added no longer leaves room for the state (the think
-   * ends with what it has done). The first call has nothing to end with: its CONTEXT_TOO_SMALL fails the think.
-   */
-  private requestOrFull(input: ThinkInput, parts: BoundedRequestParts, n: number): BoundedRequest | null {
-    try {
-      return boundedParams(input, parts, this.calibration);
-    } catch (err) {
-      if (n > 1 && err instanceof VigilError && err.code === 'CONTEXT_TOO_SMALL') return null;
-      throw err;
-    }
+  /** Runs the tool loop (model-think.ts) until the model ends its turn or the iteration guard stops it. */
+  think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
+    return runModelThink(this, input, signal, ({ input: { identity, contextTokens } }) => {
+      // One snapshot per think: the list stays the same for all its calls, and is the same array while nothing changed.
+      const { tools: toolDefs, system, prefix } = this.cachedParts('think', identity);
+      this.cacheHealth?.checkPrefix(prefix);
+      const parts = {
+        prefix: system,
+        toolDefs,
+        tail: [] as MessageParam[],
+        bound: contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+        cacheTtl: this.cacheTtl,
+        // Measured as streamed (with `stream: true`, a few tokens more): the bound then holds whether or not it streams.
+        body: (p: CallParams) => ({ ...this.body(p), stream: true }),
+      };
+      const provider: ThinkProvider<Message, CallParams> = {
+        system,
+        request: (shown) => boundedParams(shown, parts, this.calibration),
+        sections: (request) => sectionTrace(parts, request),
+        // Streamed or not, the message is the same (MessageStream assembles it).
+        call: (params, what, partial, extra) => this.create(params, signal, what, partial, extra),
+        body: (params) => this.body(params),
+        read: (response) => ({
+          usage: this.observeCache(prefix, tokenUsage(response.usage)),
+          transcript: messageText(response.content),
+          text: textOf(response.content),
+          beforeTools: textBeforeTools(response.content),
+        }),
+        toolUses: (response) => response.content.flatMap((block) => (block.type === 'tool_use' ? [block] : [])),
+        wantsTools: (response) => response.stop_reason === 'tool_use',
+        append: (response, answers) => {
+          const results = answers.map(toolResultBlock);
+          // The assistant turn goes back verbatim (thinking blocks included), followed by one result per tool_use.
+          parts.tail.push({ role: 'assistant', content: response.content }, { role: 'user', content: results });
+          return messageText(results);
+        },
+        aborted: abortedError,
+      };
+      return provider;
+    });
   }
 
   /** Updates the rolling summary with one model call, bounded like a think; its cost is returned for the ledger. */
-  async summarize(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult> {
-    const what = 'conversation summary update';
-    const empty = () => ({ text: '', ...this.usageAndCost([]), model: this.model });
-    this.checkAborted(signal, what, empty);
-    return summarizeWithClaude(request, {
-      counter: this.calibration,
-      send: async (params) => {
+  summarize(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult> {
+    return runModelSummary(this, request, signal, {
+      aborted: abortedError,
+      send: async (params, what, empty) => {
         const response = await this.create(params, signal, what, empty);
-        const usage = tokenUsage(response.usage);
-        return { text: textOf(response.content), ...this.usageAndCost([usage]), model: this.model };
+        return { text: textOf(response.content), usage: tokenUsage(response.usage) };
       },
-      maxTokens: this.maxTokens,
-      model: this.model,
     });
   }
 
@@ -258,14 +198,9 @@ export class AnthropicThinker implements Thinker {
         return { tools, system, observe: (usage) => this.observeCache(prefix, usage) };
       },
     };
-    const model: TaskModel<Message> = {
-      model: this.model,
-      price: this.price,
-      maxIterations: this.maxToolIterations,
-      checkAborted: (callSignal, what, partial) => this.checkAborted(callSignal, what, partial),
-      start: (task, own) => anthropicTaskConversation(deps, task, own),
-    };
-    return runTaskLoop(model, this.tools, input, signal, hooks);
+    return runModelTask(this, { input, signal, hooks }, abortedError, (task, own) =>
+      anthropicTaskConversation(deps, task, own),
+    );
   }
 
   private async create(
@@ -292,13 +227,5 @@ export class AnthropicThinker implements Thinker {
     } catch (err) {
       throw callError(err, what, signal, partial());
     }
-  }
-
-  private checkAborted(signal: AbortSignal, what: string, partial: () => unknown): void {
-    if (signal.aborted) throw abortedError(what, partial(), signal.reason);
-  }
-
-  private usageAndCost(calls: readonly TokenUsage[]): { usage: TokenUsage; costMicroUsd: number } {
-    return { usage: sumUsage(calls), costMicroUsd: totalCostMicroUsd(calls, this.price) };
   }
 }

@@ -8,11 +8,9 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import { VigilError } from '../../errors.js';
-import { summarizeWithClaude } from './anthropic-summary.js';
 import { streamingFetch } from './buffered-fetch.js';
 import type { CacheHealthDeps } from './cache-health-monitor.js';
-import { attemptCountingFetch, CallTraceRecorder } from './call-trace-recorder.js';
+import { attemptCountingFetch, type CallTraceRecorder } from './call-trace-recorder.js';
 import { DEFAULT_CONTEXT_TOKENS } from './context-defaults.js';
 import { chatReply, replyText, replyToolUses, replyTranscript, toolMessage, type ChatReply } from './openai-content.js';
 import { openaiAbortedError, openaiCallError } from './openai-errors.js';
@@ -26,24 +24,26 @@ import {
 } from './openai-request.js';
 import { assistantTurn, chatTaskConversation, type ChatTaskDeps } from './openai-task.js';
 import { streamedCompletion } from './openai-stream.js';
-import { ThinkDeltas, type CallListener } from './reply-deltas.js';
+import type { CallListener } from './reply-deltas.js';
 import { openAiToolSet } from './openai-tools.js';
-import type { ToolContext } from './own-tools.js';
 import { messageText } from './prompt-sections.js';
-import { totalCostMicroUsd, type ModelPricing } from './pricing.js';
+import type { ModelPricing } from './pricing.js';
 import { checkedThinkerSettings, type ModelThinkerOptions } from './thinker-settings.js';
 import type { MemoryRecall } from './recall-tool.js';
 import type { ModelSchedules } from './schedule-tools.js';
 import type { SummaryRequest, SummaryResult } from './summary-request.js';
-import { runTaskLoop, type TaskModel } from './task-tool-loop.js';
-import { ThinkSession } from './think-session.js';
-import { runThinkLoop, toolDispatcher, type ThinkLoopModel } from './think-tool-loop.js';
-import { taskOfferableTools, type ThinkTools } from './think-tools.js';
+import type { ThinkTools } from './think-tools.js';
+import {
+  runModelSummary,
+  runModelTask,
+  runModelThink,
+  type ThinkerGiven,
+  type ThinkerParts,
+  type ThinkProvider,
+} from './model-think.js';
 import type { ReplyStream, TaskHooks, Thinker } from './thinker.js';
-import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult, TokenUsage } from './thinker.schema.js';
+import type { SwarmTaskInput, SwarmTaskOutput, ThinkInput, ThinkResult } from './thinker.schema.js';
 import { TokenCalibration } from './token-calibration.js';
-import { estimateTokens } from './token-estimate.js';
-import { sumUsage } from './token-usage.js';
 
 /** Which field caps a call's output: OpenAI's current one, or the older one most compatible servers read. */
 export type OutputCapField = 'max_completion_tokens' | 'max_tokens';
@@ -73,7 +73,7 @@ export function outputCapFieldFor(baseURL: string | undefined): OutputCapField {
 }
 
 /** Thinks with a Chat Completions model. Money is charged per completed call: an abort or a failure still reports what was spent. */
-export class OpenAiThinker implements Thinker {
+export class OpenAiThinker implements Thinker, ThinkerParts {
   readonly kind = 'openai';
   readonly model: string;
   readonly price: ModelPricing;
@@ -83,12 +83,9 @@ export class OpenAiThinker implements Thinker {
   /** Calibrates the prompt bound's token estimate against the usage the API reports. */
   readonly calibration = new TokenCalibration();
   private readonly client: OpenAI;
-  private readonly now: () => number;
-  private tools: ThinkTools | undefined;
-  private memory: MemoryRecall | undefined;
-  private schedules: ModelSchedules | undefined;
-  private bus: CacheHealthDeps['bus'] | undefined;
-  private replies: ReplyStream | undefined;
+  readonly now: () => number;
+  /** What the runtime gave it: tools, memory, schedules, the reply stream, the bus (model-think.ts). */
+  readonly given: ThinkerGiven = {};
 
   constructor(options: OpenAiThinkerOptions) {
     const { maxToolIterations: guard, price } = checkedThinkerSettings(options);
@@ -112,22 +109,22 @@ export class OpenAiThinker implements Thinker {
 
   /** Offers the runtime's MCP tools to the model from the next think on. */
   useTools(tools: ThinkTools): void {
-    this.tools = tools;
+    this.given.tools = tools;
   }
 
   /** Answers the model's `recall` calls from the runtime's long-term memory. */
   useMemory(memory: MemoryRecall): void {
-    this.memory = memory;
+    this.given.memory = memory;
   }
 
   /** Answers the model's `schedule_*` calls from the runtime's schedules. */
   useSchedules(schedules: ModelSchedules): void {
-    this.schedules = schedules;
+    this.given.schedules = schedules;
   }
 
   /** Streams each think's replies to `stream` while someone watches (the request then asks for a stream). */
   useReplyStream(stream: ReplyStream): void {
-    this.replies = stream;
+    this.given.replies = stream;
   }
 
   /**
@@ -136,123 +133,67 @@ export class OpenAiThinker implements Thinker {
    * be told from a server that does not say.
    */
   useCacheHealth(deps: CacheHealthDeps): void {
-    this.bus = deps.bus;
+    this.given.bus = deps.bus;
   }
 
-  /** Runs the tool loop (think-tool-loop.ts) until the model ends its turn or the iteration guard stops it. */
-  async think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
-    const what = `think for turn ${input.turnId}`;
-    const recorder = new CallTraceRecorder(this.model, this.price, this.now);
-    const tools = this.tools === undefined ? undefined : recorder.traced(this.tools);
-    const toolSet = openAiToolSet(tools?.definitions() ?? []);
-    const ctx: ToolContext = {
-      turnIds: [...new Set([...input.pendingMessages.map((m) => m.turnId), input.turnId])],
-      goalIds: input.goals.map((g) => g.id),
-      taskTools: taskOfferableTools(tools?.definitions() ?? []).map((t) => t.name),
-    };
-    const system = systemParts(input.identity, 'think');
-    const session = new ThinkSession(this, recorder, system);
-    const deltas = new ThinkDeltas(this.replies, ctx.turnIds, toolSet.toolName);
-    const partial = () => session.partial(signal.aborted);
-    // Calls a crash left unknown are told to the next think of their turn, as notices of the state message.
-    const notices = tools?.notices(ctx.turnIds) ?? [];
-    const shown =
-      notices.length === 0 ? input : { ...input, notices: [...input.notices, ...notices.map((n) => n.line)] };
-    const tail: ChatCompletionMessageParam[] = [];
-    const parts: ChatRequestParts = {
-      system,
-      tools: toolSet.tools,
-      tail,
-      bound: input.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
-      // Measured as streamed (with what a streamed request adds): the bound then holds whether or not it streams.
-      body: (p) => ({ ...this.body(p), stream: true, stream_options: { include_usage: true } }),
-    };
-    this.calibration.beginThink(this.now());
-    const model: ThinkLoopModel<ChatReply> = {
-      maxIterations: this.maxToolIterations,
-      call: async (n) => {
-        const request = this.requestOrFull(shown, parts, n);
-        if (request === null) return null;
-        if (n === 1)
-          session.promptBuilt(
-            chatSectionTrace(parts, request),
-            request.built.conversation.join('') + request.built.state,
-          );
-        // Streamed only while someone watches (reply-deltas.ts): a whole reply is the simpler request, which every
-        // server serves.
-        const plainTurn = session.plainTextTurn(input);
-        const streaming = deltas.nextCall(plainTurn);
-        const reply = await this.create(request.params, signal, `${what} (call ${n})`, partial, {
-          recorder,
-          streaming,
-        });
-        this.observe(request.params, reply.usage);
-        session.replied(reply.usage, replyTranscript(reply, toolSet.toolName), replyText(reply));
-        // Before the call's tool calls are applied: its text answers first, whatever they do (reply-deltas.ts).
-        session.answeredInText(plainTurn, replyText(reply));
-        return reply;
-      },
-      toolUses: (reply) => replyToolUses(reply, toolSet.toolName),
-      wantsTools: (reply) => reply.stop_reason === 'tool_calls',
-      append: (reply, answers) => {
-        const results = answers.map(toolMessage);
-        // The assistant turn goes back with its tool calls, then one tool message per call (the API requires each).
-        tail.push(assistantTurn(reply), ...results);
-        session.toolResultsSent(
-          messageText(
+  /** Runs the tool loop (model-think.ts) until the model ends its turn or the iteration guard stops it. */
+  think(input: ThinkInput, signal: AbortSignal): Promise<ThinkResult> {
+    return runModelThink(this, input, signal, ({ tools, input: { identity, contextTokens } }) => {
+      const toolSet = openAiToolSet(tools?.definitions() ?? []);
+      const system = systemParts(identity, 'think');
+      const tail: ChatCompletionMessageParam[] = [];
+      const parts: ChatRequestParts = {
+        system,
+        tools: toolSet.tools,
+        tail,
+        bound: contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+        // Measured as streamed (with what a streamed request adds): the bound then holds whether or not it streams.
+        body: (p) => ({ ...this.body(p), stream: true, stream_options: { include_usage: true } }),
+      };
+      const provider: ThinkProvider<ChatReply, ChatParams> = {
+        system,
+        toolName: toolSet.toolName,
+        request: (shown) => boundedChatParams(shown, parts, this.calibration),
+        sections: (request) => chatSectionTrace(parts, request),
+        // Streamed only while someone watches: a whole reply is the simpler request, which every server serves.
+        call: (params, what, partial, extra) => this.create(params, signal, what, partial, extra),
+        body: (params) => this.body(params),
+        read: (reply) => ({
+          usage: reply.usage,
+          transcript: replyTranscript(reply, toolSet.toolName),
+          text: replyText(reply),
+          beforeTools: replyText(reply),
+        }),
+        toolUses: (reply) => replyToolUses(reply, toolSet.toolName),
+        wantsTools: (reply) => reply.stop_reason === 'tool_calls',
+        append: (reply, answers) => {
+          const results = answers.map(toolMessage);
+          // The assistant turn goes back with its tool calls, then one tool message per call (the API requires each).
+          tail.push(assistantTurn(reply), ...results);
+          return messageText(
             results.map((m) => ({
               type: 'tool_result',
               tool_use_id: m.tool_call_id,
               content: typeof m.content === 'string' ? m.content : '',
             })),
-          ),
-        );
-      },
-    };
-    const dispatch = toolDispatcher(
-      { tools, memory: this.memory, schedules: this.schedules, ctx, turnId: input.turnId },
-      session,
-      signal,
-    );
-    await runThinkLoop(model, dispatch, () => this.checkAborted(signal, what, partial));
-    tools?.acknowledge(notices.map((n) => n.callId));
-    return session.finished(input);
-  }
-
-  /** Call `n`'s bounded request; null when the loop's additions leave no room (the first call's CONTEXT_TOO_SMALL fails the think). */
-  private requestOrFull(input: ThinkInput, parts: ChatRequestParts, n: number) {
-    try {
-      return boundedChatParams(input, parts, this.calibration);
-    } catch (err) {
-      if (n > 1 && err instanceof VigilError && err.code === 'CONTEXT_TOO_SMALL') return null;
-      throw err;
-    }
-  }
-
-  /** Calibrates the bound's estimate on what the API counted for the prompt (cached tokens included). */
-  private observe(params: ChatParams, usage: TokenUsage): TokenUsage {
-    const estimated = estimateTokens(JSON.stringify(this.body(params)));
-    const reported = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
-    if (this.calibration.observe(estimated, reported) === 'implausible')
-      this.bus?.emit('think.usage_implausible', { reported, estimated });
-    return usage;
+          );
+        },
+        aborted: openaiAbortedError,
+      };
+      return provider;
+    });
   }
 
   /** Updates the rolling summary with one model call, bounded like a think; its cost is returned for the ledger. */
-  async summarize(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult> {
-    const what = 'conversation summary update';
-    const empty = () => ({ text: '', ...this.usageAndCost([]), model: this.model });
-    this.checkAborted(signal, what, empty);
-    return summarizeWithClaude(request, {
-      counter: this.calibration,
-      send: async (params) => {
+  summarize(request: SummaryRequest, signal: AbortSignal): Promise<SummaryResult> {
+    return runModelSummary(this, request, signal, {
+      aborted: openaiAbortedError,
+      send: async (params, what, empty) => {
         const reply = await this.create({ messages: chatMessagesOf(params) }, signal, what, empty, {
           maxTokens: params.max_tokens,
         });
-        return { text: replyText(reply), ...this.usageAndCost([reply.usage]), model: this.model };
+        return { text: replyText(reply), usage: reply.usage };
       },
-      maxTokens: this.maxTokens,
-      model: this.model,
     });
   }
 
@@ -260,17 +201,12 @@ export class OpenAiThinker implements Thinker {
   runTask(input: SwarmTaskInput, signal: AbortSignal, hooks?: TaskHooks): Promise<SwarmTaskOutput> {
     const deps: ChatTaskDeps = {
       create: (params, callSignal, what, partial) => this.create(params, callSignal, what, partial),
-      toolSet: openAiToolSet(this.tools?.definitions() ?? []),
+      toolSet: openAiToolSet(this.given.tools?.definitions() ?? []),
       observe: (usage) => usage,
     };
-    const model: TaskModel<ChatReply> = {
-      model: this.model,
-      price: this.price,
-      maxIterations: this.maxToolIterations,
-      checkAborted: (callSignal, what, partial) => this.checkAborted(callSignal, what, partial),
-      start: (task, own) => chatTaskConversation(deps, task, own),
-    };
-    return runTaskLoop(model, this.tools, input, signal, hooks);
+    return runModelTask(this, { input, signal, hooks }, openaiAbortedError, (task, own) =>
+      chatTaskConversation(deps, task, own),
+    );
   }
 
   /** The whole request body as the SDK sends it, for the bound's measure. */
@@ -297,13 +233,5 @@ export class OpenAiThinker implements Thinker {
     } catch (err) {
       throw openaiCallError(err, what, signal, partial());
     }
-  }
-
-  private checkAborted(signal: AbortSignal, what: string, partial: () => unknown): void {
-    if (signal.aborted) throw openaiAbortedError(what, partial(), signal.reason);
-  }
-
-  private usageAndCost(calls: readonly TokenUsage[]): { usage: TokenUsage; costMicroUsd: number } {
-    return { usage: sumUsage(calls), costMicroUsd: totalCostMicroUsd(calls, this.price) };
   }
 }
