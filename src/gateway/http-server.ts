@@ -27,6 +27,7 @@ import { isVigilError } from '../errors.js';
 import type { Caller, TokenEnded } from '../runtime/facade/tokens.facade.js';
 import { assertCallerMay } from './scope-check.js';
 import { handleOAuthCallback } from './oauth-callback-route.js';
+import { CHANNEL_EVENTS_PATH, handleChannelEvents } from './channel-events-route.js';
 import { OAUTH_CALLBACK_PATH } from '../protocol/tools.schema.js';
 import { publicUrlHost, publicUrlOrigin } from '../protocol/request-origin.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
@@ -156,6 +157,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // No token: the browser coming back from an authorization server has none; the sign-in's state is the credential.
     if (url.pathname === OAUTH_CALLBACK_PATH) {
       handleOAuthCallback(req, res, url, runtime.mcpServers, log);
+      return;
+    }
+    // No token: a chat platform's push (Slack's Events API) is judged by its own signature, in the channel's adapter.
+    const channelEvents = CHANNEL_EVENTS_PATH.exec(url.pathname);
+    if (channelEvents !== null) {
+      handleChannelEvents(req, res, channelEvents[1]!, runtime.channels, log);
       return;
     }
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {

@@ -31,7 +31,7 @@ export const CHANNEL_EVENT_PAYLOADS = {
     channel: z.string(),
     chatId: z.string(),
     senderId: z.string(),
-    reason: z.enum(['pairing', 'not_allowed', 'direct_messages_disabled']),
+    reason: z.enum(['pairing', 'not_allowed', 'direct_messages_disabled', 'unauthenticated']),
   }),
   /** An operator approved `senderId`'s pairing code: the sender may talk from now on. */
   'channel.paired': z.object({ channel: z.string(), senderId: z.string() }),

@@ -45,16 +45,80 @@ export const TelegramChannelConfigSchema = z
   .strict();
 export type TelegramChannelConfig = z.infer<typeof TelegramChannelConfigSchema>;
 
+/**
+ * A Slack app: Socket Mode with `appTokenEnv` (no public URL needed), or the Events API through the gateway with
+ * `signingSecretEnv` (one of the two at least; Socket Mode when both). Web API calls go to `apiUrl` (or a test's fake).
+ */
+export const SlackChannelConfigSchema = z
+  .object({
+    type: z.literal('slack'),
+    botTokenEnv: EnvNameSchema,
+    appTokenEnv: EnvNameSchema.optional(),
+    signingSecretEnv: EnvNameSchema.optional(),
+    apiUrl: z
+      .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as https://slack.com/api/' })
+      .transform((url) => (url.endsWith('/') ? url : `${url}/`))
+      .default('https://slack.com/api/'),
+    ...AccessFields,
+  })
+  .strict()
+  .refine((entry) => entry.appTokenEnv !== undefined || entry.signingSecretEnv !== undefined, {
+    error: 'a slack entry needs appTokenEnv (Socket Mode) or signingSecretEnv (Events API)',
+    path: ['appTokenEnv'],
+  });
+export type SlackChannelConfig = z.infer<typeof SlackChannelConfigSchema>;
+
+/** `imap://` or `imaps://` (TLS), a host and an optional port; `smtp://` or `smtps://` likewise. */
+const mailUrl = (schemes: readonly [string, string]) =>
+  z.url({
+    protocol: new RegExp(`^(${schemes.join('|')})$`),
+    error: `expected a URL such as ${schemes[1]}://mail.example.org (${schemes[0]}:// is plain, STARTTLS when offered)`,
+  });
+
+/** A mail address, compared in lower case (a sender's id is its address). */
+const AddressSchema = z.email().transform((address) => address.toLowerCase());
+
+/**
+ * A mailbox the agent reads over IMAP and answers from over SMTP, one account for both (`userEnv`, `passwordEnv`).
+ * Pairing needs a reply to a stranger, which mail makes a way to spam anyone: senders are listed (`allowFrom`,
+ * `operators`), or `open`. Email has no groups.
+ */
+export const EmailChannelConfigSchema = z
+  .object({
+    type: z.literal('email'),
+    imapUrl: mailUrl(['imap', 'imaps']),
+    smtpUrl: mailUrl(['smtp', 'smtps']),
+    userEnv: EnvNameSchema,
+    passwordEnv: EnvNameSchema,
+    /** The agent's From. */
+    address: AddressSchema,
+    mailbox: z.string().min(1).default('INBOX'),
+    /** Where each reply is kept, before it goes, so a send a crash cut short is recognised (created if missing). */
+    sentMailbox: z.string().min(1).default('Sent'),
+    /** When set, only an `Authentication-Results` header from this server counts, and one must be there. */
+    authServId: z.string().min(1).optional(),
+    dmPolicy: z.enum(['allowlist', 'open', 'disabled']).default('allowlist'),
+    allowFrom: z.array(AddressSchema).default([]),
+    operators: z.array(AddressSchema).default([]),
+    groups: z.array(z.never()).default([]),
+  })
+  .strict();
+export type EmailChannelConfig = z.infer<typeof EmailChannelConfigSchema>;
+
 /** The platforms this version can talk through. */
-export const CHANNEL_TYPES = ['telegram'] as const;
+export const CHANNEL_TYPES = ['telegram', 'slack', 'email'] as const;
 
 /** One entry of the file; further platforms join this union. An unknown `type` is named in the error. */
-export const ChannelConfigSchema = z.discriminatedUnion('type', [TelegramChannelConfigSchema], {
-  error: (issue) => {
-    const type = (issue.input as { type?: unknown } | undefined)?.type;
-    return `expected "type" to be one of ${CHANNEL_TYPES.join(', ')}, not ${JSON.stringify(type ?? null)}`;
+export const ChannelConfigSchema = z.discriminatedUnion(
+  'type',
+  [TelegramChannelConfigSchema, SlackChannelConfigSchema, EmailChannelConfigSchema],
+  {
+    error: (issue) => {
+      const type = (issue.input as { type?: unknown } | undefined)?.type;
+      return `expected "type" to be one of ${CHANNEL_TYPES.join(', ')}, not ${JSON.stringify(type ?? null)}`;
+    },
   },
-});
+);
 export type ChannelConfig = z.infer<typeof ChannelConfigSchema>;
 
 /** `VIGIL_CHANNELS_CONFIG`'s file: `{"channels": {NAME: {type, …}}}`. */
@@ -67,6 +131,10 @@ export type ChannelsConfigFile = z.infer<typeof ChannelsConfigFileSchema>;
 
 /** The environment variables an entry names for its secrets (each must be set). */
 export function secretEnvNames(entry: ChannelConfig): string[] {
+  if (entry.type === 'email') return [entry.userEnv, entry.passwordEnv];
+  if (entry.type === 'slack') {
+    return [entry.botTokenEnv, entry.appTokenEnv, entry.signingSecretEnv].filter((name) => name !== undefined);
+  }
   return [entry.tokenEnv];
 }
 

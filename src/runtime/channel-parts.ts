@@ -1,11 +1,13 @@
 /**
  * The configured channels' parts, built at boot: each one's store and platform adapter. A platform's library (grammY
- * for Telegram) is loaded only when a channel of its type is configured, so a daemon without channels pays nothing.
+ * for Telegram, Slack's SDK for Slack) is loaded only when a channel of its type is configured, so a daemon without
+ * channels pays nothing.
  */
 import type { ChannelConfig, ChannelsConfigFile } from '../protocol/channels.schema.js';
 import type { ChannelAdapter } from '../subsystems/channels/channel-adapter.js';
 import { ChannelStore } from '../subsystems/channels/channel-store.js';
 import type { VigilDb } from '../subsystems/store/vigil-db.js';
+import { silentLogger, type VigilLogger } from '../shared/logger.js';
 import type { ChannelInjection } from './runtime-options.js';
 
 /** One configured channel's parts. */
@@ -22,11 +24,12 @@ export async function openChannelParts(
   db: VigilDb,
   config: ChannelsConfigFile,
   injection: ChannelInjection,
+  log: VigilLogger = silentLogger,
 ): Promise<Map<string, ChannelPart>> {
   const parts = new Map<string, ChannelPart>();
   for (const [name, entry] of Object.entries(config.channels)) {
     const store = await ChannelStore.open(db, name);
-    const adapter = await adapterFor(name, entry, injection);
+    const adapter = await adapterFor(name, entry, injection, log);
     parts.set(name, {
       entry,
       store,
@@ -37,14 +40,53 @@ export async function openChannelParts(
   return parts;
 }
 
-async function adapterFor(name: string, entry: ChannelConfig, injection: ChannelInjection): Promise<ChannelAdapter> {
-  // The file names the variable; loadConfig checked it is set (an embedder passes `injection.env` or process.env).
-  const secret = (injection.env ?? process.env)[entry.tokenEnv] ?? '';
+async function adapterFor(
+  name: string,
+  entry: ChannelConfig,
+  injection: ChannelInjection,
+  log: VigilLogger,
+): Promise<ChannelAdapter> {
+  // The file names the variables; loadConfig checked they are set (an embedder passes `injection.env` or process.env).
+  const env = injection.env ?? process.env;
+  const secret = env[primarySecretEnv(entry)] ?? '';
   if (injection.createAdapter !== undefined) return injection.createAdapter(name, entry, secret);
+  if (entry.type === 'email') {
+    const { EmailAdapter } = await import('../subsystems/channels/email/email-adapter.js');
+    return new EmailAdapter({
+      channel: name,
+      imapUrl: entry.imapUrl,
+      smtpUrl: entry.smtpUrl,
+      user: env[entry.userEnv] ?? '',
+      password: secret,
+      address: entry.address,
+      mailbox: entry.mailbox,
+      sentMailbox: entry.sentMailbox,
+      ...(entry.authServId === undefined ? {} : { authServId: entry.authServId }),
+      ...(injection.pollTimeoutS === undefined ? {} : { idleMs: injection.pollTimeoutS * 1000 }),
+    });
+  }
+  if (entry.type === 'slack') {
+    const { SlackAdapter } = await import('../subsystems/channels/slack/slack-adapter.js');
+    return new SlackAdapter({
+      botToken: secret,
+      ...(entry.appTokenEnv === undefined ? {} : { appToken: env[entry.appTokenEnv] ?? '' }),
+      ...(entry.signingSecretEnv === undefined ? {} : { signingSecret: env[entry.signingSecretEnv] ?? '' }),
+      apiUrl: entry.apiUrl,
+      groups: entry.groups,
+      log,
+    });
+  }
   const { TelegramAdapter } = await import('../subsystems/channels/telegram/telegram-adapter.js');
   return new TelegramAdapter({
     token: secret,
     apiRoot: entry.apiRoot,
     ...(injection.pollTimeoutS === undefined ? {} : { pollTimeoutS: injection.pollTimeoutS }),
   });
+}
+
+// The secret an injected adapter is given: the one credential of the entry (email: the password).
+function primarySecretEnv(entry: ChannelConfig): string {
+  if (entry.type === 'slack') return entry.botTokenEnv;
+  if (entry.type === 'email') return entry.passwordEnv;
+  return entry.tokenEnv;
 }

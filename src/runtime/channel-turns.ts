@@ -80,8 +80,8 @@ async function admitTurns(
   const firstSeq = conversation.nextSeq();
   const planned = turns.map((turn, i) => {
     const turnId = `t-${ids.next()}`;
-    const { chatId, messageId } = turn.message;
-    let reply = newReply(turnId, chatId, messageId, firstSeq + i, at);
+    const { chatId, messageId, threadId } = turn.message;
+    let reply = newReply(turnId, chatId, threadId ?? messageId, firstSeq + i, at);
     if (ack !== undefined) reply = replyTransition(reply, { type: 'fill', texts: [ack], final: false, ack: true, at });
     return { turn, turnId, reply, from: channelSender(channel, turn.message.senderId) };
   });

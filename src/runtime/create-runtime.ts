@@ -176,7 +176,7 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
         gatewayUrls: configuredGatewayUrls(config),
       },
     },
-    channels: await openChannelParts(db, config.channels, options.channels ?? {}),
+    channels: await openChannelParts(db, config.channels, options.channels ?? {}, log),
     db,
     ids,
     openTurns,

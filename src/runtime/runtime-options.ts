@@ -73,7 +73,7 @@ export interface ChannelInjection {
   createAdapter?: (name: string, entry: ChannelConfig, secret: string) => ChannelAdapter;
   /** A new pairing code. */
   newCode?: () => string;
-  /** Seconds a Telegram long poll waits (default 30). */
+  /** Seconds a Telegram long poll waits (default 30); for email, the longest IDLE (default 120). */
   pollTimeoutS?: number;
 }
 

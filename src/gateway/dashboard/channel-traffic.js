@@ -24,6 +24,7 @@ const REFUSALS = {
   pairing: 'sent a pairing code',
   not_allowed: 'not allowed (allowlist)',
   direct_messages_disabled: 'direct messages are disabled',
+  unauthenticated: 'the sender did not pass authentication (a forged From)',
 };
 
 /** @param {VigilEvent} event @returns {event is ChannelEvent} Whether the traffic list shows `event`. */

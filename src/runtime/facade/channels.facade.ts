@@ -10,6 +10,9 @@ import type {
   ChannelSenderView,
   ChannelView,
 } from '../../protocol/channels.schema.js';
+import type { ChannelWebhook } from '../../subsystems/channels/channel-adapter.js';
+// The gateway's route carries a platform's pushes to a channel's webhook; it reaches the type through the runtime.
+export type { ChannelWebhook } from '../../subsystems/channels/channel-adapter.js';
 import { ChannelRunner } from '../../subsystems/channels/channel-runner.js';
 import type { ChannelStore } from '../../subsystems/channels/channel-store.js';
 import { normalisePairingCode } from '../../subsystems/channels/pairing-code.js';
@@ -70,6 +73,11 @@ export class ChannelsFacade {
   /** `channels.list`. */
   list(): ChannelView[] {
     return [...this.channels.values()].map(({ runner }) => runner.view());
+  }
+
+  /** Where channel `name`'s platform pushes updates over HTTP (Slack's Events API), if it does. */
+  webhook(name: string): ChannelWebhook | undefined {
+    return this.core.parts.channels.get(name)?.adapter.webhook;
   }
 
   /** `channels.pairings`: strangers waiting with a live code, oldest first. */

@@ -21,6 +21,16 @@ export interface InboundMessage {
   repliesToBot: boolean;
   /** Epoch ms, as the platform dated it. */
   at: number;
+  /**
+   * The platform could not vouch for the sender (email: the receiving server's `Authentication-Results` fail for the
+   * From domain): the id may be forged, so the message is refused whoever it names.
+   */
+  unauthenticated?: boolean;
+  /**
+   * The thread a reply goes into when it is not the message itself (Slack: the root's `thread_ts` of a message
+   * written in a thread); the reply record keeps it as the message it replies to.
+   */
+  threadId?: string;
 }
 
 /** One item of the platform's update stream: a message for the inbox, or something to pass over; then the cursor. */
@@ -73,4 +83,57 @@ export interface ChannelAdapter {
   edit(chatId: string, messageId: string, markdown: string): Promise<void>;
   /** Sends a one-off notice (a pairing code) with no reply expected; at most once, never retried. */
   notify(chatId: string, text: string): Promise<void>;
+  /**
+   * False for a platform whose messages cannot be edited (email): the core then sends no placeholder and calls `send`
+   * once per message of a reply, with its whole text, when it is known. Default true.
+   */
+  readonly edits?: boolean;
+  /**
+   * For a platform that cannot edit: sends `text` as one message. `key` is the same every time the core tries this
+   * message (after a crash too), so the platform can tell its own earlier send: resolves with the message's id and
+   * `doubled` when an earlier try may have reached the chat as well.
+   */
+  send?(chatId: string, text: string, replyTo: string | undefined, key: string): Promise<WholeSend>;
+  /**
+   * Every message of a reply goes where its first one does (Slack: into the thread), not only the first: `place` is
+   * given the message replied to for each of them.
+   */
+  readonly threadsReplies?: boolean;
+  /**
+   * Whether a part of a reply (Markdown, at most `maxMessageLength` long) is one the platform takes as it renders it;
+   * a part that does not fit is split further (Slack counts bytes of its rendered text, not characters).
+   */
+  fits?(markdown: string): boolean;
+  /** Lets go of a connection the adapter holds open (Slack's Socket Mode), when the channel stops. */
+  close?(): Promise<void>;
+  /** Where the platform pushes its updates over HTTP to the gateway, when it does (Slack's Events API). */
+  readonly webhook?: ChannelWebhook;
+}
+
+/** An HTTP request a platform made to the gateway, as the adapter reads it. */
+export interface WebhookRequest {
+  headers: Readonly<Record<string, string | undefined>>;
+  body: string;
+}
+
+/** What the gateway answers the platform. */
+export interface WebhookAnswer {
+  status: number;
+  body: string;
+  contentType?: string;
+}
+
+/**
+ * A platform's HTTP push: the adapter checks the request is the platform's (its signature), queues what it carries,
+ * and answers once it is durable; the gateway only carries bytes (the route needs no gateway token).
+ */
+export interface ChannelWebhook {
+  handle(request: WebhookRequest): Promise<WebhookAnswer>;
+}
+
+/** What a platform that cannot edit answers for one message sent whole. */
+export interface WholeSend {
+  messageId: string;
+  /** An earlier try of the same key may have been delivered too (its outcome was unknown). */
+  doubled: boolean;
 }

@@ -23,7 +23,8 @@ import {
 } from './reply.machine.js';
 import { backoffMs } from './channel-link.machine.js';
 import { EDIT_SPACING_MS, type PreviewAction, type Step, type StepAction } from './outbox-step.js';
-import { splitReply } from './telegram/telegram-text.js';
+import { sendWhole } from './outbox-send.js';
+import { splitForAdapter } from './reply-split.js';
 
 /** What the outbox is built from. */
 export interface ChannelOutboxOptions {
@@ -63,7 +64,7 @@ export class ChannelOutbox {
   async recover(): Promise<void> {
     const { store, host, clock } = this.options;
     for (const reply of store.openReplies()) {
-      await this.change(reply.turnId, { type: 'recovered', at: clock.now() });
+      await this.change(reply.turnId, { type: 'recovered', at: clock.now(), whole: !this.edits() });
       if (reply.state !== 'awaiting') continue;
       const ending = await host.ending(reply.turnId, reply.userSeq);
       if (ending !== undefined) await this.fill(ending);
@@ -80,7 +81,7 @@ export class ChannelOutbox {
   async fill(ending: TurnEnding, ack = false): Promise<void> {
     const reply = this.options.store.reply(ending.turnId);
     if (reply === undefined) return;
-    const texts = splitReply(ending.text, this.options.adapter.maxMessageLength);
+    const texts = splitForAdapter(ending.text, this.options.adapter);
     const input: ReplyInput = {
       type: 'fill',
       texts: texts.length > 0 ? texts : ['(no reply)'],
@@ -95,7 +96,8 @@ export class ChannelOutbox {
   /** A piece of turn `turnId`'s reply as the model writes it: shown in its first message by an edit, at most once a second. */
   preview(turnId: string, piece: string): void {
     const reply = this.options.store.reply(turnId);
-    if (reply === undefined || reply.state !== 'awaiting') return;
+    // A platform that cannot edit shows nothing until the reply is whole.
+    if (reply === undefined || reply.state !== 'awaiting' || !this.edits()) return;
     const preview = this.previews.get(turnId) ?? { text: '', shown: '' };
     preview.text += piece;
     this.previews.set(turnId, preview);
@@ -182,7 +184,7 @@ export class ChannelOutbox {
     const stale = replies.find((reply) => reply.slots.some((slot) => slot.status === 'placing'));
     if (stale !== undefined) return { reply: stale, action: { kind: 'resolve' } };
     for (const reply of replies) {
-      const action = nextReplyAction(reply);
+      const action = nextReplyAction(reply, this.edits());
       if (action.kind !== 'none') return { reply, action };
     }
     for (const reply of replies) {
@@ -203,7 +205,7 @@ export class ChannelOutbox {
     const slot = reply.slots.findIndex((each) => each.status === 'placed' && each.text === undefined);
     const messageId = reply.slots[slot]?.messageId;
     if (messageId === undefined) return undefined;
-    const [text] = splitReply(preview.text, this.options.adapter.maxMessageLength);
+    const [text] = splitForAdapter(preview.text, this.options.adapter);
     if (text === undefined || text === preview.shown) return undefined;
     return { kind: 'preview', slot, messageId, text };
   }
@@ -227,12 +229,18 @@ export class ChannelOutbox {
       }
       if (action.kind === 'resolve') {
         // A placeholder's send whose outcome was never written (its write failed): unknown, as after a restart.
-        await this.change(turnId, { type: 'recovered', at: clock.now() });
+        await this.change(turnId, { type: 'recovered', at: clock.now(), whole: !this.edits() });
+        return 0;
+      }
+      if (action.kind === 'send') {
+        await sendWhole(adapter, reply, action, (input) => this.change(turnId, input), clock);
+        onCall?.(undefined);
+        onSent?.();
         return 0;
       }
       if (action.kind === 'place') {
         await this.change(turnId, { type: 'placing', slot: action.slot, at: clock.now() });
-        const replyTo = action.replyTo ? reply.replyTo : undefined;
+        const replyTo = action.replyTo || adapter.threadsReplies === true ? reply.replyTo : undefined;
         let messageId: string;
         try {
           messageId = await adapter.place(chatId, PLACEHOLDER_TEXT, replyTo);
@@ -259,6 +267,11 @@ export class ChannelOutbox {
       if (!(err instanceof ChannelCallError)) return this.storeFailed(reply, err);
       return this.failed(reply, action, err);
     }
+  }
+
+  // False for a platform that cannot edit (email): whole sends, no placeholder, no preview.
+  private edits(): boolean {
+    return this.options.adapter.edits !== false;
   }
 
   private storeFailed(reply: ReplyRecord, err: unknown): number {
@@ -322,7 +335,7 @@ export class ChannelOutbox {
       }
       store.committed({ replies: [after] });
       for (const event of events) host.events.publish(event);
-      if (input.type === 'written') host.metrics?.channelMessages(name, 'out', 1);
+      if (input.type === 'written' || input.type === 'sent') host.metrics?.channelMessages(name, 'out', 1);
       if (after.state === 'failed') host.metrics?.channelSendFailed(name);
       host.metrics?.channelPending(name, store.openReplies().length);
     });

@@ -98,6 +98,7 @@ export class ChannelRunner {
     this.stopEndings?.();
     this.stopPieces?.();
     await this.polling;
+    await this.options.adapter.close?.();
     await this.outbox.stop();
   }
 

@@ -3,7 +3,8 @@
  * Every message of a reply is born as a placeholder whose platform id is recorded the moment it comes back, then
  * edited into its text: an edit can be repeated safely, a send cannot (Telegram has no idempotency key), so the only
  * send whose outcome a crash can leave unknown is a placeholder's, and the worst it costs is one stray placeholder,
- * counted in `strays`, never a reply shown twice or lost.
+ * counted in `strays`, never a reply shown twice or lost. A platform that cannot edit (email) skips the placeholder:
+ * each message is sent once, whole, when its text is known, under a key the platform can recognise after a crash.
  */
 import type { ReplyRecord, ReplySlot } from '../../protocol/channel-records.schema.js';
 
@@ -26,12 +27,19 @@ export type ReplyInput =
   | { type: 'slot_lost'; slot: number; at: number }
   /** The platform refused the reply for good. */
   | { type: 'failed'; error: string; at: number }
-  /** A restart: every send in flight then has an unknown outcome. */
-  | { type: 'recovered'; at: number };
+  /**
+   * A restart: every send in flight then has an unknown outcome. `whole` (a platform that cannot edit): the slot is
+   * sent again under the same key, which lets the platform recognise its own earlier send, so no stray is counted here.
+   */
+  | { type: 'recovered'; at: number; whole?: boolean }
+  /** A platform that cannot edit took the slot's whole text as message `messageId`; `doubled`: perhaps twice. */
+  | { type: 'sent'; slot: number; messageId: string; doubled: boolean; at: number };
 
 /** The next platform call a reply needs, if any. */
 export type ReplyAction =
   | { kind: 'place'; slot: number; replyTo: boolean }
+  /** A platform that cannot edit: the slot's message, sent once, whole. */
+  | { kind: 'send'; slot: number; replyTo: boolean; text: string }
   | { kind: 'edit'; slot: number; messageId: string; text: string }
   | { kind: 'none' };
 
@@ -76,6 +84,16 @@ export function replyTransition(reply: ReplyRecord, input: ReplyInput): ReplyRec
       const next = withSlot(reply, input.slot, 'placing', (slot) => ({ ...slot, status: 'pending' }), input.at);
       return next === reply || !input.unknown ? next : { ...next, strays: next.strays + 1 };
     }
+    case 'sent': {
+      const next = withSlot(
+        reply,
+        input.slot,
+        'placing',
+        (slot) => ({ ...slot, status: 'written', messageId: input.messageId }),
+        input.at,
+      );
+      return settled(next === reply || !input.doubled ? next : { ...next, strays: next.strays + 1 });
+    }
     case 'written':
       return settled(withSlot(reply, input.slot, 'placed', (slot) => ({ ...slot, status: 'written' }), input.at));
     case 'slot_lost':
@@ -94,17 +112,24 @@ export function replyTransition(reply: ReplyRecord, input: ReplyInput): ReplyRec
       const slots = reply.slots.map((slot): ReplySlot =>
         slot.status === 'placing' ? { ...slot, status: 'pending' } : slot,
       );
-      return { ...reply, slots, strays: reply.strays + inFlight, updatedAt: input.at };
+      return { ...reply, slots, strays: reply.strays + (input.whole === true ? 0 : inFlight), updatedAt: input.at };
     }
   }
 }
 
-/** The next call the reply needs: the first slot not yet showing its text decides, so a chat reads in order. */
-export function nextReplyAction(reply: ReplyRecord): ReplyAction {
+/**
+ * The next call the reply needs: the first slot not yet showing its text decides, so a chat reads in order. `edits`
+ * false (email): no placeholder; each message is sent once its text is known, whole.
+ */
+export function nextReplyAction(reply: ReplyRecord, edits = true): ReplyAction {
   if (isOver(reply)) return { kind: 'none' };
   const index = reply.slots.findIndex((slot) => slot.status !== 'written');
   if (index < 0) return { kind: 'none' };
   const slot = reply.slots[index]!;
+  if (!edits) {
+    if (slot.status !== 'pending' || slot.text === undefined) return { kind: 'none' };
+    return { kind: 'send', slot: index, replyTo: slot.replyTo, text: slot.text };
+  }
   if (slot.status === 'pending') return { kind: 'place', slot: index, replyTo: slot.replyTo };
   if (slot.status === 'placed' && slot.text !== undefined && slot.messageId !== undefined) {
     return { kind: 'edit', slot: index, messageId: slot.messageId, text: slot.text };

@@ -21,12 +21,14 @@ export type AccessDecision =
   /** A direct message from a stranger under `pairing`: no turn; a pairing reply at most once an hour. */
   | { kind: 'pair' }
   /** A direct message nobody may send (allowlist stranger, or direct messages disabled): no turn, no reply. */
-  | { kind: 'refuse'; reason: 'not_allowed' | 'direct_messages_disabled' }
+  | { kind: 'refuse'; reason: 'not_allowed' | 'direct_messages_disabled' | 'unauthenticated' }
   /** Not for the agent (a group message that does not address the bot, an unlisted group): nothing at all. */
   | { kind: 'ignore' };
 
 /** Decides what `message` makes, `approved` being whether an operator paired its sender. */
 export function decideAccess(message: InboundMessage, access: AccessSettings, approved: boolean): AccessDecision {
+  // A sender the platform could not vouch for may be anyone, so neither a list nor a pairing can admit it.
+  if (message.unauthenticated === true) return { kind: 'refuse', reason: 'unauthenticated' };
   const scope: TokenScope = access.operators.includes(message.senderId) ? 'operate' : 'talk';
   if (message.chatType === 'group') {
     if (!access.groups.includes(message.chatId)) return { kind: 'ignore' };

@@ -102,7 +102,7 @@ describe('reply machine', () => {
               } else {
                 stored = replyTransition(stored, { type: 'placed', slot: action.slot, messageId: id, at: AT });
               }
-            } else {
+            } else if (action.kind === 'edit') {
               if (fault === 'crash_before') {
                 stored = replyTransition(stored, { type: 'recovered', at: AT });
                 continue;

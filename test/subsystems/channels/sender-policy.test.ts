@@ -36,6 +36,13 @@ const access = (overrides: Partial<AccessSettings> = {}): AccessSettings => ({
 });
 
 describe('sender policy', () => {
+  it('refuses a sender the platform could not vouch for, whoever it names and whatever the policy', () => {
+    const forged = { ...direct('9'), unauthenticated: true };
+    for (const dmPolicy of ['pairing', 'allowlist', 'open'] as const) {
+      expect(decideAccess(forged, access({ dmPolicy }), true)).toEqual({ kind: 'refuse', reason: 'unauthenticated' });
+    }
+  });
+
   it('admits allowed senders as talk and operators as operate', () => {
     expect(decideAccess(direct('1'), access(), false)).toEqual({ kind: 'admit', scope: 'talk', untrusted: false });
     expect(decideAccess(direct('9'), access(), false)).toEqual({ kind: 'admit', scope: 'operate', untrusted: false });
