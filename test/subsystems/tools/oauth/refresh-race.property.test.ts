@@ -129,7 +129,7 @@ describe('refreshes of one server raced', () => {
                 break;
               }
               case 'call': {
-                const tokens = await auth.provider.tokens();
+                const tokens = auth.provider.tokens();
                 await Promise.resolve(
                   auth.fetch(server.url, {
                     method: 'POST',
