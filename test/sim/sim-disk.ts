@@ -91,7 +91,7 @@ export class SimDisk {
   async journal<T>(): Promise<T[]> {
     const events: T[] = [];
     const range = { gt: encoder.encode(JOURNAL_PREFIX), lt: encoder.encode('!event-journal"'), ...VIEW };
-    for await (const value of this.store.values(range)) events.push(JSON.parse(decoder.decode(value)) as T);
+    for await (const value of this.store.values(range)) events.push(...journalEntry<T>(value));
     return events;
   }
 
@@ -110,7 +110,7 @@ export class SimDisk {
     });
   }
 
-  /** The newest journaled seq on disk, or 0. */
+  /** The newest journaled seq on disk (the last of the newest entry's events), or 0. */
   async lastJournalSeq(): Promise<number> {
     const range = {
       gt: encoder.encode(JOURNAL_PREFIX),
@@ -119,7 +119,7 @@ export class SimDisk {
       limit: 1,
       ...VIEW,
     };
-    for await (const key of this.store.keys(range)) return Number(decoder.decode(key).slice(JOURNAL_PREFIX.length));
+    for await (const value of this.store.values(range)) return journalEntry<{ seq: number }>(value).at(-1)?.seq ?? 0;
     return 0;
   }
 
@@ -129,7 +129,7 @@ export class SimDisk {
     for (const op of ops) {
       const key = decoder.decode(op.key);
       if (op.type === 'put' && key.startsWith(JOURNAL_PREFIX))
-        this.failedJournalSeqs.add(Number(key.slice(JOURNAL_PREFIX.length)));
+        for (const event of journalEntry<{ seq: number }>(op.value!)) this.failedJournalSeqs.add(event.seq);
       if (op.type === 'put' && CHANNEL_REPLY_KEY.test(key)) {
         const reply = JSON.parse(decoder.decode(op.value)) as { chatId: string; slots: { messageId?: string }[] };
         for (const slot of reply.slots)
@@ -140,6 +140,12 @@ export class SimDisk {
 }
 
 type Op = { type: 'put' | 'del'; key: Uint8Array; value?: Uint8Array };
+
+/** A journal entry's events: an array of a batch's events, or one event (the format before batching). */
+function journalEntry<T>(value: Uint8Array): T[] {
+  const parsed = JSON.parse(decoder.decode(value)) as T | T[];
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
 
 interface QueuedWrite {
   synced: boolean;

@@ -248,7 +248,9 @@ export async function lastEventAt(dir: string): Promise<number> {
   await store.open();
   try {
     for await (const value of store.values({ ...sublevelRange(SUBLEVELS.eventJournal), reverse: true, limit: 1 })) {
-      return Date.parse((JSON.parse(new TextDecoder().decode(value)) as { at: string }).at);
+      // The newest entry's last event (an entry is a batch's array of events, or one event before batching).
+      const entry = JSON.parse(new TextDecoder().decode(value)) as { at: string } | { at: string }[];
+      return Date.parse((Array.isArray(entry) ? entry[entry.length - 1]! : entry).at);
     }
     throw new Error(`${dir} has no journalled event`);
   } finally {

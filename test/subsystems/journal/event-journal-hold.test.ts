@@ -69,4 +69,43 @@ describe('EventJournal with a hold (webhook endpoints behind)', () => {
     const droppedSeqs = dropped.map((e) => e.seq);
     expect(droppedSeqs).toEqual(Array.from({ length: kept[0]! - 1 }, (_, i) => i + 1));
   });
+
+  it('with entries of several events, keeps an entry a reader is partway into and hands over only what it lacks', async () => {
+    let received = 0;
+    const dropped: VigilEvent[] = [];
+    const hold: JournalHold = {
+      keepAfter: () => received,
+      receivedThrough: () => received,
+      dropping: (events) => {
+        dropped.push(...events);
+        return Promise.resolve();
+      },
+    };
+    // maxEvents 100 flushes every 10 events: entries of 10 (1–10, 11–20, …).
+    const { bus, journal } = setUp(hold, 100, 20);
+    const stored = (): Promise<number[]> => allSeqs(journal);
+    // The reader has 25: entries 1–10 and 11–20 are free, 21–30 is not (it lacks 26–30).
+    received = 25;
+    for (let i = 0; i < 130; i += 1) bus.emit('checkpoint.failed', { reason: `r${i}` });
+    await journal.flush();
+    expect((await stored())[0]).toBe(21);
+    expect(dropped).toEqual([]);
+    // Past maxEvents + holdMax (120): the oldest entries go all the same; the reader gets 26 onwards of them.
+    for (let i = 0; i < 20; i += 1) bus.emit('checkpoint.failed', { reason: `s${i}` });
+    await journal.flush();
+    const first = (await stored())[0]!;
+    expect(first).toBeGreaterThan(21);
+    expect(dropped.map((event) => event.seq)).toEqual(Array.from({ length: first - 26 }, (_, i) => 26 + i));
+  });
 });
+
+/** Every seq the journal holds, oldest first, paged past its query cap. */
+async function allSeqs(journal: EventJournal): Promise<number[]> {
+  const all: number[] = [];
+  for (let after = 0; ;) {
+    const page = await journal.query({ after, limit: 100 });
+    if (page.length === 0) return all;
+    all.push(...page.map((event) => event.seq));
+    after = page.at(-1)!.seq;
+  }
+}

@@ -25,7 +25,7 @@ describe('EventJournal', () => {
     expect(await journal.lastSeq()).toBe(10);
   });
 
-  it('runs its flush interval on the timers it is given, and writes the batch when one fires', async () => {
+  it('runs its flush interval on the timers it is given, and writes the batch as one entry when one fires', async () => {
     const db = new MemoryLevel() as unknown as VigilDb;
     const scheduled: { fn: () => void; ms: number }[] = [];
     const timers = {
@@ -40,7 +40,8 @@ describe('EventJournal', () => {
     const stored = db.sublevel<string, unknown>('event-journal', { valueEncoding: 'json' });
     expect(await stored.keys().all()).toEqual([]);
     scheduled[0]!.fn();
-    await vi.waitFor(async () => expect(await stored.keys().all()).toHaveLength(2));
+    await vi.waitFor(async () => expect(await stored.keys().all()).toEqual(['0000000000000001']));
+    expect(((await stored.get('0000000000000001')) as { seq: number }[]).map((event) => event.seq)).toEqual([1, 2]);
   });
 
   it('filters by type patterns before applying the limit', async () => {
