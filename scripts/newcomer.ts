@@ -33,6 +33,8 @@ export interface NewcomerOptions {
   dataDir: string;
   /** How long the daemon may take to print its line, and each command to end (default 60 s). */
   timeoutMs?: number;
+  /** Told the process group of `npm start` once it runs (a test kills it if the run itself is given up). */
+  onStart?: (processGroup: number) => void;
 }
 
 /**
@@ -107,7 +109,12 @@ async function judge(command: string, out: { stdout: string; killed: boolean }):
 }
 
 /** The run; resolves with every step (the daemon's start and stop among them). */
-export async function runNewcomer({ checkout, dataDir, timeoutMs = 60_000 }: NewcomerOptions): Promise<NewcomerStep[]> {
+export async function runNewcomer({
+  checkout,
+  dataDir,
+  timeoutMs = 60_000,
+  onStart,
+}: NewcomerOptions): Promise<NewcomerStep[]> {
   const steps: NewcomerStep[] = [];
   // Its own process group, as a terminal's foreground job: Ctrl-C reaches npm and the daemon together.
   const daemon = spawn('npm', ['start'], {
@@ -116,6 +123,7 @@ export async function runNewcomer({ checkout, dataDir, timeoutMs = 60_000 }: New
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  if (daemon.pid !== undefined) onStart?.(daemon.pid);
   // The daemon's JSON log: its last line says whether it stopped cleanly.
   let log = '';
   daemon.stdout.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));

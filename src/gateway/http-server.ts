@@ -11,6 +11,7 @@ import { createThrottledAuth, type AuthOutcome } from './auth-throttle.js';
 import { ConnectionCaps, DEFAULT_MAX_CONNECTIONS, connectionRefusalMessage } from './connection-caps.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './token-bucket.js';
 import { createMcpRoute } from './mcp-route.js';
+import { createA2aRoute } from './a2a-route.js';
 import {
   createOriginGuard,
   isPolicyOrigin,
@@ -111,6 +112,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     tools: options.mcpTools ?? DEFAULT_MCP_TOOLS,
     where: () => boundUrl,
   });
+  const a2a = createA2aRoute({ runtime, log, baseUrl: () => options.publicUrl?.replace(/\/+$/, '') ?? boundUrl });
   const routes: Record<string, RouteHandler> = {
     '/events': (req, res, url, caller) =>
       serveEventStream(req, res, url, {
@@ -167,6 +169,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       sendJson(res, 200, { ok: true, beatCount: runtime.status().beatCount });
+      return;
+    }
+    if (a2a.serves(url.pathname)) {
+      a2a.handle(req, res, url, admit);
       return;
     }
     // The token itself, never the dashboard's session cookie: an MCP host is a client like any other.
@@ -330,6 +336,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       );
       for (const res of streams.keys()) res.end();
       await Promise.all([...closing, mcp.close()]);
+      a2a.close();
       wss.close();
       endings.unsubscribe();
       signOuts.unsubscribe();

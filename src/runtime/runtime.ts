@@ -40,6 +40,7 @@ import { TokensFacade } from './facade/tokens.facade.js';
 import { WebhooksFacade } from './facade/webhooks.facade.js';
 import { ChannelsFacade } from './facade/channels.facade.js';
 import { RuntimeCore } from './runtime-core.js';
+import { a2aHostOf, type A2aHost } from './a2a/a2a-host.js';
 import type { RuntimeParts } from './runtime-parts.js';
 
 export { ACK_TEXT, SLEEPING_ACK_TEXT } from './facade/conversation.facade.js';
@@ -61,6 +62,7 @@ export class Runtime {
   readonly webhooks: WebhooksFacade;
   /** The chat channels (`channels.*`, CONTRACT §18): inboxes and outboxes beside the heartbeat. */
   readonly channels: ChannelsFacade;
+  readonly a2a: A2aHost;
   private readonly core: RuntimeCore;
   private readonly goals: GoalsFacade;
   private readonly budget: BudgetFacade;
@@ -81,6 +83,7 @@ export class Runtime {
     this.schedules = new SchedulesFacade(this.core, parts.schedules);
     this.webhooks = new WebhooksFacade(this.core);
     this.channels = new ChannelsFacade(this.core);
+    this.a2a = a2aHostOf(this.core);
     this.metrics = parts.metrics;
     this.tokens = new TokensFacade({ store: parts.tokens, bus: parts.bus, clock: parts.clock, log: parts.log });
     this.mcpServers = new McpServersFacade(this.core);

@@ -6,11 +6,21 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { hintedCommands, readmeCommands, runNewcomer } from '../../scripts/newcomer.js';
 import { ROOT } from './run-process.js';
 
 describe('a newcomer’s first five minutes', () => {
+  // A run given up (the test's timeout) would leave its daemon running: its process group is ended here.
+  let started: number | undefined;
+  afterAll(() => {
+    try {
+      if (started !== undefined) process.kill(-started, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  });
+
   it('finds the commands in the daemon’s line and the README', () => {
     const line =
       'Vigil is listening at http://127.0.0.1:7420/. Dashboard: npx vigil dashboard (prints a one-time sign-in link). ' +
@@ -29,7 +39,7 @@ describe('a newcomer’s first five minutes', () => {
   it('runs every command the README and the daemon’s start line name, as printed, and each works', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'vigil-newcomer-'));
     try {
-      const steps = await runNewcomer({ checkout: ROOT, dataDir });
+      const steps = await runNewcomer({ checkout: ROOT, dataDir, onStart: (group) => (started = group) });
       const failed = steps.filter((step) => !step.ok).map((step) => `${step.command}: ${step.detail}`);
       expect(failed).toEqual([]);
       const commands = steps.map((step) => step.command);

@@ -115,7 +115,11 @@ export const COMMAND_HELP: readonly CommandHelp[] = [
     summary: 'MCP tools, calls waiting for approval, sign-ins to servers',
     client: true,
     forms: [
-      { sub: 'list', usage: 'list [--json]', about: 'the tools the agent may use, and servers waiting for a sign-in.' },
+      {
+        sub: 'list',
+        usage: 'list [--json]',
+        about: 'the tools the agent may use, servers waiting for a sign-in, and servers that cannot be reached.',
+      },
       { sub: 'pending', usage: 'pending [--json]', about: "tool calls waiting for an operator's approval." },
       { sub: 'approve', usage: 'approve CALL_ID', about: 'runs a waiting call.' },
       { sub: 'deny', usage: 'deny CALL_ID [--reason R]', about: 'refuses a waiting call; the agent is told why.' },
@@ -242,7 +246,7 @@ export const COMMAND_HELP: readonly CommandHelp[] = [
   },
   {
     name: 'channels',
-    summary: 'chat channels (Telegram): state, pairings, senders',
+    summary: 'chat channels (Telegram, Slack, email): state, pairings, senders',
     client: true,
     forms: [
       {

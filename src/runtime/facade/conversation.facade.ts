@@ -8,6 +8,7 @@ import type {
   ConversationListParams,
   ConversationMessage,
 } from '../../protocol/conversation.schema.js';
+import type { VigilBatchOp } from '../../subsystems/store/vigil-db.js';
 import { iso, type RuntimeCore } from '../runtime-core.js';
 
 export { searchConversation } from './conversation-search.facade.js';
@@ -24,9 +25,15 @@ export const SLEEPING_ACK_TEXT = "I'm resting: today's budget is spent. I'll ans
  * autonomous work preempts it (`agent.preempted`, then `agent.ack`); one arriving during a user turn follows the busy
  * strategy: interrupt (answer both next), enqueue (after this turn) or reject. Asleep over the budget: an ack saying
  * when it wakes, and the answer after. `scope` is the sender's: the turn carries it, so what the agent does for the
- * message (the offline thinker's `/tool`, `/schedule`) is what that sender may do.
+ * message (the offline thinker's `/tool`, `/schedule`) is what that sender may do. `alongside` (an A2A task's
+ * record) is written in the message's own batch, given the turn's id and the seq the message will have.
  */
-export async function sendMessage(core: RuntimeCore, params: SendParams, scope: TokenScope): Promise<SendResult> {
+export async function sendMessage(
+  core: RuntimeCore,
+  params: SendParams,
+  scope: TokenScope,
+  alongside?: (turnId: string, seq: number) => VigilBatchOp[],
+): Promise<SendResult> {
   core.assertRunning();
   const { conversation, clock, ids, bus, deps } = core.parts;
   const strategy = deps.options.busyStrategy;
@@ -46,7 +53,9 @@ export async function sendMessage(core: RuntimeCore, params: SendParams, scope: 
     const at = clock.now();
     // Held until the heartbeat has it: a checkpoint in between must not count the message as seen.
     // The scope is logged with the message: a turn replayed after a crash acts with the scope it was sent with.
-    const stored = await conversation.append({ turnId, role: 'user', text: params.text, from, scope, at }, [], {
+    // Appends number their messages at the call: this is the seq the message below will have.
+    const ops = alongside?.(turnId, conversation.nextSeq()) ?? [];
+    const stored = await conversation.append({ turnId, role: 'user', text: params.text, from, scope, at }, ops, {
       hold: true,
     });
     try {

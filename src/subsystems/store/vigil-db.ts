@@ -54,6 +54,8 @@ export const SUBLEVELS = {
   webhookAttempts: 'webhook-attempts',
   /** Chat channels: each one's cursor, admitted messages, replies in flight, approved senders and pairings. */
   channels: 'channels',
+  /** Tasks handed to the agent over A2A (`/a2a`): each one's owner, turn and the task as the A2A client reads it. */
+  a2aTasks: 'a2a-tasks',
 } as const;
 
 // `sync` is a classic-level option that abstract-level's types do not declare; memory-level ignores it.
