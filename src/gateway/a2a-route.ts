@@ -19,7 +19,7 @@ import { refuseUnauthorized, sendJson } from './http-refusals.js';
 import { assertCallerMay } from './scope-check.js';
 
 /** The methods that hand the agent a message: they need `talk`; the others (reading a task) need `read`. */
-const SENDING = new Set(['SendMessage', 'SendStreamingMessage']);
+const SENDING = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
 
 export interface A2aRouteOptions {
   runtime: Runtime;
@@ -87,7 +87,11 @@ export function createA2aRoute(options: A2aRouteOptions): A2aRoute {
       if (url.pathname === AGENT_CARD_PATH) {
         if (req.method !== 'GET' && req.method !== 'HEAD') return notAllowed(res, 'GET, HEAD', url.pathname, req);
         runDetached(
-          load().then((a2a) => sendJson(res, 200, a2a.card())),
+          load().then((a2a) => {
+            // The card differs by the caller's A2A-Version (1.0, or 0.3 when absent): a cache must keep them apart.
+            res.setHeader('vary', 'A2A-Version');
+            sendJson(res, 200, a2a.card(req.headers['a2a-version']));
+          }),
           log,
           'serving the A2A agent card',
         );

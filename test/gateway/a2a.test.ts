@@ -1,10 +1,11 @@
 /** A2A on a real gateway (`/.well-known/agent-card.json`, `/a2a`), driven by `@a2a-js/sdk`'s own client. */
 import { TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
+import { isLegacyAgentCard, LegacyJsonRpcTransport, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { OfflineThinker } from '../../src/subsystems/thinking/offline-thinker.js';
-import { a2aClient, resultText, send } from './a2a-client.fixture.js';
+import { a2aClient, resultText, send, userMessage } from './a2a-client.fixture.js';
 import { startGatewayHarness, TEST_TOKEN, type GatewayHarness } from './gateway.fixture.js';
 
 const harnesses: GatewayHarness[] = [];
@@ -36,7 +37,8 @@ const getTask = (client: Client, id: string) => client.getTask({ tenant: '', id,
 describe('A2A on the gateway (the @a2a-js/sdk client)', () => {
   it('serves the Agent Card without a token: the identity, the /a2a endpoint, the bearer scheme', async () => {
     const h = await gateway();
-    const res = await fetch(`${h.gateway.url}/.well-known/agent-card.json`);
+    // As a 1.0 client asks for it (the SDK's resolver sends A2A-Version: 1.0); without the header, 0.3's (below).
+    const res = await fetch(`${h.gateway.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
     expect(res.status).toBe(200);
     const card = (await res.json()) as Record<string, unknown>;
     expect(card).toMatchObject({
@@ -140,9 +142,11 @@ describe('A2A on the gateway (the @a2a-js/sdk client)', () => {
       });
     const call = (method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 7, method, params });
     const send = call('SendMessage', { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
-    // An A2A 0.3 client (no A2A-Version header) is told the version is not supported; nothing is sent.
+    // Without an A2A-Version header a caller speaks 0.3, whose names these are not: refused, nothing is sent.
     const old = await post(send, TEST_TOKEN, null);
-    expect(await old.json()).toMatchObject({ id: 7, error: { code: -32009 } });
+    expect(await old.json()).toMatchObject({ id: 7, error: { code: -32601 } });
+    // A version neither 1.0 nor 0.x is not supported.
+    expect(await (await post(send, TEST_TOKEN, '2.0')).json()).toMatchObject({ id: 7, error: { code: -32009 } });
     const streaming = await post(call('SendStreamingMessage', { message: { messageId: 'm2', parts: [] } }));
     expect(await streaming.json()).toMatchObject({ id: 7, error: { code: -32004 } });
     // A task is one turn: a message continuing one is refused before it reaches the task.
@@ -162,5 +166,53 @@ describe('A2A on the gateway (the @a2a-js/sdk client)', () => {
     const rpc = await h.connect();
     const entries = (await rpc.request('conversation.list', { limit: 50 })).result as unknown[];
     expect(entries).toEqual([]);
+  });
+
+  it('speaks A2A 0.3 to a caller that sends no A2A-Version: its card, message/send and tasks/get (the SDK’s 0.3 transport)', async () => {
+    const h = await gateway();
+    // The card a 0.3 caller reads: url and preferredTransport, as the SDK's own 0.3 parser takes it.
+    const legacy = (await (await fetch(`${h.gateway.url}/.well-known/agent-card.json`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(isLegacyAgentCard(legacy)).toBe(true);
+    expect(legacy).toMatchObject({
+      protocolVersion: '0.3.0',
+      url: `${h.gateway.url}/a2a`,
+      preferredTransport: 'JSONRPC',
+    });
+    expect(parseLegacyAgentCard(legacy).name).toBe('Vigil');
+    const modern = await fetch(`${h.gateway.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
+    expect(modern.headers.get('vary')).toMatch(/A2A-Version/i);
+    expect(isLegacyAgentCard(await modern.json())).toBe(false);
+
+    const seen: Array<string | null> = [];
+    const transport = new LegacyJsonRpcTransport({
+      endpoint: `${h.gateway.url}/a2a`,
+      fetchImpl: (input, init) => {
+        const headers = new Headers(init?.headers);
+        seen.push(headers.get('a2a-version'));
+        headers.set('authorization', `Bearer ${TEST_TOKEN}`);
+        return fetch(input, { ...init, headers });
+      },
+    });
+    const result = await h.until(
+      transport.sendMessage({
+        tenant: '',
+        message: userMessage('hello in 0.3'),
+        configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: false },
+        metadata: undefined,
+      }),
+    );
+    expect(seen.every((version) => version === null || version.startsWith('0.'))).toBe(true);
+    if (!('status' in result)) throw new Error(`expected a task, got ${JSON.stringify(result)}`);
+    expect(result.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(resultText(result)).toMatch(/Hello a2a:daemon/);
+    const read = await transport.getTask({ tenant: '', id: result.id, historyLength: undefined });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // One turn, as in 1.0.
+    const rpc = await h.connect();
+    const entries = (await rpc.request('conversation.list', { limit: 50 })).result as Array<{ text: string }>;
+    expect(entries.filter((entry) => entry.text === 'hello in 0.3')).toHaveLength(1);
   });
 });

@@ -12,13 +12,14 @@ import {
   validateVersion,
   type User,
 } from '@a2a-js/sdk/server';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { Caller } from '../../runtime/facade/tokens.facade.js';
 import type { VigilLogger } from '../../shared/logger.js';
 import { A2aTaskEndings } from '../../runtime/a2a/a2a-task-endings.js';
 import { A2aTaskStore, TERMINAL_STATES } from '../../runtime/a2a/a2a-task-store.js';
 import { CALLER_KEY, ownerName, VigilAgentExecutor } from './a2a-executor.js';
-import { buildAgentCard } from './agent-card.js';
+import { asksForLegacy, buildAgentCard, legacyAgentCard } from './agent-card.js';
 
 /** The methods of this slice; streaming, resubscription and push notifications are not offered (the card says so). */
 const NOT_OFFERED = new Set([
@@ -28,14 +29,24 @@ const NOT_OFFERED = new Set([
   'GetTaskPushNotificationConfig',
   'ListTaskPushNotificationConfigs',
   'DeleteTaskPushNotificationConfig',
+  // A2A 0.3's names of the same.
+  'message/stream',
+  'tasks/resubscribe',
+  'tasks/pushNotificationConfig/set',
+  'tasks/pushNotificationConfig/get',
+  'tasks/pushNotificationConfig/list',
+  'tasks/pushNotificationConfig/delete',
 ]);
+
+/** The methods that start a task with a message, in both versions' names. */
+const SENDS = new Set(['SendMessage', 'message/send']);
 
 /** A JSON-RPC answer. */
 export type A2aAnswer = { jsonrpc: '2.0'; id: string | number | null; result?: unknown; error?: unknown };
 
 export interface A2aServer {
-  /** The Agent Card in its JSON form. */
-  card(): unknown;
+  /** The Agent Card in its JSON form: A2A 1.0's, or 0.3's for a caller whose `A2A-Version` asks for it. */
+  card(version: string | string[] | undefined): unknown;
   /** Answers one JSON-RPC request of `caller` (whose scope the route has checked). */
   handle(body: object, caller: Caller, headers: Record<string, string | string[] | undefined>): Promise<A2aAnswer>;
   close(): void;
@@ -92,13 +103,16 @@ export async function createA2aServer(runtime: Runtime, baseUrl: string, log: Vi
   await endings.recover();
   const handler = new VigilRequestHandler(card, store, new VigilAgentExecutor(host, store, endings, now));
   const transport = new JsonRpcTransportHandler(handler);
+  // A2A 0.3 callers (no A2A-Version header): the SDK's compat layer translates their method names and shapes.
+  const legacyTransport = new LegacyJsonRpcTransportHandler(handler);
+  const legacyCard = legacyAgentCard(host.identity(), baseUrl);
   const fail = (id: A2aAnswer['id'], err: unknown): A2aAnswer => ({
     jsonrpc: '2.0',
     id,
     error: JsonRpcTransportHandler.mapToJSONRPCError(err),
   });
   return {
-    card: () => AgentCard.toJSON(card),
+    card: (version) => (asksForLegacy(version) ? legacyCard : AgentCard.toJSON(card)),
     async handle(body, caller, headers) {
       const request = body as { id?: unknown; method?: unknown; params?: unknown };
       const id = typeof request.id === 'string' || typeof request.id === 'number' ? request.id : null;
@@ -109,17 +123,20 @@ export async function createA2aServer(runtime: Runtime, baseUrl: string, log: Vi
         ...(requestedVersion === undefined ? {} : { requestedVersion }),
         state: new Map([[CALLER_KEY, caller]]),
       });
+      const legacy = asksForLegacy(header);
       try {
-        validateVersion(context.requestedVersion, card, 'JSONRPC');
+        if (!legacy) validateVersion(context.requestedVersion, card, 'JSONRPC');
         if (typeof request.method === 'string' && NOT_OFFERED.has(request.method))
           throw new UnsupportedOperationError(`${request.method} is not offered by this agent yet.`);
         // Refused before the SDK runs the executor: its refusal there would mark the named task failed.
-        if (request.method === 'SendMessage' && namesTask(request))
+        if (typeof request.method === 'string' && SENDS.has(request.method) && namesTask(request))
           throw new UnsupportedOperationError('A Vigil task is one turn: send a new message (no taskId) for another.');
       } catch (err) {
-        return fail(id, err);
+        return legacy
+          ? { jsonrpc: '2.0', id, error: LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) }
+          : fail(id, err);
       }
-      const answer = await transport.handle(body as Record<string, unknown>, context);
+      const answer = await (legacy ? legacyTransport : transport).handle(body as Record<string, unknown>, context);
       // Only the streaming methods answer with a stream, and they are refused above.
       if (Symbol.asyncIterator in answer) return fail(id, new UnsupportedOperationError('streaming is not offered'));
       return answer as A2aAnswer;

@@ -72,3 +72,48 @@ export function buildAgentCard(identity: string, baseUrl: string): AgentCard {
     signatures: [],
   };
 }
+
+/**
+ * The same card in A2A 0.3's shape, for a caller that sends no `A2A-Version` (or a 0.x one): the agents built on 0.3
+ * SDKs (LangGraph's, most of those deployed) read `url` and `preferredTransport`, which 1.0 replaced by
+ * `supportedInterfaces`.
+ */
+export function legacyAgentCard(identity: string, baseUrl: string): Record<string, unknown> {
+  const card = buildAgentCard(identity, baseUrl);
+  const url = `${baseUrl}${A2A_PATH}`;
+  return {
+    protocolVersion: '0.3.0',
+    name: card.name,
+    description: card.description,
+    url,
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [{ url, transport: 'JSONRPC' }],
+    version: card.version,
+    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
+    securitySchemes: {
+      vigilToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'A Vigil gateway token (`vigil tokens create`): scope talk or operate to send a message.',
+      },
+    },
+    security: [{ vigilToken: [] }],
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: card.skills.map(({ id, name, description, tags, examples, inputModes, outputModes }) => ({
+      id,
+      name,
+      description,
+      tags,
+      examples,
+      inputModes,
+      outputModes,
+    })),
+  };
+}
+
+/** Whether a request's `A2A-Version` asks for A2A 0.3: absent (0.3 clients send none) or a 0.x version. */
+export function asksForLegacy(version: string | string[] | undefined): boolean {
+  const value = Array.isArray(version) ? version[0] : version;
+  return value === undefined || value.trim() === '' || /^0\./.test(value.trim());
+}
