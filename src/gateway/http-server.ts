@@ -9,20 +9,14 @@ import { CLOSE_CODES } from './gateway-faults.js';
 import { createAuthFailureLog, createCallerAuth, tokenFromRequest } from './gateway-auth.js';
 import { createThrottledAuth, type AuthOutcome } from './auth-throttle.js';
 import { ConnectionCaps, DEFAULT_MAX_CONNECTIONS, connectionRefusalMessage } from './connection-caps.js';
-import { DEFAULT_RATE_LIMIT, type RateLimit } from './token-bucket.js';
 import { createMcpRoute } from './mcp-route.js';
+import { connectionLimitsOf, originPolicyFor } from './gateway-settings.js';
 import { createA2aRoute } from './a2a-route.js';
-import {
-  createOriginGuard,
-  isPolicyOrigin,
-  originPolicy,
-  refusalMessage,
-  type OriginPolicy,
-} from './request-origin.js';
+import { createOriginGuard, isPolicyOrigin, refusalMessage, type OriginPolicy } from './request-origin.js';
 import { metricsRoute } from './metrics-route.js';
 import { ALL_METHODS } from './methods/index.js';
 import { buildOpenRpcDocument } from './openrpc.js';
-import { RpcConnection, type ConnectionLimits } from './rpc-connection.js';
+import { RpcConnection } from './rpc-connection.js';
 import { serveEventStream, type SseStream } from './sse-feed.js';
 import { isVigilError } from '../errors.js';
 import type { Caller, TokenEnded } from '../runtime/facade/tokens.facade.js';
@@ -30,7 +24,6 @@ import { assertCallerMay } from './scope-check.js';
 import { handleOAuthCallback } from './oauth-callback-route.js';
 import { CHANNEL_EVENTS_PATH, handleChannelEvents } from './channel-events-route.js';
 import { OAUTH_CALLBACK_PATH } from '../protocol/tools.schema.js';
-import { publicUrlHost, publicUrlOrigin } from '../protocol/request-origin.js';
 import { MAX_FRAME_BYTES } from '../protocol/limits.js';
 import type { Gateway, GatewayOptions, RouteHandler } from './gateway-options.js';
 import { refuseUnauthorized, refuseUpgrade, sendJson, tooManyFailures, unauthorizedMessage } from './http-refusals.js';
@@ -45,19 +38,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { runtime } = options;
   const { metrics } = runtime;
   const log = options.log ?? silentLogger;
-  const subscriberBuffer = options.subscriberBuffer ?? 1000;
-  const rateLimit: RateLimit = {
-    perSecond: options.rpcRateLimit ?? DEFAULT_RATE_LIMIT.perSecond,
-    burst: options.rpcRateBurst ?? DEFAULT_RATE_LIMIT.burst,
-  };
-  const limits: ConnectionLimits = {
-    maxSubscriptions: options.maxSubscriptions ?? 16,
-    subscriberBuffer,
-    highWaterBytes: options.highWaterBytes ?? 256 * 1024,
-    maxDropped: options.maxDropped ?? subscriberBuffer * 100,
-    maxInFlight: 64,
-    rateLimit,
-  };
+  const { rateLimit, limits } = connectionLimitsOf(options);
+  const { subscriberBuffer } = limits;
   // The daemon's token is `operate`; a scoped token is what its record says, as long as it lives.
   const authenticate = createCallerAuth(options.token, runtime.tokens);
   // Refusals are logged with the caller's address (throttled), never with what it sent as a token; an address that
@@ -130,19 +112,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   // DNS rebinding: Host and Origin before anything else, /healthz included. Built now, so a bad allow-list entry fails
   // the start; rebuilt for the bound port once listening (port 0), before any request can arrive.
-  const policyFor = (port: number): OriginPolicy =>
-    originPolicy({
-      boundHost: options.host,
-      port,
-      allowedHosts: [
-        ...(options.allowedHosts ?? []),
-        ...(options.publicUrl === undefined ? [] : [publicUrlHost(options.publicUrl)]),
-      ],
-      allowedOrigins: [
-        ...(options.allowedOrigins ?? []),
-        ...(options.publicUrl === undefined ? [] : [publicUrlOrigin(options.publicUrl)]),
-      ],
-    });
+  const policyFor = (port: number): OriginPolicy => originPolicyFor(options, port);
   let policy = policyFor(options.port);
   const guardOrigin = createOriginGuard(() => policy, log);
 
