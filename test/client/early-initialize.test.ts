@@ -9,6 +9,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { answerInitializeEarly, initializeResult } from '../../src/client/mcp/early-initialize.js';
 import { MCP_PROTOCOL_VERSIONS } from '../../src/client/mcp/mcp-server-identity.js';
+import { SessionTurns } from '../../src/client/mcp/session-turns.js';
 import { createVigilMcpServer } from '../../src/client/mcp/vigil-mcp-server.js';
 
 function initialize(protocolVersion: string, id: string | number = 1): JSONRPCMessage {
@@ -20,9 +21,13 @@ function initialize(protocolVersion: string, id: string | number = 1): JSONRPCMe
   };
 }
 
-/** What the SDK's server (Vigil's, as `vigil mcp` builds it) answers to `request`. */
+/** What the SDK's server (Vigil's, as `vigil mcp` builds it: with its channel) answers to `request`. */
 async function sdkAnswer(request: JSONRPCMessage): Promise<unknown> {
-  const server = createVigilMcpServer({ openLink: () => Promise.reject(new Error('unused')), where: 'test' });
+  const server = createVigilMcpServer({
+    openLink: () => Promise.reject(new Error('unused')),
+    where: 'test',
+    channel: { sessionTurns: new SessionTurns() },
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const answered = new Promise<unknown>((resolve) => (clientSide.onmessage = resolve));
   await server.connect(serverSide);

@@ -4,7 +4,8 @@
  * allows (asked of the daemon while the host initialises). It answers `initialize` without waiting on the daemon,
  * connects for the first tool call (again after the daemon restarts), and exits when the host closes stdin. A daemon
  * not started yet (no token file in the data dir), stopped, or refusing the token is no reason to exit: each tool call
- * looks for it again, and answers with the sentence a client command would print until it is found.
+ * looks for it again, and answers with the sentence a client command would print until it is found. Once the host is
+ * initialised it also pushes the agent's own messages to it as Claude Code channel events (`channel-push.ts`).
  */
 import type { TokenScope } from '../../protocol/token-scopes.js';
 import type { LinkOpener } from '../mcp/client-link.js';
@@ -53,6 +54,7 @@ export async function mcpCommand(
     { createVigilMcpServer },
     { createLinkOpener },
     { GatedTransport },
+    { startChannel },
   ] = await Promise.all([
     import('./client-options.js'),
     import('../../protocol/mcp-server-tools.js'),
@@ -60,6 +62,7 @@ export async function mcpCommand(
     import('../mcp/vigil-mcp-server.js'),
     import('../mcp/client-link.js'),
     import('../mcp/gated-transport.js'),
+    import('../mcp/channel-start.js'),
   ]);
   const findDaemon = () => resolveTarget(args, io);
   // A bad --url or VIGIL_PORT is the user's to fix before any host can use this server (exit 2, as every client
@@ -70,7 +73,9 @@ export async function mcpCommand(
   );
   if (usage !== undefined) return usageError(usage, io);
   const links = createLinkOpener(findDaemon);
-  const server = createVigilMcpServer({ openLink: links.open, where: links.where, tools });
+  const channel = await startChannel(args, io, links);
+  const server = createVigilMcpServer({ openLink: links.open, where: links.where, tools, channel });
+  channel.attach(server.server);
   // Asked while the host initialises: a read or talk token's host is offered only the tools it may use (with the
   // daemon down, all: calls refuse later). Requests after `initialize` wait for it, so no host lists a tool too many.
   const scoped = tokenScope(links, io).then((scope) => {
@@ -79,6 +84,7 @@ export async function mcpCommand(
   const transport = new StdioServerTransport(early.input, stdout as never);
   await server.connect(new GatedTransport(transport, scoped, early.isAnswered));
   await early.closed;
+  await channel.push.stop();
   await server.close().catch(() => undefined);
   await links.close();
   return 0;

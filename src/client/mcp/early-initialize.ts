@@ -6,10 +6,10 @@
  */
 import { PassThrough } from 'node:stream';
 import {
+  MCP_CHANNEL_SERVER_CAPABILITIES,
+  MCP_CHANNEL_SERVER_INSTRUCTIONS,
   MCP_PROTOCOL_VERSIONS,
-  MCP_SERVER_CAPABILITIES,
   MCP_SERVER_INFO,
-  MCP_SERVER_INSTRUCTIONS,
 } from './mcp-server-identity.js';
 
 /** A JSON-RPC request id. */
@@ -27,14 +27,15 @@ export interface EarlyStart {
   readonly firstLine: Promise<void>;
 }
 
-/** The `initialize` result Vigil's server gives for a request asking for `protocolVersion`, as the SDK's server does. */
+/** The `initialize` result `vigil mcp`'s server gives for a request asking for `protocolVersion`, as the SDK's does. */
 export function initializeResult(protocolVersion: string): Record<string, unknown> {
   return {
     // As the SDK negotiates: the version asked for when it speaks it, else its newest.
     protocolVersion: MCP_PROTOCOL_VERSIONS.includes(protocolVersion) ? protocolVersion : MCP_PROTOCOL_VERSIONS[0],
-    capabilities: MCP_SERVER_CAPABILITIES,
+    // `vigil mcp`'s own: the tools and Claude Code's channel (the server it builds is made with `channel: true`).
+    capabilities: MCP_CHANNEL_SERVER_CAPABILITIES,
     serverInfo: MCP_SERVER_INFO,
-    instructions: MCP_SERVER_INSTRUCTIONS,
+    instructions: MCP_CHANNEL_SERVER_INSTRUCTIONS,
   };
 }
 

@@ -14,8 +14,17 @@ export type SendOutcome =
 
 const TERMINAL = ['agent.reply', 'agent.unanswered'] as const;
 
-/** Sends `text` from `from` and waits up to `waitMs` for the turn's terminal event. */
-export async function sendAndWait(link: VigilLink, text: string, from: string, waitMs: number): Promise<SendOutcome> {
+/**
+ * Sends `text` from `from` and waits up to `waitMs` for the turn's terminal event. `onSent` is told the turn id as soon
+ * as `agent.send` answers (the channel then knows not to push its reply), or undefined when the send failed.
+ */
+export async function sendAndWait(
+  link: VigilLink,
+  text: string,
+  from: string,
+  waitMs: number,
+  onSent: (turnId: string | undefined) => void = () => {},
+): Promise<SendOutcome> {
   // Over the wire the feed starts after the newest journalled event and replays from there, so a reply that comes
   // before the subscription is registered (or before agent.send's own answer) is still delivered. An in-process feed
   // is live from the moment it is subscribed, before agent.send is called: nothing to read first.
@@ -37,10 +46,17 @@ export async function sendAndWait(link: VigilLink, text: string, from: string, w
     // The budget is read beside the send, not before it (sending spends nothing, so it reads the same): in-process one
     // pass through the router less ahead of the send; over the wire still two round trips. It is asked first, so a
     // rate limit that refuses it refuses the send too, and nothing is sent.
-    const [budget, { turnId }] = await Promise.all([
-      link.call('budget.status'),
-      link.call('agent.send', { text, from }),
-    ]);
+    const sent = link.call('agent.send', { text, from }).then(
+      (result) => {
+        onSent(result.turnId);
+        return result;
+      },
+      (err: unknown) => {
+        onSent(undefined);
+        throw err;
+      },
+    );
+    const [budget, { turnId }] = await Promise.all([link.call('budget.status'), sent]);
     // A sleeping agent answers only once it wakes (at the daily reset or a top-up): no use waiting for it.
     if (budget.state === 'sleeping' || budget.state === 'exceeded') {
       return { kind: 'asleep', turnId, wakeAt: budget.resetsAt, budgetState: budget.state };

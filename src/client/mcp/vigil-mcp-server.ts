@@ -16,9 +16,16 @@ import { AddGoalParamsSchema, type GoalView } from '../../protocol/goals.schema.
 import { DEFAULT_MCP_TOOLS, type McpToolName } from '../../protocol/mcp-tool-names.js';
 import { MemorySearchParamsSchema } from '../../protocol/memory.schema.js';
 import { interleaveByRank } from '../../shared/rank-interleave.js';
-import { ABOUT, MCP_SERVER_INFO, MCP_SERVER_INSTRUCTIONS } from './mcp-server-identity.js';
+import {
+  ABOUT,
+  MCP_CHANNEL_SERVER_CAPABILITIES,
+  MCP_CHANNEL_SERVER_INSTRUCTIONS,
+  MCP_SERVER_INFO,
+  MCP_SERVER_INSTRUCTIONS,
+} from './mcp-server-identity.js';
 import { errorResult, failureResult, textResult } from './mcp-tool-result.js';
 import { sendAndWait } from './send-and-wait.js';
+import type { SessionTurns } from './session-turns.js';
 import { lookUpTurn } from './turn-lookup.js';
 import type { OpenLink, VigilLink } from './vigil-link.js';
 
@@ -32,6 +39,12 @@ export interface VigilMcpServerOptions {
    * narrowed, so a token's scope can narrow them further here.
    */
   tools?: readonly McpToolName[];
+  /**
+   * Given by `vigil mcp`, which pushes the agent's own messages to the host (`channel-push.ts`): the server declares
+   * Claude Code's `claude/channel` capability and says in its instructions what those events are, and `send_message`
+   * records the turns it opens here, whose replies the channel does not push.
+   */
+  channel?: { sessionTurns: SessionTurns };
 }
 
 /** `send_message`'s default wait for the reply (CONTRACT §12). */
@@ -51,7 +64,13 @@ export type VigilMcpServer = McpServer & {
 
 /** The MCP server with Vigil's tools over `openLink`; connect it to a transport. */
 export function createVigilMcpServer(options: VigilMcpServerOptions): VigilMcpServer {
-  const server = new McpServer(MCP_SERVER_INFO, { instructions: MCP_SERVER_INSTRUCTIONS });
+  const channel = options.channel;
+  const server = new McpServer(
+    MCP_SERVER_INFO,
+    channel === undefined
+      ? { instructions: MCP_SERVER_INSTRUCTIONS }
+      : { instructions: MCP_CHANNEL_SERVER_INSTRUCTIONS, capabilities: MCP_CHANNEL_SERVER_CAPABILITIES },
+  );
   // Every tool runs on a link; a failure (daemon down, token refused, RPC error) is a tool result, never a crash.
   const run = async (body: (link: VigilLink) => Promise<CallToolResult>): Promise<CallToolResult> => {
     try {
@@ -82,7 +101,11 @@ export function createVigilMcpServer(options: VigilMcpServerOptions): VigilMcpSe
       ({ text, waitMs }) =>
         run(async (link) => {
           const from = `mcp:${clientName()}`.slice(0, 200);
-          const outcome = await sendAndWait(link, text, from, waitMs ?? DEFAULT_WAIT_MS);
+          const sent = channel?.sessionTurns.begin();
+          // Ended either way, also when the send never got as far as agent.send: the channel waits on sends in flight.
+          const outcome = await sendAndWait(link, text, from, waitMs ?? DEFAULT_WAIT_MS, sent).finally(() =>
+            sent?.(undefined),
+          );
           switch (outcome.kind) {
             case 'answered':
               return textResult(outcome.text);
