@@ -3,7 +3,8 @@
  * channel, which Slack sends twice: `message` and `app_mention`) on a fake Slack that keeps Slack's rules — Socket
  * Mode envelopes delivered again with `retry_attempt` until acknowledged — while the daemon is killed at seeded
  * random moments and started again (after each kill Slack also delivers again an event whose acknowledgement the
- * kill may have cost). In the end every message is exactly one turn and has exactly one reply, in its
+ * kill may have cost; once, a message is written whose event Slack never delivers, as after a downtime longer than
+ * its retries: only history holds it). In the end every message is exactly one turn and has exactly one reply, in its
  * thread; Slack gave up on no event; the only leftovers a crash may cost are placeholders whose send it cut short.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -76,13 +77,13 @@ describe('a Slack channel across kill -9', () => {
     while (killAfter.size < KILLS) killAfter.add(random.int(3, MESSAGES - 4));
     let daemon = await start(dataDir, configPath);
     const sent: Array<{ channel: string; ts: string; text: string }> = [];
-    const send = (): void => {
+    const send = (options: { undelivered?: boolean } = {}): void => {
       const user = USERS[random.int(0, USERS.length - 1)]!;
       const text = `message ${sent.length} from ${user}`;
       const inChannel = random.next() < 0.3;
       const message = inChannel
-        ? fake.userSends({ channel: CHANNEL, user, text: `<@${fake.botUserId}> ${text}` })
-        : fake.userSends({ channel: `D${user.slice(1)}`, channelType: 'im', user, text });
+        ? fake.userSends({ channel: CHANNEL, user, text: `<@${fake.botUserId}> ${text}`, ...options })
+        : fake.userSends({ channel: `D${user.slice(1)}`, channelType: 'im', user, text, ...options });
       sent.push({ channel: message.channel, ts: message.ts, text });
     };
     let kills = 0;
@@ -95,6 +96,8 @@ describe('a Slack channel across kill -9', () => {
       await daemon.exited;
       kills++;
       if (random.next() < 0.5) send();
+      // Down for longer than Slack retries (once): its event is never delivered, only history holds it.
+      if (kills === 1) send({ undelivered: true });
       // An acknowledgement the kill may have cost: Slack delivers that event again (retry_attempt one higher).
       const acked = fake.socket.events.filter((event) => event.acked);
       if (acked.length > 0) fake.socket.replay(acked[random.int(0, acked.length - 1)]!.eventId);

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReplyStream } from '../../src/subsystems/thinking/thinker.js';
 import type { ThinkInput, ThinkResult } from '../../src/subsystems/thinking/thinker.schema.js';
 import { ScriptedThinker } from '../fixtures/scripted-thinker.js';
+import type { FakeSlack } from '../fixtures/fake-slack.js';
 import { dm, useSlackRigs } from './channels-slack.fixture.js';
 
 const rigFor = useSlackRigs();
@@ -144,6 +145,47 @@ describe('a Slack channel', () => {
     expect(fake.botMessages('D0101')).toEqual([
       expect.objectContaining({ text: 're: while down', threadTs: sent!.ts }),
     ]);
+    // Delivered live and read from history too (the catch-up after the restart): one turn.
+    await rig.h.advance(2_000, 100);
+    expect(rig.h.ofType('channel.received').map((event) => event.messageId)).toEqual([sent!.ts]);
+  });
+
+  it('answers what Slack gave up redelivering while it was down, from history, once each, oldest first', async () => {
+    const rig = await rigFor({ channel: { groups: ['C0800'] } });
+    const { fake } = rig;
+    const asked = fake.userSends({ channel: 'C0800', user: 'U0101', text: `<@${fake.botUserId}> start a thread` });
+    await rig.until(() => rig.h.ofType('channel.replied').length === 1, 'the first reply');
+    await rig.until(() => fake.socket.events.every((event) => event.acked), 'the acknowledgements');
+    const missed: string[] = [];
+    await rig.restart({
+      crash: true,
+      meanwhile: () => {
+        // Down for longer than Slack retries: no envelope is ever delivered for these; only history holds them.
+        const away = (message: Parameters<FakeSlack['userSends']>[0]) =>
+          fake.userSends({ ...message, undelivered: true });
+        missed.push(away({ channel: 'D0101', channelType: 'im', user: 'U0101', text: 'while away' }).ts);
+        away({ channel: 'C0800', user: 'U0202', text: 'chatter, not for the bot' });
+        missed.push(away({ channel: 'C0800', user: 'U0101', text: 'and in the thread', threadTs: asked.ts }).ts);
+        missed.push(away({ channel: 'C0800', user: 'U0101', text: `<@${fake.botUserId}> a new question` }).ts);
+        missed.push(away({ channel: 'D0101', channelType: 'im', user: 'U0101', text: 'still there?' }).ts);
+        // Within Slack's retries: delivered live when the socket opens, and in history too.
+        missed.push(dm(fake, 'U0101', 'both ways').ts);
+      },
+    });
+    // The restarted runtime's events: one turn per missed message (the chatter is none), in the order written.
+    await rig.until(() => rig.h.ofType('channel.replied').length === 5, 'the replies after the restart', 800);
+    await rig.until(() => fake.socket.events.every((event) => event.acked), 'the live envelope’s acknowledgement');
+    await rig.h.advance(2_000, 100);
+    const live = fake.socket.events.find((event) => (event.payload.event as { ts?: string }).ts === missed[4]);
+    expect(fake.socket.deliveries.some((each) => each.eventId === live!.eventId)).toBe(true);
+    expect(rig.h.ofType('channel.received').map((event) => event.messageId)).toEqual(missed);
+    expect(fake.botMessages('D0101').map((message) => [message.threadTs, message.text])).toEqual([
+      [missed[0], 're: while away'],
+      [missed[3], 're: still there?'],
+      [missed[4], 're: both ways'],
+    ]);
+    expect(fake.botMessages('C0800').map((message) => message.threadTs)).toEqual([asked.ts, asked.ts, missed[2]]);
+    expect(fake.calls.filter((call) => call.method === 'conversations.history').length).toBeGreaterThan(0);
   });
 });
 

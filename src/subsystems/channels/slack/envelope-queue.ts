@@ -4,14 +4,24 @@
  * a cursor, which it passes only once everything before it is durable) acknowledges those up to it. An envelope is
  * therefore acknowledged to Slack only after its message is on disk; one never acknowledged (a crash, a store
  * failure) is delivered again by Slack, and the inbox's records make that a no-op.
+ *
+ * A cursor also carries the newest message ts seen up to it (`generation:seq:ts`): durable with it, and meaningful to
+ * the next process too, it is where a catch-up from Slack's history begins after a restart (`markOf`).
  */
 import { randomUUID } from 'node:crypto';
 import type { InboundMessage, InboundUpdate } from '../channel-adapter.js';
+import { laterTs } from './slack-ts.js';
 
 interface Waiting {
   seq: number;
   message: InboundMessage | undefined;
   ack: () => void;
+  mark: string | undefined;
+}
+
+/** The newest message ts a cursor says was seen before it (any process's cursor), if it carries one. */
+export function markOf(cursor: string | undefined): string | undefined {
+  return cursor?.split(':')[2];
 }
 
 /** The envelopes of one adapter's life. */
@@ -21,11 +31,26 @@ export class EnvelopeQueue {
   private seq = 0;
   private readonly waiting: Waiting[] = [];
   private wake: (() => void) | undefined;
+  private mark: string | undefined;
 
-  /** Adds an envelope (its message, or undefined for one that carries none) and the function that acknowledges it. */
-  push(message: InboundMessage | undefined, ack: () => void): void {
-    this.waiting.push({ seq: ++this.seq, message, ack });
+  /**
+   * Adds an envelope (its message, or undefined for one that carries none) and the function that acknowledges it;
+   * `ts`: the message ts it shows Slack's stream has reached (a message passed over too), for the cursors after it.
+   */
+  push(message: InboundMessage | undefined, ack: () => void, ts?: string): void {
+    this.mark = laterTs(this.mark, ts);
+    this.waiting.push({ seq: ++this.seq, message, ack, mark: this.mark });
     this.interrupt();
+  }
+
+  /** Carries on from the mark of a durable cursor (an earlier process's too), so later cursors never lose it. */
+  resume(cursor: string | undefined): void {
+    this.advance(markOf(cursor));
+  }
+
+  /** Slack's stream was read up to `ts` (history): the cursors of envelopes from now on say so. */
+  advance(ts: string | undefined): void {
+    this.mark = laterTs(this.mark, ts);
   }
 
   /** Acknowledges every envelope up to `cursor`, if it is one of this queue's. */
@@ -59,7 +84,7 @@ export class EnvelopeQueue {
       ready = this.waiting.filter((each) => each.seq > after);
     }
     return ready.map((each) => ({
-      cursorAfter: `${this.generation}:${each.seq}`,
+      cursorAfter: `${this.generation}:${each.seq}${each.mark === undefined ? '' : `:${each.mark}`}`,
       ...(each.message === undefined ? {} : { message: each.message }),
     }));
   }

@@ -4,6 +4,8 @@
  * landed) and `@slack/socket-mode` for events. Envelopes wait in an `EnvelopeQueue` and are acknowledged only when
  * the core receives from a cursor past them, which it does only once their messages are durable. Every message of a
  * reply goes into the thread of the message it answers. The Events API delivers into the same queue (`deliver`).
+ * Once connected (and after every new Socket Mode connection) it catches up from history what Slack stopped
+ * redelivering while it was away (`slack-catch-up.ts`), from the ts its durable cursor carries, before any live event.
  */
 import { SocketModeClient } from '@slack/socket-mode';
 import { WebClient } from '@slack/web-api';
@@ -15,11 +17,13 @@ import {
   type InboundMessage,
   type InboundUpdate,
 } from '../channel-adapter.js';
-import { EnvelopeQueue } from './envelope-queue.js';
+import { EnvelopeQueue, markOf } from './envelope-queue.js';
+import { readMissed } from './slack-catch-up.js';
 import { slackFailure } from './slack-errors.js';
 import { eventOf, translateSlackEvent, type SlackBot } from './slack-inbound.js';
 import { markdownToMrkdwn, mrkdwnBytes, SLACK_UPDATE_TEXT_BYTES } from './slack-mrkdwn.js';
 import { SlackEventsWebhook } from './slack-events-webhook.js';
+import { historyReader } from './slack-history.js';
 import { sdkLogger } from './slack-sdk-logger.js';
 import { ThreadMemory } from './thread-memory.js';
 
@@ -59,6 +63,8 @@ export class SlackAdapter implements ChannelAdapter {
   private bot: SlackBot | undefined;
   private socket: SocketModeClient | undefined;
   private socketOpen = false;
+  // What Slack sent since the last connection may be lost to its retries: read history before taking live events.
+  private behind = true;
   // Envelopes are translated one at a time, so a thread lookup never reorders them.
   private intake: Promise<void> = Promise.resolve();
 
@@ -84,12 +90,30 @@ export class SlackAdapter implements ChannelAdapter {
       name: String(me.user ?? 'bot'),
       ...(me.bot_id ? { botId: me.bot_id } : {}),
     };
+    this.behind = true;
     return { display: `@${this.bot.name}` };
   }
 
   async receive(cursor: string | undefined, signal: AbortSignal): Promise<InboundUpdate[]> {
     this.queue.confirm(cursor);
-    if (this.options.appToken !== undefined && !this.socketOpen) await this.openSocket(signal);
+    this.queue.resume(cursor);
+    const needsSocket = this.options.appToken !== undefined && !this.socketOpen;
+    if (needsSocket || this.behind) {
+      // Live events wait behind the catch-up, so what was missed comes first (oldest first).
+      const release = this.holdIntake();
+      try {
+        if (needsSocket) {
+          await this.openSocket(signal);
+          this.behind = true;
+        }
+        await this.catchUp(cursor);
+        this.behind = false;
+      } finally {
+        release();
+      }
+      // The connection went while history was read: its loss woke no one, so the next receive opens a new one.
+      if (this.options.appToken !== undefined && !this.socketOpen) return [];
+    }
     return this.queue.take(cursor, signal);
   }
 
@@ -154,6 +178,8 @@ export class SlackAdapter implements ChannelAdapter {
       this.queue.push(undefined, ack);
       return;
     }
+    // A message passed over is still one Slack's stream has reached: the next catch-up begins after it.
+    const ts = found.event.type === 'message' || found.event.type === 'app_mention' ? found.event.ts : undefined;
     const translated = translateSlackEvent(found.event, bot);
     let message: InboundMessage | undefined;
     if (translated.kind === 'message') message = translated.message;
@@ -166,7 +192,38 @@ export class SlackAdapter implements ChannelAdapter {
     if (message !== undefined && message.chatType === 'group' && (message.mentionsBot || message.repliesToBot)) {
       this.threads.joined(message.chatId, message.threadId ?? message.messageId);
     }
-    this.queue.push(message, ack);
+    this.queue.push(message, ack, ts);
+  }
+
+  // Reads what was missed since the durable cursor's ts into the queue, all or none.
+  private async catchUp(cursor: string | undefined): Promise<void> {
+    const bot = this.bot;
+    if (bot === undefined) return;
+    const since = markOf(cursor);
+    const read = await readMissed(
+      historyReader(this.web, (method, request) => this.call(method, request)),
+      {
+        since,
+        groups: this.options.groups ?? [],
+        bot,
+        knownThreads: (channel) => this.threads.inChannel(channel),
+        skipped: (channel, err) =>
+          this.options.log.warn({ chatId: channel, error: (err as Error).message }, 'slack history not read'),
+      },
+    );
+    for (const [channel, root] of read.botThreads) this.threads.joined(channel, root);
+    for (const event of read.events) await this.accept({ type: 'event_callback', event }, () => undefined);
+    // How far history was read rides on the next cursor written (no write of its own: a lagging mark rereads a little).
+    this.queue.advance(read.newest);
+    if (read.events.length > 0) this.options.log.info({ messages: read.events.length }, 'slack caught up from history');
+  }
+
+  // Holds envelopes arriving from now on until the returned function is called.
+  private holdIntake(): () => void {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    this.intake = this.intake.then(() => held);
+    return release;
   }
 
   private async openSocket(signal: AbortSignal): Promise<void> {

@@ -26,6 +26,12 @@ export class ThreadMemory {
     return found;
   }
 
+  /** The threads of `channel` the bot is known to be in (a catch-up reads their replies). */
+  inChannel(channel: string): string[] {
+    const prefix = `${channel}:`;
+    return [...this.known.keys()].filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
+  }
+
   private remember(key: string, value: boolean): void {
     this.known.delete(key);
     this.known.set(key, value);
