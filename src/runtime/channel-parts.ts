@@ -5,8 +5,7 @@
  */
 import type { ChannelConfig, ChannelsConfigFile } from '../protocol/channels.schema.js';
 import type { ChannelAdapter } from '../subsystems/channels/channel-adapter.js';
-import type { ChannelRunner } from '../subsystems/channels/channel-runner.js';
-import type { ChannelStore } from '../subsystems/channels/channel-store.js';
+import { ChannelStore } from '../subsystems/channels/channel-store.js';
 import type { VigilDb } from '../subsystems/store/vigil-db.js';
 import { silentLogger, type VigilLogger } from '../shared/logger.js';
 import type { ChannelInjection } from './runtime-options.js';
@@ -16,8 +15,6 @@ export interface ChannelPart {
   entry: ChannelConfig;
   store: ChannelStore;
   adapter: ChannelAdapter;
-  /** The runner's class, loaded with the channel core only when a channel is configured. */
-  Runner: typeof ChannelRunner;
   /** A new pairing code (default: crypto). */
   newCode?: () => string;
 }
@@ -30,21 +27,13 @@ export async function openChannelParts(
   log: VigilLogger = silentLogger,
 ): Promise<Map<string, ChannelPart>> {
   const parts = new Map<string, ChannelPart>();
-  const entries = Object.entries(config.channels);
-  // The channel core (runner, inbox, outbox, the platforms' text formats) is loaded only for a configured channel.
-  if (entries.length === 0) return parts;
-  const [{ ChannelStore }, { ChannelRunner }] = await Promise.all([
-    import('../subsystems/channels/channel-store.js'),
-    import('../subsystems/channels/channel-runner.js'),
-  ]);
-  for (const [name, entry] of entries) {
+  for (const [name, entry] of Object.entries(config.channels)) {
     const store = await ChannelStore.open(db, name);
     const adapter = await adapterFor(name, entry, injection, log);
     parts.set(name, {
       entry,
       store,
       adapter,
-      Runner: ChannelRunner,
       ...(injection.newCode === undefined ? {} : { newCode: injection.newCode }),
     });
   }

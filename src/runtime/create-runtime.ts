@@ -20,7 +20,7 @@ import { CleanupStack } from './cleanup-stack.js';
 import { createThinker } from './create-thinker.js';
 import { heartbeatOptionsFrom } from './heartbeat-options.js';
 import { openMindParts } from './mind-parts.js';
-import type { SemanticParts } from './semantic-parts.js';
+import { semanticPartsOf } from './semantic-parts.js';
 import { OpenTurns } from './open-turns.js';
 import { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import { TokenStore } from '../subsystems/auth/token-store.js';
@@ -76,18 +76,14 @@ export async function bootRuntime(options: RuntimeOptions, probe: BootProbe = {}
       wanted: () => events.bus.hasLiveListeners(),
       delta: (turnId, text) => events.bus.emitLive('agent.reply_delta', { turnId, text }),
     });
-    // Semantic search, when an embeddings endpoint is configured; the stores it searches take its indexes. Its client,
-    // vector stores and indexes are loaded only then.
-    const semantic =
-      config.embeddingsUrl === undefined || config.embeddingsModel === undefined
-        ? undefined
-        : (await import('./semantic-parts.js')).semanticPartsOf({
-            config,
-            db,
-            clock,
-            log,
-            observer: events.metrics.embeddingObserver(),
-          });
+    // Semantic search, when an embeddings endpoint is configured; the stores it searches take its indexes.
+    const semantic = semanticPartsOf({
+      config,
+      db,
+      clock,
+      log,
+      observer: events.metrics.embeddingObserver(),
+    });
     // What a think is shown beyond its messages, and what it leaves behind: summary, long-term memory, traces.
     const mind = await openMindParts({
       db,
@@ -134,7 +130,7 @@ interface Built {
   openTurns: OpenTurns;
   tools: Tools;
   mind: Awaited<ReturnType<typeof openMindParts>>;
-  semantic: SemanticParts | undefined;
+  semantic: ReturnType<typeof semanticPartsOf>;
 }
 
 /** The `Runtime` over the parts; its close runs the boot's cleanup stack. */
@@ -147,7 +143,6 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
   // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
   const [newest] = await conversation.readLast(1);
   if (newest !== undefined) ids.observe(newest.turnId.replace(/^[a-z]+-/, ''));
-  const webhooks = await WebhookStore.open(db, { timers: options.offClock?.ioTimers });
   return new Runtime({
     clock,
     bus,
@@ -171,9 +166,7 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
     schedules: await ScheduleStore.open(db, { defaultTimezone: config.timezone }),
     tokens: await TokenStore.open(db),
     webhooks: {
-      store: webhooks,
-      // The outbox and its signing load only for a data dir with endpoints (the store is read whole at open anyway).
-      ...(webhooks.list().length === 0 ? {} : { delivery: await import('../subsystems/webhooks/webhook-delivery.js') }),
+      store: await WebhookStore.open(db, { timers: options.offClock?.ioTimers }),
       settings: {
         ...options.webhooks,
         timeoutMs: config.webhookTimeoutMs,
