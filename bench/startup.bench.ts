@@ -1,14 +1,16 @@
 /**
  * Bench 5: start-up of the compiled package. `vigil run` on an empty data dir until its "gateway listening" line, and
  * one client call (`vigil rpc heartbeat.status`) against a running daemon, beside `node -e 0` (the process start
- * floor) measured in turn with them, and against the absolute targets (400 ms and 250 ms).
+ * floor) measured in turn with them, and against the absolute targets (400 ms and 250 ms). The boot is also held to
+ * its dependency floor, measured in turn with it: a bare Node importing only the core dependencies
+ * (`core-deps-floor.mjs`), at most 1.5× (issue 51): what Vigil adds to them must stay small.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, percentile, withTempDir } from './bench-utils.js';
 import { timeToExit, timeToLine, type TimedLine } from './child-timing.js';
-import { ratioCheck, ratioInfo, sanity, type BenchOutcome, type Measure } from './report.js';
+import { pairedRatioCheck, ratioCheck, ratioInfo, sanity, type BenchOutcome, type Measure } from './report.js';
 
 /** How many of each. */
 export interface StartupOptions {
@@ -21,8 +23,13 @@ export const DEFAULT_STARTUP_OPTIONS: StartupOptions = { boots: 15, calls: 25 };
 /** The targets of the start-up issue, in ms: absolute, unlike every other limit here. */
 export const STARTUP_TARGETS = { bootMs: 400, cliMs: 250 } as const;
 
+/** The most a boot may take against its dependency floor, measured in the same run. */
+export const BOOT_DEPS_FLOOR_LIMIT = 1.5;
+
 const BIN = fileURLToPath(new URL('../bin/vigil.js', import.meta.url));
 const FLOOR = ['-e', '0'];
+// XState, zod, LevelDB, ws, RxJS and pino imported from node_modules, and nothing else.
+const DEPS_FLOOR = [fileURLToPath(new URL('./core-deps-floor.mjs', import.meta.url))];
 const isListening = (line: Record<string, unknown>): boolean => line['msg'] === 'gateway listening';
 
 /** Starts a daemon on a fresh empty dir under `root`; resolves once it listens. */
@@ -43,13 +50,16 @@ export async function startupBench(options: StartupOptions = DEFAULT_STARTUP_OPT
   return withTempDir('startup', async (root) => {
     const bootMs: number[] = [];
     const bootFloorMs: number[] = [];
+    const depsFloorMs: number[] = [];
     const stopCodes: Array<number | null> = [];
     // One of each first, not counted: the file system cache then holds node, dist and node_modules for every run.
     await timeToExit(FLOOR);
+    await timeToExit(DEPS_FLOOR);
     stopCodes.push(await stop(await boot(root)));
-    // Floor and boot alternate, so drift in the machine's speed reaches both alike.
+    // Floors and boot alternate, so drift in the machine's speed reaches them alike.
     for (let i = 0; i < options.boots; i += 1) {
       bootFloorMs.push((await timeToExit(FLOOR)).ms);
+      depsFloorMs.push((await timeToExit(DEPS_FLOOR)).ms);
       const daemon = await boot(root);
       bootMs.push(daemon.ms);
       stopCodes.push(await stop(daemon));
@@ -92,6 +102,15 @@ export async function startupBench(options: StartupOptions = DEFAULT_STARTUP_OPT
           '<=',
           1,
         ),
+        // Each boot over the floor run just before it: drift in the machine's load between pairs does not move it.
+        pairedRatioCheck(
+          'startup.boot-deps',
+          'vigil run → "gateway listening" / node importing xstate, zod, level, ws, rxjs and pino',
+          { values: bootMs, unit: 'ms', what: 'boot' },
+          { values: depsFloorMs, unit: 'ms', what: 'core dependencies' },
+          '<=',
+          BOOT_DEPS_FLOOR_LIMIT,
+        ),
         ratioInfo(
           'startup.boot-floor',
           'vigil run → "gateway listening" / node -e 0',
@@ -117,6 +136,7 @@ export async function startupBench(options: StartupOptions = DEFAULT_STARTUP_OPT
         { label: 'boot to "gateway listening", median', value: boot50, unit: 'ms' },
         { label: 'boot to "gateway listening", p90', value: percentile(bootMs, 90), unit: 'ms' },
         { label: 'node -e 0 beside the boots, median', value: median(bootFloorMs), unit: 'ms' },
+        { label: "core dependencies imported (the boot's floor), median", value: median(depsFloorMs), unit: 'ms' },
         { label: 'vigil rpc heartbeat.status, median', value: call50, unit: 'ms' },
         { label: 'vigil rpc heartbeat.status, p90', value: percentile(callMs, 90), unit: 'ms' },
         { label: 'node -e 0 beside the calls, median', value: median(callFloorMs), unit: 'ms' },
@@ -137,6 +157,7 @@ export async function startupBench(options: StartupOptions = DEFAULT_STARTUP_OPT
       notes: [
         'Wall time from spawn, through bin/vigil.js and the compiled dist/ (npm run bench builds first); vigil run loads its bundle, dist/bundle/.',
         'The targets are absolute; node -e 0 beside them is what Node itself takes to start and exit on this machine.',
+        'The dependency floor (bench/core-deps-floor.mjs) imports xstate, zod, level, ws, rxjs and pino from node_modules and exits; the boot must stay within 1.5x of it.',
       ],
     };
   });

@@ -31,6 +31,30 @@ const EXTERNAL = [
 ];
 
 /**
+ * Node's built-ins whose ESM namespace costs a module of its own: importing one as ESM builds its namespace, which reads
+ * every export, lazy getters included, and `node:http`'s load undici (its WebSocket classes), `node:crypto`'s Web
+ * Crypto; together ~15 ms of a boot's CPU in a profile (docs/performance.md, "Start-up"). Required instead (the banner's `require`), they load
+ * as they do for CommonJS: only what is used.
+ */
+const REQUIRED_BUILTINS = /^(node:)?(http|https|crypto)$/;
+
+/** @type {import('esbuild').Plugin} */
+const requireBuiltins = {
+  name: 'require-builtins',
+  setup(build) {
+    build.onResolve({ filter: REQUIRED_BUILTINS }, (args) =>
+      args.namespace === 'required-builtin' || args.kind === 'require-call'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'required-builtin' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'required-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * Bundles `<root>/dist/cli.js` into `<root>/dist/bundle/`, in memory: `outputFiles` holds the entries, their chunks and
  * their maps. The second entry is the webhook delivery thread's code, which `WebhookPostThread` starts from the file
  * beside its own module: in the bundle, `dist/bundle/webhook-post-worker.js`.
@@ -57,6 +81,7 @@ export function bundleDaemon(root) {
     // Names as written: pino logs an error's class name, and stack traces read as in dist/.
     keepNames: true,
     external: EXTERNAL,
+    plugins: [requireBuiltins],
     // Follows dist/'s own maps, so a stack mapped with --enable-source-maps names src/ lines.
     sourcemap: 'linked',
     // The maps point at src/, which the package ships (as dist/'s own maps do), rather than holding it again.

@@ -4,7 +4,7 @@
  * tool can do over `/mcp` is what the token's holder can do over `/rpc`. Errors come back as the client's `RpcError`,
  * so a tool result names them exactly as `vigil mcp` does.
  */
-import { Observable } from 'rxjs';
+import { Observable } from 'rxjs/internal/Observable';
 import { RpcError } from '../client/rpc-error.js';
 import type { VigilLink } from '../client/mcp/vigil-link.js';
 import { VigilError } from '../errors.js';

@@ -3,18 +3,26 @@
  * for Telegram, Slack's SDK for Slack) is loaded only when a channel of its type is configured, so a daemon without
  * channels pays nothing.
  */
+import { loadOnce } from '../shared/load-once.js';
 import type { ChannelConfig, ChannelsConfigFile } from '../protocol/channels.schema.js';
 import type { ChannelAdapter } from '../subsystems/channels/channel-adapter.js';
-import { ChannelStore } from '../subsystems/channels/channel-store.js';
+import type { ChannelRunner } from '../subsystems/channels/channel-runner.js';
+import type { ChannelStore } from '../subsystems/channels/channel-store.js';
 import type { VigilDb } from '../subsystems/store/vigil-db.js';
 import { silentLogger, type VigilLogger } from '../shared/logger.js';
 import type { ChannelInjection } from './runtime-options.js';
 
+/** The channel core (runner, inbox, outbox, the platforms' text formats): loaded for a configured channel, once only. */
+export const loadChannelCore = loadOnce(() =>
+  Promise.all([import('../subsystems/channels/channel-store.js'), import('../subsystems/channels/channel-runner.js')]),
+);
 /** One configured channel's parts. */
 export interface ChannelPart {
   entry: ChannelConfig;
   store: ChannelStore;
   adapter: ChannelAdapter;
+  /** The runner's class, loaded with the channel core only when a channel is configured. */
+  Runner: typeof ChannelRunner;
   /** A new pairing code (default: crypto). */
   newCode?: () => string;
 }
@@ -27,13 +35,18 @@ export async function openChannelParts(
   log: VigilLogger = silentLogger,
 ): Promise<Map<string, ChannelPart>> {
   const parts = new Map<string, ChannelPart>();
-  for (const [name, entry] of Object.entries(config.channels)) {
+  const entries = Object.entries(config.channels);
+  // The channel core (runner, inbox, outbox, the platforms' text formats) is loaded only for a configured channel.
+  if (entries.length === 0) return parts;
+  const [{ ChannelStore }, { ChannelRunner }] = await loadChannelCore();
+  for (const [name, entry] of entries) {
     const store = await ChannelStore.open(db, name);
     const adapter = await adapterFor(name, entry, injection, log);
     parts.set(name, {
       entry,
       store,
       adapter,
+      Runner: ChannelRunner,
       ...(injection.newCode === undefined ? {} : { newCode: injection.newCode }),
     });
   }

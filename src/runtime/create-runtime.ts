@@ -20,12 +20,14 @@ import { CleanupStack } from './cleanup-stack.js';
 import { createThinker } from './create-thinker.js';
 import { heartbeatOptionsFrom } from './heartbeat-options.js';
 import { openMindParts } from './mind-parts.js';
-import { semanticPartsOf } from './semantic-parts.js';
+import type { SemanticParts } from './semantic-parts.js';
 import { OpenTurns } from './open-turns.js';
 import { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import { TokenStore } from '../subsystems/auth/token-store.js';
 import { WebhookStore } from '../subsystems/webhooks/webhook-store.js';
 import { openChannelParts } from './channel-parts.js';
+import { loadWebhookDelivery } from '../subsystems/webhooks/webhook-delivery-loader.js';
+import { loadOnce } from '../shared/load-once.js';
 import { Runtime } from './runtime.js';
 import type { RuntimeOptions } from './runtime-options.js';
 
@@ -33,6 +35,8 @@ export { createThinker };
 export type { RuntimeOptions };
 export { inFlightTaskIds } from './boot-seed.js';
 
+/** Semantic search's client, vector stores and indexes: loaded only with an embeddings endpoint, once only. */
+export const loadSemanticParts = loadOnce(() => import('./semantic-parts.js'));
 /** A seam for tests of the boot itself: `afterPhase` is called as each phase ends; a throw fails the boot there. */
 export interface BootProbe {
   afterPhase?(phase: BootPhase): void;
@@ -76,14 +80,18 @@ export async function bootRuntime(options: RuntimeOptions, probe: BootProbe = {}
       wanted: () => events.bus.hasLiveListeners(),
       delta: (turnId, text) => events.bus.emitLive('agent.reply_delta', { turnId, text }),
     });
-    // Semantic search, when an embeddings endpoint is configured; the stores it searches take its indexes.
-    const semantic = semanticPartsOf({
-      config,
-      db,
-      clock,
-      log,
-      observer: events.metrics.embeddingObserver(),
-    });
+    // Semantic search, when an embeddings endpoint is configured; the stores it searches take its indexes. Its client,
+    // vector stores and indexes are loaded only then.
+    const semantic =
+      config.embeddingsUrl === undefined || config.embeddingsModel === undefined
+        ? undefined
+        : (await loadSemanticParts()).semanticPartsOf({
+            config,
+            db,
+            clock,
+            log,
+            observer: events.metrics.embeddingObserver(),
+          });
     // What a think is shown beyond its messages, and what it leaves behind: summary, long-term memory, traces.
     const mind = await openMindParts({
       db,
@@ -130,7 +138,7 @@ interface Built {
   openTurns: OpenTurns;
   tools: Tools;
   mind: Awaited<ReturnType<typeof openMindParts>>;
-  semantic: ReturnType<typeof semanticPartsOf>;
+  semantic: SemanticParts | undefined;
 }
 
 /** The `Runtime` over the parts; its close runs the boot's cleanup stack. */
@@ -143,6 +151,7 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
   // Ids stay unique and ordered across a restart within the same millisecond: never at or below the newest turn's.
   const [newest] = await conversation.readLast(1);
   if (newest !== undefined) ids.observe(newest.turnId.replace(/^[a-z]+-/, ''));
+  const webhooks = await WebhookStore.open(db, { timers: options.offClock?.ioTimers });
   return new Runtime({
     clock,
     bus,
@@ -166,7 +175,9 @@ async function assembleRuntime(base: BootBase, built: Built): Promise<Runtime> {
     schedules: await ScheduleStore.open(db, { defaultTimezone: config.timezone }),
     tokens: await TokenStore.open(db),
     webhooks: {
-      store: await WebhookStore.open(db, { timers: options.offClock?.ioTimers }),
+      store: webhooks,
+      // The outbox and its signing load only for a data dir with endpoints (the store is read whole at open anyway).
+      ...(webhooks.list().length === 0 ? {} : { delivery: await loadWebhookDelivery() }),
       settings: {
         ...options.webhooks,
         timeoutMs: config.webhookTimeoutMs,

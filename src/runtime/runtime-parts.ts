@@ -25,6 +25,7 @@ import type { SemanticParts } from './semantic-parts.js';
 import type { ScheduleStore } from '../subsystems/schedules/schedule-store.js';
 import type { TokenStore } from '../subsystems/auth/token-store.js';
 import type { CallbackUrl } from '../subsystems/tools/oauth/callback-url.js';
+import type { WebhookDeliveryModule } from '../subsystems/webhooks/webhook-delivery.js';
 import type { WebhookStore } from '../subsystems/webhooks/webhook-store.js';
 import type { WebhookInjection } from './runtime-options.js';
 import type { ChannelPart } from './channel-parts.js';
@@ -65,6 +66,8 @@ export interface RuntimeParts {
   /** The webhook endpoints (CONTRACT §16) and how they are delivered (VIGIL_WEBHOOK_*, and what a host injected). */
   webhooks: {
     store: WebhookStore;
+    /** The outbox's module, loaded at boot when the store holds an endpoint; else the facade loads it at the first add. */
+    delivery?: WebhookDeliveryModule;
     settings: WebhookInjection & {
       timeoutMs: number;
       retryHours: number;

@@ -9,6 +9,10 @@ import type { ConversationMessage } from '../../src/protocol/conversation.schema
 import type { VigilEvent } from '../../src/protocol/events.schema.js';
 import type { VigilLogger } from '../../src/shared/logger.js';
 import { ConversationLog } from '../../src/subsystems/conversation/conversation-log.js';
+import { loadChannelCore } from '../../src/runtime/channel-parts.js';
+import { loadSemanticParts } from '../../src/runtime/create-runtime.js';
+import { loadMemoryIndex } from '../../src/subsystems/memory/memory-index-loader.js';
+import { loadWebhookDelivery } from '../../src/subsystems/webhooks/webhook-delivery-loader.js';
 import { loadMcpClient } from '../../src/subsystems/tools/mcp-hub.js';
 import { loadAjv } from '../../src/subsystems/tools/tool-args.js';
 import { SimActions } from './sim-actions.js';
@@ -39,7 +43,14 @@ export interface RunOptions {
 /** Runs seed `seed` to its end and returns everything it recorded. */
 export async function runSeed(seed: number, options: RunOptions = {}): Promise<SimHistory> {
   // Modules the runtime loads lazily arrive at a moment no seed decides: loaded before the first step, they are there.
-  await Promise.all([loadMcpClient(), loadAjv()]);
+  await Promise.all([
+    loadMcpClient(),
+    loadAjv(),
+    loadMemoryIndex(),
+    loadWebhookDelivery(),
+    loadChannelCore(),
+    loadSemanticParts(),
+  ]);
   return new SimRun(seed, options).run();
 }
 

@@ -13,7 +13,7 @@ import type {
 import type { ChannelWebhook } from '../../subsystems/channels/channel-adapter.js';
 // The gateway's route carries a platform's pushes to a channel's webhook; it reaches the type through the runtime.
 export type { ChannelWebhook } from '../../subsystems/channels/channel-adapter.js';
-import { ChannelRunner } from '../../subsystems/channels/channel-runner.js';
+import type { ChannelRunner } from '../../subsystems/channels/channel-runner.js';
 import type { ChannelStore } from '../../subsystems/channels/channel-store.js';
 import { normalisePairingCode } from '../../subsystems/channels/pairing-code.js';
 import { channelHostOf } from '../channel-turns.js';
@@ -34,8 +34,8 @@ export class ChannelsFacade {
     const { channels, clock, log } = core.parts;
     if (channels.size === 0) return;
     const host = channelHostOf(core);
-    for (const [name, { entry, store, adapter, newCode }] of channels) {
-      const runner = new ChannelRunner({
+    for (const [name, { entry, store, adapter, Runner, newCode }] of channels) {
+      const runner = new Runner({
         name,
         type: entry.type,
         adapter,

@@ -2,7 +2,8 @@
  * The facade's tokens area (CONTRACT §14): `tokens.create/list/revoke`, the authentication of a scoped token, the
  * audit events, and the notice of a token that ended (revoked or expired) so the gateway closes what it opened.
  */
-import { Subject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { Subject } from 'rxjs/internal/Subject';
 import { VigilError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
 import type { TokenScope } from '../../protocol/token-scopes.js';

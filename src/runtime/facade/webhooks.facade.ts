@@ -15,7 +15,6 @@ import type {
 } from '../../protocol/webhooks.schema.js';
 import { stateName } from '../../subsystems/webhooks/webhook-endpoint.machine.js';
 import { failureClass } from '../../subsystems/webhooks/webhook-failure-class.js';
-import { WebhookOutbox } from '../../subsystems/webhooks/webhook-outbox.js';
 import {
   checkDestination,
   DestinationRefused,
@@ -23,10 +22,9 @@ import {
   gatewayAddresses,
   maskUrlCredentials,
 } from '../../subsystems/webhooks/webhook-destination.js';
-import { guardedWebhookPost } from '../../subsystems/webhooks/webhook-post.js';
-import { WebhookPostThread } from '../../subsystems/webhooks/webhook-post-thread.js';
-import { newWebhookSecret } from '../../subsystems/webhooks/webhook-signing.js';
 import type { RuntimeCore } from '../runtime-core.js';
+import type { WebhookDelivery, WebhookDeliveryModule } from '../../subsystems/webhooks/webhook-delivery.js';
+import { loadWebhookDelivery } from '../../subsystems/webhooks/webhook-delivery-loader.js';
 
 /** The most webhook endpoints a data dir holds. */
 export const MAX_WEBHOOKS = 100;
@@ -37,17 +35,19 @@ const HOUR_MS = 3_600_000;
 
 /** Webhook endpoints as the facade offers them; the outbox behind delivers. */
 export class WebhooksFacade {
-  private readonly outbox: WebhookOutbox;
-  // The thread that sends retries at failing endpoints, unless the options put a POST of their own in its place (tests,
-  // the simulator). It starts at the first such attempt.
-  private readonly thread: WebhookPostThread | undefined;
+  // The outbox and its retry thread, loaded with their module only once there is an endpoint to deliver to: at boot
+  // when the store holds one, else at the first `webhooks.add` (before its record is stored, so an endpoint is never
+  // stored without an outbox behind it).
+  private delivery: WebhookDelivery | undefined;
+  private loading: Promise<WebhookDelivery> | undefined;
+  private started = false;
   private subscription: Subscription | undefined;
   // Where a webhook may post (CONTRACT §16); the gateway's own addresses grow once it listens (`useGatewayUrl`).
   private readonly policy: DestinationPolicy;
   private ownAddresses: string[];
 
   constructor(private readonly core: RuntimeCore) {
-    const { webhooks, journal, bus, clock, metrics, log } = core.parts;
+    const { webhooks, journal } = core.parts;
     const { settings } = webhooks;
     this.ownAddresses = settings.gatewayUrls.flatMap(gatewayAddresses);
     this.policy = {
@@ -55,31 +55,13 @@ export class WebhooksFacade {
       ownAddresses: () => this.ownAddresses,
       ...(settings.resolve === undefined ? {} : { resolve: settings.resolve }),
     };
-    this.thread = settings.post === undefined ? new WebhookPostThread(this.policy) : undefined;
-    this.outbox = new WebhookOutbox({
-      store: webhooks.store,
-      events: { read: (after, types, limit) => journal.query({ after, types, limit }) },
-      // An ok endpoint's events go out on the heartbeat's thread, one after another on a warm connection (a thread hop
-      // each would halve a healthy endpoint's throughput); a failing endpoint's cold retries go out on the thread.
-      post: settings.post ?? guardedWebhookPost(this.policy),
-      ...(this.thread === undefined ? {} : { retryPost: this.thread.post }),
-      clock,
-      notifier: bus,
-      settings: {
-        timeoutMs: settings.timeoutMs,
-        retryWindowMs: settings.retryHours * HOUR_MS,
-        ...(settings.backoff === undefined ? {} : { backoff: settings.backoff }),
-      },
-      ...(settings.random === undefined ? {} : { random: settings.random }),
-      metrics,
-      log,
-      beat: () => core.context().beatCount,
-    });
+    if (webhooks.delivery !== undefined) this.delivery = this.createDelivery(webhooks.delivery);
+    // Without an outbox there is no endpoint: nothing to hold and nothing to drop for (as the outbox itself answers).
     journal.useHold(
       {
-        keepAfter: () => this.outbox.receivedThrough('enabled'),
-        receivedThrough: () => this.outbox.receivedThrough('all'),
-        dropping: (events) => this.outbox.dropping(events),
+        keepAfter: () => this.delivery?.outbox.receivedThrough('enabled') ?? null,
+        receivedThrough: () => this.delivery?.outbox.receivedThrough('all') ?? null,
+        dropping: async (events) => this.delivery?.outbox.dropping(events),
       },
       settings.backlogMax,
     );
@@ -87,16 +69,20 @@ export class WebhooksFacade {
 
   /** Starts delivering (after the heartbeat started): every endpoint resumes from its stored cursor. */
   start(): void {
-    this.subscription = this.core.parts.bus.events$.subscribe((event) => this.outbox.notify(event));
-    this.outbox.start();
+    this.started = true;
+    if (this.delivery !== undefined) this.startDelivery(this.delivery);
   }
 
   /** Stops delivering: attempts in flight are aborted (they go out again after a restart). */
   async stop(): Promise<void> {
+    this.started = false;
     this.subscription?.unsubscribe();
     this.subscription = undefined;
-    await this.outbox.stop();
-    await this.thread?.close();
+    // A load under way finishes first: its outbox is then stopped like one loaded at boot.
+    const delivery = this.delivery ?? (await this.loading);
+    if (delivery === undefined) return;
+    await delivery.outbox.stop();
+    await delivery.thread?.close();
   }
 
   /** The gateway listens at `url`: a webhook may not post there (nor to the same port on this machine's addresses). */
@@ -121,6 +107,7 @@ export class WebhooksFacade {
         },
       );
     }
+    const { outbox, newWebhookSecret } = await this.load();
     const now = this.core.parts.clock.now();
     const record: WebhookRecord = {
       id: `wh_${randomBytes(8).toString('hex')}`,
@@ -135,7 +122,7 @@ export class WebhooksFacade {
       health: { state: 'ok' },
     };
     await store.save(record);
-    this.outbox.added(record);
+    outbox.added(record);
     return {
       id: record.id,
       name: record.name,
@@ -158,7 +145,7 @@ export class WebhooksFacade {
         types: record.types,
         state: stateName(record.health),
         deliveredSeq: record.deliveredSeq,
-        backlog: await this.outbox.backlog(record),
+        backlog: await (await this.load()).outbox.backlog(record),
         lastAttemptAt: record.lastAttemptAt === undefined ? null : new Date(record.lastAttemptAt).toISOString(),
         lastStatus: record.lastStatus ?? null,
         lastReason: record.health.state === 'ok' ? null : failureClass(record.health.error, record.lastStatus),
@@ -171,7 +158,7 @@ export class WebhooksFacade {
   async remove(id: string): Promise<true> {
     this.core.assertRunning();
     this.find(id);
-    await this.outbox.remove(id);
+    await (await this.load()).outbox.remove(id);
     return true;
   }
 
@@ -179,14 +166,15 @@ export class WebhooksFacade {
   async enable(id: string): Promise<true> {
     this.core.assertRunning();
     this.find(id);
-    await this.outbox.enable(id);
+    await (await this.load()).outbox.enable(id);
     return true;
   }
 
   /** `webhooks.test`: the attempt of a `webhook.test` event sent to this endpoint alone, now. */
-  test(id: string): Promise<WebhookAttempt> {
+  async test(id: string): Promise<WebhookAttempt> {
     this.core.assertRunning();
-    return this.outbox.test(id, this.find(id));
+    const record = this.find(id);
+    return (await this.load()).outbox.test(id, record);
   }
 
   /** `webhooks.deliveries`: the newest attempts, newest first. */
@@ -199,8 +187,51 @@ export class WebhooksFacade {
   async redeliver(id: string, afterSeq: number): Promise<true> {
     this.core.assertRunning();
     this.find(id);
-    await this.outbox.redeliver(id, afterSeq);
+    await (await this.load()).outbox.redeliver(id, afterSeq);
     return true;
+  }
+
+  /** The outbox (and `newWebhookSecret`), loading the delivery module at the first call; started if the facade is. */
+  private async load(): Promise<WebhookDelivery & Pick<WebhookDeliveryModule, 'newWebhookSecret'>> {
+    const module = await loadWebhookDelivery();
+    if (this.delivery === undefined) {
+      this.loading ??= Promise.resolve(this.createDelivery(module));
+      const delivery = await this.loading;
+      if (this.delivery === undefined) {
+        this.delivery = delivery;
+        if (this.started) this.startDelivery(delivery);
+      }
+    }
+    return { ...this.delivery, newWebhookSecret: module.newWebhookSecret };
+  }
+
+  private createDelivery(module: WebhookDeliveryModule): WebhookDelivery {
+    const { webhooks, journal, bus, clock, metrics, log } = this.core.parts;
+    const { settings } = webhooks;
+    return module.createWebhookDelivery(
+      {
+        store: webhooks.store,
+        events: { read: (after, types, limit) => journal.query({ after, types, limit }) },
+        post: settings.post,
+        clock,
+        notifier: bus,
+        settings: {
+          timeoutMs: settings.timeoutMs,
+          retryWindowMs: settings.retryHours * HOUR_MS,
+          ...(settings.backoff === undefined ? {} : { backoff: settings.backoff }),
+        },
+        ...(settings.random === undefined ? {} : { random: settings.random }),
+        metrics,
+        log,
+        beat: () => this.core.context().beatCount,
+      },
+      this.policy,
+    );
+  }
+
+  private startDelivery(delivery: WebhookDelivery): void {
+    this.subscription = this.core.parts.bus.events$.subscribe((event) => delivery.outbox.notify(event));
+    delivery.outbox.start();
   }
 
   private async checkUrl(url: string): Promise<void> {

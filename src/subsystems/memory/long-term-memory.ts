@@ -9,7 +9,8 @@ import { VigilError } from '../../errors.js';
 import { StoredMemorySchema, type StoredMemory } from '../../protocol/memory.schema.js';
 import { SUBLEVELS, toStoreError, writeSyncBatch, type VigilBatchOp, type VigilDb } from '../store/vigil-db.js';
 import { hybridRanking } from '../embeddings/hybrid-search.js';
-import { MemoryIndex } from './memory-index.js';
+import type { MemoryIndex } from './memory-index.js';
+import { loadMemoryIndex } from './memory-index-loader.js';
 import {
   DEFAULT_MEMORY_MAX_COUNT,
   evictionCount,
@@ -32,7 +33,9 @@ export class LongTermMemory {
   private readonly meta;
   private readonly bySeq = new Map<number, StoredMemory>();
   private readonly byHash = new Map<string, number>();
-  private readonly index = new MemoryIndex();
+  // Made with its module (and MiniSearch) at the first memory read or kept: never on the boot's path, and not at all
+  // while there is nothing to index.
+  private index: MemoryIndex | undefined;
   /** Working-memory items dropped because their fact was forgotten: never consolidated, even by a settle under way. */
   private readonly forgottenItems = new Set<string>();
   private highest = 0;
@@ -115,6 +118,7 @@ export class LongTermMemory {
     // Queued at the call (a search made after it waits for it), run once the index is built.
     return this.exclusive(async () => {
       await this.whenReady();
+      await this.ensureIndex();
       const hash = memoryContentHash(content);
       const existingSeq = this.byHash.get(hash);
       const existing = existingSeq === undefined ? undefined : this.bySeq.get(existingSeq);
@@ -227,7 +231,12 @@ export class LongTermMemory {
   async search(query: string, limit: number): Promise<MemoryHit[]> {
     await this.whenReady();
     await this.writes;
-    const ranked = await hybridRanking(query, limit, (depth) => this.index.search(query, depth), this.options.semantic);
+    const ranked = await hybridRanking(
+      query,
+      limit,
+      (depth) => this.index?.search(query, depth) ?? [],
+      this.options.semantic,
+    );
     return ranked.flatMap(({ seq, score }) => {
       const memory = this.bySeq.get(seq);
       return memory === undefined ? [] : [{ memory, score }];
@@ -236,7 +245,7 @@ export class LongTermMemory {
 
   /** The best `limit` memories for `query` now, without waiting: empty while the index is still being built. */
   recall(query: string, limit: number): MemoryHit[] {
-    if (!this.loaded) return [];
+    if (!this.loaded || this.index === undefined) return [];
     return this.index.search(query, limit).flatMap(({ seq, score }) => {
       const memory = this.bySeq.get(seq);
       return memory === undefined ? [] : [{ memory, score }];
@@ -260,14 +269,14 @@ export class LongTermMemory {
   private remember(memory: StoredMemory, hash: string): void {
     this.bySeq.set(memory.seq, memory);
     this.byHash.set(hash, memory.seq);
-    this.index.add(memory);
+    this.index?.add(memory);
     this.options.semantic?.want(memory.seq, memory.content);
   }
 
   private drop(memory: StoredMemory): void {
     this.bySeq.delete(memory.seq);
     this.byHash.delete(memoryContentHash(memory.content));
-    this.index.remove(memory);
+    this.index?.remove(memory);
     this.options.semantic?.removed(memory.seq);
   }
 
@@ -289,6 +298,7 @@ export class LongTermMemory {
         }
         const entries = await iterator.nextv(LOAD_CHUNK);
         if (entries.length === 0) break;
+        await this.ensureIndex();
         for (const [key, value] of entries) {
           const parsed = StoredMemorySchema.safeParse(value);
           if (!parsed.success)
@@ -310,6 +320,12 @@ export class LongTermMemory {
     this.loaded = true;
     // After the index (the filler must know every memory), in the background: searches rank lexically until then.
     if (!this.stopping) void this.options.semantic?.load((seq) => this.bySeq.has(seq));
+  }
+
+  private async ensureIndex(): Promise<void> {
+    if (this.index !== undefined) return;
+    const { MemoryIndex } = await loadMemoryIndex();
+    this.index ??= new MemoryIndex();
   }
 
   private async write(ops: VigilBatchOp[], what: string): Promise<void> {

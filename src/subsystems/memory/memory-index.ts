@@ -4,6 +4,10 @@
  */
 import MiniSearch, { type SearchOptions, type SearchResult } from 'minisearch';
 import { inOneBatchAutoVacuum } from './index-vacuum.js';
+import { lowerCaseWithoutStopWords } from './text-analysis.js';
+
+// Where the recall benchmark and older callers find it; it lives beside the other analyses, which need no MiniSearch.
+export { lowerCaseWithoutStopWords };
 
 /** One indexed memory: its seq and the text searched. */
 export interface IndexedMemory {
@@ -17,23 +21,8 @@ export interface IndexHit {
   score: number;
 }
 
-// Words too common to tell memories apart: they would match nearly every memory and only slow a search down.
-const STOP_WORDS = new Set(
-  (
-    'a an and are as at be but by do does did for from had has have he her his i if in into is it its me my no not of ' +
-    'on or our she so than that the their them then there these they this to was we were what when where which who ' +
-    'why will with you your yours'
-  ).split(' '),
-);
-
 /** Turns one word of a memory or a query into the term indexed and looked up, or null to leave it out. */
 export type TermProcessor = (term: string) => string | null;
-
-/** Terms are lower-cased words; stop words are left out of both documents and queries. */
-export function lowerCaseWithoutStopWords(term: string): string | null {
-  const lower = term.toLowerCase();
-  return lower.length === 0 || STOP_WORDS.has(lower) ? null : lower;
-}
 
 const SEARCH_OPTIONS: SearchOptions = {
   // Prefix matching from three letters ("encr" finds "encryption"), fuzzy (edit distance ≤ 20 % of the term, at

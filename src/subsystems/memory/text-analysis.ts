@@ -5,7 +5,21 @@
  * (bench/recall.bench.ts) measures it.
  */
 import { stemmer } from 'stemmer';
-import { lowerCaseWithoutStopWords } from './memory-index.js';
+
+// Words too common to tell memories apart: they would match nearly every memory and only slow a search down.
+const STOP_WORDS = new Set(
+  (
+    'a an and are as at be but by do does did for from had has have he her his i if in into is it its me my no not of ' +
+    'on or our she so than that the their them then there these they this to was we were what when where which who ' +
+    'why will with you your yours'
+  ).split(' '),
+);
+
+/** Terms are lower-cased words; stop words are left out of both documents and queries. */
+export function lowerCaseWithoutStopWords(term: string): string | null {
+  const lower = term.toLowerCase();
+  return lower.length === 0 || STOP_WORDS.has(lower) ? null : lower;
+}
 
 /** The lower-cased word's Porter stem; stop words are left out (before stemming, so "was" stays out). */
 export function stemmedWithoutStopWords(term: string): string | null {
